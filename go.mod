@@ -1,0 +1,16 @@
+module github.com/airlock-dev/airlock
+
+go 1.26.0
+
+require (
+	cel.dev/cel-go v0.33.2 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3 // indirect
+	github.com/gobwas/glob v0.2.3 // indirect
+	github.com/goccy/go-yaml v1.19.2 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/text v0.22.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
+)
