@@ -12,12 +12,12 @@ import (
 // output). They are distinct from refusal codes: a refusal is a Decision, not
 // an error.
 const (
-	ECONFLICT     = "conflict"      // the state changed under the caller (already resolved, ...)
-	EINTERNAL     = "internal"      // a bug or an unexpected failure
-	EINVALID      = "invalid"       // the input is malformed; the message says what and where
-	ENOTFOUND     = "not_found"     // no such approval, event, policy, ...
-	EUNAUTHORIZED = "unauthorized"  // the caller may not do this
-	EUNAVAILABLE  = "unavailable"   // a dependency (store, audit log) cannot be reached
+	ECONFLICT     = "conflict"     // the state changed under the caller (already resolved, ...)
+	EINTERNAL     = "internal"     // a bug or an unexpected failure
+	EINVALID      = "invalid"      // the input is malformed; the message says what and where
+	ENOTFOUND     = "not_found"    // no such approval, event, policy, ...
+	EUNAUTHORIZED = "unauthorized" // the caller may not do this
+	EUNAVAILABLE  = "unavailable"  // a dependency (store, audit log) cannot be reached
 	ENOTIMPL      = "not_implemented"
 )
 
