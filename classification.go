@@ -90,6 +90,11 @@ type Classification struct {
 	// Opaque is set when a shell script could not be analysed (a parse error
 	// or a limit reached). An opaque action is always denied.
 	Opaque string `json:"opaque,omitempty"`
+	// Generic is set when Airlock knows only the kind of tool (an MCP call)
+	// or nothing at all (class unknown). A policy classifier may replace a
+	// generic classification, even with a lower tier; it can only raise a
+	// specific one.
+	Generic bool `json:"generic,omitempty"`
 }
 
 // Command is one effect found in a shell script: a program it runs, or a

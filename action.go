@@ -1,0 +1,392 @@
+package airlock
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Limits on an action's arguments. They bound the work one action can cost
+// the gate; an action beyond them is refused as invalid.
+const (
+	MaxArgsBytes = 8 << 20 // 8 MiB of JSON
+	MaxArgsDepth = 64      // nesting of objects and arrays
+	maxNameBytes = 512     // agent, tool, session and similar identifiers
+)
+
+// Action is what an agent attempts: one call of one tool. Every field an
+// agent sends is data to be judged, never a claim to be trusted; the only
+// thing it can say about risk is Hints, which may raise it.
+type Action struct {
+	// Agent identifies the agent making the call.
+	Agent string `json:"agent"`
+	// Tool is the tool's name as the host calls it: "write_file", "Bash",
+	// "mcp__github__create_issue", "git.push".
+	Tool string `json:"tool"`
+	// Args are the tool's arguments: a JSON object. Duplicate keys, invalid
+	// UTF-8 and numbers that JSON canonicalization would change are refused.
+	Args json.RawMessage `json:"args,omitempty"`
+	// TraceID, SessionID and CallID tie the action to the agent's run.
+	TraceID   string `json:"trace_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	CallID    string `json:"call_id,omitempty"`
+	// RequestedBy is the person the agent acts for, if any. That person can
+	// never approve the action.
+	RequestedBy string `json:"requested_by,omitempty"`
+	// Cwd is the working directory the tool runs in; relative paths in the
+	// arguments are resolved against it.
+	Cwd string `json:"cwd,omitempty"`
+	// Hints are the agent's own (or an adapter's) statements about risk. They
+	// can only make the decision stricter.
+	Hints *Hints `json:"hints,omitempty"`
+}
+
+// Hints let an agent or an adapter raise an action's risk, never lower it.
+// The MCP proxy, for instance, turns a server's destructiveHint into
+// Tier: TierDestructive.
+type Hints struct {
+	// Tier raises the classified tier to at least this one.
+	Tier RiskTier `json:"tier,omitempty"`
+	// NeedsHuman asks that a person decides, whatever the policy says.
+	NeedsHuman bool `json:"needs_human,omitempty"`
+	// Reason is shown to reviewers; it does not change the decision.
+	Reason string `json:"reason,omitempty"`
+}
+
+// MustArgs marshals v (typically a map literal) into arguments for an
+// Action. It panics if v cannot be marshalled; use it for literals only.
+func MustArgs(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("airlock.MustArgs: %v", err))
+	}
+	return b
+}
+
+// Validate reports whether the action is well formed: an agent and a tool
+// name, arguments that are one strict JSON object, identifiers without
+// control characters. The error's code is EINVALID and its message says what
+// is wrong and where.
+func (a Action) Validate() error {
+	_, err := a.args()
+	return err
+}
+
+// args validates the action and decodes its arguments.
+func (a Action) args() (map[string]any, error) {
+	for _, f := range []struct{ name, value string }{
+		{"agent", a.Agent}, {"tool", a.Tool}, {"session_id", a.SessionID},
+		{"trace_id", a.TraceID}, {"call_id", a.CallID}, {"requested_by", a.RequestedBy},
+	} {
+		if err := validateName(f.name, f.value); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case a.Agent == "":
+		return nil, Errorf(EINVALID, "action has no agent")
+	case a.Tool == "":
+		return nil, Errorf(EINVALID, "action has no tool")
+	case !utf8.ValidString(a.Cwd) || strings.ContainsRune(a.Cwd, 0):
+		return nil, Errorf(EINVALID, "cwd is not valid text")
+	}
+	if a.Hints != nil && a.Hints.Tier != 0 && !a.Hints.Tier.Valid() {
+		return nil, Errorf(EINVALID, "hints.tier is not a risk tier")
+	}
+	return decodeArgs(a.Args)
+}
+
+func validateName(field, s string) error {
+	if len(s) > maxNameBytes {
+		return Errorf(EINVALID, "%s is longer than %d bytes", field, maxNameBytes)
+	}
+	if !utf8.ValidString(s) {
+		return Errorf(EINVALID, "%s is not valid UTF-8", field)
+	}
+	for i, r := range s {
+		if unicode.IsControl(r) || isBidiControl(r) {
+			return Errorf(EINVALID, "%s has control character %U at byte %d", field, r, i)
+		}
+	}
+	return nil
+}
+
+// isBidiControl reports whether r reorders displayed text (Trojan Source).
+func isBidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
+}
+
+// emptyArgs stands for absent arguments, so that absent, null and {} hash alike.
+var emptyArgs = []byte("{}")
+
+// decodeArgs decodes raw as one JSON object, strictly: duplicate names,
+// invalid UTF-8, trailing data, nesting deeper than MaxArgsDepth, and numbers
+// whose canonical form would denote a different value are all refused.
+// Integers that fit an int64 decode as int64, other numbers as float64.
+func decodeArgs(raw []byte) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{}, nil
+	}
+	if len(raw) > MaxArgsBytes {
+		return nil, Errorf(EINVALID, "args are %d bytes, more than the limit of %d", len(raw), MaxArgsBytes)
+	}
+	if raw[0] != '{' {
+		return nil, Errorf(EINVALID, "args must be a JSON object")
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	v, err := decodeValue(dec, 1)
+	if err == nil {
+		if _, err = dec.ReadToken(); err == nil {
+			err = errors.New("unexpected data after the object")
+		} else if err == io.EOF {
+			err = nil
+		}
+	}
+	if err != nil {
+		return nil, Errorf(EINVALID, "args: %s", argsErrorMessage(err))
+	}
+	return v.(map[string]any), nil
+}
+
+func decodeValue(dec *jsontext.Decoder, depth int) (any, error) {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	if k := tok.Kind(); (k == '{' || k == '[') && depth > MaxArgsDepth {
+		return nil, fmt.Errorf("nesting deeper than %d at %s", MaxArgsDepth, pointerOrRoot(dec.StackPointer()))
+	}
+	switch tok.Kind() {
+	case '{':
+		m := make(map[string]any)
+		for dec.PeekKind() != '}' {
+			name, err := dec.ReadToken()
+			if err != nil {
+				return nil, err
+			}
+			key := name.String() // the token is void after the next read
+			v, err := decodeValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			m[key] = v
+		}
+		_, err := dec.ReadToken()
+		return m, err
+	case '[':
+		s := []any{}
+		for dec.PeekKind() != ']' {
+			v, err := decodeValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, v)
+		}
+		_, err := dec.ReadToken()
+		return s, err
+	case '"':
+		return tok.String(), nil
+	case '0':
+		return decodeNumber(tok.String(), dec.StackPointer())
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case 'n':
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unexpected token %v", tok)
+}
+
+// decodeNumber converts a JSON number literal. RFC 8785 hashes numbers as
+// IEEE 754 doubles, so two literals that round to the same double would get
+// the same action hash while a program reading them exactly would see two
+// different values (9007199254740993 and 9007199254740992). Such literals are
+// refused: an approval must bind exactly what runs.
+func decodeNumber(lit string, where jsontext.Pointer) (any, error) {
+	isInt := !strings.ContainsAny(lit, ".eE")
+	if isInt {
+		if i, err := strconv.ParseInt(lit, 10, 64); err == nil && i >= -(1<<53) && i <= 1<<53 {
+			return i, nil
+		}
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		return nil, fmt.Errorf("number %s at %s is out of range", lit, pointerOrRoot(where))
+	}
+	if significantDigits(lit) > 15 {
+		exact, ok := new(big.Rat).SetString(lit)
+		shortest, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+		if !ok || exact.Cmp(shortest) != 0 {
+			return nil, fmt.Errorf("number %s at %s cannot be represented exactly (canonical JSON would turn it into %s); send it as a string",
+				lit, pointerOrRoot(where), strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	}
+	return f, nil
+}
+
+// significantDigits counts the digits of a number literal's mantissa,
+// leading zeros excluded.
+func significantDigits(lit string) int {
+	n, leading := 0, true
+	for i := 0; i < len(lit); i++ {
+		c := lit[i]
+		switch {
+		case c == 'e' || c == 'E':
+			return n
+		case c >= '1' && c <= '9':
+			leading = false
+			n++
+		case c == '0' && !leading:
+			n++
+		}
+	}
+	return n
+}
+
+func pointerOrRoot(p jsontext.Pointer) string {
+	if p == "" {
+		return "the top level"
+	}
+	return string(p)
+}
+
+// argsErrorMessage makes a decoder error readable: the decoder already names
+// the byte offset and the JSON pointer of the problem.
+func argsErrorMessage(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "jsontext: ")
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "unexpected end of JSON input"
+	}
+	return msg
+}
+
+// Hash identifies an action for approvals: the SHA-256 of the RFC 8785
+// canonical JSON of every field the decision or the effect depends on.
+type Hash [sha256.Size]byte
+
+// String returns the hash as 64 lowercase hex digits.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// IsZero reports whether h is the zero hash (no action).
+func (h Hash) IsZero() bool { return h == Hash{} }
+
+// MarshalText implements encoding.TextMarshaler.
+func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (h *Hash) UnmarshalText(b []byte) error {
+	v, err := ParseHash(string(b))
+	if err != nil {
+		return err
+	}
+	*h = v
+	return nil
+}
+
+// ParseHash parses 64 hex digits (an optional "sha256:" prefix is allowed).
+func ParseHash(s string) (Hash, error) {
+	var h Hash
+	s = strings.TrimPrefix(s, "sha256:")
+	if len(s) != hex.EncodedLen(len(h)) {
+		return h, Errorf(EINVALID, "action hash must be 64 hex digits, got %d characters", len(s))
+	}
+	if _, err := hex.Decode(h[:], []byte(s)); err != nil {
+		return h, Errorf(EINVALID, "action hash is not hex: %v", err)
+	}
+	return h, nil
+}
+
+// hashView is the part of an action an approval binds, with its members in
+// RFC 8785 order (sorted by name) so that marshalling it in declaration
+// order is already canonical. trace_id and call_id are left out on purpose:
+// a retry of the same action carries new ones and must match its grant.
+// Hints' reason is left out too: it changes nothing.
+type hashView struct {
+	Agent       string         `json:"agent"`
+	Args        jsontext.Value `json:"args"`
+	Cwd         string         `json:"cwd"`
+	Hints       *hashHints     `json:"hints"`
+	RequestedBy string         `json:"requested_by"`
+	SessionID   string         `json:"session_id"`
+	Tool        string         `json:"tool"`
+}
+
+type hashHints struct {
+	NeedsHuman bool   `json:"needs_human"`
+	Tier       string `json:"tier"`
+}
+
+// canonicalOptions make the encoder write raw JSON (the args) in RFC 8785
+// form: members sorted by UTF-16 code units, numbers as ES6 doubles, strings
+// minimally escaped, no whitespace.
+var canonicalOptions = jsonv2.JoinOptions(
+	jsontext.CanonicalizeRawInts(true),
+	jsontext.CanonicalizeRawFloats(true),
+	jsontext.ReorderRawObjects(true),
+)
+
+func (a Action) hashView() hashView {
+	v := hashView{
+		Agent:       a.Agent,
+		Args:        jsontext.Value(bytes.TrimSpace(a.Args)),
+		Cwd:         a.Cwd,
+		RequestedBy: a.RequestedBy,
+		SessionID:   a.SessionID,
+		Tool:        a.Tool,
+	}
+	if len(v.Args) == 0 || string(v.Args) == "null" {
+		v.Args = emptyArgs
+	}
+	if a.Hints != nil && (a.Hints.NeedsHuman || a.Hints.Tier != 0) {
+		v.Hints = &hashHints{NeedsHuman: a.Hints.NeedsHuman}
+		if a.Hints.Tier != 0 {
+			v.Hints.Tier = a.Hints.Tier.String()
+		}
+	}
+	return v
+}
+
+// CanonicalJSON returns the RFC 8785 canonical JSON that Hash digests. The
+// action must be valid.
+func (a Action) CanonicalJSON() ([]byte, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return jsonv2.Marshal(a.hashView(), canonicalOptions)
+}
+
+// Hash returns the action hash: SHA-256 over the RFC 8785 canonical JSON of
+// agent, tool, args, cwd, session_id, requested_by and hints. Key order and
+// whitespace in args do not change it; any other byte does.
+func (a Action) Hash() (Hash, error) {
+	if err := a.Validate(); err != nil {
+		return Hash{}, err
+	}
+	return a.hash()
+}
+
+// hash digests an action already validated.
+func (a Action) hash() (Hash, error) {
+	var h Hash
+	d := sha256.New()
+	if err := jsonv2.MarshalWrite(d, a.hashView(), canonicalOptions); err != nil {
+		return h, Errorf(EINVALID, "canonical JSON: %v", err)
+	}
+	d.Sum(h[:0])
+	return h, nil
+}

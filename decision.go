@@ -1,0 +1,261 @@
+package airlock
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Decision is the gate's verdict on one action and everything needed to
+// explain it. A refusal is a Decision, not an error.
+type Decision struct {
+	// Outcome is what the gate does: run, run and notify, ask, suggest,
+	// shadow or deny.
+	Outcome Outcome `json:"outcome"`
+	// Code is the stable refusal code when the action does not run at
+	// decision time (deny, suggest, shadow, needs-human, invalid); "" for
+	// auto, notify and ask.
+	Code string `json:"code,omitempty"`
+	// NeedsHuman is set when a needs-human tag applies: the action never runs
+	// without a person, whatever the tiers resolved.
+	NeedsHuman bool `json:"needs_human,omitempty"`
+	// NeedsHumanBy says which tag applied.
+	NeedsHumanBy string `json:"needs_human_by,omitempty"`
+
+	Action         Action         `json:"action"`
+	Classification Classification `json:"classification"`
+
+	// Rule is the rule that decided, nil when a default did (see Source).
+	Rule *RuleRef `json:"rule,omitempty"`
+	// Source is what decided: "rule", "policy default", "levels default",
+	// "tier default", "invalid action" or "unanalysable shell".
+	Source string `json:"source"`
+	// Command is the shell command whose outcome decided (1-based), 0 when
+	// the action is not a shell script.
+	Command int `json:"command,omitempty"`
+	// Overrides lists, in order, every change made to the outcome the rule
+	// or default resolved, and why.
+	Overrides []Override `json:"overrides,omitempty"`
+	// Overridden is set when a preset, floor, layer or safeguard changed the
+	// outcome the deciding rule or default gave.
+	Overridden bool   `json:"overridden,omitempty"`
+	Preset     Preset `json:"preset,omitempty"`
+	// ConditionErrors lists rule conditions that failed to evaluate, and
+	// whether Airlock applied or skipped the rule (fail closed).
+	ConditionErrors []string `json:"condition_errors,omitempty"`
+
+	// Reviewers may resolve the approval request, besides the agent's owner
+	// and admins.
+	Reviewers []string `json:"reviewers,omitempty"`
+	// Owner is the agent's owner, who is told of notify outcomes.
+	Owner string `json:"owner,omitempty"`
+	// Timeout is how long an approval request may wait before it expires
+	// (ask, suggest and needs-human).
+	Timeout time.Duration `json:"timeout,omitempty"`
+
+	// ActionHash binds approvals to exactly this action.
+	ActionHash Hash `json:"action_hash"`
+	// Commands holds the per-command verdicts of a shell script.
+	Commands []CommandDecision `json:"commands,omitempty"`
+}
+
+// RuleRef locates a rule in the policy stack.
+type RuleRef struct {
+	ID     string `json:"id"`
+	Policy string `json:"policy"`
+	Layer  Layer  `json:"layer"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Col    int    `json:"col,omitempty"`
+}
+
+// String returns "rule <id> (<layer> <file:line>)".
+func (r *RuleRef) String() string {
+	if r == nil {
+		return "no rule"
+	}
+	return fmt.Sprintf("rule %s (%s %s)", r.ID, r.Layer, r.Location())
+}
+
+// Location returns "file:line:col", or the policy's name when it has no file.
+func (r *RuleRef) Location() string {
+	name := r.File
+	if name == "" {
+		name = r.Policy
+	}
+	if r.Line == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s:%d:%d", name, r.Line, r.Col)
+}
+
+// Override records one change to a resolved outcome.
+type Override struct {
+	From Outcome `json:"from"`
+	To   Outcome `json:"to"`
+	// Kind is "layer", "floor", "preset", "unknown-tool", "needs-human" or
+	// "unanalysable".
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+}
+
+// CommandDecision is the verdict on one command of a shell script.
+type CommandDecision struct {
+	Command
+	Outcome Outcome  `json:"outcome"`
+	Rule    *RuleRef `json:"rule,omitempty"`
+	Source  string   `json:"source"`
+}
+
+// Runs reports whether the action may run now without a person.
+func (d Decision) Runs() bool { return d.Outcome.Runs() && d.Code == "" }
+
+// String returns the decision on one line, e.g.
+//
+//	ask: coder-1 Bash fs.delete (destructive) by tier default [a1b2c3d4e5f6]
+func (d Decision) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s %s %s (%s) by %s", d.Outcome, d.Action.Agent, d.Action.Tool,
+		d.Classification.Class, d.Classification.Tier, d.decidedBy())
+	if d.NeedsHuman {
+		b.WriteString(", needs-human")
+	}
+	if d.Overridden {
+		b.WriteString(", overridden")
+	}
+	if d.Code != "" {
+		fmt.Fprintf(&b, ", %s", d.Code)
+	}
+	if !d.ActionHash.IsZero() {
+		fmt.Fprintf(&b, " [%s]", d.ActionHash.String()[:12])
+	}
+	return b.String()
+}
+
+func (d Decision) decidedBy() string {
+	if d.Rule != nil {
+		return d.Rule.String()
+	}
+	return d.Source
+}
+
+// Explain returns the full explanation: what was attempted, how Airlock
+// classified it, which rule decided, every override and why, and what
+// happens next.
+func (d Decision) Explain() string {
+	var b strings.Builder
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(&b, "%-12s %s\n", label+":", fmt.Sprintf(format, args...))
+	}
+	line("outcome", "%s — %s", d.Outcome, d.effect())
+	if d.Code != "" {
+		line("code", "%s", d.Code)
+	}
+	line("action", "agent %s, tool %s", d.Action.Agent, d.Action.Tool)
+	if !d.ActionHash.IsZero() {
+		line("hash", "sha256:%s", d.ActionHash)
+	}
+	c := d.Classification
+	line("class", "%s (capability %s)", c.Class, c.Capability)
+	line("risk tier", "%s", c.Tier)
+	if c.Reason != "" || c.Source != "" {
+		line("classified", "%s", strings.TrimPrefix(strings.Join(nonEmpty(c.Source, c.Reason), ": "), ": "))
+	}
+	if c.Opaque != "" {
+		line("unanalysed", "%s", c.Opaque)
+	}
+	if len(d.Commands) > 0 {
+		b.WriteString("commands:\n")
+		for i, cd := range d.Commands {
+			mark := " "
+			if i+1 == d.Command {
+				mark = "*"
+			}
+			verdict := cd.Outcome.String()
+			if cd.Inert {
+				verdict = "inert"
+			}
+			fmt.Fprintf(&b, "  %s%2d. %-40s %s (%s) → %s", mark, i+1, cd.Text, cd.Class, cd.Tier, verdict)
+			if !cd.Inert {
+				if cd.Rule != nil {
+					fmt.Fprintf(&b, " by %s", cd.Rule)
+				} else {
+					fmt.Fprintf(&b, " by %s", cd.Source)
+				}
+			}
+			if len(cd.Via) > 0 {
+				fmt.Fprintf(&b, " via %s", strings.Join(cd.Via, ", "))
+			}
+			if cd.Reason != "" {
+				fmt.Fprintf(&b, "; %s", cd.Reason)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if d.Command > 0 {
+		line("decided by", "command %d: %s", d.Command, d.decidedBy())
+	} else {
+		line("decided by", "%s", d.decidedBy())
+	}
+	if d.Preset != PresetNone {
+		line("preset", "%s", d.Preset)
+	}
+	if d.NeedsHuman {
+		line("needs-human", "%s", d.NeedsHumanBy)
+	}
+	for i, o := range d.Overrides {
+		label := ""
+		if i == 0 {
+			label = "overrides:"
+		}
+		fmt.Fprintf(&b, "%-12s %s → %s (%s): %s\n", label, o.From, o.To, o.Kind, o.Reason)
+	}
+	for _, e := range d.ConditionErrors {
+		line("condition", "%s", e)
+	}
+	if len(d.Reviewers) > 0 {
+		line("reviewers", "%s", strings.Join(d.Reviewers, ", "))
+	}
+	if d.Owner != "" {
+		line("owner", "%s", d.Owner)
+	}
+	if d.Timeout > 0 && (d.Outcome == Ask || d.Outcome == Suggest) {
+		line("timeout", "%s", d.Timeout)
+	}
+	return b.String()
+}
+
+// effect says in words what the outcome does.
+func (d Decision) effect() string {
+	switch {
+	case d.NeedsHuman && d.Outcome == Suggest:
+		return "refused: needs a person; a non-blocking approval request is queued, and once approved this exact action may run once"
+	case d.Code == CodeInvalid:
+		return "refused: the action is malformed"
+	}
+	switch d.Outcome {
+	case Auto:
+		return "runs"
+	case Notify:
+		return "runs; the agent's owner is told afterwards"
+	case Ask:
+		return "waits for a person to approve (runs) or reject; refused if the deadline passes"
+	case Suggest:
+		return "skipped now; queued as a proposal, and once approved this exact action may run once"
+	case Shadow:
+		return "skipped; recorded as what would have happened"
+	case Deny:
+		return "refused"
+	}
+	return "unknown"
+}
+
+func nonEmpty(s ...string) []string {
+	out := s[:0:0]
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,540 @@
+package airlock
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Gate decides what happens to every action an agent attempts. It holds a
+// stack of policies (organisation → project → agent) and, per session, the
+// narrower policies a session pushed. Decide is pure: it reads no storage,
+// makes no network call, and is safe for concurrent use.
+type Gate struct {
+	mu    sync.Mutex // serialises changes to the stack
+	state atomic.Pointer[gateState]
+}
+
+// gateState is an immutable snapshot of the stack, swapped atomically so
+// that Decide never takes a lock.
+type gateState struct {
+	layers   stack
+	sessions map[string]stack // the whole stack per session that pushed policies
+}
+
+// stack is a list of policies from the top layer down.
+type stack []*Policy
+
+// NewGate returns a gate deciding by the given policies, from the top layer
+// (organisation) down. It refuses a stack out of layer order, and runs
+// every policy's tests against the stack down to that policy: a lower layer
+// can only tighten, so an upper layer's test that expects a refusal must
+// still hold.
+func NewGate(layers ...*Policy) (*Gate, error) {
+	if err := checkOrder(layers); err != nil {
+		return nil, err
+	}
+	for _, p := range layers {
+		if p.layer == LayerSession {
+			return nil, Errorf(EINVALID, "%s is a session policy: push it with PushSession", p)
+		}
+	}
+	if err := testFailures("", RunPolicyTests(layers...)); err != nil {
+		return nil, err
+	}
+	g := &Gate{}
+	g.state.Store(&gateState{layers: slices.Clone(layers), sessions: map[string]stack{}})
+	return g, nil
+}
+
+func checkOrder(layers []*Policy) error {
+	for i := 1; i < len(layers); i++ {
+		if layers[i].layer < layers[i-1].layer {
+			return Errorf(EINVALID, "%s cannot come after %s: layers stack organisation → project → agent → session",
+				layers[i], layers[i-1])
+		}
+	}
+	return nil
+}
+
+// Layers returns the policies of the stack, top layer first.
+func (g *Gate) Layers() []*Policy { return slices.Clone(g.state.Load().layers) }
+
+// PushSession adds a session-layer policy for one session: it applies, on
+// top of the stack, to actions with that session ID until popped. It can
+// only tighten. Its tests run against the whole stack first.
+func (g *Gate) PushSession(sessionID string, p *Policy) error {
+	if sessionID == "" {
+		return Errorf(EINVALID, "push session policy: no session ID")
+	}
+	if p.layer != LayerSession {
+		return Errorf(EINVALID, "%s is not a session policy: declare `layer: session` in it", p)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.state.Load()
+	base := old.sessions[sessionID]
+	if base == nil {
+		base = old.layers
+	}
+	s := append(slices.Clone(base), p)
+	if err := testFailures("", runTests(s, len(s)-1)); err != nil {
+		return err
+	}
+	next := &gateState{layers: old.layers, sessions: make(map[string]stack, len(old.sessions)+1)}
+	for k, v := range old.sessions {
+		next.sessions[k] = v
+	}
+	next.sessions[sessionID] = s
+	g.state.Store(next)
+	return nil
+}
+
+// PopSession removes the policy a session pushed last. It returns ENOTFOUND
+// when the session has none.
+func (g *Gate) PopSession(sessionID string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.state.Load()
+	s, ok := old.sessions[sessionID]
+	if !ok {
+		return Errorf(ENOTFOUND, "session %q has no pushed policy", sessionID)
+	}
+	next := &gateState{layers: old.layers, sessions: make(map[string]stack, len(old.sessions))}
+	for k, v := range old.sessions {
+		next.sessions[k] = v
+	}
+	if s = s[:len(s)-1]; len(s) == len(old.layers) {
+		delete(next.sessions, sessionID)
+	} else {
+		next.sessions[sessionID] = s
+	}
+	g.state.Store(next)
+	return nil
+}
+
+func (st *gateState) stackFor(sessionID string) stack {
+	if sessionID != "" {
+		if s, ok := st.sessions[sessionID]; ok {
+			return s
+		}
+	}
+	return st.layers
+}
+
+// Decide classifies the action, resolves its outcome through the policy
+// stack and returns the decision with the action hash. It never fails: a
+// malformed action is denied with CodeInvalid.
+func (g *Gate) Decide(ctx context.Context, a Action) Decision {
+	d := g.Resolve(ctx, a)
+	if d.Code != CodeInvalid {
+		d.ActionHash, _ = a.hash() // a validated action always hashes
+	}
+	return d
+}
+
+// Resolve is Decide without the action hash, for callers that only need
+// the outcome (dry runs, bulk policy tests, benchmarks of the engine).
+func (g *Gate) Resolve(ctx context.Context, a Action) Decision {
+	return g.state.Load().stackFor(a.SessionID).decide(ctx, &a)
+}
+
+// view is one thing to decide about an action: the action itself, or one
+// command of its shell script. A script's outcome is the strictest of its
+// commands' outcomes.
+type view struct {
+	class      Class
+	capability Capability
+	tier       RiskTier
+	cmd        *Command // nil unless the view is a shell command
+	index      int      // the command's index, -1 for the action itself
+}
+
+// verdict is the outcome of one view and how it came about.
+type verdict struct {
+	outcome   Outcome
+	resolved  Outcome // the outcome the layers resolved, before floors, presets and safeguards
+	rule      *rule
+	source    string
+	overrides []Override
+}
+
+// agentInfo is what the stack says about the acting agent.
+type agentInfo struct {
+	preset       Preset
+	presetFrom   string
+	owner        string
+	reviewers    []string
+	timeout      time.Duration
+	needsHumanBy string
+}
+
+func (s stack) decide(ctx context.Context, a *Action) Decision {
+	d := Decision{Action: *a}
+	args, err := a.args()
+	if err != nil {
+		d.Outcome, d.Code, d.Source = Deny, CodeInvalid, "invalid action"
+		d.Classification = Classification{Class: ClassUnknown, Capability: CapUnknown, Tier: TierPrivileged,
+			Source: "invalid action", Reason: ErrorMessage(err)}
+		return d
+	}
+	x := activation{a: a, args: args}
+	d.Classification = s.classify(ctx, &x)
+	c := &d.Classification
+
+	var views [1]view
+	vs := views[:0]
+	for i := range c.Commands {
+		if cmd := &c.Commands[i]; !cmd.Inert {
+			vs = append(vs, view{class: cmd.Class, capability: cmd.Capability, tier: cmd.Tier, cmd: cmd, index: i})
+		}
+	}
+	if len(vs) == 0 {
+		vs = append(vs, view{class: c.Class, capability: c.Capability, tier: c.Tier, index: -1})
+	}
+	if a.Hints != nil && a.Hints.Tier > 0 {
+		for i := range vs {
+			vs[i].tier = maxTier(vs[i].tier, a.Hints.Tier)
+		}
+		if a.Hints.Tier > c.Tier {
+			c.Tier = a.Hints.Tier
+			c.Reason = joinReason(c.Reason, "tier raised by the agent's hint")
+		}
+	}
+
+	ag := s.agent(a.Agent)
+	d.Preset = ag.preset
+	var errs []string
+	best := -1
+	var win verdict
+	if len(c.Commands) > 0 {
+		d.Commands = make([]CommandDecision, len(c.Commands))
+		for i, cmd := range c.Commands {
+			d.Commands[i] = CommandDecision{Command: cmd, Source: "inert"}
+		}
+	}
+	for i := range vs {
+		x.v = &vs[i]
+		v := s.resolveView(ctx, &x, &ag, &errs)
+		if vs[i].cmd != nil {
+			d.Commands[vs[i].index].Outcome = v.outcome
+			d.Commands[vs[i].index].Source = v.source
+			if v.rule != nil {
+				d.Commands[vs[i].index].Rule = v.rule.ref
+			}
+		}
+		if best < 0 || v.outcome > win.outcome {
+			best, win = i, v
+		}
+	}
+	d.Outcome, d.Source, d.Overrides = win.outcome, win.source, win.overrides
+	if win.rule != nil {
+		d.Rule = win.rule.ref
+	}
+	if vs[best].cmd != nil {
+		d.Command = vs[best].index + 1
+	}
+
+	if c.Opaque != "" {
+		d.Overrides = append(d.Overrides, Override{From: d.Outcome, To: Deny, Kind: "unanalysable",
+			Reason: fmt.Sprintf("the shell command could not be analysed (%s), so the strictest outcome applies", c.Opaque)})
+		d.Outcome, d.Source = Deny, "unanalysable shell"
+	}
+
+	var humanRule *rule
+	d.NeedsHumanBy, humanRule = s.needsHuman(ctx, &x, vs, ag)
+	d.NeedsHuman = d.NeedsHumanBy != ""
+	d.Code = d.Outcome.Code()
+	if d.NeedsHuman && d.Outcome < Shadow {
+		if d.Outcome < Suggest {
+			d.Overrides = append(d.Overrides, Override{From: d.Outcome, To: Suggest, Kind: "needs-human",
+				Reason: fmt.Sprintf("tagged needs-human by %s: it never runs without a person, so it is refused and a request is queued", d.NeedsHumanBy)})
+			d.Outcome = Suggest
+		}
+		d.Code = CodeNeedsHuman
+	}
+	d.Overridden = d.Outcome != win.resolved
+
+	d.Owner = ag.owner
+	d.Reviewers = reviewers(win.rule, humanRule, ag.reviewers)
+	d.Timeout = timeoutFor(d.Outcome, win.rule, humanRule, ag, s)
+	if len(errs) > 0 {
+		slices.Sort(errs)
+		d.ConditionErrors = slices.Compact(errs)
+	}
+	return d
+}
+
+// resolveView resolves one view through every layer, then applies floors,
+// the agent's preset and the unknown-tool safeguard.
+func (s stack) resolveView(ctx context.Context, x *activation, ag *agentInfo, errs *[]string) verdict {
+	v := x.v
+	var best verdict
+	has := false
+	for _, p := range s {
+		r, ok := p.resolve(ctx, x, errs)
+		if !ok {
+			continue
+		}
+		o, src := p.defaultOutcome, p.defaultSource
+		if r != nil {
+			o, src = r.outcome, "rule"
+		}
+		switch {
+		case !has:
+			best, has = verdict{outcome: o, rule: r, source: src}, true
+		case o > best.outcome:
+			best.overrides = append(best.overrides, Override{From: best.outcome, To: o, Kind: "layer",
+				Reason: fmt.Sprintf("%s (%s) is stricter than %s", describe2(r, src, p), p.layer, describe2(best.rule, best.source, nil))})
+			best.outcome, best.rule, best.source = o, r, src
+		case o < best.outcome:
+			best.overrides = append(best.overrides, Override{From: o, To: best.outcome, Kind: "layer",
+				Reason: fmt.Sprintf("%s said %s, but a lower layer can only tighten: %s stays", describe2(r, src, p), o, describe2(best.rule, best.source, nil))})
+		}
+	}
+	if !has {
+		best = verdict{outcome: tierDefault(v.tier), source: "tier default"}
+	}
+	best.resolved = best.outcome
+	raise := func(to Outcome, kind, reason string) {
+		if to > best.outcome {
+			best.overrides = append(best.overrides, Override{From: best.outcome, To: to, Kind: kind, Reason: reason})
+			best.outcome = to
+		}
+	}
+	for _, p := range s {
+		for t, f := range p.tierFloors {
+			if v.tier >= t {
+				raise(f.outcome, "floor", fmt.Sprintf("%s sets a floor: %s actions and above are at least %s (%s:%d)",
+					p, t, f.outcome, p.file, f.pos.Line))
+			}
+		}
+		for _, f := range p.classFloors {
+			if f.class.match(string(v.class)) {
+				raise(f.outcome, "floor", fmt.Sprintf("%s sets a floor: class %s is at least %s (%s:%d)",
+					p, f.class.text, f.outcome, p.file, f.pos.Line))
+			}
+		}
+	}
+	if v.tier >= TierWrite && best.outcome < Ask {
+		switch ag.preset {
+		case PresetConservative:
+			raise(Ask, "preset", fmt.Sprintf("preset conservative (%s): every %s action asks, even though %s said %s",
+				ag.presetFrom, v.tier, describe2(best.rule, best.source, nil), best.outcome))
+		case PresetStandard:
+			if best.rule == nil || !best.rule.explicit() {
+				raise(Ask, "preset", fmt.Sprintf("preset standard (%s): %s actions ask unless a rule names the tool, class or command, and %s does not",
+					ag.presetFrom, v.tier, describe2(best.rule, best.source, nil)))
+			}
+		}
+	}
+	if v.class == ClassUnknown && best.outcome < Ask && (best.rule == nil || !best.rule.namesExactly(x.a.Tool, v.cmd)) {
+		what := "tool " + x.a.Tool
+		if v.cmd != nil {
+			what = "command " + v.cmd.Text
+		}
+		raise(Ask, "unknown-tool", fmt.Sprintf("%s is unknown: it is never auto-allowed unless a rule names it exactly", what))
+	}
+	return best
+}
+
+// describe2 names the source of an opinion for an override's reason.
+func describe2(r *rule, source string, p *Policy) string {
+	if r != nil {
+		return r.ref.String()
+	}
+	if p != nil {
+		return fmt.Sprintf("the default of %s", p)
+	}
+	return "the " + source
+}
+
+// tierDefault is the last step of resolution: reads run, the rest asks.
+func tierDefault(t RiskTier) Outcome {
+	if t == TierRead {
+		return Auto
+	}
+	return Ask
+}
+
+// resolve finds the first rule of this policy that matches the view, in
+// resolution order. It returns (nil, true) when only the policy's default
+// applies and (nil, false) when the policy has no opinion.
+func (p *Policy) resolve(ctx context.Context, x *activation, errs *[]string) (*rule, bool) {
+	for step := range numSteps {
+		idx := &p.index[step]
+		var exact []int32
+		if step != stepOther && len(idx.exact) > 0 {
+			exact = idx.exact[lookupKey(step, x.a.Agent, x.a.Tool, x.v.class)]
+		}
+		other := idx.other
+		for len(exact) > 0 || len(other) > 0 {
+			var i int32
+			if len(other) == 0 || len(exact) > 0 && exact[0] < other[0] {
+				i, exact = exact[0], exact[1:]
+			} else {
+				i, other = other[0], other[1:]
+			}
+			if r := p.rules[i]; r.matches(ctx, x, errs) {
+				return r, true
+			}
+		}
+	}
+	return nil, p.defaultOutcome != 0
+}
+
+// matches reports whether the rule applies to the activation's view. A
+// condition that fails to evaluate fails closed: a restrictive rule (ask or
+// stricter, or a needs-human tag) applies, a permissive one does not.
+func (r *rule) matches(ctx context.Context, x *activation, errs *[]string) bool {
+	v := x.v
+	if !matchAny(r.agents, x.a.Agent) || !matchAny(r.tools, x.a.Tool) || !matchAny(r.classes, string(v.class)) {
+		return false
+	}
+	if len(r.commands) > 0 {
+		if v.cmd == nil || !slices.ContainsFunc(r.commands, func(p pattern) bool { return p.matchCommand(v.cmd.Text) }) {
+			return false
+		}
+	}
+	if r.minTier != 0 && v.tier < r.minTier {
+		return false
+	}
+	if r.when == nil {
+		return true
+	}
+	ok, err := r.when.eval(ctx, x)
+	if err != nil {
+		restrictive := r.outcome == 0 || r.outcome >= Ask
+		verb := "skipped it because it is permissive"
+		if restrictive {
+			verb = "applied it because it is restrictive"
+		}
+		*errs = append(*errs, fmt.Sprintf("the condition of %s failed (%v); Airlock %s", r.ref, err, verb))
+		return restrictive
+	}
+	return ok
+}
+
+// agent gathers what every layer says about an agent: the strictest preset,
+// the most specific owner and timeout, all reviewers.
+func (s stack) agent(name string) agentInfo {
+	var ag agentInfo
+	for _, p := range s {
+		preset, from := p.preset, p.String()
+		if e := p.agentEntry(name); e != nil {
+			if e.preset != PresetNone {
+				preset, from = e.preset, fmt.Sprintf("agent %s in %s", e.pattern.text, p)
+			}
+			if e.owner != "" {
+				ag.owner = e.owner
+			}
+			if e.timeout > 0 {
+				ag.timeout = e.timeout
+			}
+			ag.reviewers = append(ag.reviewers, e.reviewers...)
+			if e.needsHuman && ag.needsHumanBy == "" {
+				ag.needsHumanBy = fmt.Sprintf("agent %s in %s (%s:%d)", e.pattern.text, p, p.file, e.pos.Line)
+			}
+		}
+		if preset > ag.preset {
+			ag.preset, ag.presetFrom = preset, from
+		}
+	}
+	return ag
+}
+
+// agentEntry returns the policy's entry for an agent: an exact key first,
+// else the first glob that matches.
+func (p *Policy) agentEntry(name string) *agentPolicy {
+	var glob *agentPolicy
+	for _, e := range p.agents {
+		if e.pattern.exact() {
+			if e.pattern.text == name {
+				return e
+			}
+		} else if glob == nil && e.pattern.match(name) {
+			glob = e
+		}
+	}
+	return glob
+}
+
+// needsHuman reports what, if anything, tags the action needs-human: the
+// agent's hint, a policy, the agent's entry, or a rule matching any view.
+func (s stack) needsHuman(ctx context.Context, x *activation, vs []view, ag agentInfo) (string, *rule) {
+	if x.a.Hints != nil && x.a.Hints.NeedsHuman {
+		return "the agent's hint (hints.needs_human)", nil
+	}
+	for _, p := range s {
+		if p.needsHuman {
+			return fmt.Sprintf("%s (%s:%d)", p, p.file, p.needsHumanPos.Line), nil
+		}
+	}
+	if ag.needsHumanBy != "" {
+		return ag.needsHumanBy, nil
+	}
+	var errs []string // a failing condition on a tag counts as a match (fail closed)
+	for _, p := range s {
+		for _, list := range [][]*rule{p.tagRules, p.rules} {
+			for _, r := range list {
+				if !r.needsHuman {
+					continue
+				}
+				for i := range vs {
+					x.v = &vs[i]
+					if r.matches(ctx, x, &errs) {
+						return r.ref.String(), r
+					}
+				}
+			}
+		}
+	}
+	return "", nil
+}
+
+func reviewers(win, human *rule, agent []string) []string {
+	var out []string
+	for _, r := range []*rule{win, human} {
+		if r != nil {
+			out = append(out, r.reviewers...)
+		}
+	}
+	out = append(out, agent...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// timeoutFor picks an approval request's deadline: the deciding rule's, the
+// needs-human rule's, the agent's, the lowest policy's, or the default.
+func timeoutFor(o Outcome, win, human *rule, ag agentInfo, s stack) time.Duration {
+	if o != Ask && o != Suggest {
+		return 0
+	}
+	for _, r := range []*rule{win, human} {
+		if r != nil && r.timeout > 0 {
+			return r.timeout
+		}
+	}
+	if ag.timeout > 0 {
+		return ag.timeout
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i].timeout > 0 {
+			return s[i].timeout
+		}
+	}
+	if o == Ask {
+		return DefaultAskTimeout
+	}
+	return DefaultQueueTimeout
+}
+
+func joinReason(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

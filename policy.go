@@ -1,0 +1,443 @@
+package airlock
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gobwas/glob"
+)
+
+// Default deadlines of approval requests when no rule, agent or policy sets
+// one. A blocking ask holds a caller, so it is short; a queued proposal
+// waits for a person's day.
+const (
+	DefaultAskTimeout   = 15 * time.Minute
+	DefaultQueueTimeout = 24 * time.Hour
+)
+
+// Policy is one parsed and compiled policy document: one layer of the stack.
+// It is immutable once loaded and safe for concurrent use.
+type Policy struct {
+	name        string
+	file        string
+	description string
+	layer       Layer
+
+	defaultOutcome Outcome // 0: no default; the layer has no opinion when no rule matches
+	defaultSource  string  // "policy default" or "levels default"
+	defaultPos     Pos
+	preset         Preset
+	needsHuman     bool
+	needsHumanPos  Pos
+	timeout        time.Duration
+
+	tierFloors  map[RiskTier]floor
+	classFloors []classFloor
+	agents      []*agentPolicy
+	classifiers []*classifier
+	rules       []*rule
+	tagRules    []*rule // rules that only tag needs_human
+	tests       []*PolicyTest
+
+	index ruleIndex
+}
+
+// Pos is a position in a policy file (1-based).
+type Pos struct {
+	Line int `json:"line"`
+	Col  int `json:"col"`
+}
+
+type floor struct {
+	outcome Outcome
+	pos     Pos
+}
+
+type classFloor struct {
+	class   pattern
+	outcome Outcome
+	pos     Pos
+}
+
+type agentPolicy struct {
+	pattern    pattern
+	preset     Preset
+	owner      string
+	reviewers  []string
+	needsHuman bool
+	timeout    time.Duration
+	pos        Pos
+}
+
+// classifier is a policy-defined classification: it extends the catalog
+// with new tools or raises the tier of known ones.
+type classifier struct {
+	id         string
+	tools      []pattern
+	commands   []pattern
+	when       *condition
+	class      Class
+	capability Capability
+	tier       RiskTier
+	reason     string
+	pos        Pos
+	ref        string // "classifier <id> (file:line)"
+}
+
+// rule is one entry of a policy's rules.
+type rule struct {
+	id          string
+	description string
+	agents      []pattern
+	tools       []pattern
+	classes     []pattern
+	commands    []pattern
+	minTier     RiskTier
+	when        *condition
+	outcome     Outcome // 0 for a rule that only tags needs_human
+	reviewers   []string
+	timeout     time.Duration
+	needsHuman  bool
+	pos         Pos
+	order       int32 // position among the policy's outcome rules
+	ref         *RuleRef
+}
+
+// Name returns the policy's name: its `name:` field, else its file name.
+func (p *Policy) Name() string { return p.name }
+
+// File returns the file the policy was loaded from, if any.
+func (p *Policy) File() string { return p.file }
+
+// Layer returns the policy's layer.
+func (p *Policy) Layer() Layer { return p.layer }
+
+// Tests returns the example actions the policy carries.
+func (p *Policy) Tests() []*PolicyTest { return p.tests }
+
+// String returns "<layer> policy <name>".
+func (p *Policy) String() string { return fmt.Sprintf("%s policy %s", p.layer, p.name) }
+
+// pattern matches names: exact text, or a glob (`*`, `?`, `[a-z]`, `{a,b}`)
+// in which `*` matches any run of characters, separators included.
+type pattern struct {
+	text string
+	glob glob.Glob // nil for an exact pattern
+	pos  Pos
+	// bare is set on command patterns ending in " *": the same pattern
+	// without that suffix, so that "git status *" matches "git status".
+	bare *pattern
+}
+
+// isGlob reports whether s has glob syntax.
+func isGlob(s string) bool { return strings.ContainsAny(s, "*?[{\\") }
+
+func compilePattern(s string, pos Pos) (pattern, error) {
+	p := pattern{text: s, pos: pos}
+	if !isGlob(s) {
+		return p, nil
+	}
+	g, err := glob.Compile(s)
+	if err != nil {
+		return p, fmt.Errorf("bad pattern %q: %v", s, err)
+	}
+	p.glob = g
+	return p, nil
+}
+
+func (p pattern) exact() bool { return p.glob == nil }
+
+// any reports whether p matches everything.
+func (p pattern) any() bool { return p.text == "*" || p.text == "**" }
+
+func (p pattern) match(s string) bool {
+	if p.glob == nil {
+		return p.text == s
+	}
+	return p.glob.Match(s)
+}
+
+// compileCommandPattern compiles a pattern for shell commands' text. A
+// pattern ending in " *" also matches the command without arguments: "git
+// status *" matches "git status" and "git status -s" but not "git statusx".
+func compileCommandPattern(s string, pos Pos) (pattern, error) {
+	p, err := compilePattern(s, pos)
+	if err != nil {
+		return p, err
+	}
+	if prefix, ok := strings.CutSuffix(s, " *"); ok && prefix != "" {
+		bare, err := compilePattern(prefix, pos)
+		if err != nil {
+			return p, err
+		}
+		p.bare = &bare
+	}
+	return p, nil
+}
+
+func (p pattern) matchCommand(text string) bool {
+	return p.match(text) || p.bare != nil && p.bare.match(text)
+}
+
+func matchAny(ps []pattern, s string) bool {
+	if len(ps) == 0 {
+		return true
+	}
+	for _, p := range ps {
+		if p.match(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// constrains reports whether a list of patterns restricts anything.
+func constrains(ps []pattern) bool {
+	for _, p := range ps {
+		if !p.any() {
+			return true
+		}
+	}
+	return false
+}
+
+// Steps of the resolution order (DESIGN §2), most specific first.
+const (
+	stepAgentTool  = iota // a rule for this agent and this tool (or command)
+	stepAgentClass        // a rule for this agent and this class
+	stepAgent             // a rule for this agent, any action
+	stepTool              // a rule for this tool (or command)
+	stepClass             // a rule for this class
+	stepOther             // a rule matching only by tier or condition
+	numSteps
+)
+
+var stepNames = [numSteps]string{
+	"agent × tool", "agent × class", "agent", "tool", "class", "tier or condition",
+}
+
+func (r *rule) step() int {
+	agent := constrains(r.agents)
+	tool := constrains(r.tools) || constrains(r.commands)
+	class := constrains(r.classes)
+	switch {
+	case agent && tool:
+		return stepAgentTool
+	case agent && class:
+		return stepAgentClass
+	case agent:
+		return stepAgent
+	case tool:
+		return stepTool
+	case class:
+		return stepClass
+	}
+	return stepOther
+}
+
+// explicit reports whether the rule names what the action is (its tool, its
+// class or its command) rather than allowing an agent or a tier wholesale.
+// The standard preset lets only explicit rules auto-allow dangerous actions.
+func (r *rule) explicit() bool {
+	return constrains(r.tools) || constrains(r.classes) || constrains(r.commands)
+}
+
+// namesExactly reports whether the rule names this tool, or this command,
+// with an exact (non-glob) pattern. Only such a rule may auto-allow an
+// unknown tool.
+func (r *rule) namesExactly(tool string, cmd *Command) bool {
+	for _, p := range r.tools {
+		if p.exact() && p.text == tool {
+			return true
+		}
+	}
+	if cmd != nil {
+		for _, p := range r.commands {
+			if p.exact() && p.text == cmd.Text {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// key2 indexes rules by up to two exact names without building strings.
+type key2 struct{ a, b string }
+
+// stepIndex finds the candidate rules of one resolution step: rules whose
+// names are all exact are found by map lookup, the rest (globs) are checked
+// one by one. Both lists are in policy order, so merging them preserves
+// "first hit wins".
+type stepIndex struct {
+	exact map[key2][]int32
+	other []int32
+}
+
+type ruleIndex [numSteps]stepIndex
+
+// maxIndexKeys bounds the cross product of exact names one rule is indexed
+// under; a rule with more goes to the checked-one-by-one list.
+const maxIndexKeys = 64
+
+func (p *Policy) buildIndex() {
+	for i := range p.index {
+		p.index[i].exact = make(map[key2][]int32)
+	}
+	for _, r := range p.rules {
+		s := r.step()
+		idx := &p.index[s]
+		keys, ok := r.indexKeys(s)
+		if !ok {
+			idx.other = append(idx.other, r.order)
+			continue
+		}
+		for _, k := range keys {
+			idx.exact[k] = append(idx.exact[k], r.order)
+		}
+	}
+}
+
+// indexKeys returns the exact keys a rule is found under for its step, or
+// false when a glob (or too many names) requires checking it every time.
+func (r *rule) indexKeys(step int) ([]key2, bool) {
+	var first, second []pattern
+	switch step {
+	case stepAgentTool:
+		first, second = r.agents, r.tools
+		if len(r.tools) == 0 { // an agent × command rule
+			return nil, false
+		}
+	case stepAgentClass:
+		first, second = r.agents, r.classes
+	case stepAgent:
+		first = r.agents
+	case stepTool:
+		first = r.tools
+		if len(r.tools) == 0 {
+			return nil, false
+		}
+	case stepClass:
+		first = r.classes
+	default:
+		return nil, false
+	}
+	for _, ps := range [][]pattern{first, second} {
+		for _, p := range ps {
+			if !p.exact() {
+				return nil, false
+			}
+		}
+	}
+	if len(first)*max(1, len(second)) > maxIndexKeys {
+		return nil, false
+	}
+	var keys []key2
+	for _, a := range first {
+		if len(second) == 0 {
+			keys = append(keys, key2{a.text, ""})
+			continue
+		}
+		for _, b := range second {
+			keys = append(keys, key2{a.text, b.text})
+		}
+	}
+	return keys, true
+}
+
+// lookupKey returns the key an action has at a step.
+func lookupKey(step int, agent, tool string, class Class) key2 {
+	switch step {
+	case stepAgentTool:
+		return key2{agent, tool}
+	case stepAgentClass:
+		return key2{agent, string(class)}
+	case stepAgent:
+		return key2{agent, ""}
+	case stepTool:
+		return key2{tool, ""}
+	case stepClass:
+		return key2{string(class), ""}
+	}
+	return key2{}
+}
+
+// LoadPolicyFile reads, parses and compiles the policy in path and checks
+// its tests. See LoadPolicy.
+func LoadPolicyFile(path string) (*Policy, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Errorf(EINVALID, "read policy: %v", err)
+	}
+	return LoadPolicy(path, src)
+}
+
+// LoadPolicy parses and compiles a policy document and runs the tests it
+// carries against it. name is used in positions (usually the file name).
+// Any problem — YAML syntax, an unknown field, a bad value, a CEL condition
+// that does not compile, a failing test — is returned as a *PolicyError
+// listing every problem with its file:line:col.
+func LoadPolicy(name string, src []byte) (*Policy, error) {
+	p, err := ParsePolicy(name, src)
+	if err != nil {
+		return nil, err
+	}
+	if perr := testFailures(p.file, RunPolicyTests(p)); perr != nil {
+		return nil, perr
+	}
+	return p, nil
+}
+
+// ParsePolicy parses and compiles a policy document without running its
+// tests (see TestPolicies).
+func ParsePolicy(name string, src []byte) (*Policy, error) {
+	d := newPolicyDecoder(name, src)
+	p := d.decode()
+	if len(d.problems) > 0 {
+		slices.SortStableFunc(d.problems, func(a, b Problem) int {
+			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col))
+		})
+		return nil, &PolicyError{File: name, Problems: d.problems}
+	}
+	p.buildIndex()
+	return p, nil
+}
+
+// PolicyError reports every problem found in a policy document.
+type PolicyError struct {
+	File     string
+	Problems []Problem
+}
+
+// Problem is one error in a policy, located in its file.
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Col     int    `json:"col"`
+	Message string `json:"message"`
+}
+
+// String returns "file:line:col: message".
+func (p Problem) String() string {
+	if p.Line == 0 {
+		return fmt.Sprintf("%s: %s", p.File, p.Message)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Col, p.Message)
+}
+
+// Error lists the problems, one per line.
+func (e *PolicyError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap lets ErrorCode report EINVALID for policy errors.
+func (e *PolicyError) Unwrap() error {
+	return Errorf(EINVALID, "policy %s has %d problem(s)", e.File, len(e.Problems))
+}
