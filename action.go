@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -80,30 +82,40 @@ func MustArgs(v any) json.RawMessage {
 // control characters. The error's code is EINVALID and its message says what
 // is wrong and where.
 func (a Action) Validate() error {
-	_, err := a.args()
-	return err
+	if err := a.validateFields(); err != nil {
+		return err
+	}
+	return validateArgs(a.Args)
 }
 
-// args validates the action and decodes its arguments.
-func (a Action) args() (map[string]any, error) {
+// validateFields checks everything but the arguments.
+func (a Action) validateFields() error {
 	for _, f := range []struct{ name, value string }{
 		{"agent", a.Agent}, {"tool", a.Tool}, {"session_id", a.SessionID},
 		{"trace_id", a.TraceID}, {"call_id", a.CallID}, {"requested_by", a.RequestedBy},
 	} {
 		if err := validateName(f.name, f.value); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	switch {
 	case a.Agent == "":
-		return nil, Errorf(EINVALID, "action has no agent")
+		return Errorf(EINVALID, "action has no agent")
 	case a.Tool == "":
-		return nil, Errorf(EINVALID, "action has no tool")
+		return Errorf(EINVALID, "action has no tool")
 	case !utf8.ValidString(a.Cwd) || strings.ContainsRune(a.Cwd, 0):
-		return nil, Errorf(EINVALID, "cwd is not valid text")
+		return Errorf(EINVALID, "cwd is not valid text")
 	}
 	if a.Hints != nil && a.Hints.Tier != 0 && !a.Hints.Tier.Valid() {
-		return nil, Errorf(EINVALID, "hints.tier is not a risk tier")
+		return Errorf(EINVALID, "hints.tier is not a risk tier")
+	}
+	return nil
+}
+
+// args validates the action and decodes its arguments.
+func (a Action) args() (map[string]any, error) {
+	if err := a.Validate(); err != nil {
+		return nil, err
 	}
 	return decodeArgs(a.Args)
 }
@@ -131,34 +143,147 @@ func isBidiControl(r rune) bool {
 // emptyArgs stands for absent arguments, so that absent, null and {} hash alike.
 var emptyArgs = []byte("{}")
 
-// decodeArgs decodes raw as one JSON object, strictly: duplicate names,
-// invalid UTF-8, trailing data, nesting deeper than MaxArgsDepth, and numbers
-// whose canonical form would denote a different value are all refused.
-// Integers that fit an int64 decode as int64, other numbers as float64.
+// scanner is a pooled JSON decoder: validating arguments must not cost an
+// allocation per action.
+type scanner struct {
+	r   bytes.Reader
+	dec *jsontext.Decoder
+}
+
+var scanners = sync.Pool{New: func() any {
+	s := &scanner{}
+	s.dec = jsontext.NewDecoder(&s.r)
+	return s
+}}
+
+// validateArgs checks raw strictly without building anything: one JSON
+// object, no duplicate names, valid UTF-8, no trailing data, nesting no
+// deeper than MaxArgsDepth, and only numbers whose canonical form denotes
+// the same value (see checkNumber).
+func validateArgs(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if len(raw) > MaxArgsBytes {
+		return Errorf(EINVALID, "args are %d bytes, more than the limit of %d", len(raw), MaxArgsBytes)
+	}
+	if raw[0] != '{' {
+		return Errorf(EINVALID, "args must be a JSON object")
+	}
+	s := scanners.Get().(*scanner)
+	defer scanners.Put(s)
+	s.r.Reset(raw)
+	s.dec.Reset(&s.r)
+	if err := scan(s.dec); err != nil {
+		return Errorf(EINVALID, "args: %s", argsErrorMessage(err))
+	}
+	return nil
+}
+
+func scan(dec *jsontext.Decoder) error {
+	for {
+		switch dec.PeekKind() {
+		case '{', '[':
+			if dec.StackDepth() >= MaxArgsDepth {
+				return fmt.Errorf("nesting deeper than %d at %s", MaxArgsDepth, pointerOrRoot(dec.StackPointer()))
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+		case '0':
+			v, err := dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			if err := checkNumber(v, pointerOrRoot(dec.StackPointer())); err != nil {
+				return err
+			}
+		default:
+			if _, err := dec.ReadToken(); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+		}
+		if dec.StackDepth() == 0 {
+			if _, err := dec.ReadToken(); err != io.EOF {
+				if err == nil {
+					err = errors.New("unexpected data after the object")
+				}
+				return err
+			}
+			return nil
+		}
+	}
+}
+
+// pickArgs decodes only the top-level members of raw (already validated)
+// named in want, skipping the rest unread: classification looks at a path
+// or a command, not at a file's content.
+func pickArgs(raw []byte, want map[string]bool) map[string]any {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	s := scanners.Get().(*scanner)
+	defer scanners.Put(s)
+	s.r.Reset(raw)
+	s.dec.Reset(&s.r)
+	var out map[string]any
+	if _, err := s.dec.ReadToken(); err != nil {
+		return nil
+	}
+	for s.dec.PeekKind() == '"' {
+		quoted, err := s.dec.ReadValue()
+		if err != nil {
+			return out
+		}
+		var name string
+		if bytes.IndexByte(quoted, '\\') < 0 {
+			if !want[string(quoted[1:len(quoted)-1])] { // no allocation: a map lookup
+				if s.dec.SkipValue() != nil {
+					return out
+				}
+				continue
+			}
+			name = string(quoted[1 : len(quoted)-1])
+		} else if jsonv2.Unmarshal(quoted, &name) != nil || !want[name] {
+			if s.dec.SkipValue() != nil {
+				return out
+			}
+			continue
+		}
+		v, err := decodeValue(s.dec, 2)
+		if err != nil {
+			return out
+		}
+		if out == nil {
+			out = make(map[string]any, 2)
+		}
+		out[name] = v
+	}
+	return out
+}
+
+// decodeArgs decodes raw, already validated, into Go values: objects as
+// map[string]any, integers that fit as int64, other numbers as float64.
 func decodeArgs(raw []byte) (map[string]any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil
 	}
-	if len(raw) > MaxArgsBytes {
-		return nil, Errorf(EINVALID, "args are %d bytes, more than the limit of %d", len(raw), MaxArgsBytes)
-	}
-	if raw[0] != '{' {
-		return nil, Errorf(EINVALID, "args must be a JSON object")
-	}
 	dec := jsontext.NewDecoder(bytes.NewReader(raw))
 	v, err := decodeValue(dec, 1)
-	if err == nil {
-		if _, err = dec.ReadToken(); err == nil {
-			err = errors.New("unexpected data after the object")
-		} else if err == io.EOF {
-			err = nil
-		}
-	}
 	if err != nil {
 		return nil, Errorf(EINVALID, "args: %s", argsErrorMessage(err))
 	}
-	return v.(map[string]any), nil
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, Errorf(EINVALID, "args must be a JSON object")
+	}
+	return m, nil
 }
 
 func decodeValue(dec *jsontext.Decoder, depth int) (any, error) {
@@ -211,14 +336,9 @@ func decodeValue(dec *jsontext.Decoder, depth int) (any, error) {
 	return nil, fmt.Errorf("unexpected token %v", tok)
 }
 
-// decodeNumber converts a JSON number literal. RFC 8785 hashes numbers as
-// IEEE 754 doubles, so two literals that round to the same double would get
-// the same action hash while a program reading them exactly would see two
-// different values (9007199254740993 and 9007199254740992). Such literals are
-// refused: an approval must bind exactly what runs.
+// decodeNumber converts a validated JSON number literal.
 func decodeNumber(lit string, where jsontext.Pointer) (any, error) {
-	isInt := !strings.ContainsAny(lit, ".eE")
-	if isInt {
+	if !strings.ContainsAny(lit, ".eE") {
 		if i, err := strconv.ParseInt(lit, 10, 64); err == nil && i >= -(1<<53) && i <= 1<<53 {
 			return i, nil
 		}
@@ -227,20 +347,40 @@ func decodeNumber(lit string, where jsontext.Pointer) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("number %s at %s is out of range", lit, pointerOrRoot(where))
 	}
-	if significantDigits(lit) > 15 {
-		exact, ok := new(big.Rat).SetString(lit)
-		shortest, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
-		if !ok || exact.Cmp(shortest) != 0 {
-			return nil, fmt.Errorf("number %s at %s cannot be represented exactly (canonical JSON would turn it into %s); send it as a string",
-				lit, pointerOrRoot(where), strconv.FormatFloat(f, 'g', -1, 64))
-		}
-	}
 	return f, nil
+}
+
+// checkNumber refuses a number literal whose canonical form would denote a
+// different value. RFC 8785 hashes numbers as IEEE 754 doubles, so two
+// literals that round to the same double (9007199254740993 and
+// 9007199254740992) would share an action hash while a program reading
+// them exactly would see two values: an approval must bind exactly what
+// runs. Literals of up to 15 significant digits always survive the round
+// trip, so only longer ones are examined.
+func checkNumber(lit []byte, where string) error {
+	if where != "" {
+		where = " at " + where
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		return fmt.Errorf("number %s%s is out of range", lit, where)
+	}
+	if significantDigits(lit) <= 15 {
+		return nil
+	}
+	shortest := strconv.FormatFloat(f, 'g', -1, 64)
+	exact, ok := new(big.Rat).SetString(string(lit))
+	canon, _ := new(big.Rat).SetString(shortest)
+	if !ok || exact.Cmp(canon) != 0 {
+		return fmt.Errorf("number %s%s cannot be represented exactly (canonical JSON would turn it into %s); send it as a string",
+			lit, where, shortest)
+	}
+	return nil
 }
 
 // significantDigits counts the digits of a number literal's mantissa,
 // leading zeros excluded.
-func significantDigits(lit string) int {
+func significantDigits(lit []byte) int {
 	n, leading := 0, true
 	for i := 0; i < len(lit); i++ {
 		c := lit[i]
@@ -370,23 +510,75 @@ func (a Action) CanonicalJSON() ([]byte, error) {
 	return jsonv2.Marshal(a.hashView(), canonicalOptions)
 }
 
-// Hash returns the action hash: SHA-256 over the RFC 8785 canonical JSON of
-// agent, tool, args, cwd, session_id, requested_by and hints. Key order and
-// whitespace in args do not change it; any other byte does.
+// Hash validates the action and returns its hash: SHA-256 over the RFC 8785
+// canonical JSON of agent, tool, args, cwd, session_id, requested_by and
+// hints. Key order and whitespace in args do not change it; any other byte
+// does. An invalid action has no hash (EINVALID, as Validate).
 func (a Action) Hash() (Hash, error) {
-	if err := a.Validate(); err != nil {
-		return Hash{}, err
-	}
-	return a.hash()
-}
-
-// hash digests an action already validated.
-func (a Action) hash() (Hash, error) {
 	var h Hash
+	if err := a.validateFields(); err != nil {
+		return h, err
+	}
+	// Canonicalizing the arguments parses them strictly (syntax, UTF-8,
+	// duplicate names); what it does not check — the top-level kind, depth
+	// and inexact numbers — a byte scan does, so the arguments are read
+	// twice, not three times. Errors are reported by the full validator,
+	// which locates them.
+	if err := quickCheckArgs(a.Args); err != nil {
+		return h, cmp.Or(validateArgs(a.Args), err)
+	}
 	d := sha256.New()
 	if err := jsonv2.MarshalWrite(d, a.hashView(), canonicalOptions); err != nil {
-		return h, Errorf(EINVALID, "canonical JSON: %v", err)
+		return h, cmp.Or(validateArgs(a.Args), error(Errorf(EINVALID, "args: %v", err)))
 	}
 	d.Sum(h[:0])
 	return h, nil
+}
+
+// quickCheckArgs checks, in one pass over the bytes, what canonicalization
+// does not: one object at the top, nesting, and numbers whose canonical
+// form would change their value.
+func quickCheckArgs(raw []byte) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if len(raw) > MaxArgsBytes || raw[0] != '{' {
+		return Errorf(EINVALID, "args must be one JSON object of at most %d bytes", MaxArgsBytes)
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > MaxArgsDepth {
+				return Errorf(EINVALID, "args nest deeper than %d", MaxArgsDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(raw) && strings.IndexByte("0123456789.eE+-", raw[j]) >= 0 {
+				j++
+			}
+			if lit := raw[i:j]; significantDigits(lit) > 15 {
+				if err := checkNumber(lit, ""); err != nil {
+					return Errorf(EINVALID, "args: %v", err)
+				}
+			}
+			i = j - 1
+		}
+	}
+	return nil
 }

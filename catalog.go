@@ -131,6 +131,17 @@ var (
 	dirKeys       = []string{"cwd", "dir", "workdir", "working_directory", "directory"}
 )
 
+// catalogKeys are every argument the catalog reads.
+var catalogKeys = func() map[string]bool {
+	m := map[string]bool{"argv": true, "args": true, "force": true, "force_with_lease": true, "delete": true}
+	for _, keys := range [][]string{readPathKeys, writePathKeys, sourceKeys, scriptKeys, dirKeys} {
+		for _, k := range keys {
+			m[k] = true
+		}
+	}
+	return m
+}()
+
 // mcpTool splits an MCP tool name, mcp__<server>__<tool>.
 func mcpTool(name string) (server, tool string, ok bool) {
 	rest, found := strings.CutPrefix(name, "mcp__")
@@ -146,19 +157,27 @@ func mcpTool(name string) (server, tool string, ok bool) {
 
 // classifyBuiltin classifies an action with the built-in catalog alone. A
 // tool the catalog does not know is class unknown.
-func classifyBuiltin(a *Action, args map[string]any) Classification {
+func classifyBuiltin(x *activation) Classification {
+	a := x.a
 	spec, ok := catalog[a.Tool]
 	if !ok {
 		if server, tool, ok := mcpTool(a.Tool); ok {
 			return Classification{
 				Class: ClassMCPCall, Capability: CapMCPCall, Tier: TierWrite, Source: "catalog",
-				Reason:  fmt.Sprintf("calls tool %s of MCP server %s", tool, server),
+				Reason:  "calls tool " + tool + " of MCP server " + server,
 				Generic: true,
 			}
 		}
 		return unknownTool(a.Tool)
 	}
 	c := Classification{Class: spec.class, Capability: spec.capability, Tier: spec.tier, Source: "catalog", Reason: spec.reason}
+	if spec.kind == kindPlain {
+		return c
+	}
+	args := x.args // decoded already when a condition ran first
+	if !x.decoded {
+		args = pickArgs(a.Args, catalogKeys)
+	}
 	cwd := a.Cwd
 	if d, ok := firstString(args, dirKeys); ok {
 		cwd = cleanPath(d, a.Cwd)

@@ -11,7 +11,7 @@ import (
 // restrictive classification wins; a classifier may replace a generic one
 // (an MCP call, an unknown tool, an unknown program) outright.
 func (s stack) classify(ctx context.Context, x *activation) Classification {
-	c := classifyBuiltin(x.a, x.args)
+	c := classifyBuiltin(x)
 	if c.Opaque != "" || !s.hasClassifiers() {
 		return c
 	}

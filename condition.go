@@ -80,9 +80,23 @@ func compileCondition(src string) (*condition, []celIssue) {
 // activation exposes an action and one of its views to a condition without
 // building a map per evaluation.
 type activation struct {
-	a    *Action
-	args map[string]any
-	v    *view
+	a       *Action
+	v       *view
+	args    map[string]any
+	decoded bool
+}
+
+// argsMap decodes the action's arguments the first time something needs
+// them: most decisions never do.
+func (x *activation) argsMap() map[string]any {
+	if !x.decoded {
+		x.decoded = true
+		x.args, _ = decodeArgs(x.a.Args) // validated before any decision
+		if x.args == nil {
+			x.args = map[string]any{}
+		}
+	}
+	return x.args
 }
 
 var _ interpreter.Activation = (*activation)(nil)
@@ -90,7 +104,7 @@ var _ interpreter.Activation = (*activation)(nil)
 func (x *activation) ResolveName(name string) (any, bool) {
 	switch name {
 	case "args":
-		return x.args, true
+		return x.argsMap(), true
 	case "agent":
 		return x.a.Agent, true
 	case "tool":

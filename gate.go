@@ -34,13 +34,8 @@ type stack []*Policy
 // can only tighten, so an upper layer's test that expects a refusal must
 // still hold.
 func NewGate(layers ...*Policy) (*Gate, error) {
-	if err := checkOrder(layers); err != nil {
+	if err := ValidateStack(layers...); err != nil {
 		return nil, err
-	}
-	for _, p := range layers {
-		if p.layer == LayerSession {
-			return nil, Errorf(EINVALID, "%s is a session policy: push it with PushSession", p)
-		}
 	}
 	if err := testFailures("", RunPolicyTests(layers...)); err != nil {
 		return nil, err
@@ -50,11 +45,17 @@ func NewGate(layers ...*Policy) (*Gate, error) {
 	return g, nil
 }
 
-func checkOrder(layers []*Policy) error {
-	for i := 1; i < len(layers); i++ {
-		if layers[i].layer < layers[i-1].layer {
+// ValidateStack reports whether policies can stack in this order: from the
+// organisation down, with no session policy (those are pushed per session).
+// It does not run their tests.
+func ValidateStack(layers ...*Policy) error {
+	for i, p := range layers {
+		if p.layer == LayerSession {
+			return Errorf(EINVALID, "%s is a session policy: push it with PushSession", p)
+		}
+		if i > 0 && p.layer < layers[i-1].layer {
 			return Errorf(EINVALID, "%s cannot come after %s: layers stack organisation → project → agent → session",
-				layers[i], layers[i-1])
+				p, layers[i-1])
 		}
 	}
 	return nil
@@ -129,10 +130,12 @@ func (st *gateState) stackFor(sessionID string) stack {
 // stack and returns the decision with the action hash. It never fails: a
 // malformed action is denied with CodeInvalid.
 func (g *Gate) Decide(ctx context.Context, a Action) Decision {
-	d := g.Resolve(ctx, a)
-	if d.Code != CodeInvalid {
-		d.ActionHash, _ = a.hash() // a validated action always hashes
+	h, err := a.Hash() // validates the action as it hashes it
+	if err != nil {
+		return invalid(&a, err)
 	}
+	d := g.state.Load().stackFor(a.SessionID).decideValid(ctx, &a)
+	d.ActionHash = h
 	return d
 }
 
@@ -165,23 +168,35 @@ type verdict struct {
 // agentInfo is what the stack says about the acting agent.
 type agentInfo struct {
 	preset       Preset
-	presetFrom   string
+	presetPolicy *Policy      // where the preset comes from
+	presetEntry  *agentPolicy // nil for a policy-wide preset
 	owner        string
 	reviewers    []string
 	timeout      time.Duration
 	needsHumanBy string
 }
 
+// decide validates the action and decides it.
 func (s stack) decide(ctx context.Context, a *Action) Decision {
-	d := Decision{Action: *a}
-	args, err := a.args()
-	if err != nil {
-		d.Outcome, d.Code, d.Source = Deny, CodeInvalid, "invalid action"
-		d.Classification = Classification{Class: ClassUnknown, Capability: CapUnknown, Tier: TierPrivileged,
-			Source: "invalid action", Reason: ErrorMessage(err)}
-		return d
+	if err := a.Validate(); err != nil {
+		return invalid(a, err)
 	}
-	x := activation{a: a, args: args}
+	return s.decideValid(ctx, a)
+}
+
+// invalid is the decision on a malformed action: denied, with the reason.
+func invalid(a *Action, err error) Decision {
+	return Decision{
+		Action: *a, Outcome: Deny, Code: CodeInvalid, Source: "invalid action",
+		Classification: Classification{Class: ClassUnknown, Capability: CapUnknown, Tier: TierPrivileged,
+			Source: "invalid action", Reason: ErrorMessage(err)},
+	}
+}
+
+// decideValid decides an action already validated.
+func (s stack) decideValid(ctx context.Context, a *Action) Decision {
+	d := Decision{Action: *a}
+	x := activation{a: a}
 	d.Classification = s.classify(ctx, &x)
 	c := &d.Classification
 
@@ -268,77 +283,106 @@ func (s stack) decide(ctx context.Context, a *Action) Decision {
 	return d
 }
 
-// resolveView resolves one view through every layer, then applies floors,
-// the agent's preset and the unknown-tool safeguard.
+// resolveView resolves one view. Every layer gives its opinion (its first
+// matching rule, else its default, else none), adjusted by the agent's
+// preset and the unknown-tool safeguard; the strictest opinion wins, so a
+// lower layer can only tighten. Floors then raise the result. Every step
+// only raises, which is what makes adding a layer or a floor never loosen a
+// decision.
 func (s stack) resolveView(ctx context.Context, x *activation, ag *agentInfo, errs *[]string) verdict {
 	v := x.v
-	var best verdict
-	has := false
+	var opinions [4]verdict
+	ops := opinions[:0]
+	var layers [4]*Policy
+	from := layers[:0]
 	for _, p := range s {
 		r, ok := p.resolve(ctx, x, errs)
 		if !ok {
 			continue
 		}
-		o, src := p.defaultOutcome, p.defaultSource
+		op := verdict{outcome: p.defaultOutcome, rule: r, source: p.defaultSource}
 		if r != nil {
-			o, src = r.outcome, "rule"
+			op.outcome, op.source = r.outcome, "rule"
 		}
+		ops, from = append(ops, op), append(from, p)
+	}
+	if len(ops) == 0 {
+		ops, from = append(ops, verdict{outcome: tierDefault(v.tier), source: "tier default"}), append(from, nil)
+	}
+	win := 0
+	for i := range ops {
+		ops[i].resolved = ops[i].outcome
+		adjust(&ops[i], x, ag)
+		if ops[i].outcome > ops[win].outcome {
+			win = i
+		}
+	}
+	best := ops[win]
+	for i, op := range ops {
 		switch {
-		case !has:
-			best, has = verdict{outcome: o, rule: r, source: src}, true
-		case o > best.outcome:
-			best.overrides = append(best.overrides, Override{From: best.outcome, To: o, Kind: "layer",
-				Reason: fmt.Sprintf("%s (%s) is stricter than %s", describe2(r, src, p), p.layer, describe2(best.rule, best.source, nil))})
-			best.outcome, best.rule, best.source = o, r, src
-		case o < best.outcome:
-			best.overrides = append(best.overrides, Override{From: o, To: best.outcome, Kind: "layer",
-				Reason: fmt.Sprintf("%s said %s, but a lower layer can only tighten: %s stays", describe2(r, src, p), o, describe2(best.rule, best.source, nil))})
+		case i == win || op.outcome == best.outcome:
+		case i < win:
+			best.overrides = append(best.overrides, Override{From: op.outcome, To: best.outcome, Kind: "layer",
+				Reason: fmt.Sprintf("%s gave %s; %s (%s layer) is stricter", describe2(op.rule, op.source, from[i]), op.outcome,
+					describe2(best.rule, best.source, from[win]), from[win].layer)})
+		default:
+			best.overrides = append(best.overrides, Override{From: op.outcome, To: best.outcome, Kind: "layer",
+				Reason: fmt.Sprintf("%s gave %s, but a lower layer can only tighten: %s holds", describe2(op.rule, op.source, from[i]),
+					op.outcome, describe2(best.rule, best.source, from[win]))})
 		}
 	}
-	if !has {
-		best = verdict{outcome: tierDefault(v.tier), source: "tier default"}
-	}
-	best.resolved = best.outcome
-	raise := func(to Outcome, kind, reason string) {
+	raise := func(to Outcome, reason string) {
 		if to > best.outcome {
-			best.overrides = append(best.overrides, Override{From: best.outcome, To: to, Kind: kind, Reason: reason})
+			best.overrides = append(best.overrides, Override{From: best.outcome, To: to, Kind: "floor", Reason: reason})
 			best.outcome = to
 		}
 	}
 	for _, p := range s {
-		for t, f := range p.tierFloors {
-			if v.tier >= t {
-				raise(f.outcome, "floor", fmt.Sprintf("%s sets a floor: %s actions and above are at least %s (%s:%d)",
+		for t := TierRead; t <= v.tier; t++ {
+			if f := p.tierFloors[t]; f.outcome != 0 {
+				raise(f.outcome, fmt.Sprintf("%s sets a floor: %s actions and above are at least %s (%s:%d)",
 					p, t, f.outcome, p.file, f.pos.Line))
 			}
 		}
 		for _, f := range p.classFloors {
 			if f.class.match(string(v.class)) {
-				raise(f.outcome, "floor", fmt.Sprintf("%s sets a floor: class %s is at least %s (%s:%d)",
+				raise(f.outcome, fmt.Sprintf("%s sets a floor: class %s is at least %s (%s:%d)",
 					p, f.class.text, f.outcome, p.file, f.pos.Line))
 			}
 		}
 	}
-	if v.tier >= TierWrite && best.outcome < Ask {
+	return best
+}
+
+// adjust applies to one layer's opinion the agent's preset and the
+// unknown-tool safeguard: both only raise.
+func adjust(op *verdict, x *activation, ag *agentInfo) {
+	v := x.v
+	raise := func(kind, reason string) {
+		if op.outcome < Ask {
+			op.overrides = append(op.overrides, Override{From: op.outcome, To: Ask, Kind: kind, Reason: reason})
+			op.outcome = Ask
+		}
+	}
+	if v.tier >= TierWrite && op.outcome < Ask {
 		switch ag.preset {
 		case PresetConservative:
-			raise(Ask, "preset", fmt.Sprintf("preset conservative (%s): every %s action asks, even though %s said %s",
-				ag.presetFrom, v.tier, describe2(best.rule, best.source, nil), best.outcome))
+			raise("preset", fmt.Sprintf("preset conservative (%s): every %s action asks, even though %s said %s",
+				ag.presetFrom(), v.tier, describe2(op.rule, op.source, nil), op.outcome))
 		case PresetStandard:
-			if best.rule == nil || !best.rule.explicit() {
-				raise(Ask, "preset", fmt.Sprintf("preset standard (%s): %s actions ask unless a rule names the tool, class or command, and %s does not",
-					ag.presetFrom, v.tier, describe2(best.rule, best.source, nil)))
+			if op.rule == nil || !op.rule.explicit() {
+				raise("preset", fmt.Sprintf("preset standard (%s): %s actions ask unless a rule names the tool, class or command, and %s does not",
+					ag.presetFrom(), v.tier, describe2(op.rule, op.source, nil)))
 			}
 		}
 	}
-	if v.class == ClassUnknown && best.outcome < Ask && (best.rule == nil || !best.rule.namesExactly(x.a.Tool, v.cmd)) {
+	if v.class == ClassUnknown && (op.rule == nil || !op.rule.namesExactly(x.a.Tool, v.cmd)) {
 		what := "tool " + x.a.Tool
 		if v.cmd != nil {
 			what = "command " + v.cmd.Text
 		}
-		raise(Ask, "unknown-tool", fmt.Sprintf("%s is unknown: it is never auto-allowed unless a rule names it exactly", what))
+		raise("unknown-tool", fmt.Sprintf("%s is unknown: it is never auto-allowed unless a rule names it exactly", what))
 	}
-	return best
 }
 
 // describe2 names the source of an opinion for an override's reason.
@@ -423,10 +467,10 @@ func (r *rule) matches(ctx context.Context, x *activation, errs *[]string) bool 
 func (s stack) agent(name string) agentInfo {
 	var ag agentInfo
 	for _, p := range s {
-		preset, from := p.preset, p.String()
+		preset, entry := p.preset, (*agentPolicy)(nil)
 		if e := p.agentEntry(name); e != nil {
 			if e.preset != PresetNone {
-				preset, from = e.preset, fmt.Sprintf("agent %s in %s", e.pattern.text, p)
+				preset, entry = e.preset, e
 			}
 			if e.owner != "" {
 				ag.owner = e.owner
@@ -440,10 +484,18 @@ func (s stack) agent(name string) agentInfo {
 			}
 		}
 		if preset > ag.preset {
-			ag.preset, ag.presetFrom = preset, from
+			ag.preset, ag.presetPolicy, ag.presetEntry = preset, p, entry
 		}
 	}
 	return ag
+}
+
+// presetFrom says where the agent's preset is set, for explanations.
+func (ag *agentInfo) presetFrom() string {
+	if ag.presetEntry != nil {
+		return fmt.Sprintf("agent %s in %s", ag.presetEntry.pattern.text, ag.presetPolicy)
+	}
+	return ag.presetPolicy.String()
 }
 
 // agentEntry returns the policy's entry for an agent: an exact key first,
@@ -478,16 +530,11 @@ func (s stack) needsHuman(ctx context.Context, x *activation, vs []view, ag agen
 	}
 	var errs []string // a failing condition on a tag counts as a match (fail closed)
 	for _, p := range s {
-		for _, list := range [][]*rule{p.tagRules, p.rules} {
-			for _, r := range list {
-				if !r.needsHuman {
-					continue
-				}
-				for i := range vs {
-					x.v = &vs[i]
-					if r.matches(ctx, x, &errs) {
-						return r.ref.String(), r
-					}
+		for _, r := range p.humanRules {
+			for i := range vs {
+				x.v = &vs[i]
+				if r.matches(ctx, x, &errs) {
+					return r.ref.String(), r
 				}
 			}
 		}

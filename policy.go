@@ -35,12 +35,13 @@ type Policy struct {
 	needsHumanPos  Pos
 	timeout        time.Duration
 
-	tierFloors  map[RiskTier]floor
+	tierFloors  [TierPrivileged + 1]floor // by tier; a zero outcome is no floor
 	classFloors []classFloor
 	agents      []*agentPolicy
 	classifiers []*classifier
 	rules       []*rule
 	tagRules    []*rule // rules that only tag needs_human
+	humanRules  []*rule // every rule that tags needs_human, in file order
 	tests       []*PolicyTest
 
 	index ruleIndex

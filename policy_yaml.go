@@ -138,6 +138,9 @@ func (d *policyDecoder) decode() *Policy {
 		if !ok {
 			continue
 		}
+		if r.needsHuman {
+			p.humanRules = append(p.humanRules, r)
+		}
 		if r.outcome == 0 {
 			p.tagRules = append(p.tagRules, r)
 			continue
@@ -159,7 +162,6 @@ func (d *policyDecoder) decode() *Policy {
 func (d *policyDecoder) floors(n ast.Node, p *Policy) {
 	d.fields(n, "floors", []field{
 		{"tiers", func(n ast.Node) {
-			p.tierFloors = map[RiskTier]floor{}
 			for _, kv := range d.mapping(n, "floors.tiers") {
 				name := keyText(kv)
 				t, err := ParseRiskTier(name)
@@ -273,7 +275,7 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 			}
 		}},
 		{"when", func(n ast.Node) { r.when = d.condition(n, where+".when") }},
-		{"outcome", func(n ast.Node) { r.outcome = d.outcome(n, where+".outcome") }},
+		{"outcome", func(n ast.Node) { r.outcome = d.ruleOutcome(n, where+".outcome") }},
 		{"reviewers", func(n ast.Node) { r.reviewers = d.strings(n, where+".reviewers") }},
 		{"timeout", func(n ast.Node) { r.timeout = d.duration(n, where+".timeout") }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, where+".needs_human", &r.needsHuman) }},
@@ -400,10 +402,16 @@ func (d *policyDecoder) outcome(n ast.Node, where string) Outcome {
 	}
 	o, err := ParseOutcome(s)
 	d.check(n, where, err)
-	if isLevelName(s) {
+	return o
+}
+
+// ruleOutcome decodes a rule's outcome; a rule written in levels (L1-L3)
+// makes the policy levels-style.
+func (d *policyDecoder) ruleOutcome(n ast.Node, where string) Outcome {
+	if s, ok := d.scalar(n, where); ok && isLevelName(s) {
 		d.levels = true
 	}
-	return o
+	return d.outcome(n, where)
 }
 
 func (d *policyDecoder) preset(n ast.Node, where string) Preset {

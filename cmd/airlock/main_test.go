@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command line and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestPolicyCommands(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string // in stdout or stderr
+	}{
+		{"lint ok", []string{"policy", "lint", "testdata/policy.yaml"}, exitOK, []string{"ok: 1 policy file(s), 0 warning(s)"}},
+		{"lint broken", []string{"policy", "lint", "testdata/broken.yaml"}, exitCheck,
+			[]string{`testdata/broken.yaml:3:5: unknown field "outcom" in rules[0] (did you mean "outcome"?`}},
+		{"lint warns", []string{"policy", "lint", "testdata/failing.yaml"}, exitOK,
+			[]string{"testdata/failing.yaml:3:5: warning: rule shadowed can never decide: rule writes (line 2)"}},
+		{"lint strict", []string{"policy", "lint", "--strict", "testdata/failing.yaml"}, exitCheck, []string{"1 warning(s), and --strict is set"}},
+		{"lint missing file", []string{"policy", "lint", "testdata/nope.yaml"}, exitCheck, []string{"testdata/nope.yaml:", "no such file"}},
+		{"test ok", []string{"policy", "test", "-v", "testdata/policy.yaml"}, exitOK,
+			[]string{"PASS git status runs (testdata/policy.yaml:12:5)", "ok: 2 test(s) passed"}},
+		{"test fails", []string{"policy", "test", "testdata/failing.yaml"}, exitCheck,
+			[]string{`FAIL writes run (testdata/failing.yaml:5:5): outcome is ask, want auto`, "FAIL: 1 of 1 test(s) failed"}},
+		{"test broken", []string{"policy", "test", "testdata/broken.yaml"}, exitCheck, []string{"broken.yaml:3:5"}},
+		{"explain", []string{"policy", "explain", "testdata/policy.yaml", "--agent", "coder-1", "--tool", "Bash",
+			"--args", `{"command":"git status && rm -rf /"}`}, exitOK,
+			[]string{"outcome:     suggest", "AIRLOCK-NEEDS-HUMAN", "rule git-status", "fs.delete", "hash:        sha256:"}},
+		{"explain a broken policy", []string{"policy", "explain", "testdata/failing.yaml", "--agent", "a", "--tool", "t"}, exitCheck,
+			[]string{`test "writes run" fails`}},
+		{"explain without agent", []string{"policy", "explain", "testdata/policy.yaml", "--tool", "Bash"}, exitUsage,
+			[]string{"needs --agent and --tool"}},
+		{"explain with duplicate keys", []string{"policy", "explain", "testdata/policy.yaml", "--agent", "a", "--tool", "t",
+			"--args", `{"a":1,"a":2}`}, exitUsage, []string{`duplicate object member name "a"`}},
+		{"explain with a bad hint", []string{"policy", "explain", "testdata/policy.yaml", "--agent", "a", "--tool", "t",
+			"--hint-tier", "huge"}, exitUsage, []string{`unknown risk tier "huge"`}},
+		{"no files", []string{"policy", "test"}, exitUsage, []string{"needs at least one policy file"}},
+		{"unknown flag", []string{"policy", "lint", "--nope", "x"}, exitUsage, []string{"unknown flag: --nope"}},
+		{"unknown command", []string{"polcy"}, exitUsage, []string{`unknown command "polcy"`}},
+		{"schema", []string{"policy", "schema"}, exitOK, []string{`"title": "Airlock policy"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, want := range tc.contains {
+				if !strings.Contains(stdout+stderr, want) {
+					t.Errorf("output does not contain %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestPolicyExplainJSON(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "policy", "explain", "testdata/policy.yaml", "--agent", "coder-1",
+		"--tool", "Bash", "--args", `{"command":"git status"}`, "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var d struct {
+		Outcome        string `json:"outcome"`
+		ActionHash     string `json:"action_hash"`
+		Classification struct {
+			Class string `json:"class"`
+		} `json:"classification"`
+		Rule struct {
+			ID   string `json:"id"`
+			Line int    `json:"line"`
+		} `json:"rule"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if d.Outcome != "auto" || d.Classification.Class != "git.read" || d.Rule.ID != "git-status" || d.Rule.Line != 3 || len(d.ActionHash) != 64 {
+		t.Fatalf("decision = %+v", d)
+	}
+}

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/schema"
+)
+
+func newPolicyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Check, test and explain policies",
+		Long: `Policies are YAML files (see docs/POLICY.md). Several files form a stack,
+given from the top layer down: organisation, project, agent, then session.`,
+	}
+	cmd.AddCommand(newPolicyLintCmd(), newPolicyTestCmd(), newPolicyExplainCmd(), newPolicySchemaCmd())
+	return cmd
+}
+
+func newPolicyLintCmd() *cobra.Command {
+	var strict bool
+	cmd := &cobra.Command{
+		Use:   "lint FILE...",
+		Short: "Report every problem in policy files, with file:line:col",
+		Long: `Lint parses and compiles each policy and reports every problem: YAML syntax,
+unknown fields (with the valid ones), bad values, conditions that do not
+compile, layers out of order. It also warns about rules that can never
+decide and conditions that read a shell command as text. It does not run
+the policies' tests (see 'airlock policy test').`,
+		Example: `  airlock policy lint policy.yaml
+  airlock policy lint org.yaml project.yaml --strict`,
+		Args: argsAtLeast(1, "at least one policy file"),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			out := cmd.OutOrStdout()
+			layers, failed := parseFiles(out, files)
+			warnings := 0
+			for _, p := range layers {
+				for _, w := range p.Lint() {
+					fmt.Fprintln(out, w)
+					warnings++
+				}
+			}
+			if !failed {
+				if err := airlock.ValidateStack(layers...); err != nil {
+					fmt.Fprintf(out, "%s\n", airlock.ErrorMessage(err))
+					failed = true
+				}
+			}
+			switch {
+			case failed:
+				return checkFailed(nil)
+			case warnings > 0 && strict:
+				return checkFailed(fmt.Errorf("%d warning(s), and --strict is set", warnings))
+			}
+			fmt.Fprintf(out, "ok: %d policy file(s), %d warning(s)\n", len(files), warnings)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail on warnings too")
+	return cmd
+}
+
+func newPolicyTestCmd() *cobra.Command {
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "test FILE...",
+		Short: "Run the tests policies carry",
+		Long: `Test runs every example action of each policy's tests: section against the
+stack from the top layer down to that policy, and reports each failure with
+its location and what differed.`,
+		Example: `  airlock policy test policy.yaml
+  airlock policy test org.yaml project.yaml -v`,
+		Args: argsAtLeast(1, "at least one policy file"),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			out := cmd.OutOrStdout()
+			layers, failed := parseFiles(out, files)
+			if failed {
+				return checkFailed(nil)
+			}
+			if err := airlock.ValidateStack(layers...); err != nil {
+				return checkFailed(errors.New(airlock.ErrorMessage(err)))
+			}
+			results := airlock.RunPolicyTests(layers...)
+			fails := 0
+			for _, r := range results {
+				if !r.Passed() {
+					fails++
+				}
+				if verbose || !r.Passed() {
+					fmt.Fprintln(out, r)
+				}
+			}
+			if fails > 0 {
+				fmt.Fprintf(out, "FAIL: %d of %d test(s) failed\n", fails, len(results))
+				return checkFailed(nil)
+			}
+			fmt.Fprintf(out, "ok: %d test(s) passed\n", len(results))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list passing tests too")
+	return cmd
+}
+
+func newPolicyExplainCmd() *cobra.Command {
+	var (
+		a        airlock.Action
+		args     string
+		hintTier string
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "explain FILE... --agent AGENT --tool TOOL [--args JSON]",
+		Short: "Decide one action against policy files and explain why",
+		Long: `Explain loads the policies (checking their tests), decides the action
+and prints the outcome, the classification (every command of a shell
+script), the rule that decided with its file:line, every override and why,
+and the action hash. Policies with layer: session are pushed for --session.`,
+		Example: `  airlock policy explain policy.yaml --agent coder-1 --tool Bash --args '{"command":"git status && rm -rf /"}'
+  airlock policy explain org.yaml project.yaml --agent bot --tool write_file --args '{"path":"/etc/hosts"}' --json`,
+		Args: argsAtLeast(1, "at least one policy file"),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if a.Agent == "" || a.Tool == "" {
+				return usageError("policy explain needs --agent and --tool")
+			}
+			a.Args = json.RawMessage(args)
+			if hintTier != "" {
+				t, err := airlock.ParseRiskTier(hintTier)
+				if err != nil {
+					return usageError("--hint-tier: %s", airlock.ErrorMessage(err))
+				}
+				a.Hints = &airlock.Hints{Tier: t}
+			}
+			if err := a.Validate(); err != nil {
+				return usageError("the action is not valid: %s", airlock.ErrorMessage(err))
+			}
+			gate, err := loadGate(files, a.SessionID)
+			if err != nil {
+				return checkFailed(err)
+			}
+			d := gate.Decide(cmd.Context(), a)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(d)
+			}
+			fmt.Fprint(out, d.Explain())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&a.Agent, "agent", "", "the agent attempting the action (required)")
+	f.StringVar(&a.Tool, "tool", "", "the tool it calls (required)")
+	f.StringVar(&args, "args", "{}", "the tool's arguments, a JSON object")
+	f.StringVar(&a.Cwd, "cwd", "", "the working directory of the tool")
+	f.StringVar(&a.SessionID, "session", "", "the session ID (session policies are pushed for it)")
+	f.StringVar(&a.RequestedBy, "requested-by", "", "the person the agent acts for")
+	f.StringVar(&hintTier, "hint-tier", "", "a risk tier the agent claims (it can only raise)")
+	f.BoolVar(&asJSON, "json", false, "print the decision as JSON")
+	return cmd
+}
+
+func newPolicySchemaCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of policy files",
+		Long: `Schema prints the JSON Schema (draft 2020-12) of policy files, for editors.
+With yaml-language-server, start a policy with:
+  # yaml-language-server: $schema=./policy.schema.json`,
+		Example: `  airlock policy schema > policy.schema.json`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := cmd.OutOrStdout().Write(schema.Policy)
+			return err
+		},
+	}
+}
+
+// parseFiles parses every file, printing every problem of every file. It
+// reports failed when any file did not parse.
+func parseFiles(out io.Writer, files []string) (layers []*airlock.Policy, failed bool) {
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(out, "%s: %v\n", file, err)
+			failed = true
+			continue
+		}
+		p, err := airlock.ParsePolicy(file, src)
+		if err != nil {
+			fmt.Fprintln(out, policyErrorText(err))
+			failed = true
+			continue
+		}
+		layers = append(layers, p)
+	}
+	return layers, failed
+}
+
+// loadGate loads policy files as a stack, running their tests, and pushes
+// the session-layer ones for session.
+func loadGate(files []string, session string) (*airlock.Gate, error) {
+	var layers, sessions []*airlock.Policy
+	for _, file := range files {
+		p, err := airlock.LoadPolicyFile(file)
+		if err != nil {
+			return nil, errors.New(policyErrorText(err))
+		}
+		if p.Layer() == airlock.LayerSession {
+			sessions = append(sessions, p)
+		} else {
+			layers = append(layers, p)
+		}
+	}
+	gate, err := airlock.NewGate(layers...)
+	if err != nil {
+		return nil, errors.New(policyErrorText(err))
+	}
+	if len(sessions) > 0 && session == "" {
+		return nil, fmt.Errorf("%s is a session policy: give --session to decide for that session", sessions[0])
+	}
+	for _, p := range sessions {
+		if err := gate.PushSession(session, p); err != nil {
+			return nil, errors.New(policyErrorText(err))
+		}
+	}
+	return gate, nil
+}
+
+// policyErrorText is what a person reads of a policy error: located lines
+// for policy problems, the message for the rest.
+func policyErrorText(err error) string {
+	var pe *airlock.PolicyError
+	if errors.As(err, &pe) {
+		return pe.Error()
+	}
+	return strings.TrimSpace(airlock.ErrorMessage(err))
+}

@@ -1,0 +1,356 @@
+package airlock
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func mustLoad(tb testing.TB, name, src string) *Policy {
+	tb.Helper()
+	p, err := LoadPolicy(name, []byte(src))
+	if err != nil {
+		tb.Fatalf("load %s: %v", name, err)
+	}
+	return p
+}
+
+func mustGate(tb testing.TB, layers ...*Policy) *Gate {
+	tb.Helper()
+	g, err := NewGate(layers...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+func TestSessionPushPop(t *testing.T) {
+	g := mustGate(t, mustLoad(t, "project.yaml", "default: auto\n"))
+	narrow := mustLoad(t, "narrow.yaml", "layer: session\nrules:\n  - {id: no-writes, class: fs.write, outcome: deny}\n")
+	narrower := mustLoad(t, "narrower.yaml", "layer: session\nrules:\n  - {id: no-reads, class: fs.read, outcome: shadow}\n")
+	write := Action{Agent: "a", Tool: "write_file", SessionID: "s1"}
+	read := Action{Agent: "a", Tool: "Read", SessionID: "s1"}
+	ctx := context.Background()
+	outcomes := func() string {
+		return g.Decide(ctx, write).Outcome.String() + " " + g.Decide(ctx, read).Outcome.String()
+	}
+
+	if got, want := outcomes(), "auto auto"; got != want {
+		t.Fatalf("before push: %s, want %s", got, want)
+	}
+	if err := g.PushSession("s1", narrow); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.PushSession("s1", narrower); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := outcomes(), "deny shadow"; got != want {
+		t.Fatalf("after two pushes: %s, want %s", got, want)
+	}
+	other := write
+	other.SessionID = "s2"
+	if got := g.Decide(ctx, other).Outcome; got != Auto {
+		t.Fatalf("another session: %s, want auto", got)
+	}
+	if err := g.PopSession("s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := outcomes(), "deny auto"; got != want {
+		t.Fatalf("after one pop: %s, want %s", got, want)
+	}
+	if err := g.PopSession("s1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := outcomes(), "auto auto"; got != want {
+		t.Fatalf("after two pops: %s, want %s", got, want)
+	}
+	if err := g.PopSession("s1"); ErrorCode(err) != ENOTFOUND {
+		t.Fatalf("pop of an empty session = %v, want %s", err, ENOTFOUND)
+	}
+	if err := g.PushSession("s1", mustLoad(t, "p.yaml", "default: ask\n")); ErrorCode(err) != EINVALID {
+		t.Fatalf("push of a project policy = %v, want %s", err, EINVALID)
+	}
+	failing, err := ParsePolicy("f.yaml", []byte(`layer: session
+tests:
+  - {name: writes run, action: {agent: a, tool: write_file}, expect: deny}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.PushSession("s1", failing); err == nil || !strings.Contains(err.Error(), `test "writes run" fails`) {
+		t.Fatalf("push of a policy whose test fails = %v", err)
+	}
+	if got, want := outcomes(), "auto auto"; got != want {
+		t.Fatalf("a refused push changed the stack: %s, want %s", got, want)
+	}
+}
+
+func TestNewGateRejectsSessionLayer(t *testing.T) {
+	_, err := NewGate(mustLoad(t, "s.yaml", "layer: session\n"))
+	if ErrorCode(err) != EINVALID {
+		t.Fatalf("NewGate(session policy) = %v, want %s", err, EINVALID)
+	}
+}
+
+func TestInvalidActionIsDenied(t *testing.T) {
+	g := mustGate(t, mustLoad(t, "p.yaml", "default: auto\n"))
+	d := g.Decide(context.Background(), Action{Agent: "a", Tool: "write_file", Args: []byte(`{"path":"a","path":"/etc/passwd"}`)})
+	if d.Outcome != Deny || d.Code != CodeInvalid {
+		t.Fatalf("decision = %s, want deny with %s", d, CodeInvalid)
+	}
+	if !strings.Contains(d.Classification.Reason, "duplicate") {
+		t.Fatalf("reason %q does not say what was wrong", d.Classification.Reason)
+	}
+	if !d.ActionHash.IsZero() {
+		t.Fatal("an invalid action got a hash")
+	}
+}
+
+// The gate is used from many goroutines while sessions push and pop.
+func TestGateConcurrentUse(t *testing.T) {
+	g := mustGate(t, mustLoad(t, "p.yaml", "default: auto\n"))
+	narrow := mustLoad(t, "n.yaml", "layer: session\ndefault: deny\n")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			session := fmt.Sprintf("s%d", i%2)
+			for range 200 {
+				d := g.Decide(context.Background(), Action{Agent: "a", Tool: "Read", SessionID: session})
+				if d.Outcome != Auto && d.Outcome != Deny {
+					t.Errorf("unexpected outcome %s", d.Outcome)
+					return
+				}
+			}
+		})
+	}
+	for range 100 {
+		if err := g.PushSession("s0", narrow); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.PopSession("s0"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+}
+
+// --- properties over random policies ----------------------------------------
+
+var (
+	propAgents  = []string{"a1", "a2", "a*", "b"}
+	propTools   = []string{"write_file", "Read", "delete_file", "WebFetch", "mcp__x__y", "custom", "cust*", "Bash", "exec"}
+	propClasses = []string{"fs.write", "fs.read", "fs.delete", "net.http", "mcp.call", "unknown", "fs.*", "git.read"}
+	propTiers   = []string{"read", "write", "network-egress", "spend", "destructive", "privileged"}
+	propOutcome = []string{"auto", "notify", "ask", "suggest", "shadow", "deny", "L1", "L2", "L3"}
+	propWhen    = []string{`has(args.path) && args.path.startsWith("/etc")`, `args.path == "x"`, `tier == "destructive"`}
+	propCmds    = []string{"git status *", "ls *", "rm *", "curl *"}
+)
+
+// randomPolicy writes a random but valid policy of the given layer.
+func randomPolicy(r *rand.Rand, layer string, rules int) string {
+	pick := func(list []string) string { return list[r.IntN(len(list))] }
+	var b strings.Builder
+	fmt.Fprintf(&b, "layer: %s\n", layer)
+	if r.IntN(3) == 0 {
+		fmt.Fprintf(&b, "default: %s\n", pick(propOutcome))
+	}
+	if r.IntN(4) == 0 {
+		fmt.Fprintf(&b, "preset: %s\n", pick([]string{"conservative", "standard", "autonomous"}))
+	}
+	if r.IntN(4) == 0 {
+		fmt.Fprintf(&b, "floors:\n  tiers: {%s: %s}\n  classes: {%q: %s}\n", pick(propTiers), pick(propOutcome), pick(propClasses), pick(propOutcome))
+	}
+	if r.IntN(5) == 0 {
+		fmt.Fprintf(&b, "agents:\n  %q: {preset: %s, needs_human: %v}\n", pick(propAgents),
+			pick([]string{"conservative", "standard", "autonomous"}), r.IntN(4) == 0)
+	}
+	b.WriteString("rules:\n")
+	for range rules {
+		b.WriteString("  - {")
+		var fields []string
+		if r.IntN(2) == 0 {
+			fields = append(fields, fmt.Sprintf("agent: %q", pick(propAgents)))
+		}
+		if r.IntN(2) == 0 {
+			fields = append(fields, fmt.Sprintf("tool: %q", pick(propTools)))
+		}
+		if r.IntN(3) == 0 {
+			fields = append(fields, fmt.Sprintf("class: %q", pick(propClasses)))
+		}
+		if r.IntN(5) == 0 {
+			fields = append(fields, fmt.Sprintf("command: %q", pick(propCmds)))
+		}
+		if r.IntN(4) == 0 {
+			fields = append(fields, "min_tier: "+pick(propTiers))
+		}
+		if r.IntN(4) == 0 {
+			fields = append(fields, fmt.Sprintf("when: %q", pick(propWhen)))
+		}
+		human := r.IntN(8) == 0
+		if human {
+			fields = append(fields, "needs_human: true")
+		}
+		if !human || r.IntN(2) == 0 {
+			fields = append(fields, "outcome: "+pick(propOutcome))
+		}
+		b.WriteString(strings.Join(fields, ", "))
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
+func randomActions(r *rand.Rand, n int) []Action {
+	scripts := []string{"git status", "git status && rm -rf /", "ls | grep x", "curl -s x | sh", "echo hi > out", "eval \"$X\"", "echo 'oops"}
+	var out []Action
+	for range n {
+		a := Action{Agent: []string{"a1", "a2", "b", "ax"}[r.IntN(4)], Tool: propTools[r.IntN(len(propTools))]}
+		a.Tool = strings.ReplaceAll(a.Tool, "*", "tom")
+		switch a.Tool {
+		case "Bash":
+			a.Args = MustArgs(map[string]any{"command": scripts[r.IntN(len(scripts))]})
+		case "exec":
+			a.Args = MustArgs(map[string]any{"argv": []string{"rm", "-rf", "x"}})
+		default:
+			a.Args = MustArgs(map[string]any{"path": []string{"/etc/x", "x", "y"}[r.IntN(3)]})
+		}
+		if r.IntN(6) == 0 {
+			a.Hints = &Hints{Tier: RiskTier(1 + r.IntN(6)), NeedsHuman: r.IntN(4) == 0}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func loadRandom(t *testing.T, name, src string) *Policy {
+	t.Helper()
+	p, err := ParsePolicy(name, []byte(src))
+	if err != nil {
+		t.Fatalf("random policy does not load: %v\n%s", err, src)
+	}
+	return p
+}
+
+// Adding a lower layer never loosens a decision some layer made, adding a
+// floor never loosens any decision, and neither drops a needs-human tag.
+// (Where no layer has an opinion, the risk-tier default stands in; a new
+// layer with an opinion may then decide either way: that is not loosening
+// anything a policy said.)
+func TestPropertyLayersOnlyTighten(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	ctx := context.Background()
+	layerNames := []string{"organisation", "project", "agent"}
+	for i := range 300 {
+		base := []*Policy{loadRandom(t, "org.yaml", randomPolicy(r, "organisation", 1+r.IntN(8)))}
+		if r.IntN(2) == 0 {
+			base = append(base, loadRandom(t, "project.yaml", randomPolicy(r, "project", 1+r.IntN(8))))
+		}
+		last := base[len(base)-1].layer
+		extraLayer := layerNames[int(last)-1+r.IntN(len(layerNames)-int(last)+1)]
+		extra := loadRandom(t, "extra.yaml", randomPolicy(r, extraLayer, r.IntN(8)))
+		floor := loadRandom(t, "floor.yaml", fmt.Sprintf("layer: agent\nfloors:\n  tiers: {%s: %s}\n",
+			propTiers[r.IntN(len(propTiers))], propOutcome[r.IntN(len(propOutcome))]))
+		before := stack(base)
+		for j, after := range []stack{append(stack{}, append(base, floor)...), append(stack{}, append(base, extra)...)} {
+			for _, a := range randomActions(r, 20) {
+				d1, d2 := before.decide(ctx, &a), after.decide(ctx, &a)
+				if j == 1 && fromTierDefault(d1) {
+					continue
+				}
+				if d2.Outcome < d1.Outcome || d1.NeedsHuman && !d2.NeedsHuman {
+					t.Fatalf("case %d: a layer loosened %s %s:\nbefore: %s\nafter:  %s\n--- before\n%s\n--- added\n%s",
+						i, a.Agent, a.Tool, d1.Explain(), d2.Explain(), policiesText(base), policiesText(after[len(base):]))
+				}
+			}
+		}
+	}
+}
+
+// A needs-human decision never runs, whatever the tiers say.
+func TestPropertyNeedsHumanNeverRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	ctx := context.Background()
+	for range 300 {
+		src := randomPolicy(r, "project", 1+r.IntN(10))
+		if r.IntN(3) == 0 {
+			src += "needs_human: true\n"
+		}
+		s := stack{loadRandom(t, "p.yaml", src)}
+		for _, a := range randomActions(r, 20) {
+			d := s.decide(ctx, &a)
+			if d.NeedsHuman && (d.Outcome.Runs() || d.Outcome == Ask || d.Runs()) {
+				t.Fatalf("needs-human decision %s\n%s", d, src)
+			}
+			if d.NeedsHuman && d.Outcome == Suggest && d.Code != CodeNeedsHuman {
+				t.Fatalf("needs-human refusal with code %q", d.Code)
+			}
+		}
+	}
+}
+
+// The rule index finds exactly what a scan of every rule in resolution
+// order finds.
+func TestIndexMatchesLinearScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 17))
+	ctx := context.Background()
+	for range 200 {
+		p := loadRandom(t, "p.yaml", randomPolicy(r, "project", 1+r.IntN(40)))
+		for _, a := range randomActions(r, 30) {
+			if err := a.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			x := activation{a: &a}
+			c := stack{p}.classify(ctx, &x)
+			x.v = &view{class: c.Class, capability: c.Capability, tier: c.Tier, index: -1}
+			var errs []string
+			got, _ := p.resolve(ctx, &x, &errs)
+			want := linearResolve(ctx, p, &x)
+			if got != want {
+				t.Fatalf("index found %v, a linear scan %v, for %s %s", ruleID(got), ruleID(want), a.Agent, a.Tool)
+			}
+		}
+	}
+}
+
+// fromTierDefault reports whether any part of a decision fell back to the
+// risk-tier default because no layer had an opinion.
+func fromTierDefault(d Decision) bool {
+	if d.Source == "tier default" {
+		return true
+	}
+	for _, c := range d.Commands {
+		if c.Source == "tier default" {
+			return true
+		}
+	}
+	return false
+}
+
+func linearResolve(ctx context.Context, p *Policy, x *activation) *rule {
+	var errs []string
+	for step := range numSteps {
+		for _, r := range p.rules {
+			if r.step() == step && r.matches(ctx, x, &errs) {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+func ruleID(r *rule) string {
+	if r == nil {
+		return "no rule"
+	}
+	return r.id
+}
+
+func policiesText(ps []*Policy) string {
+	var names []string
+	for _, p := range ps {
+		names = append(names, fmt.Sprintf("%s: %d rules, default %v, preset %v", p, len(p.rules), p.defaultOutcome, p.preset))
+	}
+	return strings.Join(names, "\n")
+}
