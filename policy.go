@@ -127,7 +127,7 @@ func (p *Policy) String() string { return fmt.Sprintf("%s policy %s", p.layer, p
 // in which `*` matches any run of characters, separators included.
 type pattern struct {
 	text string
-	glob glob.Glob // nil for an exact pattern
+	glob *glob.Pattern // nil for an exact pattern
 	pos  Pos
 	// bare is set on command patterns ending in " *": the same pattern
 	// without that suffix, so that "git status *" matches "git status".
@@ -247,23 +247,15 @@ func (r *rule) explicit() bool {
 	return constrains(r.tools) || constrains(r.classes) || constrains(r.commands)
 }
 
-// namesExactly reports whether the rule names this tool, or this command,
-// with an exact (non-glob) pattern. Only such a rule may auto-allow an
-// unknown tool.
+// namesExactly reports whether the rule names the unknown thing exactly,
+// with a pattern that is not a glob: the tool, or, for a command of a shell
+// script, the command itself (trusting the shell tool is not naming an
+// unknown command it runs). Only such a rule may auto-allow it.
 func (r *rule) namesExactly(tool string, cmd *Command) bool {
-	for _, p := range r.tools {
-		if p.exact() && p.text == tool {
-			return true
-		}
-	}
 	if cmd != nil {
-		for _, p := range r.commands {
-			if p.exact() && p.text == cmd.Text {
-				return true
-			}
-		}
+		return slices.ContainsFunc(r.commands, func(p pattern) bool { return p.exact() && p.text == cmd.Text })
 	}
-	return false
+	return slices.ContainsFunc(r.tools, func(p pattern) bool { return p.exact() && p.text == tool })
 }
 
 // key2 indexes rules by up to two exact names without building strings.
