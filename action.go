@@ -124,6 +124,13 @@ func validateName(field, s string) error {
 	if len(s) > maxNameBytes {
 		return Errorf(EINVALID, "%s is longer than %d bytes", field, maxNameBytes)
 	}
+	printable := true // the common case: printable ASCII, checked byte by byte
+	for i := 0; i < len(s) && printable; i++ {
+		printable = s[i] >= 0x20 && s[i] < 0x7f
+	}
+	if printable {
+		return nil
+	}
 	if !utf8.ValidString(s) {
 		return Errorf(EINVALID, "%s is not valid UTF-8", field)
 	}

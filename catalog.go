@@ -3,6 +3,7 @@ package airlock
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -235,7 +236,7 @@ func classifyBuiltin(x *activation) Classification {
 func unknownTool(name string) Classification {
 	return Classification{
 		Class: ClassUnknown, Capability: CapUnknown, Tier: TierPrivileged, Source: "unknown tool",
-		Reason:  fmt.Sprintf("no classifier knows tool %q", name),
+		Reason:  "no classifier knows tool " + strconv.Quote(name),
 		Generic: true,
 	}
 }

@@ -357,6 +357,9 @@ func (s stack) resolveView(ctx context.Context, x *activation, ag *agentInfo, er
 // adjust applies to one layer's opinion the agent's preset and the
 // unknown-tool safeguard: both only raise.
 func adjust(op *verdict, x *activation, ag *agentInfo) {
+	if op.outcome >= Ask {
+		return // both raise to ask at most
+	}
 	v := x.v
 	raise := func(kind, reason string) {
 		if op.outcome < Ask {
@@ -364,7 +367,7 @@ func adjust(op *verdict, x *activation, ag *agentInfo) {
 			op.outcome = Ask
 		}
 	}
-	if v.tier >= TierWrite && op.outcome < Ask {
+	if v.tier >= TierWrite {
 		switch ag.preset {
 		case PresetConservative:
 			raise("preset", fmt.Sprintf("preset conservative (%s): every %s action asks, even though %s said %s",
@@ -376,7 +379,7 @@ func adjust(op *verdict, x *activation, ag *agentInfo) {
 			}
 		}
 	}
-	if v.class == ClassUnknown && (op.rule == nil || !op.rule.namesExactly(x.a.Tool, v.cmd)) {
+	if v.class == ClassUnknown && op.outcome < Ask && (op.rule == nil || !op.rule.namesExactly(x.a.Tool, v.cmd)) {
 		what := "tool " + x.a.Tool
 		if v.cmd != nil {
 			what = "command " + v.cmd.Text
