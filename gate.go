@@ -193,58 +193,19 @@ func invalid(a *Action, err error) Decision {
 	}
 }
 
-// decideValid decides an action already validated.
+// decideValid decides an action already validated: classify it, decide
+// each of its views, keep the strictest, then apply what no tier can
+// override (an unanalysable script, needs-human).
 func (s stack) decideValid(ctx context.Context, a *Action) Decision {
 	d := Decision{Action: *a}
 	x := activation{a: a}
 	d.Classification = s.classify(ctx, &x)
-	c := &d.Classification
-
-	var views [1]view
-	vs := views[:0]
-	for i := range c.Commands {
-		if cmd := &c.Commands[i]; !cmd.Inert {
-			vs = append(vs, view{class: cmd.Class, capability: cmd.Capability, tier: cmd.Tier, cmd: cmd, index: i})
-		}
-	}
-	if len(vs) == 0 {
-		vs = append(vs, view{class: c.Class, capability: c.Capability, tier: c.Tier, index: -1})
-	}
-	if a.Hints != nil && a.Hints.Tier > 0 {
-		for i := range vs {
-			vs[i].tier = maxTier(vs[i].tier, a.Hints.Tier)
-		}
-		if a.Hints.Tier > c.Tier {
-			c.Tier = a.Hints.Tier
-			c.Reason = joinReason(c.Reason, "tier raised by the agent's hint")
-		}
-	}
-
+	vs := viewsOf(&d.Classification, a.Hints)
 	ag := s.agent(a.Agent)
 	d.Preset = ag.preset
+
 	var errs []string
-	best := -1
-	var win verdict
-	if len(c.Commands) > 0 {
-		d.Commands = make([]CommandDecision, len(c.Commands))
-		for i, cmd := range c.Commands {
-			d.Commands[i] = CommandDecision{Command: cmd, Source: "inert"}
-		}
-	}
-	for i := range vs {
-		x.v = &vs[i]
-		v := s.resolveView(ctx, &x, &ag, &errs)
-		if vs[i].cmd != nil {
-			d.Commands[vs[i].index].Outcome = v.outcome
-			d.Commands[vs[i].index].Source = v.source
-			if v.rule != nil {
-				d.Commands[vs[i].index].Rule = v.rule.ref
-			}
-		}
-		if best < 0 || v.outcome > win.outcome {
-			best, win = i, v
-		}
-	}
+	win, best := s.decideViews(ctx, &x, vs, &ag, &d, &errs)
 	d.Outcome, d.Source, d.Overrides = win.outcome, win.source, win.overrides
 	if win.rule != nil {
 		d.Rule = win.rule.ref
@@ -252,10 +213,9 @@ func (s stack) decideValid(ctx context.Context, a *Action) Decision {
 	if vs[best].cmd != nil {
 		d.Command = vs[best].index + 1
 	}
-
-	if c.Opaque != "" {
+	if op := d.Classification.Opaque; op != "" {
 		d.Overrides = append(d.Overrides, Override{From: d.Outcome, To: Deny, Kind: "unanalysable",
-			Reason: fmt.Sprintf("the shell command could not be analysed (%s), so the strictest outcome applies", c.Opaque)})
+			Reason: fmt.Sprintf("the shell command could not be analysed (%s), so the strictest outcome applies", op)})
 		d.Outcome, d.Source = Deny, "unanalysable shell"
 	}
 
@@ -281,6 +241,60 @@ func (s stack) decideValid(ctx context.Context, a *Action) Decision {
 		d.ConditionErrors = slices.Compact(errs)
 	}
 	return d
+}
+
+// viewsOf returns what to decide about: each command of a shell script
+// that has an effect, or else the action itself. Hints raise every view's
+// tier.
+func viewsOf(c *Classification, h *Hints) []view {
+	var vs []view
+	for i := range c.Commands {
+		if cmd := &c.Commands[i]; !cmd.Inert {
+			vs = append(vs, view{class: cmd.Class, capability: cmd.Capability, tier: cmd.Tier, cmd: cmd, index: i})
+		}
+	}
+	if len(vs) == 0 {
+		vs = []view{{class: c.Class, capability: c.Capability, tier: c.Tier, index: -1}}
+	}
+	if h != nil && h.Tier > 0 {
+		for i := range vs {
+			vs[i].tier = maxTier(vs[i].tier, h.Tier)
+		}
+		if h.Tier > c.Tier {
+			c.Tier = h.Tier
+			c.Reason = joinReason(c.Reason, "tier raised by the agent's hint")
+		}
+	}
+	return vs
+}
+
+// decideViews resolves every view, records each shell command's verdict in
+// d.Commands, and returns the strictest verdict and its view's index (the
+// first on ties).
+func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *agentInfo, d *Decision, errs *[]string) (verdict, int) {
+	if cmds := d.Classification.Commands; len(cmds) > 0 {
+		d.Commands = make([]CommandDecision, len(cmds))
+		for i, cmd := range cmds {
+			d.Commands[i] = CommandDecision{Command: cmd, Source: "inert"}
+		}
+	}
+	var win verdict
+	best := -1
+	for i := range vs {
+		x.v = &vs[i]
+		v := s.resolveView(ctx, x, ag, errs)
+		if vs[i].cmd != nil {
+			cd := &d.Commands[vs[i].index]
+			cd.Outcome, cd.Source = v.outcome, v.source
+			if v.rule != nil {
+				cd.Rule = v.rule.ref
+			}
+		}
+		if best < 0 || v.outcome > win.outcome {
+			best, win = i, v
+		}
+	}
+	return win, best
 }
 
 // resolveView resolves one view. Every layer gives its opinion (its first
