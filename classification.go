@@ -33,6 +33,7 @@ const (
 	ClassGitRead         Class = "git.read"
 	ClassGitWrite        Class = "git.write"
 	ClassPackageInstall  Class = "package.install"
+	ClassPackagePublish  Class = "package.publish" // an irreversible public release
 	ClassSystemAdmin     Class = "system.admin"
 	ClassInfraRead       Class = "infra.read"
 	ClassInfraChange     Class = "infra.change"

@@ -50,7 +50,7 @@ var builtinClasses = []Class{
 	ClassFSRead, ClassFSWrite, ClassFSMkdir, ClassFSCopy, ClassFSMove, ClassFSDelete, ClassFSPermissions,
 	ClassProcessExec, ClassProcessKill, ClassNetHTTP, ClassNetConnect, ClassNetSSEWrite, ClassHostCall,
 	ClassStoreWrite, ClassMetadataWrite, ClassCheckpointWrite, ClassAgentStateWrite, ClassMCPCall,
-	ClassMCPRelease, ClassGitRead, ClassGitWrite, ClassPackageInstall, ClassSystemAdmin, ClassInfraRead,
+	ClassMCPRelease, ClassGitRead, ClassGitWrite, ClassPackageInstall, ClassPackagePublish, ClassSystemAdmin, ClassInfraRead,
 	ClassInfraChange, ClassCredentialsRead, ClassShellEnv, ClassShellBuiltin, ClassSpend, ClassUnknown,
 }
 
