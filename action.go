@@ -458,63 +458,68 @@ func ParseHash(s string) (Hash, error) {
 	return h, nil
 }
 
-// hashView is the part of an action an approval binds, with its members in
-// RFC 8785 order (sorted by name) so that marshalling it in declaration
-// order is already canonical. trace_id and call_id are left out on purpose:
-// a retry of the same action carries new ones and must match its grant.
+// hashBuffers holds the canonical JSON of actions being hashed.
+var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// appendCanonical appends the RFC 8785 canonical JSON of the part of an
+// action an approval binds: agent, args, cwd, hints, requested_by,
+// session_id, tool — already in canonical member order, so the object is
+// assembled directly, with strings quoted and the arguments canonicalized
+// by the JSON library. trace_id and call_id are left out on purpose: a
+// retry of the same action carries new ones and must match its grant.
 // Hints' reason is left out too: it changes nothing.
-type hashView struct {
-	Agent       string         `json:"agent"`
-	Args        jsontext.Value `json:"args"`
-	Cwd         string         `json:"cwd"`
-	Hints       *hashHints     `json:"hints"`
-	RequestedBy string         `json:"requested_by"`
-	SessionID   string         `json:"session_id"`
-	Tool        string         `json:"tool"`
-}
-
-type hashHints struct {
-	NeedsHuman bool   `json:"needs_human"`
-	Tier       string `json:"tier"`
-}
-
-// canonicalOptions make the encoder write raw JSON (the args) in RFC 8785
-// form: members sorted by UTF-16 code units, numbers as ES6 doubles, strings
-// minimally escaped, no whitespace.
-var canonicalOptions = jsonv2.JoinOptions(
-	jsontext.CanonicalizeRawInts(true),
-	jsontext.CanonicalizeRawFloats(true),
-	jsontext.ReorderRawObjects(true),
-)
-
-func (a Action) hashView() hashView {
-	v := hashView{
-		Agent:       a.Agent,
-		Args:        jsontext.Value(bytes.TrimSpace(a.Args)),
-		Cwd:         a.Cwd,
-		RequestedBy: a.RequestedBy,
-		SessionID:   a.SessionID,
-		Tool:        a.Tool,
-	}
-	if len(v.Args) == 0 || string(v.Args) == "null" {
-		v.Args = emptyArgs
-	}
-	if a.Hints != nil && (a.Hints.NeedsHuman || a.Hints.Tier != 0) {
-		v.Hints = &hashHints{NeedsHuman: a.Hints.NeedsHuman}
-		if a.Hints.Tier != 0 {
-			v.Hints.Tier = a.Hints.Tier.String()
+func (a Action) appendCanonical(b []byte) ([]byte, error) {
+	var err error
+	str := func(key, v string) {
+		b = append(b, key...)
+		if err == nil {
+			b, err = jsontext.AppendQuote(b, v)
 		}
 	}
-	return v
+	str(`{"agent":`, a.Agent)
+	b = append(b, `,"args":`...)
+	args := bytes.TrimSpace(a.Args)
+	if len(args) == 0 || string(args) == "null" {
+		b = append(b, emptyArgs...)
+	} else {
+		start := len(b)
+		b = append(b, args...)
+		v := jsontext.Value(b[start:])
+		if cerr := v.Canonicalize(); cerr != nil && err == nil {
+			err = cerr
+		}
+		b = append(b[:start], v...)
+	}
+	str(`,"cwd":`, a.Cwd)
+	b = append(b, `,"hints":`...)
+	if h := a.Hints; h != nil && (h.NeedsHuman || h.Tier != 0) {
+		b = append(b, `{"needs_human":`...)
+		b = strconv.AppendBool(b, h.NeedsHuman)
+		tier := ""
+		if h.Tier != 0 {
+			tier = h.Tier.String()
+		}
+		str(`,"tier":`, tier)
+		b = append(b, '}')
+	} else {
+		b = append(b, "null"...)
+	}
+	str(`,"requested_by":`, a.RequestedBy)
+	str(`,"session_id":`, a.SessionID)
+	str(`,"tool":`, a.Tool)
+	return append(b, '}'), err
 }
 
-// CanonicalJSON returns the RFC 8785 canonical JSON that Hash digests. The
-// action must be valid.
+// CanonicalJSON returns the RFC 8785 canonical JSON that Hash digests.
 func (a Action) CanonicalJSON() ([]byte, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	return jsonv2.Marshal(a.hashView(), canonicalOptions)
+	b, err := a.appendCanonical(nil)
+	if err != nil {
+		return nil, Errorf(EINVALID, "args: %v", err)
+	}
+	return b, nil
 }
 
 // Hash validates the action and returns its hash: SHA-256 over the RFC 8785
@@ -534,12 +539,16 @@ func (a Action) Hash() (Hash, error) {
 	if err := quickCheckArgs(a.Args); err != nil {
 		return h, cmp.Or(validateArgs(a.Args), err)
 	}
-	d := sha256.New()
-	if err := jsonv2.MarshalWrite(d, a.hashView(), canonicalOptions); err != nil {
+	buf := hashBuffers.Get().(*[]byte)
+	b, err := a.appendCanonical((*buf)[:0])
+	if cap(b) <= 64<<10 { // keep small buffers only: one huge action must not pin memory
+		*buf = b
+		defer hashBuffers.Put(buf)
+	}
+	if err != nil {
 		return h, cmp.Or(validateArgs(a.Args), error(Errorf(EINVALID, "args: %v", err)))
 	}
-	d.Sum(h[:0])
-	return h, nil
+	return sha256.Sum256(b), nil
 }
 
 // quickCheckArgs checks, in one pass over the bytes, what canonicalization

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -30,8 +29,8 @@ func TestCanonicalJSONRFC8785(t *testing.T) {
 			want: `{"\r":"Carriage Return","1":"One","` + "\u0080" + `":"Control","` + "\u00f6" + `":"Latin Small Letter O With Diaeresis","` + "\u20ac" + `":"Euro Sign","` + "\U0001F600" + `":"Emoji: Grinning Face","` + "\ufb33" + `":"Hebrew Letter Dalet With Dagesh"}`,
 		},
 	} {
-		got, err := jsonv2.Marshal(jsontext.Value(tc.in), canonicalOptions)
-		if err != nil {
+		got := jsontext.Value(tc.in)
+		if err := got.Canonicalize(); err != nil {
 			t.Fatal(err)
 		}
 		if string(got) != tc.want {
@@ -334,6 +333,18 @@ func FuzzCanonicalHash(f *testing.F) {
 		if h := sha256Hex(canon); h != h1.String() {
 			t.Fatalf("hash is not the SHA-256 of the canonical form")
 		}
+		// The directly assembled object is what the JSON library makes of
+		// the whole view.
+		args := json.RawMessage(bytes.TrimSpace(raw))
+		if len(args) == 0 || string(args) == "null" {
+			args = json.RawMessage("{}") // absent, null and {} hash alike
+		}
+		view, _ := json.Marshal(map[string]any{"agent": a.Agent, "args": args, "cwd": a.Cwd,
+			"hints": nil, "requested_by": a.RequestedBy, "session_id": a.SessionID, "tool": a.Tool})
+		lib := jsontext.Value(view)
+		if err := lib.Canonicalize(); err != nil || !bytes.Equal(lib, canon) {
+			t.Fatalf("canonical form differs from the library's:\n%s\n%s (%v)", canon, lib, err)
+		}
 		// The same args, indented and re-encoded, hash alike.
 		var indented bytes.Buffer
 		if err := json.Indent(&indented, raw, " ", "\t"); err == nil {
@@ -349,4 +360,19 @@ func FuzzCanonicalHash(f *testing.F) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// Top-level strings are escaped as RFC 8785 says: only quotes, backslashes
+// and control characters, the latter as \uXXXX in lowercase or their short
+// forms; nothing for HTML or JavaScript.
+func TestCanonicalStrings(t *testing.T) {
+	a := Action{Agent: "a", Tool: "t", Cwd: "/w/\x0f\"\\€<>\u2028\x7f\n"}
+	got, err := a.CanonicalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"agent":"a","args":{},"cwd":"/w/\u000f\"\\€<>` + "\u2028\x7f" + `\n","hints":null,"requested_by":"","session_id":"","tool":"t"}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 }
