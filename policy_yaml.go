@@ -224,13 +224,7 @@ func (d *policyDecoder) classifier(n ast.Node, where string) *classifier {
 			d.str(n, where+".capability", &s)
 			c.capability = Capability(s)
 		}},
-		{"tier", func(n ast.Node) {
-			if s, ok := d.scalar(n, where+".tier"); ok {
-				t, err := ParseRiskTier(s)
-				d.check(n, where+".tier", err)
-				c.tier, hasTier = t, err == nil
-			}
-		}},
+		{"tier", func(n ast.Node) { c.tier, hasTier = d.tier(n, where+".tier"), true }},
 		{"reason", func(n ast.Node) { d.str(n, where+".reason", &c.reason) }},
 	})
 	switch {
@@ -267,13 +261,7 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 		{"tool", func(n ast.Node) { r.tools = d.patterns(n, where+".tool", compilePattern) }},
 		{"class", func(n ast.Node) { r.classes = d.patterns(n, where+".class", compilePattern) }},
 		{"command", func(n ast.Node) { r.commands = d.patterns(n, where+".command", compileCommandPattern) }},
-		{"min_tier", func(n ast.Node) {
-			if s, ok := d.scalar(n, where+".min_tier"); ok {
-				t, err := ParseRiskTier(s)
-				d.check(n, where+".min_tier", err)
-				r.minTier = t
-			}
-		}},
+		{"min_tier", func(n ast.Node) { r.minTier = d.tier(n, where+".min_tier") }},
 		{"when", func(n ast.Node) { r.when = d.condition(n, where+".when") }},
 		{"outcome", func(n ast.Node) { r.outcome = d.ruleOutcome(n, where+".outcome") }},
 		{"reviewers", func(n ast.Node) { r.reviewers = d.strings(n, where+".reviewers") }},
@@ -345,13 +333,7 @@ func (d *policyDecoder) action(n ast.Node, where string) Action {
 		{"hints", func(n ast.Node) {
 			h := &Hints{}
 			d.fields(n, where+".hints", []field{
-				{"tier", func(n ast.Node) {
-					if s, ok := d.scalar(n, where+".hints.tier"); ok {
-						t, err := ParseRiskTier(s)
-						d.check(n, where+".hints.tier", err)
-						h.Tier = t
-					}
-				}},
+				{"tier", func(n ast.Node) { h.Tier = d.tier(n, where+".hints.tier") }},
 				{"needs_human", func(n ast.Node) { d.boolean(n, where+".hints.needs_human", &h.NeedsHuman) }},
 				{"reason", func(n ast.Node) { d.str(n, where+".hints.reason", &h.Reason) }},
 			})
@@ -379,13 +361,7 @@ func (d *policyDecoder) expect(n ast.Node, where string) Expectation {
 			d.str(n, where+".class", &s)
 			e.Class = Class(s)
 		}},
-		{"tier", func(n ast.Node) {
-			if s, ok := d.scalar(n, where+".tier"); ok {
-				t, err := ParseRiskTier(s)
-				d.check(n, where+".tier", err)
-				e.Tier = t
-			}
-		}},
+		{"tier", func(n ast.Node) { e.Tier = d.tier(n, where+".tier") }},
 		{"needs_human", func(n ast.Node) { e.NeedsHuman = new(bool); d.boolean(n, where+".needs_human", e.NeedsHuman) }},
 		{"code", func(n ast.Node) { e.Code = new(string); d.str(n, where+".code", e.Code) }},
 		{"overridden", func(n ast.Node) { e.Overridden = new(bool); d.boolean(n, where+".overridden", e.Overridden) }},
@@ -412,6 +388,16 @@ func (d *policyDecoder) ruleOutcome(n ast.Node, where string) Outcome {
 		d.levels = true
 	}
 	return d.outcome(n, where)
+}
+
+func (d *policyDecoder) tier(n ast.Node, where string) RiskTier {
+	s, ok := d.scalar(n, where)
+	if !ok {
+		return 0
+	}
+	t, err := ParseRiskTier(s)
+	d.check(n, where, err)
+	return t
 }
 
 func (d *policyDecoder) preset(n ast.Node, where string) Preset {
