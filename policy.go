@@ -111,6 +111,9 @@ type rule struct {
 // Name returns the policy's name: its `name:` field, else its file name.
 func (p *Policy) Name() string { return p.name }
 
+// Description returns the policy's `description:`.
+func (p *Policy) Description() string { return p.description }
+
 // File returns the file the policy was loaded from, if any.
 func (p *Policy) File() string { return p.file }
 
