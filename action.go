@@ -360,10 +360,10 @@ func decodeNumber(lit string, where jsontext.Pointer) (any, error) {
 // checkNumber refuses a number literal whose canonical form would denote a
 // different value. RFC 8785 hashes numbers as IEEE 754 doubles, so two
 // literals that round to the same double (9007199254740993 and
-// 9007199254740992) would share an action hash while a program reading
-// them exactly would see two values: an approval must bind exactly what
-// runs. Literals of up to 15 significant digits always survive the round
-// trip, so only longer ones are examined.
+// 9007199254740992, or 1e-1000 and 0) would share an action hash while a
+// program reading them exactly would see two values: an approval must bind
+// exactly what runs. A literal of at most 15 characters without an exponent
+// always survives the round trip, so only the others are examined.
 func checkNumber(lit []byte, where string) error {
 	if where != "" {
 		where = " at " + where
@@ -372,7 +372,7 @@ func checkNumber(lit []byte, where string) error {
 	if err != nil {
 		return fmt.Errorf("number %s%s is out of range", lit, where)
 	}
-	if significantDigits(lit) <= 15 {
+	if !numberNeedsCheck(lit) {
 		return nil
 	}
 	shortest := strconv.FormatFloat(f, 'g', -1, 64)
@@ -385,23 +385,10 @@ func checkNumber(lit []byte, where string) error {
 	return nil
 }
 
-// significantDigits counts the digits of a number literal's mantissa,
-// leading zeros excluded.
-func significantDigits(lit []byte) int {
-	n, leading := 0, true
-	for i := 0; i < len(lit); i++ {
-		c := lit[i]
-		switch {
-		case c == 'e' || c == 'E':
-			return n
-		case c >= '1' && c <= '9':
-			leading = false
-			n++
-		case c == '0' && !leading:
-			n++
-		}
-	}
-	return n
+// numberNeedsCheck reports whether a number literal might not survive the
+// round trip through a double: it is long or has an exponent.
+func numberNeedsCheck(lit []byte) bool {
+	return len(lit) > 15 || bytes.ContainsAny(lit, "eE")
 }
 
 func pointerOrRoot(p jsontext.Pointer) string {
@@ -588,7 +575,7 @@ func quickCheckArgs(raw []byte) error {
 			for j < len(raw) && strings.IndexByte("0123456789.eE+-", raw[j]) >= 0 {
 				j++
 			}
-			if lit := raw[i:j]; significantDigits(lit) > 15 {
+			if lit := raw[i:j]; numberNeedsCheck(lit) {
 				if err := checkNumber(lit, ""); err != nil {
 					return Errorf(EINVALID, "args: %v", err)
 				}
