@@ -112,14 +112,6 @@ func (a Action) validateFields() error {
 	return nil
 }
 
-// args validates the action and decodes its arguments.
-func (a Action) args() (map[string]any, error) {
-	if err := a.Validate(); err != nil {
-		return nil, err
-	}
-	return decodeArgs(a.Args)
-}
-
 func validateName(field, s string) error {
 	if len(s) > maxNameBytes {
 		return Errorf(EINVALID, "%s is longer than %d bytes", field, maxNameBytes)

@@ -337,12 +337,12 @@ func (s stack) resolveView(ctx context.Context, x *activation, ag *agentInfo, er
 		case i == win || op.outcome == best.outcome:
 		case i < win:
 			best.overrides = append(best.overrides, Override{From: op.outcome, To: best.outcome, Kind: "layer",
-				Reason: fmt.Sprintf("%s gave %s; %s (%s layer) is stricter", describe2(op.rule, op.source, from[i]), op.outcome,
-					describe2(best.rule, best.source, from[win]), from[win].layer)})
+				Reason: fmt.Sprintf("%s gave %s; %s (%s layer) is stricter", opinionName(op.rule, op.source, from[i]), op.outcome,
+					opinionName(best.rule, best.source, from[win]), from[win].layer)})
 		default:
 			best.overrides = append(best.overrides, Override{From: op.outcome, To: best.outcome, Kind: "layer",
-				Reason: fmt.Sprintf("%s gave %s, but a lower layer can only tighten: %s holds", describe2(op.rule, op.source, from[i]),
-					op.outcome, describe2(best.rule, best.source, from[win]))})
+				Reason: fmt.Sprintf("%s gave %s, but a lower layer can only tighten: %s holds", opinionName(op.rule, op.source, from[i]),
+					op.outcome, opinionName(best.rule, best.source, from[win]))})
 		}
 	}
 	raise := func(to Outcome, reason string) {
@@ -385,11 +385,11 @@ func adjust(op *verdict, x *activation, ag *agentInfo) {
 		switch ag.preset {
 		case PresetConservative:
 			raise("preset", fmt.Sprintf("preset conservative (%s): every %s action asks, even though %s said %s",
-				ag.presetFrom(), v.tier, describe2(op.rule, op.source, nil), op.outcome))
+				ag.presetFrom(), v.tier, opinionName(op.rule, op.source, nil), op.outcome))
 		case PresetStandard:
 			if op.rule == nil || !op.rule.explicit() {
 				raise("preset", fmt.Sprintf("preset standard (%s): %s actions ask unless a rule names the tool, class or command, and %s does not",
-					ag.presetFrom(), v.tier, describe2(op.rule, op.source, nil)))
+					ag.presetFrom(), v.tier, opinionName(op.rule, op.source, nil)))
 			}
 		}
 	}
@@ -402,8 +402,8 @@ func adjust(op *verdict, x *activation, ag *agentInfo) {
 	}
 }
 
-// describe2 names the source of an opinion for an override's reason.
-func describe2(r *rule, source string, p *Policy) string {
+// opinionName names where an opinion came from, for an override's reason.
+func opinionName(r *rule, source string, p *Policy) string {
 	if r != nil {
 		return r.ref.String()
 	}

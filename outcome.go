@@ -119,13 +119,6 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 	return nil
 }
 
-func maxOutcome(a, b Outcome) Outcome {
-	if a > b {
-		return a
-	}
-	return b
-}
-
 // Preset is a name for how much an agent's rules are trusted for dangerous
 // (write tier and above) actions.
 type Preset uint8

@@ -1,6 +1,7 @@
 package airlock
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -100,13 +101,7 @@ func (d *policyDecoder) decode() *Policy {
 		}},
 		{"name", func(n ast.Node) { d.str(n, "name", &p.name) }},
 		{"description", func(n ast.Node) { d.str(n, "description", &p.description) }},
-		{"layer", func(n ast.Node) {
-			if s, ok := d.scalar(n, "layer"); ok {
-				l, err := ParseLayer(s)
-				d.check(n, "layer", err)
-				p.layer = l
-			}
-		}},
+		{"layer", func(n ast.Node) { p.layer = cmp.Or(parseScalar(d, n, "layer", ParseLayer), LayerProject) }},
 		{"default", func(n ast.Node) {
 			p.defaultOutcome = d.outcome(n, "default")
 			p.defaultSource = "policy default"
@@ -371,14 +366,20 @@ func (d *policyDecoder) expect(n ast.Node, where string) Expectation {
 
 // --- values ---------------------------------------------------------------
 
-func (d *policyDecoder) outcome(n ast.Node, where string) Outcome {
+// parseScalar decodes a scalar with parse, reporting its error at the node.
+func parseScalar[T any](d *policyDecoder, n ast.Node, where string, parse func(string) (T, error)) T {
+	var zero T
 	s, ok := d.scalar(n, where)
 	if !ok {
-		return 0
+		return zero
 	}
-	o, err := ParseOutcome(s)
+	v, err := parse(s)
 	d.check(n, where, err)
-	return o
+	return v
+}
+
+func (d *policyDecoder) outcome(n ast.Node, where string) Outcome {
+	return parseScalar(d, n, where, ParseOutcome)
 }
 
 // ruleOutcome decodes a rule's outcome; a rule written in levels (L1-L3)
@@ -391,23 +392,11 @@ func (d *policyDecoder) ruleOutcome(n ast.Node, where string) Outcome {
 }
 
 func (d *policyDecoder) tier(n ast.Node, where string) RiskTier {
-	s, ok := d.scalar(n, where)
-	if !ok {
-		return 0
-	}
-	t, err := ParseRiskTier(s)
-	d.check(n, where, err)
-	return t
+	return parseScalar(d, n, where, ParseRiskTier)
 }
 
 func (d *policyDecoder) preset(n ast.Node, where string) Preset {
-	s, ok := d.scalar(n, where)
-	if !ok {
-		return 0
-	}
-	p, err := ParsePreset(s)
-	d.check(n, where, err)
-	return p
+	return parseScalar(d, n, where, ParsePreset)
 }
 
 func (d *policyDecoder) duration(n ast.Node, where string) time.Duration {
