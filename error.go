@@ -29,6 +29,7 @@ const (
 	CodeNeedsHuman   = "AIRLOCK-NEEDS-HUMAN"   // tagged needs-human: refused, a request is queued
 	CodeRejected     = "AIRLOCK-REJECTED"      // a reviewer rejected the approval request
 	CodeTimeout      = "AIRLOCK-TIMEOUT"       // the approval request's deadline passed
+	CodeCancelled    = "AIRLOCK-CANCELLED"     // the approval request was withdrawn before anyone decided
 	CodeSuggested    = "AIRLOCK-SUGGESTED"     // skipped now; a proposal was queued for review
 	CodeShadow       = "AIRLOCK-SHADOW"        // skipped; recorded as what would have happened
 	CodeHashMismatch = "AIRLOCK-HASH-MISMATCH" // a resolution named a different action hash
@@ -43,6 +44,7 @@ var RefusalCodes = []struct{ Code, Meaning string }{
 	{CodeNeedsHuman, "the action is tagged needs-human: it never runs without a person; a request was queued"},
 	{CodeRejected, "a reviewer rejected the approval request"},
 	{CodeTimeout, "the approval request's deadline passed before anyone decided"},
+	{CodeCancelled, "the approval request was cancelled (by a person, or because the waiting caller went away) before anyone decided"},
 	{CodeSuggested, "the action was skipped and queued as a proposal for a person to approve"},
 	{CodeShadow, "the action was skipped and recorded as what would have happened"},
 	{CodeHashMismatch, "a resolution named a different action hash than the request's"},

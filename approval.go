@@ -1,0 +1,401 @@
+package airlock
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ApprovalStatus is where an approval request stands. Only pending changes,
+// and only once.
+type ApprovalStatus string
+
+const (
+	StatusPending   ApprovalStatus = "pending"
+	StatusApproved  ApprovalStatus = "approved"
+	StatusRejected  ApprovalStatus = "rejected"
+	StatusExpired   ApprovalStatus = "expired"
+	StatusCancelled ApprovalStatus = "cancelled"
+)
+
+// Valid reports whether s is one of the five statuses.
+func (s ApprovalStatus) Valid() bool {
+	switch s {
+	case StatusPending, StatusApproved, StatusRejected, StatusExpired, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// ParseApprovalStatus parses a status name.
+func ParseApprovalStatus(s string) (ApprovalStatus, error) {
+	if st := ApprovalStatus(s); st.Valid() {
+		return st, nil
+	}
+	return "", Errorf(EINVALID, "unknown approval status %q%s", s,
+		suggest(s, []string{"pending", "approved", "rejected", "expired", "cancelled"}))
+}
+
+// Surface is where a resolution came from.
+type Surface string
+
+const (
+	SurfaceWeb     Surface = "web"
+	SurfaceCLI     Surface = "cli"
+	SurfaceAPI     Surface = "api"
+	SurfaceSlack   Surface = "slack"
+	SurfaceWebhook Surface = "webhook"
+	// SurfaceSystem marks a change no person made: an expiry, a cancellation
+	// because the waiting caller left, an approval by a rule or a flag. It is
+	// never recorded as human consent.
+	SurfaceSystem Surface = "system"
+)
+
+// Valid reports whether s is a known surface.
+func (s Surface) Valid() bool {
+	switch s {
+	case SurfaceWeb, SurfaceCLI, SurfaceAPI, SurfaceSlack, SurfaceWebhook, SurfaceSystem:
+		return true
+	}
+	return false
+}
+
+// NeedsHumanSuffix marks the class of an approval request queued because of
+// a needs-human tag.
+const NeedsHumanSuffix = "#needs-human"
+
+// Approval is a request for a person to approve one exact action. Ask
+// requests block their caller; suggest and needs-human requests do not, and
+// once approved they are one-shot grants: the same action (same hash) may
+// run exactly once before GrantExpires.
+type Approval struct {
+	ID string `json:"id"` // UUIDv7: sorts by creation time
+	// Action is the exact action to approve; its hash is ActionHash.
+	Action
+	ActionHash Hash `json:"action_hash"`
+	// Class carries the "#needs-human" suffix when a needs-human tag applied.
+	Class      string     `json:"class"`
+	Tier       RiskTier   `json:"tier"`
+	Capability Capability `json:"capability"`
+	// Outcome is what the gate decided: ask (blocking) or suggest (a
+	// proposal; needs-human requests are proposals too).
+	Outcome    Outcome        `json:"outcome"`
+	NeedsHuman bool           `json:"needs_human,omitempty"`
+	Summary    string         `json:"summary"`
+	Detail     ApprovalDetail `json:"detail"`
+	// Reviewers may resolve the request, besides the agent's owner and admins.
+	Reviewers []string `json:"reviewers,omitempty"`
+	Owner     string   `json:"owner,omitempty"`
+
+	// Timeout is how long the request may wait; the store sets Created and
+	// Expires from its own clock.
+	Timeout time.Duration  `json:"timeout"`
+	Created time.Time      `json:"created"`
+	Expires time.Time      `json:"expires"`
+	Status  ApprovalStatus `json:"status"`
+
+	ResolvedBy string    `json:"resolved_by,omitempty"`
+	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+	Reason     string    `json:"reason,omitempty"`
+	Surface    Surface   `json:"surface,omitempty"`
+
+	// GrantTTL is how long an approved proposal may be used; GrantExpires is
+	// set when it is approved, GrantUsed when the grant ran.
+	GrantTTL     time.Duration `json:"grant_ttl,omitempty"`
+	GrantExpires time.Time     `json:"grant_expires,omitzero"`
+	GrantUsed    time.Time     `json:"grant_used,omitzero"`
+}
+
+// ApprovalDetail explains to a reviewer why the request exists.
+type ApprovalDetail struct {
+	// AutonomyClass is "needs-human" for needs-human requests, else the
+	// outcome the policy resolved.
+	AutonomyClass string `json:"autonomy_class"`
+	RequiresHuman bool   `json:"requires_human,omitempty"`
+	// Code is the refusal code the agent got while the request waits.
+	Code string `json:"code,omitempty"`
+	// Rule is the deciding rule, "file:line:col", or the default that decided.
+	Rule string `json:"rule,omitempty"`
+	// Decision is the full explanation of the gate's decision.
+	Decision string `json:"decision,omitempty"`
+	// Reason is the agent's own reason (Hints.Reason), shown as a claim.
+	Reason string `json:"reason,omitempty"`
+}
+
+// IsGrant reports whether the request, once approved, is a one-shot grant
+// rather than the release of a blocked caller.
+func (ap *Approval) IsGrant() bool { return ap.Outcome == Suggest }
+
+// Validate reports whether a new request is complete enough to queue.
+func (ap *Approval) Validate() error {
+	switch {
+	case ap.ID == "":
+		return Errorf(EINVALID, "approval request has no ID")
+	case ap.ActionHash.IsZero():
+		return Errorf(EINVALID, "approval request %s has no action hash", ap.ID)
+	case ap.Outcome != Ask && ap.Outcome != Suggest:
+		return Errorf(EINVALID, "approval request %s: outcome must be ask or suggest, not %s", ap.ID, ap.Outcome)
+	case ap.Timeout <= 0:
+		return Errorf(EINVALID, "approval request %s has no timeout", ap.ID)
+	}
+	return ap.Action.validateFields()
+}
+
+// Reviewer is an authenticated person (or an admin token) resolving
+// requests. Identity comes from authentication, never from a request body.
+type Reviewer struct {
+	Name  string `json:"name"`
+	Admin bool   `json:"admin,omitempty"`
+}
+
+// Authorize reports whether r may resolve the request: a reviewer named by
+// the rule, the agent's owner or an admin — but never the requesting agent,
+// and never the person the action was requested for.
+func (ap *Approval) Authorize(r Reviewer) error {
+	switch {
+	case r.Name == "":
+		return Errorf(EUNAUTHORIZED, "an anonymous reviewer cannot resolve approval %s", ap.ID)
+	case r.Name == ap.Agent:
+		return Errorf(EUNAUTHORIZED, "agent %s cannot resolve its own approval request %s", r.Name, ap.ID)
+	case ap.RequestedBy != "" && r.Name == ap.RequestedBy:
+		return Errorf(EUNAUTHORIZED, "%s requested this action and cannot approve it themselves (approval %s)", r.Name, ap.ID)
+	case r.Admin, r.Name == ap.Owner && ap.Owner != "", slices.Contains(ap.Reviewers, r.Name):
+		return nil
+	}
+	who := append([]string(nil), ap.Reviewers...)
+	if ap.Owner != "" {
+		who = append(who, ap.Owner+" (owner)")
+	}
+	if len(who) == 0 {
+		return Errorf(EUNAUTHORIZED, "%s may not resolve approval %s: only an admin may", r.Name, ap.ID)
+	}
+	return Errorf(EUNAUTHORIZED, "%s may not resolve approval %s: reviewers are %s, or an admin",
+		r.Name, ap.ID, strings.Join(who, ", "))
+}
+
+// Resolution is a person's answer to an approval request.
+type Resolution struct {
+	ApprovalID string         `json:"approval_id"`
+	Status     ApprovalStatus `json:"status"` // approved or rejected
+	// ActionHash must echo the request's hash: a resolution binds exactly the
+	// action the reviewer saw.
+	ActionHash Hash     `json:"action_hash"`
+	Reviewer   Reviewer `json:"reviewer"`
+	Reason     string   `json:"reason,omitempty"`
+	Surface    Surface  `json:"surface"`
+}
+
+// maxReason bounds a reason so that one field cannot bloat the log.
+const maxReason = 4096
+
+// Validate checks the resolution's own fields.
+func (r *Resolution) Validate() error {
+	switch {
+	case r.ApprovalID == "":
+		return Errorf(EINVALID, "resolution names no approval")
+	case r.Status != StatusApproved && r.Status != StatusRejected:
+		return Errorf(EINVALID, "resolution status must be approved or rejected, not %q", r.Status)
+	case r.ActionHash.IsZero():
+		return Errorf(EINVALID, "resolution of %s must echo the action hash it approves", r.ApprovalID)
+	case !r.Surface.Valid():
+		return Errorf(EINVALID, "unknown surface %q", r.Surface)
+	case len(r.Reason) > maxReason || !utf8.ValidString(r.Reason):
+		return Errorf(EINVALID, "reason must be valid UTF-8 of at most %d bytes", maxReason)
+	}
+	return nil
+}
+
+// Check verifies a resolution against the stored request at the moment it
+// would apply; stores call it inside their write transaction. It returns
+// ECONFLICT when the request is no longer pending (naming who resolved it),
+// CodeHashMismatch when the echoed hash differs, and EUNAUTHORIZED when
+// the reviewer may not resolve it.
+func (r *Resolution) Check(ap *Approval, now time.Time) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if err := ap.Authorize(r.Reviewer); err != nil {
+		return err
+	}
+	if r.ActionHash != ap.ActionHash {
+		return Errorf(CodeHashMismatch, "approval %s is for action sha256:%s, not sha256:%s: reload it and review what it now holds",
+			ap.ID, ap.ActionHash, r.ActionHash)
+	}
+	if ap.Status != StatusPending {
+		return ap.settled()
+	}
+	if !now.Before(ap.Expires) {
+		return Errorf(ECONFLICT, "approval %s expired at %s", ap.ID, ap.Expires.Format(time.RFC3339))
+	}
+	return nil
+}
+
+// settled is the conflict returned when a request was already resolved.
+func (ap *Approval) settled() error {
+	if ap.ResolvedBy != "" {
+		return Errorf(ECONFLICT, "approval %s was already %s by %s at %s", ap.ID, ap.Status, ap.ResolvedBy,
+			ap.ResolvedAt.Format(time.RFC3339))
+	}
+	return Errorf(ECONFLICT, "approval %s is already %s", ap.ID, ap.Status)
+}
+
+// Apply records a checked resolution (or expiry, or cancellation) on the
+// request, and sets the grant's deadline for an approved proposal.
+func (ap *Approval) apply(status ApprovalStatus, by string, reason string, s Surface, now time.Time) {
+	ap.Status, ap.ResolvedBy, ap.Reason, ap.Surface, ap.ResolvedAt = status, by, reason, s, now
+	if status == StatusApproved && ap.IsGrant() {
+		ap.GrantExpires = now.Add(ap.GrantTTL)
+	}
+}
+
+// Resolve applies a resolution checked with Check and returns what the
+// store must append in the same transaction.
+func (ap *Approval) Resolve(r *Resolution, now time.Time) Record {
+	ap.apply(r.Status, r.Reviewer.Name, r.Reason, r.Surface, now)
+	return ap.changed(EventApprovalResolved, r.Reviewer.Admin)
+}
+
+// Expire marks a pending request whose deadline passed as expired and
+// returns what the store must append.
+func (ap *Approval) Expire(now time.Time) Record {
+	ap.apply(StatusExpired, "", "deadline passed", SurfaceSystem, now)
+	return ap.changed(EventApprovalExpired, false)
+}
+
+// Cancel withdraws a pending request and returns what the store must
+// append. by is who cancelled it ("" when the system did, e.g. because the
+// blocked caller went away).
+func (ap *Approval) Cancel(by, reason string, s Surface, now time.Time) Record {
+	ap.apply(StatusCancelled, by, reason, s, now)
+	return ap.changed(EventApprovalCancelled, false)
+}
+
+// CheckCancel reports whether the request can be cancelled now.
+func (ap *Approval) CheckCancel() error {
+	if ap.Status != StatusPending {
+		return ap.settled()
+	}
+	return nil
+}
+
+// approvalChange is the payload of the events of a request's life.
+type approvalChange struct {
+	ID         string         `json:"id"`
+	Status     ApprovalStatus `json:"status"`
+	ActionHash Hash           `json:"action_hash"`
+	Class      string         `json:"class"`
+	Tool       string         `json:"tool"`
+	By         string         `json:"by,omitempty"`
+	Admin      bool           `json:"admin,omitempty"`
+	Reason     string         `json:"reason,omitempty"`
+	Surface    Surface        `json:"surface,omitempty"`
+	Waited     Duration       `json:"waited"`
+	GrantUntil time.Time      `json:"grant_until,omitzero"`
+}
+
+// changed builds the event and the notices of a settled request: the
+// agent's owner and the person who asked for the action (when different)
+// are told the result.
+func (ap *Approval) changed(kind string, admin bool) Record {
+	ev := newEvent(kind, &ap.Action, string(ap.Status), ap.ID, approvalChange{
+		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
+		By: ap.ResolvedBy, Admin: admin, Reason: ap.Reason, Surface: ap.Surface,
+		Waited: Duration(ap.ResolvedAt.Sub(ap.Created)), GrantUntil: ap.GrantExpires,
+	})
+	rec := Record{Events: []Event{ev}}
+	for _, to := range ap.recipients() {
+		rec.Notifications = append(rec.Notifications, Notification{
+			Recipient: to, Kind: kind, Agent: ap.Agent, ApprovalID: ap.ID,
+			Subject: "approval " + string(ap.Status) + ": " + ap.Summary,
+		})
+	}
+	return rec
+}
+
+// recipients are the people told about the request's result.
+func (ap *Approval) recipients() []string {
+	var to []string
+	for _, p := range []string{ap.Owner, ap.RequestedBy} {
+		if p != "" && p != ap.ResolvedBy && !slices.Contains(to, p) {
+			to = append(to, p)
+		}
+	}
+	return to
+}
+
+// Requested returns what a store appends when it queues a new request.
+func (ap *Approval) Requested() Record {
+	ev := newEvent(EventApprovalRequested, &ap.Action, string(ap.Outcome), ap.ID, ap)
+	return Record{Events: []Event{ev}}
+}
+
+// GrantUsed marks an approved proposal as used and returns the event the
+// store must append with it.
+func (ap *Approval) UseGrant(now time.Time) Record {
+	ap.GrantUsed = now
+	ev := newEvent(EventGrantUsed, &ap.Action, string(ap.Status), ap.ID, approvalChange{
+		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
+		By: ap.ResolvedBy, Surface: ap.Surface, Waited: Duration(now.Sub(ap.Created)), GrantUntil: ap.GrantExpires,
+	})
+	return Record{Events: []Event{ev}}
+}
+
+// GrantUsable reports whether an approved proposal may run now.
+func (ap *Approval) GrantUsable(now time.Time) bool {
+	return ap.IsGrant() && ap.Status == StatusApproved && ap.GrantUsed.IsZero() && now.Before(ap.GrantExpires)
+}
+
+// ApprovalFilter selects approval requests. Zero fields match everything.
+type ApprovalFilter struct {
+	Status []ApprovalStatus
+	Agent  string
+	// Class matches the request's class with or without the needs-human
+	// suffix.
+	Class   string
+	Tool    string
+	MinTier RiskTier
+	// CreatedBefore and CreatedAfter bound the request's age.
+	CreatedBefore time.Time
+	CreatedAfter  time.Time
+	ActionHash    Hash
+	// Oldest lists the oldest first; the default is newest first.
+	Oldest bool
+	// Cursor continues a listing where the previous page ended (NextCursor).
+	Cursor string
+	Limit  int
+}
+
+// ApprovalPage is one page of requests.
+type ApprovalPage struct {
+	Approvals []Approval `json:"approvals"`
+	// NextCursor continues the listing; "" on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes as "1m30s" in JSON.
+type Duration time.Duration
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return Errorf(EINVALID, "invalid duration %q", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// marshalJSON is json.Marshal for Airlock's own types, which always
+// marshal.
+func marshalJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("airlock: " + err.Error())
+	}
+	return b
+}

@@ -1,0 +1,532 @@
+package airlock
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// DefaultGrantTTL is how long an approved proposal may be used, unless the
+// Enforcer says otherwise.
+const DefaultGrantTTL = time.Hour
+
+// Enforcer carries out the gate's decisions and makes each one durable
+// before anything runs: if a decision cannot be recorded, the action does
+// not run. It is safe for concurrent use.
+type Enforcer struct {
+	Gate  *Gate
+	Store Store
+	// GrantTTL is how long an approved suggest or needs-human request may be
+	// used, once; 0 means DefaultGrantTTL.
+	GrantTTL time.Duration
+	// Logger receives failures to record; nil discards them.
+	Logger *slog.Logger
+}
+
+// Enforcement is what happened to one action. The zero value is a refusal:
+// callers run the action only when Allowed is set.
+type Enforcement struct {
+	// Allowed is set when the action may run now.
+	Allowed bool `json:"allowed"`
+	// Code is the stable refusal code when it may not.
+	Code string `json:"code,omitempty"`
+	// Message says what was attempted, under which rule, and what to do next.
+	Message string `json:"message"`
+	// Label is the enforcement label of the trust record (LabelAuto, ...).
+	Label    string   `json:"label"`
+	Decision Decision `json:"decision"`
+	// Approval is the request queued, joined, waited on or used as a grant.
+	Approval *Approval `json:"approval,omitempty"`
+	// Seq is the sequence number of the decision's audit event.
+	Seq int64 `json:"seq,omitempty"`
+	// Err is the cause of an AIRLOCK-UNAVAILABLE refusal.
+	Err error `json:"-"`
+}
+
+// Refusal is the error Run returns when the gate did not allow the action.
+type Refusal struct{ Enforcement Enforcement }
+
+func (r *Refusal) Error() string { return r.Enforcement.Code + ": " + r.Enforcement.Message }
+
+// ErrorCode lets airlock.ErrorCode read the refusal code.
+func (r *Refusal) Unwrap() error { return &Error{Code: r.Enforcement.Code, Message: r.Enforcement.Message} }
+
+// Enforce decides the action and carries the decision out:
+//   - auto runs; notify runs and queues a notice to the agent's owner;
+//   - ask queues an approval request (or joins the identical pending one)
+//     and blocks until it is approved, rejected or expires, or ctx ends
+//     (then the request is cancelled);
+//   - suggest and needs-human skip the action and queue a non-blocking
+//     request; once approved, the same action runs exactly once;
+//   - shadow skips and records what would have happened; deny refuses.
+//
+// Every outcome is recorded before Enforce returns; when the store fails,
+// the result is a refusal with CodeUnavailable, whatever the policy said.
+func (e *Enforcer) Enforce(ctx context.Context, a Action) Enforcement {
+	return e.carryOut(ctx, e.Gate.Decide(ctx, a))
+}
+
+// Run enforces the action and calls fn only if it is allowed, then records
+// that it ran (an action.executed event) or failed (also a trust record
+// with outcome failure). It returns a *Refusal when the action was not
+// allowed, fn's error when it failed, and an EUNAVAILABLE error when fn ran
+// but its result could not be recorded.
+func (e *Enforcer) Run(ctx context.Context, a Action, fn func(context.Context) error) (Enforcement, error) {
+	enf := e.Enforce(ctx, a)
+	if !enf.Allowed {
+		return enf, &Refusal{Enforcement: enf}
+	}
+	start := time.Now()
+	runErr := fn(ctx)
+	d := &enf.Decision
+	p := executedPayload{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: Duration(time.Since(start))}
+	rec := Record{}
+	if runErr != nil {
+		p.Status, p.Error = "failed", runErr.Error()
+		rec.Trust = append(rec.Trust, trustRecord(d, TrustFailure, LabelExecutionFailed, "", approvalID(enf.Approval)))
+	}
+	rec.Events = append(rec.Events, newEvent(EventActionExecuted, &d.Action, p.Status, approvalID(enf.Approval), p))
+	if _, err := e.Store.Append(context.WithoutCancel(ctx), rec); err != nil {
+		e.logger().Error("record executed action", "agent", d.Action.Agent, "tool", d.Action.Tool, "err", err)
+		return enf, errors.Join(runErr, Errorf(EUNAVAILABLE, "%s ran but its result could not be recorded: %v", d.Action.Tool, err))
+	}
+	return enf, runErr
+}
+
+type executedPayload struct {
+	DecisionSeq int64    `json:"decision_seq"`
+	ActionHash  Hash     `json:"action_hash"`
+	Status      string   `json:"status"`
+	Error       string   `json:"error,omitempty"`
+	Duration    Duration `json:"duration"`
+}
+
+// Sweep expires every pending request whose deadline passed, auditing
+// each, and returns how many it expired.
+func (e *Enforcer) Sweep(ctx context.Context) (int, error) {
+	n := 0
+	for {
+		got, err := e.Store.ExpireDue(ctx, MaxPageSize)
+		n += len(got)
+		if err != nil || len(got) < MaxPageSize {
+			return n, err
+		}
+	}
+}
+
+// carryOut enforces a decision.
+func (e *Enforcer) carryOut(ctx context.Context, d Decision) Enforcement {
+	switch {
+	case d.Code == CodeInvalid:
+		return e.refuse(ctx, &d, LabelInvalid, nil)
+	case d.Runs():
+		return e.run(ctx, &d)
+	case d.Outcome == Ask:
+		return e.ask(ctx, &d)
+	case d.Outcome == Suggest:
+		return e.propose(ctx, &d)
+	case d.Outcome == Shadow:
+		return e.refuse(ctx, &d, LabelShadow, []Event{proposalEvent(&d, "")})
+	default:
+		return e.refuse(ctx, &d, LabelDenied, nil)
+	}
+}
+
+// run records an auto or notify decision; the action may then run.
+func (e *Enforcer) run(ctx context.Context, d *Decision) Enforcement {
+	label := LabelAuto
+	rec := Record{Events: []Event{decisionEvent(d, LabelAuto, "")}}
+	if d.Outcome == Notify {
+		label = LabelNotify
+		rec.Events[0] = decisionEvent(d, label, "")
+		rec.Notifications = []Notification{{
+			Recipient: d.Owner, Kind: EventDecision, Agent: d.Action.Agent,
+			Subject: fmt.Sprintf("%s ran %s", d.Action.Agent, summarize(&d.Action)),
+		}}
+	}
+	rec.Trust = []TrustRecord{trustRecord(d, TrustSuccess, label, "", "")}
+	enf := Enforcement{Decision: *d, Label: label}
+	evs, err := e.Store.Append(ctx, rec)
+	if err != nil {
+		return e.unavailable(enf, err)
+	}
+	enf.Allowed, enf.Seq = true, evs[0].Seq
+	enf.Message = fmt.Sprintf("%s allowed (%s) by %s", actionName(d), d.Outcome, d.decidedBy())
+	return enf
+}
+
+// refuse records a refusal that queues nothing: deny, shadow, invalid.
+func (e *Enforcer) refuse(ctx context.Context, d *Decision, label string, extra []Event) Enforcement {
+	rec := Record{Events: append([]Event{decisionEvent(d, label, "")}, extra...)}
+	rec.Trust = []TrustRecord{trustRecord(d, TrustDenied, label, d.Code, "")}
+	enf := Enforcement{Decision: *d, Label: label, Code: d.Code}
+	if enf.Code == "" {
+		enf.Code = CodeDenied
+	}
+	evs, err := e.Store.Append(ctx, rec)
+	if err != nil {
+		return e.unavailable(enf, err)
+	}
+	enf.Seq = evs[0].Seq
+	switch label {
+	case LabelShadow:
+		enf.Message = fmt.Sprintf("%s was not run: shadow mode (%s) records it as what would have happened", actionName(d), d.decidedBy())
+	case LabelInvalid:
+		enf.Message = fmt.Sprintf("%s was refused: %s", actionName(d), d.Classification.Reason)
+	default:
+		enf.Message = fmt.Sprintf("%s is denied by %s", actionName(d), d.decidedBy())
+	}
+	return enf
+}
+
+// propose handles suggest and needs-human: use an approved grant for this
+// exact action, or queue a non-blocking request and refuse for now.
+func (e *Enforcer) propose(ctx context.Context, d *Decision) Enforcement {
+	grant := Record{
+		Events: []Event{decisionEvent(d, LabelGrantUsed, "")},
+		Trust:  []TrustRecord{trustRecord(d, TrustSuccess, LabelGrantUsed, "", "")},
+	}
+	ap, err := e.Store.UseGrant(ctx, d.Action.Agent, d.ActionHash, grant)
+	switch {
+	case err == nil:
+		enf := Enforcement{Decision: *d, Label: LabelGrantUsed, Allowed: true, Approval: &ap}
+		enf.Message = fmt.Sprintf("%s allowed once by approval %s (%s by %s)", actionName(d), ap.ID, ap.Status, ap.ResolvedBy)
+		return enf
+	case ErrorCode(err) != ENOTFOUND:
+		return e.unavailable(Enforcement{Decision: *d, Label: LabelGrantUsed, Code: d.Code}, err)
+	}
+
+	label := LabelSuggest
+	if d.NeedsHuman {
+		label = LabelNeedsHuman
+	}
+	rec := Record{
+		Events: []Event{decisionEvent(d, label, ""), proposalEvent(d, "")},
+		Trust:  []TrustRecord{trustRecord(d, TrustDenied, label, d.Code, "")},
+	}
+	enf := Enforcement{Decision: *d, Label: label, Code: d.Code}
+	if enf.Code == "" {
+		enf.Code = CodeSuggested
+	}
+	got, joined, err := e.Store.RequestApproval(ctx, e.newApproval(d), rec)
+	if err != nil {
+		return e.unavailable(enf, err)
+	}
+	enf.Approval = &got
+	verb := "queued"
+	if joined {
+		verb = "already pending as"
+	}
+	if d.NeedsHuman {
+		enf.Message = fmt.Sprintf("%s needs a person (%s): %s approval request %s; retry the same action once it is approved",
+			actionName(d), d.NeedsHumanBy, verb, got.ID)
+	} else {
+		enf.Message = fmt.Sprintf("%s was not run: %s suggests it, %s proposal %s; retry the same action once it is approved",
+			actionName(d), d.decidedBy(), verb, got.ID)
+	}
+	return enf
+}
+
+// ask queues (or joins) a blocking request and waits for its end.
+func (e *Enforcer) ask(ctx context.Context, d *Decision) Enforcement {
+	enf := Enforcement{Decision: *d, Label: LabelApprovalGranted}
+	rec := Record{Events: []Event{decisionEvent(d, "approval_requested", "")}}
+	ap, joined, err := e.Store.RequestApproval(ctx, e.newApproval(d), rec)
+	if err != nil {
+		return e.unavailable(enf, err)
+	}
+	enf.Approval = &ap
+	ap, waitErr := e.wait(ctx, ap, !joined)
+	enf.Approval = &ap
+
+	var out TrustOutcome
+	switch ap.Status {
+	case StatusApproved:
+		out, enf.Label = TrustSuccess, LabelApprovalGranted
+		enf.Message = fmt.Sprintf("%s approved by %s (approval %s)", actionName(d), ap.ResolvedBy, ap.ID)
+	case StatusRejected:
+		out, enf.Label, enf.Code = TrustDenied, LabelApprovalRejected, CodeRejected
+		enf.Message = fmt.Sprintf("%s was rejected by %s (approval %s)%s", actionName(d), ap.ResolvedBy, ap.ID, because(ap.Reason))
+	case StatusExpired:
+		out, enf.Label, enf.Code = TrustTimeout, LabelApprovalTimeout, CodeTimeout
+		enf.Message = fmt.Sprintf("%s was not approved before approval %s expired at %s; ask a reviewer and retry",
+			actionName(d), ap.ID, ap.Expires.UTC().Format(time.RFC3339))
+	case StatusCancelled:
+		out, enf.Label, enf.Code = TrustDenied, LabelApprovalCancelled, CodeCancelled
+		enf.Message = fmt.Sprintf("%s was not run: approval %s was cancelled%s", actionName(d), ap.ID, because(ap.Reason))
+	default: // still pending: the store failed while waiting
+		return e.unavailable(enf, waitErr)
+	}
+	// The outcome is recorded even when the caller has gone: fail closed
+	// means an approved action whose trust record cannot be written does
+	// not run.
+	_, err = e.Store.Append(context.WithoutCancel(ctx), Record{
+		Trust: []TrustRecord{trustRecord(d, out, enf.Label, enf.Code, ap.ID)},
+	})
+	if err != nil {
+		return e.unavailable(enf, err)
+	}
+	enf.Allowed = ap.Status == StatusApproved && ctx.Err() == nil
+	if ap.Status == StatusApproved && !enf.Allowed {
+		enf.Code, enf.Message = CodeCancelled, fmt.Sprintf("%s was approved after the caller stopped waiting (approval %s)", actionName(d), ap.ID)
+	}
+	return enf
+}
+
+// wait blocks until the request leaves pending: resolved, expired (the
+// enforcer expires it at its deadline), or cancelled because ctx ended —
+// cancelled only by the caller that created it, so joined callers leaving
+// do not withdraw someone else's request.
+func (e *Enforcer) wait(ctx context.Context, ap Approval, owns bool) (Approval, error) {
+	for {
+		deadline := ap.Expires
+		wctx, cancel := context.WithDeadline(ctx, deadline)
+		got, err := e.Store.WaitApproval(wctx, ap.ID)
+		cancel()
+		switch {
+		case err == nil && got.Status != StatusPending:
+			return got, nil
+		case ctx.Err() != nil:
+			return e.abandon(ctx, ap, owns)
+		case err != nil && !errors.Is(err, context.DeadlineExceeded):
+			return ap, err
+		}
+		got, err = e.Store.ExpireApproval(ctx, ap.ID)
+		if err != nil {
+			return ap, err
+		}
+		if got.Status != StatusPending {
+			return got, nil
+		}
+		// The store's clock is behind ours: wait for it, a little.
+		ap = got
+		if now, err := e.Store.Now(ctx); err == nil && !now.Before(ap.Expires) {
+			continue
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return e.abandon(ctx, ap, owns)
+		}
+	}
+}
+
+// abandon handles a caller that stopped waiting.
+func (e *Enforcer) abandon(ctx context.Context, ap Approval, owns bool) (Approval, error) {
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if owns {
+		got, err := e.Store.CancelApproval(bg, ap.ID, "", "the waiting caller went away: "+context.Cause(ctx).Error(), SurfaceSystem)
+		if err == nil {
+			return got, nil
+		}
+		if ErrorCode(err) != ECONFLICT {
+			return ap, err
+		}
+	}
+	got, err := e.Store.Approval(bg, ap.ID)
+	if err != nil {
+		return ap, err
+	}
+	if got.Status == StatusPending {
+		// Joined, and the request lives on for the others: this caller's
+		// attempt ends as cancelled.
+		got.Status, got.Reason = StatusCancelled, "the waiting caller went away"
+	}
+	return got, nil
+}
+
+// unavailable turns any enforcement into a refusal because the store
+// failed: fail closed.
+func (e *Enforcer) unavailable(enf Enforcement, err error) Enforcement {
+	e.logger().Error("record decision", "agent", enf.Decision.Action.Agent, "tool", enf.Decision.Action.Tool,
+		"outcome", enf.Decision.Outcome.String(), "err", err)
+	enf.Allowed, enf.Code, enf.Err = false, CodeUnavailable, err
+	enf.Message = fmt.Sprintf("%s was not run: Airlock could not record the decision (%s); retry when the store is back",
+		actionName(&enf.Decision), ErrorMessage(err))
+	return enf
+}
+
+func (e *Enforcer) logger() *slog.Logger {
+	if e.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return e.Logger
+}
+
+// newApproval builds the request for a decision that asks or proposes.
+func (e *Enforcer) newApproval(d *Decision) Approval {
+	id, err := uuid.NewV7()
+	if err != nil { // only when the system's randomness fails
+		id = uuid.New()
+	}
+	ttl := e.GrantTTL
+	if ttl <= 0 {
+		ttl = DefaultGrantTTL
+	}
+	class := string(d.Classification.Class)
+	autonomy := d.Outcome.String()
+	if d.NeedsHuman {
+		class += NeedsHumanSuffix
+		autonomy = "needs-human"
+	}
+	timeout := d.Timeout
+	if timeout <= 0 {
+		timeout = DefaultQueueTimeout
+	}
+	ap := Approval{
+		ID: id.String(), Action: d.Action, ActionHash: d.ActionHash,
+		Class: class, Tier: d.Classification.Tier, Capability: d.Classification.Capability,
+		Outcome: d.Outcome, NeedsHuman: d.NeedsHuman, Summary: summarize(&d.Action),
+		Reviewers: d.Reviewers, Owner: d.Owner, Timeout: timeout, Status: StatusPending,
+		Detail: ApprovalDetail{
+			AutonomyClass: autonomy, RequiresHuman: d.NeedsHuman, Code: d.Code,
+			Rule: d.decidedBy(), Decision: d.Explain(),
+		},
+	}
+	if ap.Outcome == Suggest {
+		ap.GrantTTL = ttl
+	}
+	if d.Action.Hints != nil {
+		ap.Detail.Reason = d.Action.Hints.Reason
+	}
+	return ap
+}
+
+// decisionPayload is what the audit log keeps of a decision.
+type decisionPayload struct {
+	Action         Action        `json:"action"`
+	ActionHash     Hash          `json:"action_hash"`
+	Outcome        Outcome       `json:"outcome"`
+	Label          string        `json:"label"`
+	Code           string        `json:"code,omitempty"`
+	NeedsHuman     string        `json:"needs_human,omitempty"`
+	Class          Class         `json:"class"`
+	Capability     Capability    `json:"capability"`
+	Tier           RiskTier      `json:"tier"`
+	DecidedBy      string        `json:"decided_by"`
+	Overrides      []Override    `json:"overrides,omitempty"`
+	ConditionError []string      `json:"condition_errors,omitempty"`
+	Commands       []commandNote `json:"commands,omitempty"`
+}
+
+type commandNote struct {
+	Text    string   `json:"text"`
+	Class   Class    `json:"class"`
+	Tier    RiskTier `json:"tier"`
+	Outcome Outcome  `json:"outcome"`
+}
+
+func decisionEvent(d *Decision, label, approvalID string) Event {
+	p := decisionPayload{
+		Action: d.Action, ActionHash: d.ActionHash, Outcome: d.Outcome, Label: label, Code: d.Code,
+		NeedsHuman: d.NeedsHumanBy, Class: d.Classification.Class, Capability: d.Classification.Capability,
+		Tier: d.Classification.Tier, DecidedBy: d.decidedBy(), Overrides: d.Overrides, ConditionError: d.ConditionErrors,
+	}
+	for _, c := range d.Commands {
+		p.Commands = append(p.Commands, commandNote{Text: c.Text, Class: c.Class, Tier: c.Tier, Outcome: c.Outcome})
+	}
+	return newEvent(EventDecision, &d.Action, d.Outcome.String(), approvalID, p)
+}
+
+// proposalEvent records a skipped action: what would have run.
+func proposalEvent(d *Decision, approvalID string) Event {
+	return newEvent(EventProposal, &d.Action, d.Outcome.String(), approvalID, struct {
+		Action     Action   `json:"action"`
+		ActionHash Hash     `json:"action_hash"`
+		Class      Class    `json:"class"`
+		Tier       RiskTier `json:"tier"`
+		Summary    string   `json:"summary"`
+	}{d.Action, d.ActionHash, d.Classification.Class, d.Classification.Tier, summarize(&d.Action)})
+}
+
+func trustRecord(d *Decision, out TrustOutcome, label, code, approvalID string) TrustRecord {
+	autonomy := d.Outcome.String()
+	if d.NeedsHuman {
+		autonomy = "needs-human"
+	}
+	return TrustRecord{
+		Agent: d.Action.Agent, Class: d.Classification.Class, Outcome: out, Tier: d.Classification.Tier,
+		TraceID: d.Action.TraceID, Label: label, Tool: d.Action.Tool, AutonomyClass: autonomy,
+		RequiresHuman: d.NeedsHuman, Code: code, Args: d.Action.Args, ApprovalID: approvalID,
+	}
+}
+
+func approvalID(ap *Approval) string {
+	if ap == nil {
+		return ""
+	}
+	return ap.ID
+}
+
+// actionName names the action in messages: "Bash `rm -rf /` (fs.delete, destructive)".
+func actionName(d *Decision) string {
+	return fmt.Sprintf("%s (%s, %s)", summarize(&d.Action), d.Classification.Class, d.Classification.Tier)
+}
+
+func because(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + reason
+}
+
+// summaryArgs are the arguments that say most about an action, in order.
+var summaryArgs = []string{"command", "cmd", "file_path", "path", "url", "notebook_path", "pattern", "query", "ref", "branch"}
+
+// maxSummary bounds a summary line; reviewers see the full arguments apart.
+const maxSummary = 160
+
+// summarize renders an action in one line: the tool and its most telling
+// argument.
+func summarize(a *Action) string {
+	var s string
+	vals := pickArgs(a.Args, summaryWant)
+	for _, k := range summaryArgs {
+		if v, ok := vals[k]; ok {
+			if str, ok := v.(string); ok {
+				s = str
+			} else {
+				s = string(marshalJSON(v))
+			}
+			break
+		}
+	}
+	if s == "" && len(a.Args) > 0 && string(a.Args) != "{}" {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, a.Args); err == nil {
+			s = compact.String()
+		}
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > maxSummary {
+		cut := maxSummary
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	if s == "" {
+		return a.Tool
+	}
+	return a.Tool + " `" + s + "`"
+}
+
+var summaryWant = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range summaryArgs {
+		m[k] = true
+	}
+	return m
+}()
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

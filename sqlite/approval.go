@@ -1,0 +1,406 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/google/uuid"
+)
+
+var _ airlock.ApprovalStore = (*DB)(nil)
+
+const approvalColumns = `id, action, action_hash, class, tier, capability, outcome, needs_human, summary, detail,
+	reviewers, owner, timeout, created, expires, status, resolved_by, resolved_at, reason, surface,
+	grant_ttl, grant_expires, grant_used`
+
+// querier is a transaction or a pool.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanApproval(r rowScanner, ap *airlock.Approval) error {
+	var (
+		action, hash, detail, reviewers                                 []byte
+		outcome, status, surface, capability                            string
+		timeout, created, expires, resolvedAt, ttl, grantExp, grantUsed int64
+		tier                                                            int
+	)
+	err := r.Scan(&ap.ID, &action, &hash, &ap.Class, &tier, &capability, &outcome, &ap.NeedsHuman, &ap.Summary,
+		&detail, &reviewers, &ap.Owner, &timeout, &created, &expires, &status, &ap.ResolvedBy, &resolvedAt,
+		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(action, &ap.Action); err != nil {
+		return airlock.Errorf(airlock.EINTERNAL, "approval %s: stored action: %v", ap.ID, err)
+	}
+	if err := json.Unmarshal(detail, &ap.Detail); err != nil {
+		return airlock.Errorf(airlock.EINTERNAL, "approval %s: stored detail: %v", ap.ID, err)
+	}
+	if err := json.Unmarshal(reviewers, &ap.Reviewers); err != nil {
+		return airlock.Errorf(airlock.EINTERNAL, "approval %s: stored reviewers: %v", ap.ID, err)
+	}
+	if ap.Outcome, err = airlock.ParseOutcome(outcome); err != nil {
+		return err
+	}
+	copy(ap.ActionHash[:], hash)
+	ap.Tier = airlock.RiskTier(tier)
+	ap.Capability = airlock.Capability(capability)
+	ap.Status, ap.Surface = airlock.ApprovalStatus(status), airlock.Surface(surface)
+	ap.Timeout, ap.GrantTTL = time.Duration(timeout), time.Duration(ttl)
+	ap.Created, ap.Expires, ap.ResolvedAt = fromNanos(created), fromNanos(expires), fromNanos(resolvedAt)
+	ap.GrantExpires, ap.GrantUsed = fromNanos(grantExp), fromNanos(grantUsed)
+	return nil
+}
+
+// loadApproval reads one request; ENOTFOUND when there is none.
+func loadApproval(ctx context.Context, q querier, id string) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := scanApproval(q.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id), &ap)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ap, airlock.Errorf(airlock.ENOTFOUND, "no approval request %q", id)
+	}
+	if err != nil {
+		return ap, unavailable("read approval", err)
+	}
+	return ap, nil
+}
+
+// Approval returns one request.
+func (db *DB) Approval(ctx context.Context, id string) (airlock.Approval, error) {
+	return loadApproval(ctx, db.read, id)
+}
+
+// RequestApproval queues ap, or joins the identical pending request.
+func (db *DB) RequestApproval(ctx context.Context, ap airlock.Approval, rec airlock.Record) (airlock.Approval, bool, error) {
+	if err := ap.Validate(); err != nil {
+		return ap, false, err
+	}
+	if err := rec.Validate(); err != nil {
+		return ap, false, err
+	}
+	action, err := json.Marshal(ap.Action)
+	if err != nil {
+		return ap, false, airlock.Errorf(airlock.EINVALID, "approval %s: action: %v", ap.ID, err)
+	}
+	var joined bool
+	err = db.exec(ctx, func(w *wtx) error {
+		now := w.now()
+		existing, err := w.pending(ap.ActionHash, ap.Outcome)
+		switch {
+		case err == nil && now.Before(existing.Expires):
+			ap, joined = existing, true
+			w.append(rec, ap.ID)
+			return nil
+		case err == nil: // pending past its deadline: expire it, queue anew
+			if err := w.settle(&existing, existing.Expire(now)); err != nil {
+				return err
+			}
+		case airlock.ErrorCode(err) != airlock.ENOTFOUND:
+			return err
+		}
+		ap.Status, ap.Created, ap.Expires = airlock.StatusPending, now, now.Add(ap.Timeout)
+		ap.ResolvedBy, ap.ResolvedAt, ap.Reason, ap.Surface = "", time.Time{}, "", ""
+		ap.GrantExpires, ap.GrantUsed = time.Time{}, time.Time{}
+		if err := w.insertApproval(&ap, action); err != nil {
+			return err
+		}
+		w.append(ap.Requested(), ap.ID)
+		w.append(rec, ap.ID)
+		return nil
+	})
+	return ap, joined, err
+}
+
+// pending finds the pending request for an action hash and kind.
+func (w *wtx) pending(h airlock.Hash, o airlock.Outcome) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := scanApproval(w.tx.QueryRow(`SELECT `+approvalColumns+` FROM approvals
+		WHERE action_hash = ? AND outcome = ? AND status = 'pending'`, h[:], o.String()), &ap)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ap, airlock.Errorf(airlock.ENOTFOUND, "no pending request for sha256:%s", h)
+	}
+	if err != nil {
+		return ap, unavailable("read approval", err)
+	}
+	return ap, nil
+}
+
+func (w *wtx) insertApproval(ap *airlock.Approval, action []byte) error {
+	detail, err := json.Marshal(ap.Detail)
+	if err != nil {
+		return airlock.Errorf(airlock.EINVALID, "approval %s: detail: %v", ap.ID, err)
+	}
+	reviewers, _ := json.Marshal(nonNil(ap.Reviewers))
+	_, err = w.exec(`INSERT INTO approvals (id, agent, tool, trace_id, class, tier, capability, outcome, needs_human,
+		action_hash, action, summary, detail, reviewers, owner, requested_by, timeout, created, expires, status,
+		grant_ttl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		ap.ID, ap.Agent, ap.Tool, ap.TraceID, ap.Class, int(ap.Tier), string(ap.Capability), ap.Outcome.String(),
+		ap.NeedsHuman, ap.ActionHash[:], action, ap.Summary, detail, reviewers, ap.Owner, ap.RequestedBy,
+		int64(ap.Timeout), nanos(ap.Created), nanos(ap.Expires), string(ap.Status), int64(ap.GrantTTL))
+	return err
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// settle writes a request's new state (set by Resolve, Expire or Cancel)
+// and appends what the change records. Only a pending request changes.
+func (w *wtx) settle(ap *airlock.Approval, rec airlock.Record) error {
+	res, err := w.exec(`UPDATE approvals SET status = ?, resolved_by = ?, resolved_at = ?, reason = ?, surface = ?,
+		grant_expires = ? WHERE id = ? AND status = 'pending'`,
+		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires), ap.ID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return airlock.Errorf(airlock.EINTERNAL, "approval %s changed under the writer", ap.ID)
+	}
+	w.append(rec, ap.ID)
+	w.changed = append(w.changed, ap.ID)
+	return nil
+}
+
+// ResolveApproval applies a resolution exactly once: the check and the
+// update run in the writer, one op after another, so of racing reviewers
+// the first wins and the rest see the conflict.
+func (db *DB) ResolveApproval(ctx context.Context, r airlock.Resolution) (airlock.Approval, error) {
+	if err := r.Validate(); err != nil {
+		return airlock.Approval{}, err
+	}
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if ap, err = loadApproval(context.Background(), w.tx, r.ApprovalID); err != nil {
+			return err
+		}
+		now := w.now()
+		if err := r.Check(&ap, now); err != nil {
+			return err
+		}
+		return w.settle(&ap, ap.Resolve(&r, now))
+	})
+	return ap, err
+}
+
+// CancelApproval withdraws a pending request.
+func (db *DB) CancelApproval(ctx context.Context, id, by, reason string, s airlock.Surface) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if ap, err = loadApproval(context.Background(), w.tx, id); err != nil {
+			return err
+		}
+		if err := ap.CheckCancel(); err != nil {
+			return err
+		}
+		return w.settle(&ap, ap.Cancel(by, reason, s, w.now()))
+	})
+	return ap, err
+}
+
+// ExpireApproval expires one request if its deadline passed.
+func (db *DB) ExpireApproval(ctx context.Context, id string) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if ap, err = loadApproval(context.Background(), w.tx, id); err != nil {
+			return err
+		}
+		if now := w.now(); ap.Status == airlock.StatusPending && !now.Before(ap.Expires) {
+			return w.settle(&ap, ap.Expire(now))
+		}
+		return nil
+	})
+	return ap, err
+}
+
+// ExpireDue expires up to limit overdue pending requests.
+func (db *DB) ExpireDue(ctx context.Context, limit int) ([]airlock.Approval, error) {
+	var out []airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		now := w.now()
+		rows, err := w.tx.Query(`SELECT `+approvalColumns+` FROM approvals
+			WHERE status = 'pending' AND expires <= ? ORDER BY expires LIMIT ?`, now.UnixNano(), airlock.PageSize(limit))
+		if err != nil {
+			return unavailable("read due approvals", err)
+		}
+		for rows.Next() {
+			var ap airlock.Approval
+			if err := scanApproval(rows, &ap); err != nil {
+				rows.Close()
+				return unavailable("read due approvals", err)
+			}
+			out = append(out, ap)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return unavailable("read due approvals", err)
+		}
+		for i := range out {
+			if err := w.settle(&out[i], out[i].Expire(now)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UseGrant consumes the approved proposal for this action, once.
+func (db *DB) UseGrant(ctx context.Context, agent string, h airlock.Hash, rec airlock.Record) (airlock.Approval, error) {
+	if err := rec.Validate(); err != nil {
+		return airlock.Approval{}, err
+	}
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		now := w.now()
+		err := scanApproval(w.tx.QueryRow(`SELECT `+approvalColumns+` FROM approvals
+			WHERE action_hash = ? AND agent = ? AND outcome = 'suggest' AND status = 'approved'
+			AND grant_used = 0 AND grant_expires > ? ORDER BY resolved_at LIMIT 1`, h[:], agent, now.UnixNano()), &ap)
+		if errors.Is(err, sql.ErrNoRows) {
+			return airlock.Errorf(airlock.ENOTFOUND, "no approved grant for sha256:%s", h)
+		}
+		if err != nil {
+			return unavailable("read grant", err)
+		}
+		used := ap.UseGrant(now)
+		if _, err := w.exec(`UPDATE approvals SET grant_used = ? WHERE id = ? AND grant_used = 0`,
+			nanos(ap.GrantUsed), ap.ID); err != nil {
+			return err
+		}
+		w.append(rec, ap.ID)
+		w.append(used, ap.ID)
+		return nil
+	})
+	return ap, err
+}
+
+// FindApprovals returns a page of requests, newest first unless f.Oldest.
+func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airlock.ApprovalPage, error) {
+	var page airlock.ApprovalPage
+	var where []string
+	var args []any
+	add := func(cond string, vs ...any) {
+		where = append(where, cond)
+		args = append(args, vs...)
+	}
+	if len(f.Status) > 0 {
+		marks := make([]string, len(f.Status))
+		for i, s := range f.Status {
+			if !s.Valid() {
+				return page, airlock.Errorf(airlock.EINVALID, "unknown approval status %q", s)
+			}
+			marks[i] = "?"
+			args = append(args, string(s))
+		}
+		where = append(where, "status IN ("+strings.Join(marks, ", ")+")")
+	}
+	if f.Agent != "" {
+		add("agent = ?", f.Agent)
+	}
+	if f.Class != "" {
+		base := strings.TrimSuffix(f.Class, airlock.NeedsHumanSuffix)
+		if base != f.Class {
+			add("class = ?", f.Class)
+		} else {
+			add("class IN (?, ?)", base, base+airlock.NeedsHumanSuffix)
+		}
+	}
+	if f.Tool != "" {
+		add("tool = ?", f.Tool)
+	}
+	if f.MinTier > 0 {
+		add("tier >= ?", int(f.MinTier))
+	}
+	if !f.CreatedBefore.IsZero() {
+		add("created < ?", f.CreatedBefore.UnixNano())
+	}
+	if !f.CreatedAfter.IsZero() {
+		add("created > ?", f.CreatedAfter.UnixNano())
+	}
+	if !f.ActionHash.IsZero() {
+		add("action_hash = ?", f.ActionHash[:])
+	}
+	order, cmp := "DESC", "<"
+	if f.Oldest {
+		order, cmp = "ASC", ">"
+	}
+	if f.Cursor != "" {
+		if _, err := uuid.Parse(f.Cursor); err != nil {
+			return page, airlock.Errorf(airlock.EINVALID, "invalid cursor %q: use the next_cursor of the previous page", f.Cursor)
+		}
+		add("id "+cmp+" ?", f.Cursor)
+	}
+	q := `SELECT ` + approvalColumns + ` FROM approvals`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	limit := airlock.PageSize(f.Limit)
+	q += ` ORDER BY id ` + order + ` LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return page, unavailable("find approvals", err)
+	}
+	defer rows.Close()
+	page.Approvals = []airlock.Approval{}
+	for rows.Next() {
+		var ap airlock.Approval
+		if err := scanApproval(rows, &ap); err != nil {
+			return page, unavailable("find approvals", err)
+		}
+		page.Approvals = append(page.Approvals, ap)
+	}
+	if err := rows.Err(); err != nil {
+		return page, unavailable("find approvals", err)
+	}
+	if len(page.Approvals) > limit {
+		page.Approvals = page.Approvals[:limit]
+		page.NextCursor = page.Approvals[limit-1].ID
+	}
+	return page, nil
+}
+
+// WaitApproval blocks until the request is no longer pending. In-process
+// resolutions wake it at once; it rereads every PollInterval to notice
+// another process's.
+func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
+	poll := db.PollInterval
+	if poll <= 0 {
+		poll = DefaultPollInterval
+	}
+	for {
+		changed, unsubscribe := db.hub.subscribe(id)
+		ap, err := db.Approval(ctx, id)
+		if err != nil || ap.Status != airlock.StatusPending {
+			unsubscribe()
+			return ap, err
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			unsubscribe()
+			return ap, ctx.Err()
+		}
+		t.Stop()
+		unsubscribe()
+	}
+}

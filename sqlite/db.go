@@ -1,0 +1,308 @@
+// Package sqlite is Airlock's embedded store: the audit log, approval
+// requests, trust records and the notification outbox in one SQLite file,
+// through a pure-Go driver, durable against power loss.
+//
+// One goroutine owns every write. Concurrent callers' writes are batched
+// into one transaction (group commit) and each caller returns only once
+// its own writes are durable; reads run in parallel on a separate pool.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	msqlite "modernc.org/sqlite"
+)
+
+var _ airlock.Store = (*DB)(nil)
+
+//go:embed migration/*.sql
+var migrationFS embed.FS
+
+// Defaults for a DB's tunables.
+const (
+	DefaultBusyTimeout  = 10 * time.Second
+	DefaultPollInterval = time.Second
+	DefaultMaxBatch     = 256
+)
+
+// DB is an Airlock store in one SQLite database file.
+type DB struct {
+	// Path is the database file.
+	Path string
+	// Clock is the store's clock: event times and approval deadlines come
+	// from it. Nil means time.Now.
+	Clock func() time.Time
+	// PollInterval is how often WaitApproval rereads a request, to notice
+	// changes made by another process; in-process changes wake waiters at
+	// once. 0 means DefaultPollInterval.
+	PollInterval time.Duration
+	// MaxBatch caps how many callers' writes share one transaction.
+	MaxBatch int
+	// Logger receives batch failures; nil discards.
+	Logger *slog.Logger
+
+	// wrapDriver lets tests inject faults below the store.
+	wrapDriver func(driver.Driver) driver.Driver
+
+	write *sql.DB // one connection, owned by the writer goroutine
+	read  *sql.DB
+
+	ops     chan *op
+	closing chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+	hub     hub
+}
+
+// NewDB returns a store for the database file at path; call Open.
+func NewDB(path string) *DB { return &DB{Path: path} }
+
+// Open opens (creating it if needed) the database, applies migrations and
+// starts the writer. It refuses a database whose schema is newer than this
+// binary knows.
+func (db *DB) Open(ctx context.Context) error {
+	if db.Path == "" {
+		return airlock.Errorf(airlock.EINVALID, "sqlite: no database path")
+	}
+	drv := driver.Driver(&msqlite.Driver{})
+	if db.wrapDriver != nil {
+		drv = db.wrapDriver(drv)
+	}
+	// Writes: WAL, synchronous=FULL (every commit is durable against power
+	// loss; NORMAL is not), and BEGIN IMMEDIATE so that a write transaction
+	// takes the lock up front and never deadlocks upgrading a read lock.
+	db.write = sql.OpenDB(connector{drv, dsn(db.Path, "immediate",
+		"journal_mode(WAL)", "synchronous(FULL)", busyTimeout(), "foreign_keys(ON)")})
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	db.write.SetConnMaxLifetime(0)
+	if err := db.migrate(ctx); err != nil {
+		db.write.Close()
+		return err
+	}
+	db.read = sql.OpenDB(connector{drv, dsn(db.Path, "deferred", "query_only(ON)", busyTimeout())})
+	db.read.SetMaxOpenConns(8)
+	db.read.SetMaxIdleConns(8)
+
+	db.ops = make(chan *op)
+	db.closing = make(chan struct{})
+	db.stopped = make(chan struct{})
+	db.hub.waiters = map[string][]chan struct{}{}
+	go db.writer()
+	return nil
+}
+
+// Close stops the writer once the batch in flight is durable, and closes
+// the database.
+func (db *DB) Close() error {
+	if db.write == nil {
+		return nil
+	}
+	db.once.Do(func() {
+		if db.closing != nil {
+			close(db.closing)
+			<-db.stopped
+		}
+	})
+	return errors.Join(db.read.Close(), db.write.Close())
+}
+
+func (db *DB) now() time.Time {
+	if db.Clock != nil {
+		return db.Clock().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Now returns the store's clock.
+func (db *DB) Now(context.Context) (time.Time, error) { return db.now(), nil }
+
+func busyTimeout() string {
+	return "busy_timeout(" + strconv.FormatInt(DefaultBusyTimeout.Milliseconds(), 10) + ")"
+}
+
+// dsn builds a SQLite URI for modernc's driver.
+func dsn(file, txlock string, pragmas ...string) string {
+	q := url.Values{}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", txlock)
+	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: file}).EscapedPath(), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// connector opens connections through a (possibly wrapped) driver.
+type connector struct {
+	drv driver.Driver
+	dsn string
+}
+
+func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c connector) Driver() driver.Driver                        { return c.drv }
+
+// migration is one numbered schema change.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in order.
+func migrations() ([]migration, error) {
+	files, err := fs.Glob(migrationFS, "migration/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, f := range files {
+		base := path.Base(f)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number", base)
+		}
+		b, err := migrationFS.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{v, strings.TrimSuffix(base, ".sql"), string(b)})
+	}
+	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
+	return ms, nil
+}
+
+// SchemaVersion is the newest schema this binary knows.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+// migrate applies every migration not yet recorded, one transaction each.
+func (db *DB) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL) STRICT`); err != nil {
+		return unavailable("open "+db.Path, err)
+	}
+	var have int
+	if err := db.write.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return unavailable("read schema version", err)
+	}
+	if known := ms[len(ms)-1].version; have > known {
+		return airlock.Errorf(airlock.EINVALID,
+			"%s has schema version %d, newer than this airlock knows (%d): use a newer airlock", db.Path, have, known)
+	}
+	for _, m := range ms {
+		if m.version <= have {
+			continue
+		}
+		tx, err := db.write.BeginTx(ctx, nil)
+		if err != nil {
+			return unavailable("begin migration", err)
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
+			m.version, m.name, db.now().UnixNano()); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("record migration %s: %w", m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return unavailable("commit migration "+m.name, err)
+		}
+	}
+	return nil
+}
+
+// unavailable wraps a database failure: the store cannot be used now.
+func unavailable(what string, err error) error {
+	var ae *airlock.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: %s: %v", what, err)
+}
+
+// nanos stores a time as Unix nanoseconds, 0 for the zero time.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos reads a time stored by nanos.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// hub wakes the in-process waiters of a request when it changes.
+type hub struct {
+	mu      sync.Mutex
+	waiters map[string][]chan struct{}
+}
+
+// subscribe returns a channel closed at the next change of id.
+func (h *hub) subscribe(id string) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	h.mu.Lock()
+	h.waiters[id] = append(h.waiters[id], ch)
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		ws := h.waiters[id]
+		if i := slices.Index(ws, ch); i >= 0 {
+			ws = slices.Delete(ws, i, i+1)
+		}
+		if len(ws) == 0 {
+			delete(h.waiters, id)
+		} else {
+			h.waiters[id] = ws
+		}
+	}
+}
+
+func (h *hub) publish(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range ids {
+		for _, ch := range h.waiters[id] {
+			close(ch)
+		}
+		delete(h.waiters, id)
+	}
+}

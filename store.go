@@ -1,0 +1,123 @@
+package airlock
+
+import (
+	"context"
+	"time"
+)
+
+// Record is what one enforcement step writes: audit events, trust records
+// and notifications, appended atomically — all or none — and durable when
+// the call returns.
+type Record struct {
+	Events        []Event
+	Trust         []TrustRecord
+	Notifications []Notification
+}
+
+// Add appends other's entries to r.
+func (r *Record) Add(other Record) {
+	r.Events = append(r.Events, other.Events...)
+	r.Trust = append(r.Trust, other.Trust...)
+	r.Notifications = append(r.Notifications, other.Notifications...)
+}
+
+// Validate checks every entry before a store begins writing.
+func (r *Record) Validate() error {
+	for i := range r.Events {
+		if err := r.Events[i].Validate(); err != nil {
+			return err
+		}
+	}
+	for i := range r.Notifications {
+		if r.Notifications[i].Kind == "" {
+			return Errorf(EINVALID, "notification has no kind")
+		}
+	}
+	return nil
+}
+
+// AuditLog is the append-only event log. It has no way to change or remove
+// an event: a store may only add to it and read it.
+type AuditLog interface {
+	// Append writes rec atomically and returns its events with their
+	// sequence numbers, times and hashes. It returns only once they are
+	// durable. Errors: EINVALID (a malformed event), EUNAVAILABLE.
+	Append(ctx context.Context, rec Record) ([]Event, error)
+	// Events returns a page of events in sequence order.
+	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	// Verify checks the whole chain and reports the first bad sequence
+	// number. A broken chain is a report, not an error; an error means the
+	// log could not be read (EUNAVAILABLE).
+	Verify(ctx context.Context) (ChainReport, error)
+}
+
+// ApprovalStore keeps approval requests. Every change to a request appends
+// its audit events in the same transaction.
+type ApprovalStore interface {
+	// RequestApproval queues ap (its ID, action, hash and timeout set) and
+	// appends rec with it; the store sets Created and Expires from its
+	// clock. When a request for the same action hash is already pending, ap
+	// joins it instead: the existing request is returned with joined true,
+	// and rec's events and trust records are linked to it. Errors: EINVALID,
+	// EUNAVAILABLE.
+	RequestApproval(ctx context.Context, ap Approval, rec Record) (got Approval, joined bool, err error)
+	// ResolveApproval applies a person's resolution exactly once. Errors:
+	// ENOTFOUND, ECONFLICT (already resolved, expired: the message says by
+	// whom), CodeHashMismatch, EUNAUTHORIZED, EINVALID, EUNAVAILABLE.
+	ResolveApproval(ctx context.Context, r Resolution) (Approval, error)
+	// CancelApproval withdraws a pending request. by is "" when the system
+	// cancels it. Errors: ENOTFOUND, ECONFLICT, EUNAVAILABLE.
+	CancelApproval(ctx context.Context, id, by, reason string, s Surface) (Approval, error)
+	// ExpireApproval expires one request if its deadline has passed on the
+	// store's clock, and returns it as it stands (still pending when the
+	// deadline is ahead, or resolved meanwhile). Errors: ENOTFOUND,
+	// EUNAVAILABLE.
+	ExpireApproval(ctx context.Context, id string) (Approval, error)
+	// ExpireDue expires up to limit pending requests whose deadline passed,
+	// auditing each, and returns them.
+	ExpireDue(ctx context.Context, limit int) ([]Approval, error)
+	// UseGrant consumes the approved, unused, unexpired proposal for this
+	// action hash and agent, appending rec with it: it succeeds at most once
+	// per grant. Errors: ENOTFOUND (no usable grant), EUNAVAILABLE.
+	UseGrant(ctx context.Context, agent string, h Hash, rec Record) (Approval, error)
+	// Approval returns one request. Errors: ENOTFOUND, EUNAVAILABLE.
+	Approval(ctx context.Context, id string) (Approval, error)
+	// FindApprovals returns a page of requests. Errors: EINVALID (a bad
+	// cursor), EUNAVAILABLE.
+	FindApprovals(ctx context.Context, f ApprovalFilter) (ApprovalPage, error)
+	// WaitApproval blocks until the request is no longer pending or ctx
+	// ends, and returns it as it stands. Errors: ENOTFOUND, EUNAVAILABLE,
+	// ctx.Err().
+	WaitApproval(ctx context.Context, id string) (Approval, error)
+}
+
+// TrustStore aggregates trust records.
+type TrustStore interface {
+	// TrustSummaries returns the aggregates per agent × class, ordered by
+	// agent then class.
+	TrustSummaries(ctx context.Context, f TrustFilter) ([]TrustSummary, error)
+}
+
+// NotificationQueue is the outbox of notices to people; notifiers take from
+// it and report delivery.
+type NotificationQueue interface {
+	// PendingNotifications returns up to limit notices not yet delivered,
+	// oldest first.
+	PendingNotifications(ctx context.Context, limit int) ([]Notification, error)
+	// MarkNotification records a delivery (deliveryErr nil) or a failed
+	// attempt, and audits it. Errors: ENOTFOUND, ECONFLICT (already sent).
+	MarkNotification(ctx context.Context, id int64, deliveryErr error) error
+}
+
+// Store is everything the enforcer needs to make decisions durable.
+// Implementations: sqlite (embedded, the default), postgres. Every store
+// passes the conformance suite in package airlocktest.
+type Store interface {
+	AuditLog
+	ApprovalStore
+	TrustStore
+	NotificationQueue
+	// Now returns the store's clock: deadlines are set and checked by it.
+	Now(ctx context.Context) (time.Time, error)
+	Close() error
+}
