@@ -56,7 +56,9 @@ type Refusal struct{ Enforcement Enforcement }
 func (r *Refusal) Error() string { return r.Enforcement.Code + ": " + r.Enforcement.Message }
 
 // ErrorCode lets airlock.ErrorCode read the refusal code.
-func (r *Refusal) Unwrap() error { return &Error{Code: r.Enforcement.Code, Message: r.Enforcement.Message} }
+func (r *Refusal) Unwrap() error {
+	return &Error{Code: r.Enforcement.Code, Message: r.Enforcement.Message}
+}
 
 // Enforce decides the action and carries the decision out:
 //   - auto runs; notify runs and queues a notice to the agent's owner;
