@@ -327,7 +327,7 @@ func (ap *Approval) recipients() []string {
 
 // Requested returns what a store appends when it queues a new request.
 func (ap *Approval) Requested() Record {
-	ev := newEvent(EventApprovalRequested, &ap.Action, string(ap.Outcome), ap.ID, ap)
+	ev := newEvent(EventApprovalRequested, &ap.Action, ap.Outcome.String(), ap.ID, ap)
 	return Record{Events: []Event{ev}}
 }
 

@@ -1,0 +1,342 @@
+package airlock_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/sqlite"
+)
+
+// newEnforcer returns an enforcer over a fresh SQLite store whose clock is
+// the test's (synctest's fake clock inside a bubble).
+func newEnforcer(t *testing.T) (*airlock.Enforcer, *sqlite.DB) {
+	t.Helper()
+	g := airlocktest.NewGate(t)
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
+	db.PollInterval = time.Hour // in-process wake-ups only: a poll would hide a missed one
+	if err := db.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &airlock.Enforcer{Gate: g, Store: db, GrantTTL: 30 * time.Minute}, db
+}
+
+// lastEvents returns "kind:outcome" of every event after seq.
+func lastEvents(t *testing.T, db *sqlite.DB, after int64) []string {
+	t.Helper()
+	evs, err := db.Events(t.Context(), airlock.EventFilter{AfterSeq: after, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Kind+":"+e.Outcome)
+	}
+	return out
+}
+
+func head(t *testing.T, db *sqlite.DB) int64 {
+	t.Helper()
+	return airlocktest.MustVerify(t, db).HeadSeq
+}
+
+func TestEnforceOutcomes(t *testing.T) {
+	e, db := newEnforcer(t)
+	for _, tt := range []struct {
+		tool    string
+		allowed bool
+		code    string
+		label   string
+		events  []string
+		queued  bool
+	}{
+		{"read_file", true, "", airlock.LabelAuto, []string{"decision:auto"}, false},
+		{"write_file", true, "", airlock.LabelNotify, []string{"decision:notify"}, false},
+		{"shadow_tool", false, airlock.CodeShadow, airlock.LabelShadow, []string{"decision:shadow", "proposal:shadow"}, false},
+		{"delete_file", false, airlock.CodeDenied, airlock.LabelDenied, []string{"decision:deny"}, false},
+		{"propose", false, airlock.CodeSuggested, airlock.LabelSuggest,
+			[]string{"approval.requested:suggest", "decision:suggest", "proposal:suggest"}, true},
+		{"wire_money", false, airlock.CodeNeedsHuman, airlock.LabelNeedsHuman,
+			[]string{"approval.requested:suggest", "decision:suggest", "proposal:suggest"}, true},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			before := head(t, db)
+			enf := e.Enforce(t.Context(), airlocktest.Action(tt.tool, "x"))
+			if enf.Allowed != tt.allowed || enf.Code != tt.code || enf.Label != tt.label {
+				t.Fatalf("Enforce = allowed %v code %q label %q, want %v %q %q (%s)",
+					enf.Allowed, enf.Code, enf.Label, tt.allowed, tt.code, tt.label, enf.Message)
+			}
+			if got := lastEvents(t, db, before); !slices.Equal(got, tt.events) {
+				t.Errorf("events %v, want %v", got, tt.events)
+			}
+			if (enf.Approval != nil) != tt.queued {
+				t.Fatalf("approval %v, want queued %v", enf.Approval, tt.queued)
+			}
+			if tt.queued {
+				if !enf.Approval.IsGrant() || enf.Approval.Status != airlock.StatusPending {
+					t.Errorf("queued request %+v, want a pending proposal", enf.Approval)
+				}
+				if !strings.Contains(enf.Message, enf.Approval.ID) {
+					t.Errorf("message %q does not name the queued request", enf.Message)
+				}
+			}
+		})
+	}
+	// The needs-human request is marked as such.
+	page, err := db.FindApprovals(t.Context(), airlock.ApprovalFilter{Class: "unknown#needs-human"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Approvals) != 1 || !page.Approvals[0].Detail.RequiresHuman || page.Approvals[0].Detail.AutonomyClass != "needs-human" ||
+		page.Approvals[0].Detail.Code != airlock.CodeNeedsHuman {
+		t.Fatalf("needs-human requests %+v", page.Approvals)
+	}
+	// notify queued a notice to the owner.
+	ns, err := db.PendingNotifications(t.Context(), 10)
+	if err != nil || len(ns) != 1 || ns[0].Recipient != "alice" {
+		t.Fatalf("notices %+v, %v; want one to alice", ns, err)
+	}
+	sums, err := db.TrustSummaries(t.Context(), airlock.TrustFilter{Agent: "agent-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, s := range sums {
+		total += s.Total
+	}
+	if total != 6 {
+		t.Fatalf("%d trust records, want one per enforced decision (6)", total)
+	}
+}
+
+func TestEnforceInvalidAction(t *testing.T) {
+	e, db := newEnforcer(t)
+	a := airlocktest.Action("read_file", "x")
+	a.Args = []byte(`{"path":"a","path":"b"}`)
+	enf := e.Enforce(t.Context(), a)
+	if enf.Allowed || enf.Code != airlock.CodeInvalid {
+		t.Fatalf("duplicate keys: %+v", enf)
+	}
+	if got := lastEvents(t, db, 0); !slices.Equal(got, []string{"decision:deny"}) {
+		t.Fatalf("events %v", got)
+	}
+}
+
+func TestAskApproved(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		done := make(chan airlock.Enforcement)
+		go func() { done <- e.Enforce(context.Background(), airlocktest.Action("deploy", "prod")) }()
+		ap := pendingOne(t, db)
+		if ap.Outcome != airlock.Ask || ap.Timeout != 10*time.Minute || !slices.Contains(ap.Reviewers, "bob") || ap.Owner != "alice" {
+			t.Fatalf("request %+v", ap)
+		}
+		time.Sleep(3 * time.Minute) // fake time: the reviewer takes three minutes
+		if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved,
+			ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceCLI}); err != nil {
+			t.Fatal(err)
+		}
+		enf := <-done
+		if !enf.Allowed || enf.Label != airlock.LabelApprovalGranted || enf.Approval.ResolvedBy != "bob" {
+			t.Fatalf("approved ask: %+v", enf)
+		}
+		wantTrust(t, db, airlock.TrustSuccess, 1)
+		sums, _ := db.TrustSummaries(t.Context(), airlock.TrustFilter{})
+		if len(sums) != 1 || sums[0].MedianDecision != 3*time.Minute {
+			t.Fatalf("time to decision %+v, want 3m", sums)
+		}
+	})
+}
+
+func TestAskRejected(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		done := make(chan airlock.Enforcement)
+		go func() { done <- e.Enforce(context.Background(), airlocktest.Action("deploy", "prod")) }()
+		ap := pendingOne(t, db)
+		if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusRejected,
+			ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "alice"}, Reason: "not on a Friday",
+			Surface: airlock.SurfaceWeb}); err != nil {
+			t.Fatal(err)
+		}
+		enf := <-done
+		if enf.Allowed || enf.Code != airlock.CodeRejected || !strings.Contains(enf.Message, "not on a Friday") {
+			t.Fatalf("rejected ask: %+v", enf)
+		}
+		wantTrust(t, db, airlock.TrustDenied, 1)
+	})
+}
+
+func TestAskTimesOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		start := time.Now()
+		enf := e.Enforce(context.Background(), airlocktest.Action("deploy", "prod"))
+		if enf.Allowed || enf.Code != airlock.CodeTimeout || enf.Approval.Status != airlock.StatusExpired {
+			t.Fatalf("unanswered ask: %+v", enf)
+		}
+		if waited := time.Since(start); waited != 10*time.Minute {
+			t.Fatalf("waited %s, want the rule's 10m timeout", waited)
+		}
+		wantTrust(t, db, airlock.TrustTimeout, 1)
+		if got := lastEvents(t, db, 0); !slices.Contains(got, "approval.expired:expired") {
+			t.Fatalf("expiry not audited: %v", got)
+		}
+	})
+}
+
+func TestAskCallerLeaves(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		enf := e.Enforce(ctx, airlocktest.Action("deploy", "prod"))
+		if enf.Allowed || enf.Code != airlock.CodeCancelled || enf.Approval.Status != airlock.StatusCancelled ||
+			enf.Approval.Surface != airlock.SurfaceSystem {
+			t.Fatalf("caller left: %+v", enf)
+		}
+		wantTrust(t, db, airlock.TrustDenied, 1)
+	})
+}
+
+func TestAskJoinsPending(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		results := make(chan airlock.Enforcement, 3)
+		for range 3 {
+			go func() { results <- e.Enforce(context.Background(), airlocktest.Action("deploy", "prod")) }()
+		}
+		synctest.Wait()
+		page, err := db.FindApprovals(t.Context(), airlock.ApprovalFilter{})
+		if err != nil || len(page.Approvals) != 1 {
+			t.Fatalf("three identical asks queued %d requests, want 1 (%v)", len(page.Approvals), err)
+		}
+		ap := page.Approvals[0]
+		if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved,
+			ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceAPI}); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if enf := <-results; !enf.Allowed || enf.Approval.ID != ap.ID {
+				t.Fatalf("joined caller: %+v", enf)
+			}
+		}
+	})
+}
+
+func TestGrantRunsOnce(t *testing.T) {
+	e, db := newEnforcer(t)
+	for _, tool := range []string{"propose", "wire_money"} {
+		t.Run(tool, func(t *testing.T) {
+			a := airlocktest.Action(tool, "x")
+			first := e.Enforce(t.Context(), a)
+			if first.Allowed || first.Approval == nil {
+				t.Fatalf("first attempt: %+v", first)
+			}
+			// A retry before approval joins the same request.
+			if again := e.Enforce(t.Context(), a); again.Allowed || again.Approval.ID != first.Approval.ID {
+				t.Fatalf("retry while pending: %+v", again)
+			}
+			ap := first.Approval
+			if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved,
+				ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "alice"}, Surface: airlock.SurfaceWeb}); err != nil {
+				t.Fatal(err)
+			}
+			// A different action (one byte of the args) is not granted.
+			other := airlocktest.Action(tool, "y")
+			if enf := e.Enforce(t.Context(), other); enf.Allowed {
+				t.Fatalf("a different action ran on the grant: %+v", enf)
+			}
+			// The same action runs exactly once.
+			if enf := e.Enforce(t.Context(), a); !enf.Allowed || enf.Label != airlock.LabelGrantUsed || enf.Approval.ID != ap.ID {
+				t.Fatalf("retry after approval: %+v", enf)
+			}
+			if enf := e.Enforce(t.Context(), a); enf.Allowed {
+				t.Fatalf("grant used twice: %+v", enf)
+			}
+		})
+	}
+}
+
+func TestRunRecordsExecution(t *testing.T) {
+	e, db := newEnforcer(t)
+	ran := 0
+	if _, err := e.Run(t.Context(), airlocktest.Action("read_file", "a"), func(context.Context) error { ran++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("disk full")
+	if _, err := e.Run(t.Context(), airlocktest.Action("read_file", "b"), func(context.Context) error { ran++; return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Run returned %v, want the function's error", err)
+	}
+	enf, err := e.Run(t.Context(), airlocktest.Action("delete_file", "c"), func(context.Context) error { ran++; return nil })
+	var refusal *airlock.Refusal
+	if !errors.As(err, &refusal) || airlock.ErrorCode(err) != airlock.CodeDenied || enf.Allowed {
+		t.Fatalf("denied Run: %v, %+v", err, enf)
+	}
+	if ran != 2 {
+		t.Fatalf("function ran %d times, want 2 (never for the denied action)", ran)
+	}
+	got := lastEvents(t, db, 0)
+	want := []string{"decision:auto", "action.executed:ok", "decision:auto", "action.executed:failed", "decision:deny"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+	wantTrust(t, db, airlock.TrustFailure, 1)
+}
+
+func TestSweepExpiresProposals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		e.Enforce(context.Background(), airlocktest.Action("propose", "a"))
+		e.Enforce(context.Background(), airlocktest.Action("wire_money", "b"))
+		time.Sleep(59 * time.Minute)
+		if n, err := e.Sweep(context.Background()); err != nil || n != 0 {
+			t.Fatalf("sweep before the deadline expired %d (%v)", n, err)
+		}
+		time.Sleep(time.Hour)
+		if n, err := e.Sweep(context.Background()); err != nil || n != 2 {
+			t.Fatalf("sweep expired %d (%v), want 2", n, err)
+		}
+		page, _ := db.FindApprovals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusExpired}})
+		if len(page.Approvals) != 2 {
+			t.Fatalf("%d expired requests", len(page.Approvals))
+		}
+	})
+}
+
+// pendingOne waits until exactly one request is pending and returns it.
+func pendingOne(t *testing.T, db *sqlite.DB) airlock.Approval {
+	t.Helper()
+	synctest.Wait()
+	page, err := db.FindApprovals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Approvals) != 1 {
+		t.Fatalf("%d pending requests, want 1", len(page.Approvals))
+	}
+	return page.Approvals[0]
+}
+
+func wantTrust(t *testing.T, db *sqlite.DB, out airlock.TrustOutcome, n int64) {
+	t.Helper()
+	sums, err := db.TrustSummaries(t.Context(), airlock.TrustFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int64
+	for _, s := range sums {
+		got += s.Counts[out]
+	}
+	if got != n {
+		t.Fatalf("%d trust records with outcome %s, want %d (%+v)", got, out, n, sums)
+	}
+}
