@@ -3,6 +3,7 @@ package airlock_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -338,5 +339,19 @@ func wantTrust(t *testing.T, db *sqlite.DB, out airlock.TrustOutcome, n int64) {
 	}
 	if got != n {
 		t.Fatalf("%d trust records with outcome %s, want %d (%+v)", got, out, n, sums)
+	}
+}
+
+// TestRefusalCodesDocumented keeps the code table in docs/POLICY.md, the
+// one place users read them, in step with airlock.RefusalCodes.
+func TestRefusalCodesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("docs/POLICY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range airlock.RefusalCodes {
+		if !strings.Contains(string(doc), "| `"+c.Code+"` |") {
+			t.Errorf("docs/POLICY.md does not list %s", c.Code)
+		}
 	}
 }
