@@ -2,6 +2,8 @@ package airlock
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -21,12 +23,22 @@ func (r *Record) Add(other Record) {
 	r.Notifications = append(r.Notifications, other.Notifications...)
 }
 
-// Validate checks every entry before a store begins writing.
-func (r *Record) Validate() error {
+// Prepare checks every entry before a store begins writing, and puts each
+// event's payload in the form JSON encoders write (compact, HTML-escaped):
+// the chain then covers exactly the bytes an export carries, so an exported
+// log re-verifies byte for byte.
+func (r *Record) Prepare() error {
+	r.Events = slices.Clone(r.Events) // the caller's events stay as they were
 	for i := range r.Events {
-		if err := r.Events[i].Validate(); err != nil {
+		e := &r.Events[i]
+		if err := e.Validate(); err != nil {
 			return err
 		}
+		p, err := json.Marshal(e.Payload)
+		if err != nil {
+			return Errorf(EINVALID, "event %s: payload: %v", e.Kind, err)
+		}
+		e.Payload = p
 	}
 	for i := range r.Notifications {
 		if r.Notifications[i].Kind == "" {

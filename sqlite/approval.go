@@ -83,7 +83,7 @@ func (db *DB) RequestApproval(ctx context.Context, ap airlock.Approval, rec airl
 	if err := ap.Validate(); err != nil {
 		return ap, false, err
 	}
-	if err := rec.Validate(); err != nil {
+	if err := rec.Prepare(); err != nil {
 		return ap, false, err
 	}
 	action, err := json.Marshal(ap.Action)
@@ -263,7 +263,7 @@ func (db *DB) ExpireDue(ctx context.Context, limit int) ([]airlock.Approval, err
 
 // UseGrant consumes the approved proposal for this action, once.
 func (db *DB) UseGrant(ctx context.Context, agent string, h airlock.Hash, rec airlock.Record) (airlock.Approval, error) {
-	if err := rec.Validate(); err != nil {
+	if err := rec.Prepare(); err != nil {
 		return airlock.Approval{}, err
 	}
 	var ap airlock.Approval

@@ -13,7 +13,7 @@ var _ airlock.AuditLog = (*DB)(nil)
 // Append writes rec in the next group commit and returns its sealed events
 // once they are durable.
 func (db *DB) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, error) {
-	if err := rec.Validate(); err != nil {
+	if err := rec.Prepare(); err != nil {
 		return nil, err
 	}
 	var out []airlock.Event
