@@ -2,7 +2,9 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,4 +31,66 @@ func TestConformance(t *testing.T) {
 	airlocktest.TestStore(t, func(t *testing.T, clock func() time.Time) airlock.Store {
 		return MustOpen(t, clock)
 	})
+}
+
+func TestMigrationsRecorded(t *testing.T) {
+	db := MustOpen(t, nil)
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var version int
+	var name string
+	if err := raw.QueryRow(`SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1`).Scan(&version, &name); err != nil {
+		t.Fatal(err)
+	}
+	if version != sqlite.SchemaVersion() || name != "0001_init" {
+		t.Fatalf("recorded migration %d %s, want %d", version, name, sqlite.SchemaVersion())
+	}
+	var mode string
+	if err := raw.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal mode %q (%v), want wal", mode, err)
+	}
+	// Opening again applies nothing twice.
+	again := sqlite.NewDB(db.Path)
+	if err := again.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	again.Close()
+	var n int
+	if err := raw.QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != version {
+		t.Fatalf("%d migrations recorded after reopening (%v), want %d", n, err, version)
+	}
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	db := MustOpen(t, nil)
+	db.Close()
+	raw, err := sql.Open("sqlite", "file:"+db.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO schema_migrations (version, name, applied) VALUES (?, 'from_the_future', 0)`,
+		sqlite.SchemaVersion()+1); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	err = sqlite.NewDB(db.Path).Open(t.Context())
+	if airlock.ErrorCode(err) != airlock.EINVALID || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("opening a newer schema: %v, want a refusal saying it is newer", err)
+	}
+}
+
+func TestSynchronousFull(t *testing.T) {
+	// The setting is per connection: read it on the store's own writer.
+	db := MustOpen(t, nil)
+	level, err := sqlite.SynchronousLevel(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if level != 2 {
+		t.Fatalf("synchronous = %d, want 2 (FULL): NORMAL loses commits on power loss", level)
+	}
 }
