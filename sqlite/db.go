@@ -55,6 +55,10 @@ type DB struct {
 	MaxBatch int
 	// Logger receives batch failures; nil discards.
 	Logger *slog.Logger
+	// ReadOnly opens an existing database for reading only: no migration,
+	// no writer, and a refusal unless its schema is exactly the one this
+	// binary knows. Every write then fails with EUNAVAILABLE.
+	ReadOnly bool
 
 	// wrapDriver lets tests inject faults below the store.
 	wrapDriver func(driver.Driver) driver.Driver
@@ -83,6 +87,9 @@ func (db *DB) Open(ctx context.Context) error {
 	if db.wrapDriver != nil {
 		drv = db.wrapDriver(drv)
 	}
+	if db.ReadOnly {
+		return db.openReadOnly(ctx, drv)
+	}
 	// Writes: WAL, synchronous=FULL (every commit is durable against power
 	// loss; NORMAL is not), and BEGIN IMMEDIATE so that a write transaction
 	// takes the lock up front and never deadlocks upgrading a read lock.
@@ -95,15 +102,43 @@ func (db *DB) Open(ctx context.Context) error {
 		db.write.Close()
 		return err
 	}
-	db.read = sql.OpenDB(connector{drv, dsn(db.Path, "deferred", "query_only(ON)", busyTimeout())})
-	db.read.SetMaxOpenConns(8)
-	db.read.SetMaxIdleConns(8)
-
+	db.openReader(drv, "rw")
 	db.ops = make(chan *op)
 	db.closing = make(chan struct{})
 	db.stopped = make(chan struct{})
-	db.hub.waiters = map[string][]chan struct{}{}
 	go db.writer()
+	return nil
+}
+
+func (db *DB) openReader(drv driver.Driver, mode string) {
+	db.read = sql.OpenDB(connector{drv, dsn(db.Path, "deferred", "query_only(ON)", busyTimeout()) + "&mode=" + mode})
+	db.read.SetMaxOpenConns(8)
+	db.read.SetMaxIdleConns(8)
+	db.hub.waiters = map[string][]chan struct{}{}
+}
+
+// openReadOnly opens an existing database of exactly this binary's schema
+// for reading.
+func (db *DB) openReadOnly(ctx context.Context, drv driver.Driver) error {
+	db.openReader(drv, "ro")
+	var have int
+	err := db.read.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have)
+	if err != nil {
+		db.read.Close()
+		if strings.Contains(err.Error(), "no such table") {
+			return airlock.Errorf(airlock.EINVALID, "%s is not an airlock database", db.Path)
+		}
+		return unavailable("open "+db.Path, err)
+	}
+	if known := SchemaVersion(); have != known {
+		db.read.Close()
+		if have > known {
+			return airlock.Errorf(airlock.EINVALID,
+				"%s has schema version %d, newer than this airlock knows (%d): use a newer airlock", db.Path, have, known)
+		}
+		return airlock.Errorf(airlock.EINVALID,
+			"%s has schema version %d, older than this airlock's %d: open it once read-write (airlock serve) to migrate", db.Path, have, known)
+	}
 	return nil
 }
 
@@ -111,6 +146,9 @@ func (db *DB) Open(ctx context.Context) error {
 // the database.
 func (db *DB) Close() error {
 	if db.write == nil {
+		if db.read != nil {
+			return db.read.Close()
+		}
 		return nil
 	}
 	db.once.Do(func() {

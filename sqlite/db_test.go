@@ -94,3 +94,39 @@ func TestSynchronousFull(t *testing.T) {
 		t.Fatalf("synchronous = %d, want 2 (FULL): NORMAL loses commits on power loss", level)
 	}
 }
+
+func TestReadOnly(t *testing.T) {
+	db := MustOpen(t, nil)
+	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}); err != nil {
+		t.Fatal(err)
+	}
+	ro := sqlite.NewDB(db.Path)
+	ro.ReadOnly = true
+	if err := ro.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if rep := airlocktest.MustVerify(t, ro); rep.Events != 1 {
+		t.Fatalf("read-only verify saw %d events", rep.Events)
+	}
+	_, err := ro.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}})
+	if airlock.ErrorCode(err) != airlock.EUNAVAILABLE {
+		t.Fatalf("append on a read-only store: %v", err)
+	}
+
+	// Another application's SQLite file is refused, and left untouched.
+	other := filepath.Join(t.TempDir(), "other.db")
+	raw, err := sql.Open("sqlite", "file:"+other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`CREATE TABLE notes (body TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	ro = sqlite.NewDB(other)
+	ro.ReadOnly = true
+	if err := ro.Open(t.Context()); airlock.ErrorCode(err) != airlock.EINVALID || !strings.Contains(err.Error(), "not an airlock database") {
+		t.Fatalf("read-only open of a foreign file: %v", err)
+	}
+}

@@ -30,6 +30,9 @@ type op struct {
 // that then commits unseen.
 func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
 	if db.ops == nil {
+		if db.ReadOnly {
+			return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: %s is open read-only", db.Path)
+		}
 		return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: store is not open")
 	}
 	o := &op{ctx: ctx, fn: fn, done: make(chan struct{})}

@@ -91,6 +91,8 @@ and records every decision.`,
 		return usageError("%s: %v", c.CommandPath(), err)
 	})
 	root.AddCommand(newPolicyCmd())
+	root.AddCommand(newAuditCmd())
+	root.AddCommand(newApprovalsCmd())
 	return root
 }
 

@@ -1,0 +1,373 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/sqlite"
+)
+
+func newAuditCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Verify and export the audit log",
+		Long: `The audit log records every decision, approval and executed action, each
+event hash-chained to the one before it: an edit, a deletion, an insertion
+or a reordering breaks the chain at a sequence number that verify names.
+These commands read the database file directly.`,
+		Example: `  airlock audit verify --db airlock.db
+  airlock audit export --db airlock.db --since 24h -o last-day.jsonl`,
+	}
+	cmd.AddCommand(newAuditVerifyCmd(), newAuditExportCmd())
+	return cmd
+}
+
+func newAuditVerifyCmd() *cobra.Command {
+	var (
+		dbPath string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "verify --db FILE",
+		Short: "Check the audit log's hash chain",
+		Long: `Verify walks the whole audit log in sequence order, in one consistent
+snapshot, and checks that every event links to the one before it and that
+its hash covers its contents. It prints the number of events and the head
+(the last sequence number and its hash: record it elsewhere to detect a
+log rewritten from scratch later), or the first sequence number where the
+chain breaks and why; then it exits 1.`,
+		Example: `  airlock audit verify --db airlock.db
+  airlock audit verify --db airlock.db --json`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
+				rep, err := db.Verify(cmd.Context())
+				if err != nil {
+					return storeFailed(err)
+				}
+				out := cmd.OutOrStdout()
+				if asJSON {
+					if err := writeJSON(out, rep); err != nil {
+						return checkFailed(err)
+					}
+				} else {
+					fmt.Fprintln(out, chainReportText(rep))
+				}
+				if !rep.OK() {
+					return checkFailed(nil)
+				}
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	dbFlag(f.StringVar, &dbPath)
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// chainReportText is the one-line verdict of verify.
+func chainReportText(rep airlock.ChainReport) string {
+	switch {
+	case !rep.OK():
+		return fmt.Sprintf("audit log broken at seq %d: %s (%s before it verify)",
+			rep.FirstBad, rep.Problem, plural(rep.Events, "event"))
+	case rep.Events == 0:
+		return "ok: 0 events (the audit log is empty)"
+	}
+	return fmt.Sprintf("ok: %s, head seq %d sha256:%s", plural(rep.Events, "event"), rep.HeadSeq, rep.Head)
+}
+
+func newAuditExportCmd() *cobra.Command {
+	var (
+		dbPath, since, output string
+		f                     airlock.EventFilter
+	)
+	cmd := &cobra.Command{
+		Use:   "export --db FILE [-o FILE]",
+		Short: "Write audit events as JSON Lines",
+		Long: `Export writes the events of the audit log as JSON Lines, one event per line
+in sequence order, with every field the chain covers (seq, time, headers,
+the payload's exact JSON, prev and hash). It pages through the log, so a
+log of any size exports in constant memory.
+
+--since takes an RFC 3339 time, or a duration meaning that long ago (24h).
+With -o the file is replaced only once the export is complete; it is
+created with mode 0600, as events carry the agents' arguments.`,
+		Example: `  airlock audit export --db airlock.db > audit.jsonl
+  airlock audit export --db airlock.db --since 24h --agent coder-1 -o coder-1.jsonl
+  airlock audit export --db airlock.db --since 2026-11-22T09:00:00Z --kind approval.resolved
+  airlock audit export --db airlock.db --after 1234 --trace 4bf92f3577b34da6`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if f.Since, err = parseSince(since, time.Now()); err != nil {
+				return err
+			}
+			if f.AfterSeq < 0 {
+				return usageError("--after %d: want a sequence number, 0 or more", f.AfterSeq)
+			}
+			toStdout := output == "" || output == "-"
+			if !toStdout && sameFile(output, dbPath) {
+				return usageError("-o %s is the database itself", output)
+			}
+			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
+				ctx := cmd.Context()
+				if toStdout {
+					if _, err := exportEvents(ctx, db, f, cmd.OutOrStdout()); err != nil {
+						return checkFailed(errors.New(errorText(err)))
+					}
+					return nil
+				}
+				var n int64
+				err := writeFileAtomic(output, func(w io.Writer) (err error) {
+					n, err = exportEvents(ctx, db, f, w)
+					return err
+				})
+				if err != nil {
+					return checkFailed(errors.New(errorText(err)))
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s to %s\n", plural(n, "event"), output)
+				return nil
+			})
+		},
+	}
+	fl := cmd.Flags()
+	dbFlag(fl.StringVar, &dbPath)
+	fl.StringVar(&since, "since", "", "only events at or after this time: RFC 3339, or a duration ago (24h)")
+	fl.Int64Var(&f.AfterSeq, "after", 0, "only events after this sequence number")
+	fl.StringVar(&f.Agent, "agent", "", "only this agent's events")
+	fl.StringVar(&f.Kind, "kind", "", "only events of this kind (decision, approval.resolved, ...)")
+	fl.StringVar(&f.TraceID, "trace", "", "only events of this trace")
+	fl.StringVarP(&output, "output", "o", "", "write to this file instead of standard output")
+	return cmd
+}
+
+// parseSince reads --since: an RFC 3339 time, or a duration before now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, usageError("--since %q: want an RFC 3339 time (2026-11-22T09:00:00Z) "+
+		"or a duration meaning that long ago (24h, 90m)", s)
+}
+
+// exportEvents writes the events f selects as JSON Lines, a page at a time,
+// and returns how many it wrote.
+func exportEvents(ctx context.Context, log airlock.AuditLog, f airlock.EventFilter, w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	// The chain covers the payload's exact bytes: keep <, > and & as they are.
+	enc.SetEscapeHTML(false)
+	f.Limit = airlock.MaxPageSize
+	var n int64
+	for {
+		evs, err := log.Events(ctx, f)
+		if err != nil {
+			return n, err
+		}
+		for i := range evs {
+			if err := enc.Encode(&evs[i]); err != nil {
+				return n, err
+			}
+		}
+		n += int64(len(evs))
+		if len(evs) < f.Limit {
+			break
+		}
+		f.AfterSeq = evs[len(evs)-1].Seq
+	}
+	return n, bw.Flush()
+}
+
+// writeFileAtomic writes path through a temporary file in the same
+// directory, renamed over path only once write and a sync succeeded.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	err = write(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// sameFile reports whether a and b name the same existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// dbFlag declares --db.
+func dbFlag(stringVar func(p *string, name, value, usage string), p *string) {
+	stringVar(p, "db", "", "the airlock SQLite database file (required; never created)")
+}
+
+// withDB opens the existing database at path, runs fn and closes it. A
+// missing path is a usage error: the commands never create a database.
+func withDB(cmd *cobra.Command, path string, fn func(*sqlite.DB) error) (err error) {
+	if err := checkDBFile(cmd, path); err != nil {
+		return err
+	}
+	db := sqlite.NewDB(path)
+	db.ReadOnly = true // these commands only read: never migrate or write
+	if err := db.Open(cmd.Context()); err != nil {
+		return storeFailed(err)
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = storeFailed(cerr)
+		}
+	}()
+	return fn(db)
+}
+
+// sqliteMagic starts every SQLite database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// checkDBFile makes sure path is an existing SQLite file, before Open would
+// create one (SQLite makes a database of a missing or empty file).
+func checkDBFile(cmd *cobra.Command, path string) error {
+	if path == "" {
+		return usageError("%s needs --db FILE, the airlock database", cmd.CommandPath())
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageError("--db %s: no such file (airlock does not create a database here: name an existing one)", path)
+	case err != nil:
+		return checkFailed(err)
+	case fi.IsDir():
+		return usageError("--db %s is a directory, not a database file", path)
+	case fi.Size() == 0:
+		return checkFailed(fmt.Errorf("%s is empty, not an airlock database", path))
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return checkFailed(err)
+	}
+	defer file.Close()
+	head := make([]byte, len(sqliteMagic))
+	if _, err := io.ReadFull(file, head); err != nil || string(head) != sqliteMagic {
+		return checkFailed(fmt.Errorf("%s is not a SQLite database", path))
+	}
+	return nil
+}
+
+// storeFailed reports a store error as a failed check.
+func storeFailed(err error) error { return checkFailed(errors.New(errorText(err))) }
+
+// errorText is what a person reads of an error: the message of an
+// application error, the whole text of any other (a file, a pipe).
+func errorText(err error) string {
+	var ae *airlock.Error
+	if errors.As(err, &ae) {
+		return ae.Message
+	}
+	return err.Error()
+}
+
+// argsNone is cobra.NoArgs with a usage exit code.
+func argsNone() cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageError("%s takes no arguments, got %q", c.CommandPath(), args)
+		}
+		return nil
+	}
+}
+
+// writeJSON prints v as indented JSON, leaving <, > and & readable.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// plural returns "1 event", "2 events".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printable returns s safe to print on a terminal: control characters
+// (newlines too, unless keepLines), invisible format characters (among them
+// bidirectional overrides and zero-width spaces), spaces other than ' ' and
+// invalid bytes become \u or \x escapes, so that what an agent wrote cannot
+// forge lines or colours, reorder or hide text in what a reviewer reads. In
+// JSON strings the \u escapes mean the same characters.
+func printable(s string, keepLines bool) string {
+	unsafe := func(r rune) bool {
+		switch {
+		case r == ' ', r == '\n' && keepLines:
+			return false
+		}
+		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) || r == utf8.RuneError
+	}
+	if strings.IndexFunc(s, unsafe) < 0 {
+		return s
+	}
+	var b bytes.Buffer
+	for i, r := range s {
+		switch {
+		case !unsafe(r):
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			} else {
+				b.WriteRune(r)
+			}
+		case r > 0xffff: // as JSON writes it, a surrogate pair
+			hi, lo := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
