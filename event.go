@@ -44,6 +44,10 @@ type Event struct {
 
 	Prev Hash `json:"prev"`
 	Hash Hash `json:"hash"`
+
+	// encoded marks a payload Airlock marshalled itself: already a compact
+	// JSON object as encoders write it, so Record.Prepare need not check it.
+	encoded bool
 }
 
 // eventDomain separates event hashes from every other SHA-256 in Airlock.
@@ -194,7 +198,7 @@ func PageSize(limit int) int {
 // newEvent returns an event with its payload marshalled from v. Payloads
 // are built from Airlock's own types, so a marshalling failure is a bug.
 func newEvent(kind string, a *Action, outcome, approvalID string, v any) Event {
-	e := Event{Kind: kind, Outcome: outcome, ApprovalID: approvalID, Payload: marshalJSON(v)}
+	e := Event{Kind: kind, Outcome: outcome, ApprovalID: approvalID, Payload: marshalJSON(v), encoded: true}
 	if a != nil {
 		e.TraceID, e.Agent = a.TraceID, a.Agent
 	}

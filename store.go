@@ -31,6 +31,9 @@ func (r *Record) Prepare() error {
 	r.Events = slices.Clone(r.Events) // the caller's events stay as they were
 	for i := range r.Events {
 		e := &r.Events[i]
+		if e.encoded && e.Kind != "" {
+			continue
+		}
 		if err := e.Validate(); err != nil {
 			return err
 		}

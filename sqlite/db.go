@@ -37,7 +37,7 @@ var migrationFS embed.FS
 const (
 	DefaultBusyTimeout  = 10 * time.Second
 	DefaultPollInterval = time.Second
-	DefaultMaxBatch     = 256
+	DefaultMaxBatch     = 512
 )
 
 // DB is an Airlock store in one SQLite database file.
@@ -63,13 +63,15 @@ type DB struct {
 	// wrapDriver lets tests inject faults below the store.
 	wrapDriver func(driver.Driver) driver.Driver
 
-	write *sql.DB // one connection, owned by the writer goroutine
+	write *sql.DB // one connection, used by one batch at a time
 	read  *sql.DB
+	stmts statements
 
-	ops     chan *op
-	closing chan struct{}
-	stopped chan struct{}
-	once    sync.Once
+	mu      sync.Mutex
+	queue   []*op     // ops waiting for the next batch
+	leading bool      // a batch is running
+	closed  bool      // Close was called: no new ops
+	idle    sync.Cond // signalled when no batch runs
 	hub     hub
 }
 
@@ -94,7 +96,7 @@ func (db *DB) Open(ctx context.Context) error {
 	// loss; NORMAL is not), and BEGIN IMMEDIATE so that a write transaction
 	// takes the lock up front and never deadlocks upgrading a read lock.
 	db.write = sql.OpenDB(connector{drv, dsn(db.Path, "immediate",
-		"journal_mode(WAL)", "synchronous(FULL)", busyTimeout(), "foreign_keys(ON)")})
+		"journal_mode(WAL)", "synchronous(FULL)", busyTimeout(), "foreign_keys(ON)", "temp_store(MEMORY)")})
 	db.write.SetMaxOpenConns(1)
 	db.write.SetMaxIdleConns(1)
 	db.write.SetConnMaxLifetime(0)
@@ -102,11 +104,12 @@ func (db *DB) Open(ctx context.Context) error {
 		db.write.Close()
 		return err
 	}
+	if err := db.prepare(ctx); err != nil {
+		db.write.Close()
+		return err
+	}
 	db.openReader(drv, "rw")
-	db.ops = make(chan *op)
-	db.closing = make(chan struct{})
-	db.stopped = make(chan struct{})
-	go db.writer()
+	db.idle.L = &db.mu
 	return nil
 }
 
@@ -142,8 +145,8 @@ func (db *DB) openReadOnly(ctx context.Context, drv driver.Driver) error {
 	return nil
 }
 
-// Close stops the writer once the batch in flight is durable, and closes
-// the database.
+// Close refuses new writes, waits for the batches queued to be durable, and
+// closes the database.
 func (db *DB) Close() error {
 	if db.write == nil {
 		if db.read != nil {
@@ -151,12 +154,12 @@ func (db *DB) Close() error {
 		}
 		return nil
 	}
-	db.once.Do(func() {
-		if db.closing != nil {
-			close(db.closing)
-			<-db.stopped
-		}
-	})
+	db.mu.Lock()
+	db.closed = true
+	for db.leading {
+		db.idle.Wait()
+	}
+	db.mu.Unlock()
 	return errors.Join(db.read.Close(), db.write.Close())
 }
 

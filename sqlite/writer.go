@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -18,63 +18,69 @@ import (
 // aborts its whole batch, since SQLite cannot undo one op's rows without
 // savepoints, and savepoints per op would cost every caller.
 type op struct {
-	ctx  context.Context
-	fn   func(*wtx) error
-	err  error
-	done chan struct{}
+	ctx context.Context
+	fn  func(*wtx) error
+	err error
+	// wake receives one signal: the op is finished (finished set), or its
+	// caller is to lead the next batch.
+	wake     chan struct{}
+	finished bool
 }
 
-// exec runs fn in the writer's next transaction and returns once that
-// transaction is durable (or failed). Once submitted, an op is waited for
-// even if ctx ends, so that a caller never reports failure for a write
-// that then commits unseen.
+// exec runs fn in a write transaction and returns once that transaction is
+// durable (or failed).
+//
+// Group commit without a writer goroutine: the caller that finds no batch
+// running leads one itself — its own op and every op queued meanwhile —
+// so a lone caller pays no hand-off between goroutines. Callers arriving
+// while a batch commits queue up; when it is done, the leader wakes the
+// first of them to lead the next batch, with all the others. Once queued,
+// an op is waited for even if ctx ends, so that a caller never reports
+// failure for a write that then commits unseen.
 func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
-	if db.ops == nil {
-		if db.ReadOnly {
-			return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: %s is open read-only", db.Path)
-		}
+	o := &op{ctx: ctx, fn: fn, wake: make(chan struct{}, 1)}
+	db.mu.Lock()
+	switch {
+	case db.write == nil && db.ReadOnly:
+		db.mu.Unlock()
+		return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: %s is open read-only", db.Path)
+	case db.write == nil:
+		db.mu.Unlock()
 		return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: store is not open")
-	}
-	o := &op{ctx: ctx, fn: fn, done: make(chan struct{})}
-	select {
-	case db.ops <- o:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-db.closing:
+	case db.closed:
+		db.mu.Unlock()
 		return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: store is closed")
 	}
-	<-o.done
-	return o.err
-}
-
-// writer owns the write connection: it collects every op waiting, runs them
-// in one transaction and commits once.
-func (db *DB) writer() {
-	defer close(db.stopped)
+	db.queue = append(db.queue, o)
+	if db.leading {
+		db.mu.Unlock()
+		<-o.wake
+		if o.finished {
+			return o.err
+		}
+		db.mu.Lock() // promoted: lead the next batch
+	}
+	db.leading = true
 	max := db.MaxBatch
 	if max <= 0 {
 		max = DefaultMaxBatch
 	}
-	batch := make([]*op, 0, max)
-	for {
-		select {
-		case o := <-db.ops:
-			batch = append(batch[:0], o)
-		case <-db.closing:
-			return
-		}
-	collect:
-		for len(batch) < max {
-			select {
-			case o := <-db.ops:
-				batch = append(batch, o)
-			default:
-				break collect
-			}
-		}
-		db.run(batch)
-		clear(batch)
+	n := min(len(db.queue), max)
+	batch := slices.Clone(db.queue[:n]) // o is first: a leader is always the queue's head
+	db.queue = slices.Delete(db.queue, 0, n)
+	db.mu.Unlock()
+
+	db.run(batch)
+
+	db.mu.Lock()
+	if len(db.queue) > 0 {
+		db.queue[0].wake <- struct{}{}
+	} else {
+		db.leading = false
+		db.idle.Broadcast()
 	}
+	db.mu.Unlock()
+	return o.err
 }
 
 // run executes one batch: every op, then the buffered rows, then one
@@ -117,8 +123,9 @@ func (db *DB) run(batch []*op) {
 	} else {
 		db.hub.publish(w.changed)
 	}
-	for _, o := range batch {
-		close(o.done)
+	for _, o := range batch[1:] { // batch[0] is the leader's own op
+		o.finished = true
+		o.wake <- struct{}{}
 	}
 }
 
@@ -168,7 +175,7 @@ func (db *DB) begin() (*wtx, error) {
 	}
 	w := &wtx{db: db, tx: tx}
 	var h []byte
-	err = tx.QueryRowContext(ctx, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`).Scan(&w.seq, &h)
+	err = tx.StmtContext(ctx, db.stmts.head).QueryRowContext(ctx).Scan(&w.seq, &h)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -235,57 +242,74 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 	return w.events[first:len(w.events):len(w.events)]
 }
 
-// rowsPerInsert bounds a multi-row INSERT well below SQLite's limit on
-// bound parameters.
-const rowsPerInsert = 200
-
-// flush writes the buffered rows with multi-row INSERTs.
+// flush writes the buffered rows with statements prepared once at Open:
+// no SQL is parsed per batch, and single-row INSERTs need no statement
+// journal.
 func (w *wtx) flush() error {
-	if err := insertRows(w.tx, `INSERT INTO events (seq, time, kind, trace_id, agent, outcome, approval_id, payload, prev, hash) VALUES `,
-		10, len(w.events), func(i int, args []any) []any {
+	ctx := context.Background()
+	if len(w.events) > 0 {
+		st := w.tx.StmtContext(ctx, w.db.stmts.event)
+		for i := range w.events {
 			e := &w.events[i]
-			return append(args, e.Seq, e.Time.UnixNano(), e.Kind, e.TraceID, e.Agent, e.Outcome, e.ApprovalID,
-				[]byte(e.Payload), e.Prev[:], e.Hash[:])
-		}); err != nil {
-		return err
+			if _, err := st.ExecContext(ctx, e.Seq, e.Time.UnixNano(), e.Kind, e.TraceID, e.Agent, e.Outcome,
+				e.ApprovalID, []byte(e.Payload), e.Prev[:], e.Hash[:]); err != nil {
+				return err
+			}
+		}
 	}
-	if err := insertRows(w.tx, `INSERT INTO trust (time, agent, class, outcome, tier, trace_id, label, tool, autonomy_class, requires_human, code, args, approval_id, event_seq) VALUES `,
-		14, len(w.trust), func(i int, args []any) []any {
+	if len(w.trust) > 0 {
+		st := w.tx.StmtContext(ctx, w.db.stmts.trust)
+		for i := range w.trust {
 			t := &w.trust[i]
-			return append(args, t.Time.UnixNano(), t.Agent, string(t.Class), string(t.Outcome), int(t.Tier), t.TraceID,
-				t.Label, t.Tool, t.AutonomyClass, t.RequiresHuman, t.Code, []byte(t.Args), t.ApprovalID, t.EventSeq)
-		}); err != nil {
-		return err
+			// The arguments are kept once: in the linked event's payload
+			// when there is one, else here.
+			args := []byte(t.Args)
+			if t.EventSeq != 0 {
+				args = nil
+			}
+			if _, err := st.ExecContext(ctx, t.Time.UnixNano(), t.Agent, string(t.Class), string(t.Outcome), int(t.Tier),
+				t.TraceID, t.Label, t.Tool, t.AutonomyClass, t.RequiresHuman, t.Code, args, t.ApprovalID,
+				t.EventSeq); err != nil {
+				return err
+			}
+		}
 	}
-	return insertRows(w.tx, `INSERT INTO notifications (created, recipient, kind, agent, approval_id, subject, payload, event_seq) VALUES `,
-		8, len(w.notes), func(i int, args []any) []any {
+	if len(w.notes) > 0 {
+		st := w.tx.StmtContext(ctx, w.db.stmts.note)
+		for i := range w.notes {
 			n := &w.notes[i]
-			return append(args, n.Created.UnixNano(), n.Recipient, n.Kind, n.Agent, n.ApprovalID, n.Subject, []byte(n.Payload), n.EventSeq)
-		})
+			if _, err := st.ExecContext(ctx, n.Created.UnixNano(), n.Recipient, n.Kind, n.Agent, n.ApprovalID,
+				n.Subject, []byte(n.Payload), n.EventSeq); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
-// insertRows inserts n rows of cols columns, rowsPerInsert per statement.
-func insertRows(tx *sql.Tx, prefix string, cols, n int, row func(i int, args []any) []any) error {
-	if n == 0 {
-		return nil
-	}
-	tuple := "(" + strings.Repeat("?, ", cols-1) + "?)"
-	args := make([]any, 0, min(n, rowsPerInsert)*cols)
-	for start := 0; start < n; start += rowsPerInsert {
-		end := min(start+rowsPerInsert, n)
-		var q strings.Builder
-		q.WriteString(prefix)
-		args = args[:0]
-		for i := start; i < end; i++ {
-			if i > start {
-				q.WriteString(", ")
-			}
-			q.WriteString(tuple)
-			args = row(i, args)
+// statements are the writer's hot statements, prepared once.
+type statements struct {
+	head, event, trust, note *sql.Stmt
+}
+
+func (db *DB) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&db.stmts.head, `SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`},
+		{&db.stmts.event, `INSERT INTO events (seq, time, kind, trace_id, agent, outcome, approval_id, payload, prev, hash)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&db.stmts.trust, `INSERT INTO trust (time, agent, class, outcome, tier, trace_id, label, tool, autonomy_class,
+			requires_human, code, args, approval_id, event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&db.stmts.note, `INSERT INTO notifications (created, recipient, kind, agent, approval_id, subject, payload, event_seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+	} {
+		st, err := db.write.PrepareContext(ctx, p.query)
+		if err != nil {
+			return unavailable("prepare", err)
 		}
-		if _, err := tx.Exec(q.String(), args...); err != nil {
-			return err
-		}
+		*p.dst = st
 	}
 	return nil
 }

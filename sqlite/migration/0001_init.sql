@@ -62,7 +62,8 @@ CREATE INDEX approvals_grant ON approvals (action_hash) WHERE status = 'approved
 CREATE INDEX approvals_status ON approvals (status, id);
 CREATE INDEX approvals_agent ON approvals (agent, id);
 
--- Trust records, one per enforced decision.
+-- Trust records, one per enforced decision. args is kept only when no
+-- linked event (event_seq) already carries the action's arguments.
 CREATE TABLE trust (
 	id             INTEGER PRIMARY KEY,
 	time           INTEGER NOT NULL,
