@@ -219,6 +219,9 @@ func (r *Resolution) Check(ap *Approval, now time.Time) error {
 	if err := ap.Authorize(r.Reviewer); err != nil {
 		return err
 	}
+	if ap.NeedsHuman && r.Status == StatusApproved && r.Surface == SurfaceSystem {
+		return Errorf(EUNAUTHORIZED, "approval %s is needs-human: only a person can approve it, not the system", ap.ID)
+	}
 	if r.ActionHash != ap.ActionHash {
 		return Errorf(CodeHashMismatch, "approval %s is for action sha256:%s, not sha256:%s: reload it and review what it now holds",
 			ap.ID, ap.ActionHash, r.ActionHash)

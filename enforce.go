@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +29,9 @@ type Enforcer struct {
 	GrantTTL time.Duration
 	// Logger receives failures to record; nil discards them.
 	Logger *slog.Logger
+
+	mu      sync.Mutex
+	waiters map[string]int // callers of this process blocked per request
 }
 
 // Enforcement is what happened to one action. The zero value is a refusal:
@@ -103,7 +107,7 @@ func (e *Enforcer) Run(ctx context.Context, a Action, fn func(context.Context) e
 }
 
 type executedPayload struct {
-	DecisionSeq int64    `json:"decision_seq"`
+	DecisionSeq int64    `json:"decision_seq,omitempty"`
 	ActionHash  Hash     `json:"action_hash"`
 	Status      string   `json:"status"`
 	Error       string   `json:"error,omitempty"`
@@ -119,6 +123,24 @@ func (e *Enforcer) Sweep(ctx context.Context) (int, error) {
 		n += len(got)
 		if err != nil || len(got) < MaxPageSize {
 			return n, err
+		}
+	}
+}
+
+// SweepEvery runs Sweep every interval until ctx ends, so that requests
+// nobody waits on (suggest, needs-human) expire at their deadline and are
+// audited. A failed sweep is logged and retried at the next tick.
+func (e *Enforcer) SweepEvery(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := e.Sweep(ctx); err != nil && ctx.Err() == nil {
+				e.logger().Error("sweep approval requests", "expired", n, "err", err)
+			}
 		}
 	}
 }
@@ -240,27 +262,34 @@ func (e *Enforcer) propose(ctx context.Context, d *Decision) Enforcement {
 func (e *Enforcer) ask(ctx context.Context, d *Decision) Enforcement {
 	enf := Enforcement{Decision: *d, Label: LabelApprovalGranted}
 	rec := Record{Events: []Event{decisionEvent(d, "approval_requested", "")}}
-	ap, joined, err := e.Store.RequestApproval(ctx, e.newApproval(d), rec)
+	ap, _, err := e.Store.RequestApproval(ctx, e.newApproval(d), rec)
 	if err != nil {
 		return e.unavailable(enf, err)
 	}
 	enf.Approval = &ap
-	ap, waitErr := e.wait(ctx, ap, !joined)
+	leave := e.waiting(ap.ID)
+	ap, waitErr := e.wait(ctx, ap, leave)
 	enf.Approval = &ap
 
 	var out TrustOutcome
-	switch ap.Status {
-	case StatusApproved:
+	switch {
+	case ap.Status == StatusApproved && ctx.Err() != nil:
+		// Approved as the caller stopped waiting: it does not run, and the
+		// trust record says so.
+		out, enf.Label, enf.Code = TrustDenied, LabelApprovalCancelled, CodeCancelled
+		enf.Message = fmt.Sprintf("%s was approved by %s after the caller stopped waiting (approval %s); retry to run it",
+			actionName(d), ap.ResolvedBy, ap.ID)
+	case ap.Status == StatusApproved:
 		out, enf.Label = TrustSuccess, LabelApprovalGranted
 		enf.Message = fmt.Sprintf("%s approved by %s (approval %s)", actionName(d), ap.ResolvedBy, ap.ID)
-	case StatusRejected:
+	case ap.Status == StatusRejected:
 		out, enf.Label, enf.Code = TrustDenied, LabelApprovalRejected, CodeRejected
 		enf.Message = fmt.Sprintf("%s was rejected by %s (approval %s)%s", actionName(d), ap.ResolvedBy, ap.ID, because(ap.Reason))
-	case StatusExpired:
+	case ap.Status == StatusExpired:
 		out, enf.Label, enf.Code = TrustTimeout, LabelApprovalTimeout, CodeTimeout
 		enf.Message = fmt.Sprintf("%s was not approved before approval %s expired at %s; ask a reviewer and retry",
 			actionName(d), ap.ID, ap.Expires.UTC().Format(time.RFC3339))
-	case StatusCancelled:
+	case ap.Status == StatusCancelled:
 		out, enf.Label, enf.Code = TrustDenied, LabelApprovalCancelled, CodeCancelled
 		enf.Message = fmt.Sprintf("%s was not run: approval %s was cancelled%s", actionName(d), ap.ID, because(ap.Reason))
 	default: // still pending: the store failed while waiting
@@ -275,58 +304,86 @@ func (e *Enforcer) ask(ctx context.Context, d *Decision) Enforcement {
 	if err != nil {
 		return e.unavailable(enf, err)
 	}
-	enf.Allowed = ap.Status == StatusApproved && ctx.Err() == nil
-	if ap.Status == StatusApproved && !enf.Allowed {
-		enf.Code, enf.Message = CodeCancelled, fmt.Sprintf("%s was approved after the caller stopped waiting (approval %s)", actionName(d), ap.ID)
-	}
+	enf.Allowed = out == TrustSuccess
 	return enf
 }
 
+// waiting counts this process's callers blocked on one request, so that a
+// request is cancelled only when the last of them leaves, and returns the
+// function a caller calls as it stops waiting: it reports whether that
+// caller was the last.
+func (e *Enforcer) waiting(id string) (leave func() bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.waiters == nil {
+		e.waiters = map[string]int{}
+	}
+	e.waiters[id]++
+	var once sync.Once
+	last := false
+	return func() bool {
+		once.Do(func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.waiters[id]--
+			if last = e.waiters[id] == 0; last {
+				delete(e.waiters, id)
+			}
+		})
+		return last
+	}
+}
+
 // wait blocks until the request leaves pending: resolved, expired (the
-// enforcer expires it at its deadline), or cancelled because ctx ended —
-// cancelled only by the caller that created it, so joined callers leaving
-// do not withdraw someone else's request.
-func (e *Enforcer) wait(ctx context.Context, ap Approval, owns bool) (Approval, error) {
+// enforcer expires it at its deadline), or cancelled because ctx ended and
+// this was the last caller waiting on it.
+func (e *Enforcer) wait(ctx context.Context, ap Approval, leave func() bool) (Approval, error) {
 	for {
-		deadline := ap.Expires
-		wctx, cancel := context.WithDeadline(ctx, deadline)
+		wctx, cancel := context.WithDeadline(ctx, ap.Expires)
 		got, err := e.Store.WaitApproval(wctx, ap.ID)
 		cancel()
 		switch {
 		case err == nil && got.Status != StatusPending:
+			leave()
 			return got, nil
 		case ctx.Err() != nil:
-			return e.abandon(ctx, ap, owns)
+			return e.abandon(ctx, ap, leave())
 		case err != nil && !errors.Is(err, context.DeadlineExceeded):
+			leave()
 			return ap, err
 		}
 		got, err = e.Store.ExpireApproval(ctx, ap.ID)
 		if err != nil {
+			leave()
 			return ap, err
 		}
 		if got.Status != StatusPending {
+			leave()
 			return got, nil
 		}
-		// The store's clock is behind ours: wait for it, a little.
+		// The store's clock is behind ours: wait out the difference it
+		// reports, not a fixed poll.
 		ap = got
-		if now, err := e.Store.Now(ctx); err == nil && !now.Before(ap.Expires) {
-			continue
+		gap := 50 * time.Millisecond
+		if now, err := e.Store.Now(ctx); err == nil && ap.Expires.Sub(now) > gap {
+			gap = ap.Expires.Sub(now)
 		}
-		t := time.NewTimer(50 * time.Millisecond)
+		t := time.NewTimer(gap)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return e.abandon(ctx, ap, owns)
+			return e.abandon(ctx, ap, leave())
 		}
 	}
 }
 
-// abandon handles a caller that stopped waiting.
-func (e *Enforcer) abandon(ctx context.Context, ap Approval, owns bool) (Approval, error) {
+// abandon handles a caller that stopped waiting: the last caller waiting
+// cancels the request; earlier ones leave it to the others.
+func (e *Enforcer) abandon(ctx context.Context, ap Approval, last bool) (Approval, error) {
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if owns {
+	if last {
 		got, err := e.Store.CancelApproval(bg, ap.ID, "", "the waiting caller went away: "+context.Cause(ctx).Error(), SurfaceSystem)
 		if err == nil {
 			return got, nil
@@ -340,8 +397,7 @@ func (e *Enforcer) abandon(ctx context.Context, ap Approval, owns bool) (Approva
 		return ap, err
 	}
 	if got.Status == StatusPending {
-		// Joined, and the request lives on for the others: this caller's
-		// attempt ends as cancelled.
+		// Others still wait on it: this caller's attempt ends as cancelled.
 		got.Status, got.Reason = StatusCancelled, "the waiting caller went away"
 	}
 	return got, nil

@@ -355,3 +355,82 @@ func TestRefusalCodesDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestSweepEvery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		go e.SweepEvery(ctx, time.Minute)
+		e.Enforce(context.Background(), airlocktest.Action("propose", "a"))
+		time.Sleep(time.Hour + time.Minute)
+		synctest.Wait()
+		cancel()
+		page, err := db.FindApprovals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusExpired}})
+		if err != nil || len(page.Approvals) != 1 {
+			t.Fatalf("the background sweep expired %d requests (%v), want 1", len(page.Approvals), err)
+		}
+	})
+}
+
+func TestAskApprovedAsCallerLeaves(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan airlock.Enforcement)
+		go func() { done <- e.Enforce(ctx, airlocktest.Action("deploy", "prod")) }()
+		ap := pendingOne(t, db)
+		if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved,
+			ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceCLI}); err != nil {
+			t.Fatal(err)
+		}
+		cancel() // before the waiting caller has run again
+		enf := <-done
+		if enf.Allowed || enf.Code != airlock.CodeCancelled {
+			t.Fatalf("approved as the caller left: %+v", enf)
+		}
+		wantTrust(t, db, airlock.TrustSuccess, 0) // it did not run, and the record says so
+		wantTrust(t, db, airlock.TrustDenied, 1)
+	})
+}
+
+func TestAskCreatorLeavesJoinedCallerStays(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		first, leave := context.WithCancel(context.Background())
+		results := make(chan airlock.Enforcement, 2)
+		go func() { results <- e.Enforce(first, airlocktest.Action("deploy", "prod")) }()
+		ap := pendingOne(t, db)
+		go func() { results <- e.Enforce(context.Background(), airlocktest.Action("deploy", "prod")) }()
+		synctest.Wait()
+		leave()
+		if gone := <-results; gone.Allowed || gone.Code != airlock.CodeCancelled {
+			t.Fatalf("the caller that left: %+v", gone)
+		}
+		if got, _ := db.Approval(t.Context(), ap.ID); got.Status != airlock.StatusPending {
+			t.Fatalf("request is %s after its creator left while another caller waits", got.Status)
+		}
+		if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved,
+			ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceCLI}); err != nil {
+			t.Fatal(err)
+		}
+		if stayed := <-results; !stayed.Allowed {
+			t.Fatalf("the caller that stayed: %+v", stayed)
+		}
+	})
+}
+
+func TestChainVerifierStrayEvent(t *testing.T) {
+	// An event whose seq is below the expected one — 0, negative, or a
+	// repeat — is reported at the expected seq, never at 0 (which would
+	// read as "intact").
+	for _, seq := range []int64{0, -5} {
+		var v airlock.ChainVerifier
+		e := airlock.Event{Seq: seq, Kind: "decision", Payload: []byte(`{}`)}
+		e.Hash = e.ChainHash(airlock.Hash{})
+		err := v.Check(&e)
+		var ce *airlock.ChainError
+		if !errors.As(err, &ce) || ce.Seq != 1 {
+			t.Errorf("event with seq %d first: %v, want a break at seq 1", seq, err)
+		}
+	}
+}

@@ -133,7 +133,9 @@ func (v *ChainVerifier) Check(e *Event) error {
 	case e.Seq > v.next:
 		return &ChainError{Seq: v.next, Reason: fmt.Sprintf("missing: the next event has seq %d", e.Seq)}
 	case e.Seq < v.next:
-		return &ChainError{Seq: e.Seq, Reason: fmt.Sprintf("out of order after seq %d", v.next-1)}
+		// Named by the sequence number expected here, never by the stray
+		// event's own (which may be 0 or negative: not a valid report).
+		return &ChainError{Seq: v.next, Reason: fmt.Sprintf("an event with seq %d is out of order after seq %d", e.Seq, v.next-1)}
 	case e.Prev != v.prev:
 		return &ChainError{Seq: e.Seq, Reason: "does not link to the previous event (inserted, deleted or reordered)"}
 	case e.ChainHash(v.prev) != e.Hash:

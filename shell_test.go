@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -520,12 +519,10 @@ func TestAnalyseShellPathological(t *testing.T) {
 		{"many braces", "echo " + strings.Repeat("{a,b}", 1000), false},
 		{"huge brace range", "echo {1..999999999}", false},
 	}
+	// No wall-clock bound here (timings belong in benchmarks): a blow-up
+	// shows as the test's own timeout.
 	for _, tt := range tests {
-		start := time.Now()
 		cmds, err := analyseShell(tt.script, "")
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("%s: took %v", tt.name, d)
-		}
 		if (err != nil) != tt.wantErr {
 			t.Errorf("%s: error %v, want error %v", tt.name, err, tt.wantErr)
 		}

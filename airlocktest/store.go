@@ -75,6 +75,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"ResolveChecksHash", testResolveHash},
 		{"ResolveAuthorisation", testResolveAuth},
 		{"ResolveAfterDeadline", testResolveAfterDeadline},
+		{"SystemCannotApproveNeedsHuman", testSystemCannotApproveNeedsHuman},
 		{"Cancel", testCancel},
 		{"ExpireOnStoreClock", testExpire},
 		{"ExpireDue", testExpireDue},
@@ -512,6 +513,21 @@ func testResolveAuth(t *testing.T, s airlock.Store, _ *Clock) {
 		if got := airlock.ErrorCode(err); got != tt.code {
 			t.Errorf("%+v resolving: error %v, want code %q", tt.who, err, tt.code)
 		}
+	}
+}
+
+func testSystemCannotApproveNeedsHuman(t *testing.T, s airlock.Store, _ *Clock) {
+	ap := NewApproval("a", "wire money", airlock.Suggest, time.Hour)
+	ap.NeedsHuman, ap.Class = true, ap.Class+airlock.NeedsHumanSuffix
+	ap = mustRequest(t, s, ap, airlock.Record{})
+	r := Approve(ap)
+	r.Reviewer, r.Surface = airlock.Reviewer{Name: "root", Admin: true}, airlock.SurfaceSystem
+	_, err := s.ResolveApproval(ctx(t), r)
+	wantCode(t, err, airlock.EUNAUTHORIZED)
+	// The system may still reject it, and a person may approve it.
+	r.Surface = airlock.SurfaceWeb
+	if _, err := s.ResolveApproval(ctx(t), r); err != nil {
+		t.Fatal(err)
 	}
 }
 

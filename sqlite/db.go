@@ -2,9 +2,10 @@
 // requests, trust records and the notification outbox in one SQLite file,
 // through a pure-Go driver, durable against power loss.
 //
-// One goroutine owns every write. Concurrent callers' writes are batched
-// into one transaction (group commit) and each caller returns only once
-// its own writes are durable; reads run in parallel on a separate pool.
+// One batch writes at a time, led by a caller. Concurrent callers' writes
+// are batched into one transaction (group commit) and each caller returns
+// only once its own writes are durable; reads run in parallel on a
+// separate pool.
 package sqlite
 
 import (

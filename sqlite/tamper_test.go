@@ -32,13 +32,13 @@ func TestTamperDetected(t *testing.T) {
 		{"delete a row", []string{`DELETE FROM events WHERE seq = 5`}, 5, "missing"},
 		{"delete the first row", []string{`DELETE FROM events WHERE seq = 1`}, 1, "missing"},
 		{"swap two rows", []string{
-			`UPDATE events SET seq = -3 WHERE seq = 3`,
+			`UPDATE events SET seq = 1003 WHERE seq = 3`,
 			`UPDATE events SET seq = 3 WHERE seq = 6`,
-			`UPDATE events SET seq = 6 WHERE seq = -3`,
+			`UPDATE events SET seq = 6 WHERE seq = 1003`,
 		}, 3, "link"},
 		{"insert a row", []string{
-			`UPDATE events SET seq = -seq WHERE seq > 5`,
-			`UPDATE events SET seq = 1 - seq WHERE seq < 0`,
+			`UPDATE events SET seq = seq + 1000 WHERE seq > 5`,
+			`UPDATE events SET seq = seq - 999 WHERE seq > 1000`,
 			`INSERT INTO events (seq, time, kind, agent, payload, prev, hash)
 			 SELECT 6, time, 'decision', 'forger', CAST('{"n":0}' AS BLOB), hash, zeroblob(32) FROM events WHERE seq = 5`,
 		}, 6, "edited"},

@@ -70,23 +70,48 @@ func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
 	db.queue = slices.Delete(db.queue, 0, n)
 	db.mu.Unlock()
 
+	defer db.handOff()
 	db.run(batch)
+	return o.err
+}
 
+// handOff ends a leader's batch: the first queued op's caller leads the
+// next one. It runs deferred, so that even a panic in a batch (a bug) never
+// leaves the store with a leader that will not come back.
+func (db *DB) handOff() {
 	db.mu.Lock()
+	defer db.mu.Unlock()
 	if len(db.queue) > 0 {
 		db.queue[0].wake <- struct{}{}
-	} else {
-		db.leading = false
-		db.idle.Broadcast()
+		return
 	}
-	db.mu.Unlock()
-	return o.err
+	db.leading = false
+	db.idle.Broadcast()
 }
 
 // run executes one batch: every op, then the buffered rows, then one
 // commit. On any database failure every op of the batch fails with
 // EUNAVAILABLE: nothing of it is acknowledged.
 func (db *DB) run(batch []*op) {
+	var w *wtx
+	defer func() {
+		// On a panic (a bug), roll back and fail every op of the batch
+		// before the panic goes on up, so that no caller waits forever and
+		// the write connection is free for the next batch.
+		if r := recover(); r != nil {
+			if w != nil && w.tx != nil {
+				w.tx.Rollback()
+			}
+			for _, o := range batch[1:] {
+				if !o.finished {
+					o.err = airlock.Errorf(airlock.EINTERNAL, "sqlite: write batch failed: %v", r)
+					o.finished = true
+					o.wake <- struct{}{}
+				}
+			}
+			panic(r)
+		}
+	}()
 	w, err := db.begin()
 	if err == nil {
 		for _, o := range batch {
@@ -215,11 +240,19 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 		w.events = append(w.events, e)
 	}
 	var seq int64
+	// A decision or proposal event carries the action with its arguments:
+	// its trust records need not keep a second copy.
+	argsInEvent := false
 	if len(rec.Events) > 0 {
 		seq = w.events[first].Seq
+		k := w.events[first].Kind
+		argsInEvent = k == airlock.EventDecision || k == airlock.EventProposal
 	}
 	for _, t := range rec.Trust {
 		t.Time = now
+		if argsInEvent && t.EventSeq == 0 {
+			t.Args = nil
+		}
 		if approvalID != "" && t.ApprovalID == "" {
 			t.ApprovalID = approvalID
 		}
@@ -261,14 +294,8 @@ func (w *wtx) flush() error {
 		st := w.tx.StmtContext(ctx, w.db.stmts.trust)
 		for i := range w.trust {
 			t := &w.trust[i]
-			// The arguments are kept once: in the linked event's payload
-			// when there is one, else here.
-			args := []byte(t.Args)
-			if t.EventSeq != 0 {
-				args = nil
-			}
 			if _, err := st.ExecContext(ctx, t.Time.UnixNano(), t.Agent, string(t.Class), string(t.Outcome), int(t.Tier),
-				t.TraceID, t.Label, t.Tool, t.AutonomyClass, t.RequiresHuman, t.Code, args, t.ApprovalID,
+				t.TraceID, t.Label, t.Tool, t.AutonomyClass, t.RequiresHuman, t.Code, []byte(t.Args), t.ApprovalID,
 				t.EventSeq); err != nil {
 				return err
 			}

@@ -4,7 +4,7 @@
 -- changed through SQL without dropping them first — which the chain then
 -- reveals.
 CREATE TABLE events (
-	seq         INTEGER PRIMARY KEY,
+	seq         INTEGER PRIMARY KEY CHECK (seq > 0),
 	time        INTEGER NOT NULL,
 	kind        TEXT    NOT NULL,
 	trace_id    TEXT    NOT NULL DEFAULT '',
