@@ -345,11 +345,6 @@ func (ap *Approval) UseGrant(now time.Time) Record {
 	return Record{Events: []Event{ev}}
 }
 
-// GrantUsable reports whether an approved proposal may run now.
-func (ap *Approval) GrantUsable(now time.Time) bool {
-	return ap.IsGrant() && ap.Status == StatusApproved && ap.GrantUsed.IsZero() && now.Before(ap.GrantExpires)
-}
-
 // ApprovalFilter selects approval requests. Zero fields match everything.
 type ApprovalFilter struct {
 	Status []ApprovalStatus

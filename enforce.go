@@ -166,16 +166,19 @@ func (e *Enforcer) carryOut(ctx context.Context, d Decision) Enforcement {
 // run records an auto or notify decision; the action may then run.
 func (e *Enforcer) run(ctx context.Context, d *Decision) Enforcement {
 	label := LabelAuto
-	rec := Record{Events: []Event{decisionEvent(d, LabelAuto, "")}}
 	if d.Outcome == Notify {
 		label = LabelNotify
-		rec.Events[0] = decisionEvent(d, label, "")
+	}
+	rec := Record{
+		Events: []Event{decisionEvent(d, label, "")},
+		Trust:  []TrustRecord{trustRecord(d, TrustSuccess, label, "", "")},
+	}
+	if d.Outcome == Notify {
 		rec.Notifications = []Notification{{
 			Recipient: d.Owner, Kind: EventDecision, Agent: d.Action.Agent,
 			Subject: fmt.Sprintf("%s ran %s", d.Action.Agent, summarize(&d.Action)),
 		}}
 	}
-	rec.Trust = []TrustRecord{trustRecord(d, TrustSuccess, label, "", "")}
 	enf := Enforcement{Decision: *d, Label: label}
 	evs, err := e.Store.Append(ctx, rec)
 	if err != nil {

@@ -3,6 +3,7 @@ package airlock_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -432,5 +433,31 @@ func TestChainVerifierStrayEvent(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Seq != 1 {
 			t.Errorf("event with seq %d first: %v, want a break at seq 1", seq, err)
 		}
+	}
+}
+
+func TestResumeChain(t *testing.T) {
+	var prev airlock.Hash
+	var evs []airlock.Event
+	for i := range 4 {
+		e := airlock.Event{Kind: "decision", Payload: []byte(fmt.Sprintf(`{"n":%d}`, i))}
+		e.Seal(int64(i+1), prev)
+		prev = e.Hash
+		evs = append(evs, e)
+	}
+	// From a checkpoint (seq 2 and its hash) the rest verifies...
+	v := airlock.ResumeChain(2, evs[1].Hash)
+	for _, e := range evs[2:] {
+		if err := v.Check(&e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seq, h := v.Head(); seq != 4 || h != evs[3].Hash {
+		t.Fatalf("head %d %s", seq, h)
+	}
+	// ...and a log rewritten before the checkpoint does not.
+	v = airlock.ResumeChain(2, evs[0].Hash)
+	if err := v.Check(&evs[2]); err == nil {
+		t.Fatal("a chain that does not continue the checkpoint verified")
 	}
 }

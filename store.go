@@ -16,13 +16,6 @@ type Record struct {
 	Notifications []Notification
 }
 
-// Add appends other's entries to r.
-func (r *Record) Add(other Record) {
-	r.Events = append(r.Events, other.Events...)
-	r.Trust = append(r.Trust, other.Trust...)
-	r.Notifications = append(r.Notifications, other.Notifications...)
-}
-
 // Prepare checks every entry before a store begins writing, and puts each
 // event's payload in the form JSON encoders write (compact, HTML-escaped):
 // the chain then covers exactly the bytes an export carries, so an exported
