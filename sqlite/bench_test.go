@@ -456,37 +456,11 @@ const enforceCallers = 64
 // decisions per commit, the writer's mean group size.
 func BenchmarkStoreEnforceAuto64(b *testing.B) {
 	e, commits, payload := openBenchEnforcer(b)
-	ctx := context.Background()
 	lat := make([]time.Duration, b.N)
-	var next, refused atomic.Int64
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for c := range enforceCallers {
-		a := benchAction(c + 1)
-		wg.Go(func() {
-			<-start
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(lat) {
-					return
-				}
-				t0 := time.Now()
-				enf := e.Enforce(ctx, a)
-				lat[i] = time.Since(t0)
-				if !enf.Allowed {
-					refused.Add(1)
-				}
-			}
-		})
-	}
 	before := commits.Load()
 	b.ResetTimer()
-	close(start)
-	wg.Wait()
+	enforceConcurrently(b, e, lat)
 	b.StopTimer()
-	if n := refused.Load(); n > 0 {
-		b.Fatalf("%d of %d decisions refused", n, b.N)
-	}
 	reportLatency(b, lat, "")
 	rate := perSecond(b, b.N)
 	b.ReportMetric(rate, "decisions/s")
@@ -510,6 +484,89 @@ const (
 // the whole log, and passes repeat until b.N events are done, so that any
 // -benchtime makes at least one full pass. Goal: at least 150 000
 // events/s.
+// enforceConcurrently has enforceCallers goroutines share len(lat)
+// decisions, records each one's latency, and returns the elapsed time.
+func enforceConcurrently(b *testing.B, e *airlock.Enforcer, lat []time.Duration) time.Duration {
+	ctx := context.Background()
+	var next, refused atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for c := range enforceCallers {
+		a := benchAction(c + 1)
+		wg.Go(func() {
+			<-start
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(lat) {
+					return
+				}
+				t0 := time.Now()
+				enf := e.Enforce(ctx, a)
+				lat[i] = time.Since(t0)
+				if !enf.Allowed {
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	elapsed := time.Since(t0)
+	if n := refused.Load(); n > 0 {
+		b.Fatalf("%d of %d decisions refused", n, len(lat))
+	}
+	return elapsed
+}
+
+// BenchmarkStoreEnforceAuto64Paired alternates rounds of the 64 callers'
+// decisions with anchor-(c) transactions writing as many rows (100 per
+// transaction, prepared), so that both see the disk at the same moments:
+// x-100rows-paired is the drift-free ratio of the two rates.
+func BenchmarkStoreEnforceAuto64Paired(b *testing.B) {
+	e, _, _ := openBenchEnforcer(b)
+	raw := openRaw(b)
+	stmt, err := raw.Prepare(rawInsert + rawTuple)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer stmt.Close()
+	const round = 20 * enforceCallers
+	lat := make([]time.Duration, round)
+	args := make([]any, 0, 10)
+	var decisions, rows time.Duration
+	var seq int64
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(round, b.N-done)
+		decisions += enforceConcurrently(b, e, lat[:n])
+		t0 := time.Now()
+		for left := n; left > 0; {
+			tx, err := raw.Begin()
+			if err != nil {
+				b.Fatal(err)
+			}
+			st := tx.Stmt(stmt)
+			for range min(rowsPerTx, left) {
+				seq++
+				left--
+				if _, err := st.Exec(rawRow(args[:0], seq)...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rows += time.Since(t0)
+		done += n
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/decisions.Seconds(), "decisions/s")
+	b.ReportMetric(float64(b.N)/rows.Seconds(), "rows/s")
+	b.ReportMetric(rows.Seconds()/decisions.Seconds(), "x-100rows-paired")
+}
+
 func BenchmarkStoreVerify(b *testing.B) {
 	db := sqlite.NewDB(filepath.Join(b.TempDir(), "airlock.db"))
 	if err := db.Open(context.Background()); err != nil {
