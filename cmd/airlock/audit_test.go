@@ -384,15 +384,7 @@ func TestDatabaseErrors(t *testing.T) {
 		{"--after not a number", []string{"audit", "export", "--db", td.path, "--after", "x"}, exitUsage, []string{`invalid argument "x" for "--after"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != tc.code {
-				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
-			for _, want := range tc.contains {
-				if !strings.Contains(stdout+stderr, want) {
-					t.Errorf("output does not contain %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
-				}
-			}
+			wantRun(t, tc.args, tc.code, tc.contains...)
 		})
 	}
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {

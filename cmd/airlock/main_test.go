@@ -16,6 +16,21 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// wantRun runs the CLI and checks its exit code and that its output
+// (stdout or stderr) contains every string of contains.
+func wantRun(t *testing.T, args []string, code int, contains ...string) {
+	t.Helper()
+	got, stdout, stderr := runCLI(t, args...)
+	if got != code {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", got, code, stdout, stderr)
+	}
+	for _, want := range contains {
+		if !strings.Contains(stdout+stderr, want) {
+			t.Errorf("output does not contain %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
+		}
+	}
+}
+
 func TestPolicyCommands(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -52,15 +67,7 @@ func TestPolicyCommands(t *testing.T) {
 		{"schema", []string{"policy", "schema"}, exitOK, []string{`"title": "Airlock policy"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runCLI(t, tc.args...)
-			if code != tc.code {
-				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
-			for _, want := range tc.contains {
-				if !strings.Contains(stdout+stderr, want) {
-					t.Errorf("output does not contain %q\nstdout:\n%s\nstderr:\n%s", want, stdout, stderr)
-				}
-			}
+			wantRun(t, tc.args, tc.code, tc.contains...)
 		})
 	}
 }
