@@ -308,6 +308,12 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 		Waited: Duration(ap.ResolvedAt.Sub(ap.Created)), GrantUntil: ap.GrantExpires,
 	})
 	rec := Record{Events: []Event{ev}}
+	if ap.Outcome == Ask {
+		// The person's (or the deadline's) verdict on a blocking request is
+		// the trust record of the decision that asked, written once with it
+		// whoever waits, reconnects or has gone.
+		rec.Trust = []TrustRecord{ap.trustRecord()}
+	}
 	for _, to := range ap.recipients() {
 		rec.Notifications = append(rec.Notifications, Notification{
 			Recipient: to, Kind: kind, Agent: ap.Agent, ApprovalID: ap.ID,
@@ -315,6 +321,31 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 		})
 	}
 	return rec
+}
+
+// trustRecord is the outcome of a settled ask request for the agent.
+func (ap *Approval) trustRecord() TrustRecord {
+	out, label, code := askResult(ap.Status)
+	return TrustRecord{
+		Agent: ap.Agent, Class: Class(ap.Class), Outcome: out, Tier: ap.Tier, TraceID: ap.TraceID,
+		Label: label, Tool: ap.Tool, AutonomyClass: ap.Detail.AutonomyClass, Code: code,
+		Args: ap.Args, ApprovalID: ap.ID,
+	}
+}
+
+// askResult maps a settled ask request to its trust outcome, label and
+// refusal code.
+func askResult(s ApprovalStatus) (TrustOutcome, string, string) {
+	switch s {
+	case StatusApproved:
+		return TrustSuccess, LabelApprovalGranted, ""
+	case StatusRejected:
+		return TrustDenied, LabelApprovalRejected, CodeRejected
+	case StatusExpired:
+		return TrustTimeout, LabelApprovalTimeout, CodeTimeout
+	default:
+		return TrustDenied, LabelApprovalCancelled, CodeCancelled
+	}
 }
 
 // recipients are the people told about the request's result.
@@ -396,4 +427,14 @@ func marshalJSON(v any) json.RawMessage {
 		panic("airlock: " + err.Error())
 	}
 	return b
+}
+
+// decision rebuilds, from the request, the decision that queued it: what a
+// caller resuming the wait gets back.
+func (ap *Approval) decision() Decision {
+	return Decision{
+		Outcome: ap.Outcome, NeedsHuman: ap.NeedsHuman, Action: ap.Action, ActionHash: ap.ActionHash,
+		Classification: Classification{Class: Class(strings.TrimSuffix(ap.Class, NeedsHumanSuffix)), Tier: ap.Tier, Capability: ap.Capability},
+		Source:         ap.Detail.Rule, Reviewers: ap.Reviewers, Owner: ap.Owner, Timeout: ap.Timeout,
+	}
 }

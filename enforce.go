@@ -34,6 +34,20 @@ type Enforcer struct {
 	waiters map[string]int // callers of this process blocked per request
 }
 
+// Guard enforces actions for an agent. The in-process Enforcer is one and
+// the HTTP client (package http) is another, so an agent switches between
+// an embedded gate and a remote server by changing one line.
+type Guard interface {
+	// Enforce decides the action and carries the decision out, blocking
+	// while an ask request waits for a person. It never fails: a zero
+	// Enforcement is a refusal.
+	Enforce(ctx context.Context, a Action) Enforcement
+	// Run calls fn only when the action is allowed, and records how it went.
+	Run(ctx context.Context, a Action, fn func(context.Context) error) (Enforcement, error)
+}
+
+var _ Guard = (*Enforcer)(nil)
+
 // Enforcement is what happened to one action. The zero value is a refusal:
 // callers run the action only when Allowed is set.
 type Enforcement struct {
@@ -43,6 +57,9 @@ type Enforcement struct {
 	Code string `json:"code,omitempty"`
 	// Message says what was attempted, under which rule, and what to do next.
 	Message string `json:"message"`
+	// Pending is set when an ask request waits for a person and the caller
+	// chose not to block (Check): it may Await the request by its ID.
+	Pending bool `json:"pending,omitempty"`
 	// Label is the enforcement label of the trust record (LabelAuto, ...).
 	Label    string   `json:"label"`
 	Decision Decision `json:"decision"`
@@ -76,7 +93,52 @@ func (r *Refusal) Unwrap() error {
 // Every outcome is recorded before Enforce returns; when the store fails,
 // the result is a refusal with CodeUnavailable, whatever the policy said.
 func (e *Enforcer) Enforce(ctx context.Context, a Action) Enforcement {
-	return e.carryOut(ctx, e.Gate.Decide(ctx, a))
+	return e.carryOut(ctx, e.Gate.Decide(ctx, a), true)
+}
+
+// Check is Enforce for callers that cannot block, such as a server: an ask
+// request is queued (or joined) and returned at once, Pending, for the
+// caller to Await — now or after a reconnect. It is never cancelled because
+// a caller went away; it waits for a person or its deadline.
+func (e *Enforcer) Check(ctx context.Context, a Action) Enforcement {
+	return e.carryOut(ctx, e.Gate.Decide(ctx, a), false)
+}
+
+// Await waits, until ctx ends, for the outcome of the ask request id that
+// Check left pending, and returns the enforcement it ends in. When ctx ends
+// first the request stays pending and so does the result (Pending set, no
+// error). An approved request may be collected until its deadline; after
+// that the approval is spent and the result a refusal. Errors: ENOTFOUND,
+// EINVALID (the request is a proposal, used by retrying the action, not
+// awaited), EUNAVAILABLE.
+func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
+	ap, err := e.Store.Approval(ctx, id)
+	if err != nil {
+		return Enforcement{}, err
+	}
+	if ap.Outcome != Ask {
+		return Enforcement{}, Errorf(EINVALID, "approval %s is a %s request: once approved, retry the same action instead of waiting on it",
+			id, ap.Detail.AutonomyClass)
+	}
+	d := ap.decision()
+	enf := Enforcement{Decision: d, Label: LabelApprovalGranted}
+	got, waitErr := e.wait(ctx, ap, nil)
+	if got.Status == StatusPending && ctx.Err() != nil {
+		return e.pending(enf, got), nil
+	}
+	enf = e.settle(enf, got, waitErr, false)
+	if enf.Allowed {
+		now, err := e.Store.Now(context.WithoutCancel(ctx))
+		if err != nil {
+			return e.unavailable(enf, err), nil
+		}
+		if now.After(got.Expires) {
+			enf.Allowed, enf.Label, enf.Code = false, LabelApprovalTimeout, CodeTimeout
+			enf.Message = fmt.Sprintf("%s was approved by %s but not collected before approval %s's deadline %s; check the action again",
+				actionName(&d), got.ResolvedBy, got.ID, got.Expires.UTC().Format(time.RFC3339))
+		}
+	}
+	return enf, nil
 }
 
 // Run enforces the action and calls fn only if it is allowed, then records
@@ -91,19 +153,29 @@ func (e *Enforcer) Run(ctx context.Context, a Action, fn func(context.Context) e
 	}
 	start := time.Now()
 	runErr := fn(ctx)
+	if err := e.Ran(context.WithoutCancel(ctx), enf, time.Since(start), runErr); err != nil {
+		return enf, errors.Join(runErr, err)
+	}
+	return enf, runErr
+}
+
+// Ran records that an allowed action ran (runErr nil) or failed: an
+// action.executed event and, on failure, a trust record with outcome
+// failure. Errors: EUNAVAILABLE.
+func (e *Enforcer) Ran(ctx context.Context, enf Enforcement, took time.Duration, runErr error) error {
 	d := &enf.Decision
-	p := executedPayload{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: Duration(time.Since(start))}
+	p := executedPayload{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: Duration(took)}
 	rec := Record{}
 	if runErr != nil {
 		p.Status, p.Error = "failed", runErr.Error()
 		rec.Trust = append(rec.Trust, trustRecord(d, TrustFailure, LabelExecutionFailed, "", approvalID(enf.Approval)))
 	}
 	rec.Events = append(rec.Events, newEvent(EventActionExecuted, &d.Action, p.Status, approvalID(enf.Approval), p))
-	if _, err := e.Store.Append(context.WithoutCancel(ctx), rec); err != nil {
+	if _, err := e.Store.Append(ctx, rec); err != nil {
 		e.logger().Error("record executed action", "agent", d.Action.Agent, "tool", d.Action.Tool, "err", err)
-		return enf, errors.Join(runErr, Errorf(EUNAVAILABLE, "%s ran but its result could not be recorded: %v", d.Action.Tool, err))
+		return Errorf(EUNAVAILABLE, "%s ran but its result could not be recorded: %v", d.Action.Tool, err)
 	}
-	return enf, runErr
+	return nil
 }
 
 type executedPayload struct {
@@ -145,15 +217,18 @@ func (e *Enforcer) SweepEvery(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// carryOut enforces a decision.
-func (e *Enforcer) carryOut(ctx context.Context, d Decision) Enforcement {
+// carryOut enforces a decision; block says whether an ask waits for its
+// outcome.
+func (e *Enforcer) carryOut(ctx context.Context, d Decision, block bool) Enforcement {
 	switch {
 	case d.Code == CodeInvalid:
 		return e.refuse(ctx, &d, LabelInvalid, nil)
 	case d.Runs():
 		return e.run(ctx, &d)
-	case d.Outcome == Ask:
+	case d.Outcome == Ask && block:
 		return e.ask(ctx, &d)
+	case d.Outcome == Ask:
+		return e.request(ctx, &d)
 	case d.Outcome == Suggest:
 		return e.propose(ctx, &d)
 	case d.Outcome == Shadow:
@@ -261,53 +336,73 @@ func (e *Enforcer) propose(ctx context.Context, d *Decision) Enforcement {
 	return enf
 }
 
-// ask queues (or joins) a blocking request and waits for its end.
-func (e *Enforcer) ask(ctx context.Context, d *Decision) Enforcement {
+// request queues (or joins) a blocking request and returns it pending.
+func (e *Enforcer) request(ctx context.Context, d *Decision) Enforcement {
 	enf := Enforcement{Decision: *d, Label: LabelApprovalGranted}
 	rec := Record{Events: []Event{decisionEvent(d, "approval_requested", "")}}
 	ap, _, err := e.Store.RequestApproval(ctx, e.newApproval(d), rec)
 	if err != nil {
 		return e.unavailable(enf, err)
 	}
-	enf.Approval = &ap
-	leave := e.waiting(ap.ID)
-	ap, waitErr := e.wait(ctx, ap, leave)
-	enf.Approval = &ap
+	return e.pending(enf, ap)
+}
 
-	var out TrustOutcome
+// pending is the enforcement of an ask request still waiting for a person.
+func (e *Enforcer) pending(enf Enforcement, ap Approval) Enforcement {
+	enf.Approval, enf.Pending, enf.Allowed, enf.Code = &ap, true, false, ""
+	enf.Message = fmt.Sprintf("%s waits for approval %s (%s) until %s", actionName(&enf.Decision), ap.ID,
+		reviewersOf(&ap), ap.Expires.UTC().Format(time.RFC3339))
+	return enf
+}
+
+// reviewersOf names who may resolve a request, for messages.
+func reviewersOf(ap *Approval) string {
+	who := append([]string(nil), ap.Reviewers...)
+	if ap.Owner != "" {
+		who = append(who, ap.Owner+" (owner)")
+	}
+	if len(who) == 0 {
+		return "an admin"
+	}
+	return strings.Join(who, ", ") + " or an admin"
+}
+
+// ask queues (or joins) a blocking request and waits for its end.
+func (e *Enforcer) ask(ctx context.Context, d *Decision) Enforcement {
+	enf := e.request(ctx, d)
+	if !enf.Pending {
+		return enf
+	}
+	ap, waitErr := e.wait(ctx, *enf.Approval, e.waiting(enf.Approval.ID))
+	return e.settle(enf, ap, waitErr, ctx.Err() != nil)
+}
+
+// settle turns the end of an ask request into the caller's enforcement.
+// The trust record was written with the resolution (see Approval.changed);
+// gone says the caller stopped waiting, so an approval that arrived then
+// does not run.
+func (e *Enforcer) settle(enf Enforcement, ap Approval, waitErr error, gone bool) Enforcement {
+	d := &enf.Decision
+	enf.Approval, enf.Pending = &ap, false
+	_, enf.Label, enf.Code = askResult(ap.Status)
 	switch {
-	case ap.Status == StatusApproved && ctx.Err() != nil:
-		// Approved as the caller stopped waiting: it does not run, and the
-		// trust record says so.
-		out, enf.Label, enf.Code = TrustDenied, LabelApprovalCancelled, CodeCancelled
+	case ap.Status == StatusPending: // the store failed while waiting
+		return e.unavailable(enf, waitErr)
+	case ap.Status == StatusApproved && gone:
+		enf.Label, enf.Code = LabelApprovalCancelled, CodeCancelled
 		enf.Message = fmt.Sprintf("%s was approved by %s after the caller stopped waiting (approval %s); retry to run it",
 			actionName(d), ap.ResolvedBy, ap.ID)
 	case ap.Status == StatusApproved:
-		out, enf.Label = TrustSuccess, LabelApprovalGranted
+		enf.Allowed = true
 		enf.Message = fmt.Sprintf("%s approved by %s (approval %s)", actionName(d), ap.ResolvedBy, ap.ID)
 	case ap.Status == StatusRejected:
-		out, enf.Label, enf.Code = TrustDenied, LabelApprovalRejected, CodeRejected
 		enf.Message = fmt.Sprintf("%s was rejected by %s (approval %s)%s", actionName(d), ap.ResolvedBy, ap.ID, because(ap.Reason))
 	case ap.Status == StatusExpired:
-		out, enf.Label, enf.Code = TrustTimeout, LabelApprovalTimeout, CodeTimeout
 		enf.Message = fmt.Sprintf("%s was not approved before approval %s expired at %s; ask a reviewer and retry",
 			actionName(d), ap.ID, ap.Expires.UTC().Format(time.RFC3339))
-	case ap.Status == StatusCancelled:
-		out, enf.Label, enf.Code = TrustDenied, LabelApprovalCancelled, CodeCancelled
+	default:
 		enf.Message = fmt.Sprintf("%s was not run: approval %s was cancelled%s", actionName(d), ap.ID, because(ap.Reason))
-	default: // still pending: the store failed while waiting
-		return e.unavailable(enf, waitErr)
 	}
-	// The outcome is recorded even when the caller has gone: fail closed
-	// means an approved action whose trust record cannot be written does
-	// not run.
-	_, err = e.Store.Append(context.WithoutCancel(ctx), Record{
-		Trust: []TrustRecord{trustRecord(d, out, enf.Label, enf.Code, ap.ID)},
-	})
-	if err != nil {
-		return e.unavailable(enf, err)
-	}
-	enf.Allowed = out == TrustSuccess
 	return enf
 }
 
@@ -339,8 +434,19 @@ func (e *Enforcer) waiting(id string) (leave func() bool) {
 
 // wait blocks until the request leaves pending: resolved, expired (the
 // enforcer expires it at its deadline), or cancelled because ctx ended and
-// this was the last caller waiting on it.
+// this was the last caller waiting on it. With leave nil, a caller that
+// stops waiting leaves the request pending and gets it back as it stands.
 func (e *Enforcer) wait(ctx context.Context, ap Approval, leave func() bool) (Approval, error) {
+	detached := leave == nil
+	if detached {
+		leave = func() bool { return false }
+	}
+	stop := func() (Approval, error) {
+		if detached {
+			return ap, context.Cause(ctx)
+		}
+		return e.abandon(ctx, ap, leave())
+	}
 	for {
 		wctx, cancel := context.WithDeadline(ctx, ap.Expires)
 		got, err := e.Store.WaitApproval(wctx, ap.ID)
@@ -350,7 +456,7 @@ func (e *Enforcer) wait(ctx context.Context, ap Approval, leave func() bool) (Ap
 			leave()
 			return got, nil
 		case ctx.Err() != nil:
-			return e.abandon(ctx, ap, leave())
+			return stop()
 		case err != nil && !errors.Is(err, context.DeadlineExceeded):
 			leave()
 			return ap, err
@@ -376,7 +482,7 @@ func (e *Enforcer) wait(ctx context.Context, ap Approval, leave func() bool) (Ap
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return e.abandon(ctx, ap, leave())
+			return stop()
 		}
 	}
 }

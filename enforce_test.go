@@ -389,8 +389,11 @@ func TestAskApprovedAsCallerLeaves(t *testing.T) {
 		if enf.Allowed || enf.Code != airlock.CodeCancelled {
 			t.Fatalf("approved as the caller left: %+v", enf)
 		}
-		wantTrust(t, db, airlock.TrustSuccess, 0) // it did not run, and the record says so
-		wantTrust(t, db, airlock.TrustDenied, 1)
+		// The trust record is the reviewer's verdict, written once with the
+		// resolution; that the action did not run shows in the caller's
+		// refusal and in the absence of an action.executed event.
+		wantTrust(t, db, airlock.TrustSuccess, 1)
+		wantTrust(t, db, airlock.TrustDenied, 0)
 	})
 }
 
@@ -459,5 +462,61 @@ func TestResumeChain(t *testing.T) {
 	v = airlock.ResumeChain(2, evs[0].Hash)
 	if err := v.Check(&evs[2]); err == nil {
 		t.Fatal("a chain that does not continue the checkpoint verified")
+	}
+}
+
+func TestCheckAndAwait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		enf := e.Check(t.Context(), airlocktest.Action("deploy", "prod"))
+		if enf.Allowed || !enf.Pending || enf.Code != "" || enf.Approval == nil || enf.Approval.Status != airlock.StatusPending {
+			t.Fatalf("Check of an ask: %+v, want it pending at once", enf)
+		}
+		id := enf.Approval.ID
+
+		// A caller that gives up waiting leaves the request pending.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		got, err := e.Await(ctx, id)
+		cancel()
+		if err != nil || !got.Pending || got.Allowed {
+			t.Fatalf("Await that timed out: %+v, %v; want still pending", got, err)
+		}
+		if ap, _ := db.Approval(t.Context(), id); ap.Status != airlock.StatusPending {
+			t.Fatalf("the request is %s after the caller left, want pending", ap.Status)
+		}
+
+		if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: id, Status: airlock.StatusApproved,
+			ActionHash: enf.Decision.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceAPI}); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // a reconnecting caller gets the same answer
+			got, err = e.Await(t.Context(), id)
+			if err != nil || !got.Allowed || got.Pending || got.Label != airlock.LabelApprovalGranted ||
+				got.Decision.ActionHash != enf.Decision.ActionHash || got.Decision.Action.Tool != "deploy" {
+				t.Fatalf("Await after approval: %+v, %v", got, err)
+			}
+		}
+		wantTrust(t, db, airlock.TrustSuccess, 1) // once, with the resolution
+
+		// After the deadline the approval can no longer be collected.
+		time.Sleep(11 * time.Minute)
+		got, err = e.Await(t.Context(), id)
+		if err != nil || got.Allowed || got.Code != airlock.CodeTimeout {
+			t.Fatalf("Await after the deadline: %+v, %v; want AIRLOCK-TIMEOUT", got, err)
+		}
+	})
+}
+
+func TestAwaitRefusesProposalsAndUnknownIDs(t *testing.T) {
+	e, _ := newEnforcer(t)
+	enf := e.Check(t.Context(), airlocktest.Action("propose", "a"))
+	if enf.Code != airlock.CodeSuggested || enf.Pending {
+		t.Fatalf("Check of a suggest: %+v", enf)
+	}
+	if _, err := e.Await(t.Context(), enf.Approval.ID); airlock.ErrorCode(err) != airlock.EINVALID {
+		t.Fatalf("Await of a proposal: %v, want EINVALID", err)
+	}
+	if _, err := e.Await(t.Context(), "0190c0de-0000-7000-8000-000000000000"); airlock.ErrorCode(err) != airlock.ENOTFOUND {
+		t.Fatalf("Await of an unknown request: %v, want ENOTFOUND", err)
 	}
 }
