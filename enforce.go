@@ -112,7 +112,9 @@ func (e *Enforcer) Check(ctx context.Context, a Action) Enforcement {
 // EINVALID (the request is a proposal, used by retrying the action, not
 // awaited), EUNAVAILABLE.
 func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
-	ap, err := e.Store.Approval(ctx, id)
+	// Read even when ctx has ended: "where does it stand now" is a fair
+	// question with no time to wait.
+	ap, err := e.Store.Approval(context.WithoutCancel(ctx), id)
 	if err != nil {
 		return Enforcement{}, err
 	}

@@ -22,6 +22,9 @@ const (
 	EventNotificationSent  = "notification.sent"
 	EventNotificationFail  = "notification.failed"
 	EventPolicyChanged     = "policy.changed"
+	EventTokenCreated      = "token.created"  // a bearer token was created (never its secret)
+	EventTokenRevoked      = "token.revoked"  // a bearer token was revoked
+	EventAccessRefused     = "access.refused" // the API refused a caller: no token, a bad one, or not allowed
 )
 
 // Event is one entry of the audit log. Seq is gapless and Hash chains every

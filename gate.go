@@ -64,6 +64,28 @@ func ValidateStack(layers ...*Policy) error {
 // Layers returns the policies of the stack, top layer first.
 func (g *Gate) Layers() []*Policy { return slices.Clone(g.state.Load().layers) }
 
+// Replace swaps the whole stack for new layers, atomically: a decision in
+// flight sees either the old stack or the new one, never a mix. The new
+// stack is checked as NewGate checks it; when it fails, nothing changes.
+// Session policies stay pushed, on top of the new stack.
+func (g *Gate) Replace(layers ...*Policy) error {
+	if err := ValidateStack(layers...); err != nil {
+		return err
+	}
+	if err := testFailures("", RunPolicyTests(layers...)); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old := g.state.Load()
+	next := &gateState{layers: slices.Clone(layers), sessions: make(map[string]stack, len(old.sessions))}
+	for id, s := range old.sessions {
+		next.sessions[id] = append(slices.Clone(next.layers), s[len(old.layers):]...)
+	}
+	g.state.Store(next)
+	return nil
+}
+
 // PushSession adds a session-layer policy for one session: it applies, on
 // top of the stack, to actions with that session ID until popped. It can
 // only tighten. Its tests run against the whole stack first.

@@ -354,3 +354,44 @@ func policiesText(ps []*Policy) string {
 	}
 	return strings.Join(names, "\n")
 }
+
+func TestReplace(t *testing.T) {
+	g := mustGate(t, mustLoad(t, "v1.yaml", "default: auto\n"))
+	if err := g.PushSession("s1", mustLoad(t, "narrow.yaml", "layer: session\nrules:\n  - {id: no-reads, class: fs.read, outcome: shadow}\n")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	write := Action{Agent: "a", Tool: "write_file"}
+	read := Action{Agent: "a", Tool: "Read", SessionID: "s1"}
+
+	if err := g.Replace(mustLoad(t, "v2.yaml", "default: deny\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := g.Decide(ctx, write).Outcome; got != Deny {
+		t.Fatalf("after Replace: %s, want the new stack's deny", got)
+	}
+	if got := g.Decide(ctx, read).Outcome; got != Deny {
+		t.Fatalf("session on the new stack: %s, want deny (new base, stricter than the session's shadow)", got)
+	}
+	if len(g.Layers()) != 1 || g.Layers()[0].Name() != "v2" {
+		t.Fatalf("layers %v", g.Layers())
+	}
+
+	// A stack whose tests fail changes nothing.
+	failing := mustParse(t, "bad.yaml", "default: auto\ntests:\n  - {name: t, action: {agent: a, tool: write_file}, outcome: deny}\n")
+	if err := g.Replace(failing); err == nil {
+		t.Fatal("Replace accepted a stack whose tests fail")
+	}
+	if got := g.Decide(ctx, write).Outcome; got != Deny {
+		t.Fatalf("after a refused Replace: %s, want the previous stack's deny", got)
+	}
+}
+
+func mustParse(tb testing.TB, name, src string) *Policy {
+	tb.Helper()
+	p, err := ParsePolicy(name, []byte(src))
+	if err != nil {
+		tb.Fatalf("parse %s: %v", name, err)
+	}
+	return p
+}

@@ -160,6 +160,17 @@ func ParsePreset(s string) (Preset, error) {
 // MarshalText implements encoding.TextMarshaler.
 func (p Preset) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
+// UnmarshalText implements encoding.TextUnmarshaler; "" is no preset.
+func (p *Preset) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*p = 0
+		return nil
+	}
+	v, err := ParsePreset(string(b))
+	*p = v
+	return err
+}
+
 // Layer is where a policy sits in the stack. Policies stack from the
 // organisation down to a session; a lower layer can only tighten.
 type Layer uint8
@@ -202,3 +213,10 @@ func ParseLayer(s string) (Layer, error) {
 
 // MarshalText implements encoding.TextMarshaler.
 func (l Layer) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (l *Layer) UnmarshalText(b []byte) error {
+	v, err := ParseLayer(string(b))
+	*l = v
+	return err
+}

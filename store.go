@@ -53,6 +53,9 @@ type AuditLog interface {
 	Append(ctx context.Context, rec Record) ([]Event, error)
 	// Events returns a page of events in sequence order.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	// WaitEvents blocks until the log holds an event with a sequence number
+	// greater than after, or ctx ends. Errors: EUNAVAILABLE, ctx.Err().
+	WaitEvents(ctx context.Context, after int64) error
 	// Verify checks the whole chain and reports the first bad sequence
 	// number. A broken chain is a report, not an error; an error means the
 	// log could not be read (EUNAVAILABLE).
@@ -117,6 +120,23 @@ type NotificationQueue interface {
 	MarkNotification(ctx context.Context, id int64, deliveryErr error) error
 }
 
+// TokenStore keeps the API's bearer tokens: only the hash of each secret.
+// Creation and revocation are audited in the same transaction.
+type TokenStore interface {
+	// CreateToken stores t (its ID set, valid for its role) under the hash
+	// of its secret; the store sets Created from its clock. Errors:
+	// EINVALID, ECONFLICT (the ID or secret hash exists), EUNAVAILABLE.
+	CreateToken(ctx context.Context, t Token, secret Hash) (Token, error)
+	// TokenBySecret returns the token stored under this secret hash, live
+	// or not: the caller checks Live. Errors: ENOTFOUND, EUNAVAILABLE.
+	TokenBySecret(ctx context.Context, secret Hash) (Token, error)
+	// Tokens lists every token, revoked ones included, oldest first.
+	Tokens(ctx context.Context) ([]Token, error)
+	// RevokeToken revokes a live token; by is who did. Errors: ENOTFOUND,
+	// ECONFLICT (already revoked), EUNAVAILABLE.
+	RevokeToken(ctx context.Context, id, by string) (Token, error)
+}
+
 // Store is everything the enforcer needs to make decisions durable.
 // Implementations: sqlite (embedded, the default), postgres. Every store
 // passes the conformance suite in package airlocktest.
@@ -125,6 +145,7 @@ type Store interface {
 	ApprovalStore
 	TrustStore
 	NotificationQueue
+	TokenStore
 	// Now returns the store's clock: deadlines are set and checked by it.
 	Now(ctx context.Context) (time.Time, error)
 	Close() error

@@ -88,6 +88,8 @@ func TestStore(t *testing.T, open Opener) {
 		{"TrustSummaries", testTrust},
 		{"Notifications", testNotifications},
 		{"RacingResolvers", testRacingResolvers},
+		{"Tokens", testTokens},
+		{"WaitEvents", testWaitEvents},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+	"time"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -19,12 +20,58 @@ func (db *DB) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, 
 	var out []airlock.Event
 	err := db.exec(ctx, func(w *wtx) error {
 		out = w.append(rec, "")
+		w.eventsAppended()
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// eventsKey is the hub key under which WaitEvents waits for new events: no
+// approval ID (a UUID) can take it.
+const eventsKey = "\x00events"
+
+// eventsAppended wakes WaitEvents callers once the batch commits. The key
+// may repeat in a batch: publishing it twice is harmless.
+func (w *wtx) eventsAppended() { w.changed = append(w.changed, eventsKey) }
+
+// WaitEvents blocks until the log holds an event after seq after. The
+// commits in this process that mark eventsAppended (Append, token changes)
+// wake it at once; it rereads the head every PollInterval to notice the
+// others, and another process's.
+func (db *DB) WaitEvents(ctx context.Context, after int64) error {
+	poll := db.PollInterval
+	if poll <= 0 {
+		poll = DefaultPollInterval
+	}
+	for {
+		// Subscribe before reading, so that an append committed in between
+		// still wakes this wait.
+		appended, unsubscribe := db.hub.subscribe(eventsKey)
+		var head int64
+		err := db.read.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM events`).Scan(&head)
+		if err != nil {
+			unsubscribe()
+			return unavailable("read events head", err)
+		}
+		if head > after {
+			unsubscribe()
+			return nil
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-appended:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			unsubscribe()
+			return ctx.Err()
+		}
+		t.Stop()
+		unsubscribe()
+	}
 }
 
 const eventColumns = `seq, time, kind, trace_id, agent, outcome, approval_id, payload, prev, hash`

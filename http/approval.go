@@ -1,0 +1,211 @@
+package http
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+type listApprovalsInput struct {
+	Status        string `query:"status" doc:"Comma-separated statuses: pending, approved, rejected, expired, cancelled." example:"pending"`
+	Agent         string `query:"agent" doc:"Only this agent's requests (an agent token sees only its own)."`
+	Class         string `query:"class" doc:"Only this action class, with or without #needs-human."`
+	Tool          string `query:"tool"`
+	MinTier       string `query:"min_tier" doc:"Only requests at or above this risk tier." example:"destructive"`
+	CreatedBefore string `query:"created_before" doc:"RFC 3339 time." example:"2026-11-22T09:00:00Z"`
+	CreatedAfter  string `query:"created_after" doc:"RFC 3339 time."`
+	ActionHash    string `query:"action_hash"`
+	Oldest        bool   `query:"oldest" doc:"Oldest first; the default is newest first."`
+	Cursor        string `query:"cursor" doc:"next_cursor of the previous page."`
+	Limit         int    `query:"limit" minimum:"0" maximum:"1000" doc:"Page size, 100 by default."`
+}
+
+type approvalPageOutput struct {
+	Body airlock.ApprovalPage
+}
+
+func (s *Server) listApprovals(ctx context.Context, in *listApprovalsInput) (*approvalPageOutput, error) {
+	t, err := s.allow(ctx, "list approval requests", airlock.RoleAgent, airlock.RoleReviewer, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	f := airlock.ApprovalFilter{Class: in.Class, Tool: in.Tool, Oldest: in.Oldest, Cursor: in.Cursor, Limit: in.Limit}
+	if f.Agent, err = s.scopeAgent(ctx, t, in.Agent, "approval requests"); err != nil {
+		return nil, err
+	}
+	if in.Status != "" {
+		for _, v := range strings.Split(in.Status, ",") {
+			st, err := airlock.ParseApprovalStatus(strings.TrimSpace(v))
+			if err != nil {
+				return nil, err
+			}
+			f.Status = append(f.Status, st)
+		}
+	}
+	if in.MinTier != "" {
+		if f.MinTier, err = airlock.ParseRiskTier(in.MinTier); err != nil {
+			return nil, err
+		}
+	}
+	if f.CreatedBefore, err = parseTime("created_before", in.CreatedBefore); err != nil {
+		return nil, err
+	}
+	if f.CreatedAfter, err = parseTime("created_after", in.CreatedAfter); err != nil {
+		return nil, err
+	}
+	if in.ActionHash != "" {
+		if f.ActionHash, err = airlock.ParseHash(in.ActionHash); err != nil {
+			return nil, err
+		}
+	}
+	page, err := s.store().FindApprovals(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if page.Approvals == nil {
+		page.Approvals = []airlock.Approval{}
+	}
+	return &approvalPageOutput{Body: page}, nil
+}
+
+func parseTime(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return t, airlock.Errorf(airlock.EINVALID, "%s %q is not an RFC 3339 time such as 2026-11-22T09:00:00Z", name, v)
+	}
+	return t, nil
+}
+
+type approvalIDInput struct {
+	ID string `path:"id" doc:"The approval request's ID."`
+}
+
+type approvalOutput struct {
+	Body airlock.Approval
+}
+
+// readable loads a request the caller may read: an agent only its own.
+func (s *Server) readable(ctx context.Context, id, what string) (*airlock.Token, airlock.Approval, error) {
+	t, err := s.allow(ctx, what, airlock.RoleAgent, airlock.RoleReviewer, airlock.RoleAdmin)
+	if err != nil {
+		return nil, airlock.Approval{}, err
+	}
+	ap, err := s.store().Approval(ctx, id)
+	if err != nil {
+		return nil, ap, err
+	}
+	if t.Role == airlock.RoleAgent && ap.Agent != t.Agent {
+		// As if it did not exist: an agent learns nothing of others'.
+		s.refuse(ctx, t, ap.Agent, airlock.EUNAUTHORIZED, t.Subject()+" may not "+what+" of agent "+ap.Agent)
+		return nil, ap, airlock.Errorf(airlock.ENOTFOUND, "no approval request %s", id)
+	}
+	return t, ap, nil
+}
+
+func (s *Server) getApproval(ctx context.Context, in *approvalIDInput) (*approvalOutput, error) {
+	_, ap, err := s.readable(ctx, in.ID, "read approval requests")
+	if err != nil {
+		return nil, err
+	}
+	return &approvalOutput{Body: ap}, nil
+}
+
+type resolveInput struct {
+	ID   string `path:"id" doc:"The approval request's ID."`
+	Body struct {
+		Status     string       `json:"status" enum:"approved,rejected" doc:"The decision."`
+		ActionHash airlock.Hash `json:"action_hash" doc:"The action hash the reviewer saw: a resolution applies only to exactly that action."`
+		Reason     string       `json:"reason,omitempty" maxLength:"2000" doc:"Why; shown to the agent and its owner."`
+		Surface    string       `json:"surface,omitempty" enum:"api,cli,web,slack,webhook" doc:"Where the reviewer decided; api by default."`
+	}
+}
+
+// resolveApproval approves or rejects a request, exactly once, as the
+// person the token names.
+func (s *Server) resolveApproval(ctx context.Context, in *resolveInput) (*approvalOutput, error) {
+	t, err := s.allow(ctx, "resolve approval requests", airlock.RoleReviewer, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	b := &in.Body
+	r := airlock.Resolution{
+		ApprovalID: in.ID, Status: airlock.ApprovalStatus(b.Status), ActionHash: b.ActionHash,
+		Reviewer: t.Reviewer(), Reason: b.Reason, Surface: airlock.SurfaceAPI,
+	}
+	if b.Surface != "" {
+		r.Surface = airlock.Surface(b.Surface)
+	}
+	ap, err := s.store().ResolveApproval(ctx, r)
+	switch code := airlock.ErrorCode(err); code {
+	case "":
+		s.metrics.resolved(&ap)
+		return &approvalOutput{Body: ap}, nil
+	case airlock.EUNAUTHORIZED, airlock.CodeHashMismatch:
+		return nil, s.refuse(ctx, t, ap.Agent, code, airlock.ErrorMessage(err))
+	default:
+		return nil, err
+	}
+}
+
+type cancelInput struct {
+	ID   string `path:"id" doc:"The approval request's ID."`
+	Body struct {
+		Reason string `json:"reason,omitempty" maxLength:"2000"`
+	}
+}
+
+// cancelApproval withdraws a pending request: its agent, a person who may
+// resolve it, or an admin.
+func (s *Server) cancelApproval(ctx context.Context, in *cancelInput) (*approvalOutput, error) {
+	t, ap, err := s.readable(ctx, in.ID, "cancel approval requests")
+	if err != nil {
+		return nil, err
+	}
+	by := t.Name
+	if t.Role == airlock.RoleAgent {
+		by = t.Subject()
+	} else if err := ap.Authorize(t.Reviewer()); err != nil {
+		return nil, s.refuse(ctx, t, ap.Agent, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
+	}
+	ap, err = s.store().CancelApproval(ctx, in.ID, by, in.Body.Reason, airlock.SurfaceAPI)
+	if err != nil {
+		return nil, err
+	}
+	return &approvalOutput{Body: ap}, nil
+}
+
+type waitApprovalInput struct {
+	ID      string `path:"id" doc:"The approval request's ID."`
+	Timeout string `query:"timeout" doc:"How long to wait (capped by the server)." example:"30s"`
+}
+
+// waitApproval blocks until the request is settled or the wait ends, and
+// returns it as it stands.
+func (s *Server) waitApproval(ctx context.Context, in *waitApprovalInput) (*approvalOutput, error) {
+	_, ap, err := s.readable(ctx, in.ID, "wait on approval requests")
+	if err != nil {
+		return nil, err
+	}
+	wait, err := s.parseWait(in.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	if wait == 0 {
+		wait = s.checkWait()
+	}
+	wctx, cancel := s.waitContext(ctx, wait)
+	defer cancel()
+	got, err := s.store().WaitApproval(wctx, ap.ID)
+	if err != nil && wctx.Err() == nil {
+		return nil, err
+	}
+	if got.ID == "" {
+		got = ap
+	}
+	return &approvalOutput{Body: got}, nil
+}

@@ -1,0 +1,176 @@
+package http
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// tokenCacheTTL bounds how long a token looked up in the store is trusted
+// without asking again: a revocation made through another replica takes
+// effect within it (one made through this server, at once).
+const tokenCacheTTL = 5 * time.Second
+
+// tokenCache remembers recent lookups so that a check does not cost a
+// store read for its token.
+type tokenCache struct {
+	configured []ConfigToken
+	mu         sync.Mutex
+	seen       map[airlock.Hash]cachedToken
+}
+
+type cachedToken struct {
+	token airlock.Token
+	at    time.Time
+}
+
+func (c *tokenCache) forget(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for h, t := range c.seen {
+		if t.token.ID == id {
+			delete(c.seen, h)
+		}
+	}
+}
+
+// lookup finds the token with this secret: configured tokens first, then
+// the store.
+func (s *Server) lookup(ctx context.Context, secret string) (airlock.Token, error) {
+	h := airlock.HashTokenSecret(secret)
+	for _, t := range s.tokens.configured {
+		if t.Secret == h {
+			return t.Token, nil
+		}
+	}
+	now := time.Now()
+	s.tokens.mu.Lock()
+	c, ok := s.tokens.seen[h]
+	s.tokens.mu.Unlock()
+	if ok && now.Sub(c.at) < tokenCacheTTL {
+		return c.token, nil
+	}
+	t, err := s.store().TokenBySecret(ctx, h)
+	if err != nil {
+		return t, err
+	}
+	s.tokens.mu.Lock()
+	if s.tokens.seen == nil || len(s.tokens.seen) > 10000 {
+		s.tokens.seen = map[airlock.Hash]cachedToken{}
+	}
+	s.tokens.seen[h] = cachedToken{token: t, at: now}
+	s.tokens.mu.Unlock()
+	return t, nil
+}
+
+type ctxKey int
+
+const (
+	principalKey ctxKey = iota
+	requestKey
+)
+
+// requestInfo is what an audit record of a refusal says about the request.
+type requestInfo struct {
+	method, path, remote string
+}
+
+// principalFrom returns the authenticated token of the request.
+func principalFrom(ctx context.Context) *airlock.Token {
+	t, _ := ctx.Value(principalKey).(*airlock.Token)
+	return t
+}
+
+// authenticate admits requests with a live bearer token and refuses — and
+// audits — the rest.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := requestInfo{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr}
+		ctx := context.WithValue(r.Context(), requestKey, info)
+		secret, ok := bearer(r)
+		if !ok {
+			writeProblem(w, s.refuse(ctx, nil, "", codeUnauthenticated, "no bearer token: send Authorization: Bearer <token> (airlock token create)"))
+			return
+		}
+		t, err := s.lookup(ctx, secret)
+		switch {
+		case airlock.ErrorCode(err) == airlock.ENOTFOUND:
+			writeProblem(w, s.refuse(ctx, nil, "", codeUnauthenticated, "unknown token"))
+			return
+		case err != nil:
+			writeProblem(w, newProblem(http.StatusServiceUnavailable, airlock.EUNAVAILABLE, "cannot check the token: "+airlock.ErrorMessage(err)))
+			return
+		case !t.Live(time.Now()):
+			writeProblem(w, s.refuse(ctx, &t, "", codeUnauthenticated, "the token was revoked or has expired"))
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, principalKey, &t)))
+	})
+}
+
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, secret, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(secret), true
+}
+
+// refuse audits a refused request and returns its problem. agent is the
+// agent the caller acted as or reached for.
+func (s *Server) refuse(ctx context.Context, t *airlock.Token, agent, code, reason string) *Problem {
+	info, _ := ctx.Value(requestKey).(requestInfo)
+	ev := airlock.AccessRefused{Method: info.method, Path: info.path, Remote: info.remote, Code: code, Reason: reason}
+	if t != nil {
+		ev.Subject, ev.TokenID = t.Subject(), t.ID
+		if agent == "" {
+			agent = t.Agent
+		}
+	}
+	s.metrics.refused.WithLabelValues(code).Inc()
+	if _, err := s.store().Append(context.WithoutCancel(ctx), ev.Record(agent)); err != nil {
+		s.logger().Error("audit refused request", "path", info.path, "err", err)
+	}
+	return newProblem(statusOf[code], code, reason)
+}
+
+// allow refuses (and audits) a caller whose role is not among roles.
+func (s *Server) allow(ctx context.Context, what string, roles ...airlock.Role) (*airlock.Token, error) {
+	t := principalFrom(ctx)
+	if t == nil {
+		return nil, newProblem(http.StatusUnauthorized, codeUnauthenticated, "not authenticated")
+	}
+	for _, r := range roles {
+		if t.Role == r {
+			return t, nil
+		}
+	}
+	return nil, s.refuse(ctx, t, "", airlock.EUNAUTHORIZED, t.Subject()+" may not "+what)
+}
+
+// actAs checks that the caller may act for agent: an agent token only for
+// its own agent; admins for any.
+func (s *Server) actAs(ctx context.Context, t *airlock.Token, agent, what string) error {
+	if t.Role == airlock.RoleAdmin || (t.Role == airlock.RoleAgent && t.Agent == agent) {
+		return nil
+	}
+	return s.refuse(ctx, t, agent, airlock.EUNAUTHORIZED, t.Subject()+" may not "+what+" for agent "+agent)
+}
+
+// scopeAgent narrows a read to the caller's own agent when it is an agent
+// token, and refuses one asking for another agent's.
+func (s *Server) scopeAgent(ctx context.Context, t *airlock.Token, agent, what string) (string, error) {
+	if t.Role != airlock.RoleAgent {
+		return agent, nil
+	}
+	if agent != "" && agent != t.Agent {
+		return "", s.refuse(ctx, t, agent, airlock.EUNAUTHORIZED, t.Subject()+" may not read "+what+" of agent "+agent)
+	}
+	return t.Agent, nil
+}

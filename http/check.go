@@ -1,0 +1,159 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+type checkInput struct {
+	Body struct {
+		Action airlock.Action `json:"action" doc:"The action the agent attempts. An agent token may only check actions of its own agent."`
+		Wait   string         `json:"wait,omitempty" doc:"How long to wait for an ask to be settled before answering with the request still pending (a Go duration such as \"30s\", capped by the server). Empty: answer at once." example:"30s"`
+	}
+}
+
+type enforcementOutput struct {
+	Body airlock.Enforcement
+}
+
+// check decides an action, records the decision and carries it out; an ask
+// long-polls up to the wait asked for, then answers pending with the
+// request's ID for the caller to resume with.
+func (s *Server) check(ctx context.Context, in *checkInput) (*enforcementOutput, error) {
+	t, err := s.allow(ctx, "check actions", airlock.RoleAgent, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	a := in.Body.Action
+	if err := s.actAs(ctx, t, a.Agent, "check actions"); err != nil {
+		return nil, err
+	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	wait, err := s.parseWait(in.Body.Wait)
+	if err != nil {
+		return nil, err
+	}
+	enf := s.Enforcer.Check(ctx, a)
+	s.metrics.decided(&enf)
+	if enf.Pending && wait > 0 {
+		enf, err = s.await(ctx, enf.Approval.ID, wait)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &enforcementOutput{Body: enf}, nil
+}
+
+type resumeInput struct {
+	ID   string `path:"id" doc:"The approval request's ID, from the pending check."`
+	Wait string `query:"wait" doc:"How long to wait (capped by the server); empty: answer at once." example:"30s"`
+}
+
+// resumeCheck waits again on the request a check left pending: after a
+// timeout of its own, a disconnect or a server restart.
+func (s *Server) resumeCheck(ctx context.Context, in *resumeInput) (*enforcementOutput, error) {
+	t, err := s.allow(ctx, "resume checks", airlock.RoleAgent, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	ap, err := s.store().Approval(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.actAs(ctx, t, ap.Agent, "resume checks"); err != nil {
+		return nil, err
+	}
+	wait, err := s.parseWait(in.Wait)
+	if err != nil {
+		return nil, err
+	}
+	enf, err := s.await(ctx, in.ID, wait)
+	if err != nil {
+		return nil, err
+	}
+	return &enforcementOutput{Body: enf}, nil
+}
+
+// await waits up to wait (at least an instant) for the request to settle.
+func (s *Server) await(ctx context.Context, id string, wait time.Duration) (airlock.Enforcement, error) {
+	wctx, cancel := s.waitContext(ctx, max(wait, time.Nanosecond))
+	defer cancel()
+	return s.Enforcer.Await(wctx, id)
+}
+
+func (s *Server) parseWait(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, airlock.Errorf(airlock.EINVALID, "wait %q is not a duration such as 30s", v)
+	}
+	return min(d, s.checkWait()), nil
+}
+
+type executionInput struct {
+	Body struct {
+		Action     airlock.Action `json:"action" doc:"The action that ran, exactly as checked."`
+		ActionHash airlock.Hash   `json:"action_hash" doc:"The action hash the check returned; it must match the action."`
+		// DecisionSeq links the record to the decision's audit event.
+		DecisionSeq int64  `json:"decision_seq,omitempty" doc:"The seq of the check's decision event."`
+		ApprovalID  string `json:"approval_id,omitempty" doc:"The approval or grant that allowed it, if any."`
+		Error       string `json:"error,omitempty" doc:"Why running it failed; empty when it succeeded."`
+		Duration    string `json:"duration,omitempty" doc:"How long it ran (a Go duration)." example:"1.5s"`
+	}
+}
+
+type executionOutput struct {
+	Body struct {
+		Recorded bool `json:"recorded"`
+	}
+}
+
+// recordExecution records that an allowed action ran, or failed: an
+// action.executed event and, on failure, a trust record.
+func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*executionOutput, error) {
+	t, err := s.allow(ctx, "record executions", airlock.RoleAgent, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	b := &in.Body
+	if err := s.actAs(ctx, t, b.Action.Agent, "record executions"); err != nil {
+		return nil, err
+	}
+	if err := b.Action.Validate(); err != nil {
+		return nil, err
+	}
+	var took time.Duration
+	if b.Duration != "" {
+		if took, err = time.ParseDuration(b.Duration); err != nil || took < 0 {
+			return nil, airlock.Errorf(airlock.EINVALID, "duration %q is not a duration such as 1.5s", b.Duration)
+		}
+	}
+	d := s.Enforcer.Gate.Resolve(ctx, b.Action)
+	if h, err := b.Action.Hash(); err != nil {
+		return nil, err
+	} else if h != b.ActionHash {
+		return nil, airlock.Errorf(airlock.CodeHashMismatch, "action_hash %s is not the hash of the action (%s)", b.ActionHash, h)
+	}
+	d.ActionHash = b.ActionHash
+	enf := airlock.Enforcement{Decision: d, Seq: b.DecisionSeq}
+	if b.ApprovalID != "" {
+		enf.Approval = &airlock.Approval{ID: b.ApprovalID}
+	}
+	var runErr error
+	if b.Error != "" {
+		runErr = errors.New(b.Error)
+	}
+	if err := s.Enforcer.Ran(ctx, enf, took, runErr); err != nil {
+		return nil, err
+	}
+	out := &executionOutput{}
+	out.Body.Recorded = true
+	return out, nil
+}

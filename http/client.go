@@ -1,0 +1,505 @@
+package http
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// Client talks to an Airlock server. It is an airlock.Guard, like the
+// in-process Enforcer, so an agent switches between an embedded gate and a
+// server by changing one line:
+//
+//	var guard airlock.Guard = &airlock.Enforcer{Gate: gate, Store: db}
+//	var guard airlock.Guard = http.NewClient("http://127.0.0.1:8080", token)
+type Client struct {
+	// URL is the server's base URL.
+	URL string
+	// Token is the bearer secret.
+	Token string
+	// HTTPClient sends the requests; nil: a client without an overall
+	// timeout, since checks long-poll.
+	HTTPClient *http.Client
+	// Wait is how long one long-poll request waits before the client asks
+	// again (0: 50s, under most proxies' idle limits).
+	Wait time.Duration
+	// Pending, when set, is called while a check waits for a person: once
+	// when the request is queued, then after every long poll.
+	Pending func(airlock.Enforcement)
+}
+
+var _ airlock.Guard = (*Client)(nil)
+
+// NewClient returns a client for the server at url with a bearer token.
+func NewClient(url, token string) *Client {
+	return &Client{URL: strings.TrimRight(url, "/"), Token: token}
+}
+
+func (c *Client) wait() time.Duration {
+	if c.Wait <= 0 {
+		return 50 * time.Second
+	}
+	return c.Wait
+}
+
+// Enforce checks the action with the server and, when it asks, waits —
+// across long polls, reconnects and server restarts — until a person
+// settles the request or ctx ends. It never fails: an unreachable server is
+// a refusal with AIRLOCK-UNAVAILABLE (fail closed).
+func (c *Client) Enforce(ctx context.Context, a airlock.Action) airlock.Enforcement {
+	enf, err := c.Check(ctx, a, c.wait())
+	if err != nil {
+		return refusal(a, err)
+	}
+	backoff := 100 * time.Millisecond
+	for enf.Pending {
+		if c.Pending != nil {
+			c.Pending(enf)
+		}
+		next, err := c.Resume(ctx, enf.Approval.ID, c.wait())
+		switch {
+		case err == nil:
+			enf, backoff = next, 100*time.Millisecond
+			continue
+		case ctx.Err() != nil:
+			enf.Pending, enf.Code = false, airlock.CodeCancelled
+			enf.Message = fmt.Sprintf("stopped waiting for approval %s: %v", enf.Approval.ID, context.Cause(ctx))
+			return enf
+		case !retryable(err):
+			return refusal(a, err)
+		}
+		// The server is restarting or unreachable: the request survives it.
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+	return enf
+}
+
+// retryable reports whether a failed resume may succeed later.
+func retryable(err error) bool {
+	switch airlock.ErrorCode(err) {
+	case airlock.EUNAVAILABLE, airlock.EINTERNAL:
+		return true
+	}
+	return false
+}
+
+// refusal is the enforcement of an action the server could not check.
+func refusal(a airlock.Action, err error) airlock.Enforcement {
+	enf := airlock.Enforcement{Decision: airlock.Decision{Action: a}, Err: err, Message: airlock.ErrorMessage(err)}
+	switch airlock.ErrorCode(err) {
+	case airlock.EINVALID:
+		enf.Code = airlock.CodeInvalid
+	case codeUnauthenticated, airlock.EUNAUTHORIZED:
+		enf.Code = airlock.CodeDenied
+	default:
+		enf.Code = airlock.CodeUnavailable
+		enf.Message = "Airlock could not be asked, so the action does not run: " + enf.Message
+	}
+	return enf
+}
+
+// Run enforces the action and calls fn only if it is allowed, then records
+// with the server that it ran or failed. It returns a *airlock.Refusal when
+// the action was refused.
+func (c *Client) Run(ctx context.Context, a airlock.Action, fn func(context.Context) error) (airlock.Enforcement, error) {
+	enf := c.Enforce(ctx, a)
+	if !enf.Allowed {
+		return enf, &airlock.Refusal{Enforcement: enf}
+	}
+	start := time.Now()
+	runErr := fn(ctx)
+	body := map[string]any{
+		"action": a, "action_hash": enf.Decision.ActionHash, "decision_seq": enf.Seq,
+		"duration": time.Since(start).String(),
+	}
+	if enf.Approval != nil {
+		body["approval_id"] = enf.Approval.ID
+	}
+	if runErr != nil {
+		body["error"] = runErr.Error()
+	}
+	if err := c.do(context.WithoutCancel(ctx), "POST", "/v1/executions", nil, body, nil); err != nil {
+		return enf, errors.Join(runErr, airlock.Errorf(airlock.EUNAVAILABLE, "%s ran but its result could not be recorded: %s", a.Tool, airlock.ErrorMessage(err)))
+	}
+	return enf, runErr
+}
+
+// Check asks the server once, waiting up to wait for an ask to be settled;
+// a result still Pending carries the request to Resume.
+func (c *Client) Check(ctx context.Context, a airlock.Action, wait time.Duration) (airlock.Enforcement, error) {
+	body := map[string]any{"action": a}
+	if wait > 0 {
+		body["wait"] = wait.String()
+	}
+	var enf airlock.Enforcement
+	err := c.do(ctx, "POST", "/v1/check", nil, body, &enf)
+	return enf, err
+}
+
+// Resume waits, up to wait, on the request a check left pending.
+func (c *Client) Resume(ctx context.Context, id string, wait time.Duration) (airlock.Enforcement, error) {
+	var enf airlock.Enforcement
+	err := c.do(ctx, "GET", "/v1/check/"+url.PathEscape(id), url.Values{"wait": {wait.String()}}, nil, &enf)
+	return enf, err
+}
+
+// Approvals returns a page of requests.
+func (c *Client) Approvals(ctx context.Context, f airlock.ApprovalFilter) (airlock.ApprovalPage, error) {
+	q := url.Values{}
+	set(q, "agent", f.Agent)
+	set(q, "class", f.Class)
+	set(q, "tool", f.Tool)
+	set(q, "cursor", f.Cursor)
+	if len(f.Status) > 0 {
+		s := make([]string, len(f.Status))
+		for i, st := range f.Status {
+			s[i] = string(st)
+		}
+		q.Set("status", strings.Join(s, ","))
+	}
+	if f.MinTier != 0 {
+		q.Set("min_tier", f.MinTier.String())
+	}
+	if !f.CreatedBefore.IsZero() {
+		q.Set("created_before", f.CreatedBefore.UTC().Format(time.RFC3339Nano))
+	}
+	if !f.CreatedAfter.IsZero() {
+		q.Set("created_after", f.CreatedAfter.UTC().Format(time.RFC3339Nano))
+	}
+	if !f.ActionHash.IsZero() {
+		q.Set("action_hash", f.ActionHash.String())
+	}
+	if f.Oldest {
+		q.Set("oldest", "true")
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	var page airlock.ApprovalPage
+	err := c.do(ctx, "GET", "/v1/approvals", q, nil, &page)
+	return page, err
+}
+
+// Approval returns one request.
+func (c *Client) Approval(ctx context.Context, id string) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := c.do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id), nil, nil, &ap)
+	return ap, err
+}
+
+// Resolve approves or rejects a request as the token's person; h is the
+// action hash the reviewer saw.
+func (c *Client) Resolve(ctx context.Context, id string, status airlock.ApprovalStatus, h airlock.Hash, reason string, s airlock.Surface) (airlock.Approval, error) {
+	body := map[string]any{"status": status, "action_hash": h}
+	if reason != "" {
+		body["reason"] = reason
+	}
+	if s != "" {
+		body["surface"] = s
+	}
+	var ap airlock.Approval
+	err := c.do(ctx, "POST", "/v1/approvals/"+url.PathEscape(id)+"/resolution", nil, body, &ap)
+	return ap, err
+}
+
+// Cancel withdraws a pending request.
+func (c *Client) Cancel(ctx context.Context, id, reason string) (airlock.Approval, error) {
+	body := map[string]any{}
+	if reason != "" {
+		body["reason"] = reason
+	}
+	var ap airlock.Approval
+	err := c.do(ctx, "POST", "/v1/approvals/"+url.PathEscape(id)+"/cancel", nil, body, &ap)
+	return ap, err
+}
+
+// WaitApproval waits up to timeout for the request to be settled and
+// returns it as it stands.
+func (c *Client) WaitApproval(ctx context.Context, id string, timeout time.Duration) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := c.do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id)+"/wait", url.Values{"timeout": {timeout.String()}}, nil, &ap)
+	return ap, err
+}
+
+// Events returns a page of the audit log.
+func (c *Client) Events(ctx context.Context, f airlock.EventFilter) (EventPage, error) {
+	q := url.Values{}
+	if f.AfterSeq > 0 {
+		q.Set("after", strconv.FormatInt(f.AfterSeq, 10))
+	}
+	if !f.Since.IsZero() {
+		q.Set("since", f.Since.UTC().Format(time.RFC3339Nano))
+	}
+	set(q, "kind", f.Kind)
+	set(q, "agent", f.Agent)
+	set(q, "trace", f.TraceID)
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	var page EventPage
+	err := c.do(ctx, "GET", "/v1/events", q, nil, &page)
+	return page, err
+}
+
+// StreamEvents calls fn with every new event after after (0: from now) of
+// the given kind prefix and agent ("" for all), reconnecting with
+// Last-Event-ID when the stream breaks, until ctx ends or fn fails.
+func (c *Client) StreamEvents(ctx context.Context, after int64, kind, agent string, fn func(airlock.Event) error) error {
+	last := after
+	backoff := 100 * time.Millisecond
+	for {
+		err := c.streamOnce(ctx, last, kind, agent, func(e airlock.Event) error {
+			last = e.Seq
+			backoff = 100 * time.Millisecond
+			return fn(e)
+		})
+		var stop *stopStream
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.As(err, &stop):
+			return stop.err
+		case err != nil && !retryable(err):
+			return err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+// stopStream carries fn's error out of a stream: no reconnect.
+type stopStream struct{ err error }
+
+func (s *stopStream) Error() string { return s.err.Error() }
+
+func (c *Client) streamOnce(ctx context.Context, after int64, kind, agent string, fn func(airlock.Event) error) error {
+	q := url.Values{}
+	set(q, "kind", kind)
+	set(q, "agent", agent)
+	req, err := c.request(ctx, "GET", "/v1/events/stream", q, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if after > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return airlock.Errorf(airlock.EUNAVAILABLE, "stream events: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return readProblem(resp)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), airlock.MaxArgsBytes*2)
+	var data []byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		switch {
+		case len(line) == 0 && len(data) > 0:
+			var e airlock.Event
+			if err := json.Unmarshal(data, &e); err != nil {
+				return airlock.Errorf(airlock.EINTERNAL, "stream events: bad event: %v", err)
+			}
+			data = data[:0]
+			if err := fn(e); err != nil {
+				return &stopStream{err}
+			}
+		case bytes.HasPrefix(line, []byte("data:")):
+			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return airlock.Errorf(airlock.EUNAVAILABLE, "stream events: %v", err)
+	}
+	return airlock.Errorf(airlock.EUNAVAILABLE, "stream events: the server closed the stream")
+}
+
+// Verify checks the server's audit chain.
+func (c *Client) Verify(ctx context.Context) (airlock.ChainReport, error) {
+	var r airlock.ChainReport
+	err := c.do(ctx, "GET", "/v1/audit/verify", nil, nil, &r)
+	return r, err
+}
+
+// Trust returns trust aggregates per agent × class.
+func (c *Client) Trust(ctx context.Context, f airlock.TrustFilter) ([]airlock.TrustSummary, error) {
+	q := url.Values{}
+	set(q, "agent", f.Agent)
+	set(q, "class", string(f.Class))
+	if !f.Since.IsZero() {
+		q.Set("since", f.Since.UTC().Format(time.RFC3339Nano))
+	}
+	var page TrustPage
+	err := c.do(ctx, "GET", "/v1/trust", q, nil, &page)
+	return page.Trust, err
+}
+
+// Policy returns the stack in force.
+func (c *Client) Policy(ctx context.Context) (PolicyStack, error) {
+	var p PolicyStack
+	err := c.do(ctx, "GET", "/v1/policy", nil, nil, &p)
+	return p, err
+}
+
+// Explain decides the action against the live policy; nothing is recorded.
+func (c *Client) Explain(ctx context.Context, a airlock.Action) (Explanation, error) {
+	var e Explanation
+	err := c.do(ctx, "POST", "/v1/policy/explain", nil, map[string]any{"action": a}, &e)
+	return e, err
+}
+
+// CreateToken creates a token; its secret is in the result, once.
+func (c *Client) CreateToken(ctx context.Context, role airlock.Role, name, agent string, expiresIn time.Duration) (NewToken, error) {
+	body := map[string]any{"role": role}
+	if name != "" {
+		body["name"] = name
+	}
+	if agent != "" {
+		body["agent"] = agent
+	}
+	if expiresIn > 0 {
+		body["expires_in"] = expiresIn.String()
+	}
+	var t NewToken
+	err := c.do(ctx, "POST", "/v1/tokens", nil, body, &t)
+	return t, err
+}
+
+// Tokens lists the tokens.
+func (c *Client) Tokens(ctx context.Context) ([]airlock.Token, error) {
+	var l TokenList
+	err := c.do(ctx, "GET", "/v1/tokens", nil, nil, &l)
+	return l.Tokens, err
+}
+
+// RevokeToken revokes a token.
+func (c *Client) RevokeToken(ctx context.Context, id string) (airlock.Token, error) {
+	var t airlock.Token
+	err := c.do(ctx, "DELETE", "/v1/tokens/"+url.PathEscape(id), nil, nil, &t)
+	return t, err
+}
+
+// Whoami returns the token's identity.
+func (c *Client) Whoami(ctx context.Context) (airlock.Token, error) {
+	var t airlock.Token
+	err := c.do(ctx, "GET", "/v1/whoami", nil, nil, &t)
+	return t, err
+}
+
+func set(q url.Values, k, v string) {
+	if v != "" {
+		q.Set(k, v)
+	}
+}
+
+func (c *Client) httpClient() *http.Client {
+	if c.HTTPClient == nil {
+		return http.DefaultClient
+	}
+	return c.HTTPClient
+}
+
+func (c *Client) request(ctx context.Context, method, path string, q url.Values, body any) (*http.Request, error) {
+	u := strings.TrimRight(c.URL, "/") + path
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, airlock.Errorf(airlock.EINVALID, "encode request: %v", err)
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, r)
+	if err != nil {
+		return nil, airlock.Errorf(airlock.EINVALID, "bad server URL %q: %v", c.URL, err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	return req, nil
+}
+
+// do sends one request and decodes the answer into out; a problem+json
+// answer becomes an *airlock.Error with the server's code.
+func (c *Client) do(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	req, err := c.request(ctx, method, path, q, body)
+	if err != nil {
+		return err
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return airlock.Errorf(airlock.EUNAVAILABLE, "%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return readProblem(resp)
+	}
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return airlock.Errorf(airlock.EUNAVAILABLE, "%s %s: read answer: %v", method, path, err)
+	}
+	return nil
+}
+
+// readProblem turns an error response into an *airlock.Error.
+func readProblem(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var p Problem
+	if err := json.Unmarshal(b, &p); err != nil || p.Code == "" {
+		code := codeForStatus(resp.StatusCode)
+		return airlock.Errorf(code, "server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))
+	}
+	msg := p.Detail
+	for _, d := range p.Errors {
+		if d == nil {
+			continue
+		}
+		msg += "; " + d.Message
+		if d.Location != "" {
+			msg += " (at " + d.Location + ")"
+		}
+	}
+	return &airlock.Error{Code: p.Code, Message: msg}
+}

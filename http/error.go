@@ -1,0 +1,153 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// codeUnauthenticated is the code of a request without a valid token (401);
+// airlock.EUNAUTHORIZED is a valid token not allowed to do this (403).
+const codeUnauthenticated = "unauthenticated"
+
+// statusOf maps every application and refusal code to its HTTP status, in
+// one place.
+var statusOf = map[string]int{
+	airlock.EINVALID:         http.StatusBadRequest,
+	codeUnauthenticated:      http.StatusUnauthorized,
+	airlock.EUNAUTHORIZED:    http.StatusForbidden,
+	airlock.ENOTFOUND:        http.StatusNotFound,
+	airlock.ECONFLICT:        http.StatusConflict,
+	airlock.CodeHashMismatch: http.StatusConflict,
+	airlock.EUNAVAILABLE:     http.StatusServiceUnavailable,
+	airlock.ENOTIMPL:         http.StatusNotImplemented,
+	airlock.EINTERNAL:        http.StatusInternalServerError,
+}
+
+// codeForStatus is the code of an error huma raised itself (validation,
+// body limits, content negotiation).
+func codeForStatus(status int) string {
+	switch {
+	case status == http.StatusUnauthorized:
+		return codeUnauthenticated
+	case status == http.StatusForbidden:
+		return airlock.EUNAUTHORIZED
+	case status == http.StatusNotFound:
+		return airlock.ENOTFOUND
+	case status == http.StatusConflict:
+		return airlock.ECONFLICT
+	case status == http.StatusServiceUnavailable:
+		return airlock.EUNAVAILABLE
+	case status >= 500:
+		return airlock.EINTERNAL
+	}
+	return airlock.EINVALID
+}
+
+// Problem is an RFC 9457 problem+json body with Airlock's stable code.
+type Problem struct {
+	huma.ErrorModel
+	// Code is the stable code: invalid, unauthenticated, unauthorized,
+	// not_found, conflict, unavailable, internal, or a refusal code such as
+	// AIRLOCK-HASH-MISMATCH.
+	Code string `json:"code" doc:"Stable, machine-readable error code."`
+}
+
+// maxEchoed bounds the offending value a problem repeats back.
+const maxEchoed = 256
+
+func newProblem(status int, code, msg string, errs ...error) *Problem {
+	p := &Problem{Code: code}
+	p.Status, p.Title, p.Detail = status, http.StatusText(status), msg
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		var ae *airlock.Error
+		if errors.As(e, &ae) {
+			e = errors.New(ae.Message)
+		}
+		p.Add(e)
+	}
+	for _, d := range p.Errors {
+		// A problem names what was wrong and where; it does not echo a
+		// whole (possibly huge) body back.
+		if s, ok := d.Value.(string); ok && len(s) > maxEchoed {
+			d.Value = s[:maxEchoed] + "…"
+		} else if _, ok := d.Value.(map[string]any); ok && d.Location == "body" {
+			d.Value = nil
+		}
+	}
+	return p
+}
+
+// Error implements error.
+func (p *Problem) Error() string { return p.Code + ": " + p.Detail }
+
+// problem turns an application error into its problem+json response,
+// logging the unexpected ones once, here.
+func (s *Server) problem(ctx context.Context, err error) error {
+	var p *Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	code := airlock.ErrorCode(err)
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusBadRequest
+	}
+	if status >= 500 {
+		s.logger().Error("request failed", "code", code, "err", err)
+	}
+	return newProblem(status, code, airlock.ErrorMessage(err))
+}
+
+// writeProblem writes p outside huma (authentication, unknown routes).
+func writeProblem(w http.ResponseWriter, p *Problem) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.Status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// strictJSON reads request bodies strictly: duplicate keys, invalid UTF-8,
+// nesting deeper than maxJSONDepth and trailing data are refused with where
+// they are; unknown fields and wrong types are refused by the schema.
+var strictJSON = huma.Format{
+	Marshal: func(w io.Writer, v any) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	},
+	Unmarshal: func(data []byte, v any) error {
+		if err := checkJSON(data); err != nil {
+			return err
+		}
+		return json.Unmarshal(data, v)
+	},
+}
+
+// checkJSON scans a document once for what encoding/json lets through.
+func checkJSON(data []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.ReadToken()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("malformed JSON: %s", strings.TrimPrefix(err.Error(), "jsontext: "))
+		}
+		if k := tok.Kind(); (k == '{' || k == '[') && dec.StackDepth() > maxJSONDepth {
+			return fmt.Errorf("JSON nested deeper than %d levels at %s", maxJSONDepth, dec.StackPointer())
+		}
+	}
+}

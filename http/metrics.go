@@ -1,0 +1,163 @@
+package http
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics are the server's Prometheus metrics, in a registry of their own
+// (nothing registered at package load).
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	decisions       *prometheus.CounterVec
+	approvalLatency prometheus.Histogram
+	refused         *prometheus.CounterVec
+	requests        *prometheus.CounterVec
+	duration        *prometheus.HistogramVec
+	streams         prometheus.Gauge
+	appendLatency   prometheus.Histogram
+}
+
+// NewMetrics returns the metrics of a server over store.
+func NewMetrics(store airlock.Store) *Metrics {
+	m := &Metrics{Registry: prometheus.NewRegistry()}
+	m.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "airlock_decisions_total", Help: "Checked actions by outcome and result (allowed, pending or the refusal code).",
+	}, []string{"outcome", "result"})
+	m.approvalLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "airlock_approval_latency_seconds", Help: "Time from an approval request to a person's resolution.",
+		Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
+	})
+	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "airlock_access_refused_total", Help: "API requests refused for authentication or authorisation.",
+	}, []string{"code"})
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "airlock_http_requests_total", Help: "HTTP requests by route pattern and status.",
+	}, []string{"route", "status"})
+	m.duration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "airlock_http_request_duration_seconds", Help: "HTTP request latency by route pattern (long polls included).",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
+	}, []string{"route"})
+	m.streams = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "airlock_event_streams", Help: "Open Server-Sent Event streams.",
+	})
+	m.appendLatency = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "airlock_audit_append_seconds", Help: "Latency of durable audit appends (decisions, resolutions).",
+		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14),
+	})
+	pending := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "airlock_approvals_pending", Help: "Approval requests waiting for a person.",
+	}, func() float64 { return float64(countPending(store)) })
+	m.Registry.MustRegister(m.decisions, m.approvalLatency, m.refused, m.requests, m.duration, m.streams, m.appendLatency, pending,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// countPending pages through the pending requests (at most 100 000).
+func countPending(store airlock.Store) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	f := airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}, Limit: airlock.MaxPageSize}
+	n := 0
+	for range 100 {
+		page, err := store.FindApprovals(ctx, f)
+		if err != nil {
+			return n
+		}
+		n += len(page.Approvals)
+		if page.NextCursor == "" {
+			break
+		}
+		f.Cursor = page.NextCursor
+	}
+	return n
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+}
+
+func (m *Metrics) decided(enf *airlock.Enforcement) {
+	result := enf.Code
+	switch {
+	case enf.Allowed:
+		result = "allowed"
+	case enf.Pending:
+		result = "pending"
+	}
+	m.decisions.WithLabelValues(enf.Decision.Outcome.String(), result).Inc()
+}
+
+func (m *Metrics) resolved(ap *airlock.Approval) {
+	m.approvalLatency.Observe(ap.ResolvedAt.Sub(ap.Created).Seconds())
+}
+
+// instrument counts and times requests by their route pattern.
+func (m *Metrics) instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		route := r.Pattern
+		if route == "" {
+			route = "other"
+		}
+		m.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush lets event streams through the wrapper.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Instrument returns store with its durable appends timed.
+func (m *Metrics) Instrument(store airlock.Store) airlock.Store {
+	return &timedStore{Store: store, m: m}
+}
+
+type timedStore struct {
+	airlock.Store
+	m *Metrics
+}
+
+func (s *timedStore) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, error) {
+	defer s.m.since(time.Now())
+	return s.Store.Append(ctx, rec)
+}
+
+func (s *timedStore) RequestApproval(ctx context.Context, ap airlock.Approval, rec airlock.Record) (airlock.Approval, bool, error) {
+	defer s.m.since(time.Now())
+	return s.Store.RequestApproval(ctx, ap, rec)
+}
+
+func (s *timedStore) ResolveApproval(ctx context.Context, r airlock.Resolution) (airlock.Approval, error) {
+	defer s.m.since(time.Now())
+	return s.Store.ResolveApproval(ctx, r)
+}
+
+func (m *Metrics) since(start time.Time) { m.appendLatency.Observe(time.Since(start).Seconds()) }

@@ -1,0 +1,299 @@
+// Package http serves Airlock's JSON API (versioned under /v1, described by
+// the OpenAPI 3.1 document at /openapi.json) and holds the Go client that
+// talks to it.
+package http
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"reflect"
+	"sync"
+	"time"
+
+	"encoding/json"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+)
+
+// Defaults for the server's limits.
+const (
+	DefaultCheckWait = 60 * time.Second // longest a check long-polls
+	maxBodyBytes     = 64 << 10         // every body but a check's
+	maxCheckBytes    = airlock.MaxArgsBytes + 64<<10
+	maxJSONDepth     = airlock.MaxArgsDepth + 8
+)
+
+// Server is Airlock's HTTP API: checks, approvals, the audit log, trust
+// records, the policy and tokens. Set the fields, then call Handler or
+// Open.
+type Server struct {
+	// Enforcer decides and records; its Store keeps everything.
+	Enforcer *airlock.Enforcer
+	// Tokens are provisioned by configuration, beside those in the store.
+	Tokens []ConfigToken
+	// CheckWait caps how long one request long-polls (0: DefaultCheckWait);
+	// callers come back with the approval ID for longer waits.
+	CheckWait time.Duration
+	// Addr is the address Open listens on.
+	Addr string
+	// ReadHeaderTimeout bounds reading a request's headers.
+	ReadHeaderTimeout time.Duration
+	// Logger receives request errors; nil discards them.
+	Logger *slog.Logger
+	// Version is reported in the OpenAPI document.
+	Version string
+	// Metrics, when set, are those the store was instrumented with
+	// (Metrics.Instrument); nil: the server makes its own.
+	Metrics *Metrics
+
+	once    sync.Once
+	handler http.Handler
+	metrics *Metrics
+	tokens  tokenCache
+
+	ln    net.Listener
+	srv   *http.Server
+	drain chan struct{} // closed when the server starts shutting down
+	dmu   sync.Once
+}
+
+// ConfigToken is a token given in the configuration: its identity and the
+// hash of its secret.
+type ConfigToken struct {
+	Token  airlock.Token
+	Secret airlock.Hash
+}
+
+// Handler returns the server's routes.
+func (s *Server) Handler() http.Handler {
+	s.once.Do(s.build)
+	return s.handler
+}
+
+// Open listens on Addr and serves in the background.
+func (s *Server) Open() error {
+	h := s.Handler()
+	ln, err := net.Listen("tcp", s.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	s.ln = ln
+	s.srv = &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: s.ReadHeaderTimeout,
+		ErrorLog:          slog.NewLogLogger(s.logger().Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.logger().Error("serve", "err", err)
+		}
+	}()
+	return nil
+}
+
+// URL is the base URL the server listens on, once open.
+func (s *Server) URL() string {
+	if s.ln == nil {
+		return ""
+	}
+	return "http://" + s.ln.Addr().String()
+}
+
+// Drain tells long polls and event streams to end now: a waiting check
+// answers with its request still pending, for the caller to resume
+// elsewhere or after a restart.
+func (s *Server) Drain() {
+	s.once.Do(s.build)
+	s.dmu.Do(func() { close(s.drain) })
+}
+
+// Shutdown drains, then stops accepting requests and waits, until ctx
+// ends, for those in flight to finish.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.Drain()
+	if s.srv == nil {
+		return nil
+	}
+	return s.srv.Shutdown(ctx)
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Logger
+}
+
+func (s *Server) store() airlock.Store { return s.Enforcer.Store }
+
+func (s *Server) checkWait() time.Duration {
+	if s.CheckWait <= 0 {
+		return DefaultCheckWait
+	}
+	return s.CheckWait
+}
+
+// build assembles the routes. Every API route is on this screen.
+func (s *Server) build() {
+	s.drain = make(chan struct{})
+	if s.metrics = s.Metrics; s.metrics == nil {
+		s.metrics = NewMetrics(s.Enforcer.Store)
+	}
+	s.tokens.configured = s.Tokens
+
+	mux := http.NewServeMux()
+	api := humago.New(mux, apiConfig(s.Version))
+
+	// Checks: the agent's side.
+	register(api, s, "POST /v1/check", "check", "Check an action", s.check, maxCheckBytes)
+	register(api, s, "GET /v1/check/{id}", "resume-check", "Resume waiting on a check that asked", s.resumeCheck, 0)
+	register(api, s, "POST /v1/executions", "record-execution", "Record that an allowed action ran", s.recordExecution, maxCheckBytes)
+
+	// Approvals: the reviewers' side.
+	register(api, s, "GET /v1/approvals", "list-approvals", "List approval requests", s.listApprovals, 0)
+	register(api, s, "GET /v1/approvals/{id}", "get-approval", "Get an approval request", s.getApproval, 0)
+	register(api, s, "POST /v1/approvals/{id}/resolution", "resolve-approval", "Approve or reject a request", s.resolveApproval, maxBodyBytes)
+	register(api, s, "POST /v1/approvals/{id}/cancel", "cancel-approval", "Cancel a pending request", s.cancelApproval, maxBodyBytes)
+	register(api, s, "GET /v1/approvals/{id}/wait", "wait-approval", "Wait until a request is settled", s.waitApproval, 0)
+
+	// The audit log and trust records.
+	register(api, s, "GET /v1/events", "list-events", "Page through the audit log", s.listEvents, 0)
+	registerEventStream(api, s)
+	register(api, s, "GET /v1/audit/verify", "verify-audit", "Verify the audit log's hash chain", s.verifyAudit, 0)
+	register(api, s, "GET /v1/trust", "list-trust", "Trust aggregates per agent and class", s.listTrust, 0)
+
+	// The policy.
+	register(api, s, "GET /v1/policy", "get-policy", "The policy stack in force", s.getPolicy, 0)
+	register(api, s, "POST /v1/policy/explain", "explain-action", "Explain how the policy decides an action", s.explain, maxCheckBytes)
+
+	// Tokens.
+	register(api, s, "POST /v1/tokens", "create-token", "Create a bearer token", s.createToken, maxBodyBytes)
+	register(api, s, "GET /v1/tokens", "list-tokens", "List bearer tokens", s.listTokens, 0)
+	register(api, s, "DELETE /v1/tokens/{id}", "revoke-token", "Revoke a bearer token", s.revokeToken, 0)
+	register(api, s, "GET /v1/whoami", "whoami", "The token's identity", s.whoami, 0)
+
+	root := http.NewServeMux()
+	root.Handle("/v1/", s.authenticate(mux))
+	root.Handle("GET /openapi.json", mux)
+	root.Handle("GET /openapi.yaml", mux)
+	root.Handle("GET /healthz", http.HandlerFunc(s.healthz))
+	root.Handle("GET /readyz", http.HandlerFunc(s.readyz))
+	root.Handle("GET /metrics", s.metrics.Handler())
+	root.Handle("/", http.HandlerFunc(notFound))
+	s.handler = s.metrics.instrument(root)
+}
+
+// register adds one operation with its body limit (0: no body expected).
+func register[I, O any](api huma.API, s *Server, route, id, summary string, h func(context.Context, *I) (*O, error), maxBody int64) {
+	method, path, _ := cutSpace(route)
+	op := huma.Operation{
+		OperationID: id, Method: method, Path: path, Summary: summary,
+		Security: []map[string][]string{{"bearer": {}}},
+		Errors:   []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusServiceUnavailable},
+	}
+	if maxBody > 0 {
+		op.MaxBodyBytes = maxBody
+		op.Errors = append(op.Errors, http.StatusRequestEntityTooLarge, http.StatusConflict, http.StatusUnprocessableEntity)
+	}
+	huma.Register(api, op, func(ctx context.Context, in *I) (*O, error) {
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, s.problem(ctx, err)
+		}
+		return out, nil
+	})
+}
+
+func cutSpace(s string) (string, string, bool) {
+	for i := range len(s) {
+		if s[i] == ' ' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return "", s, false
+}
+
+var newErrorOnce sync.Once
+
+// apiConfig is the huma configuration: OpenAPI 3.1 at /openapi.json,
+// strict JSON bodies, problem+json errors carrying Airlock's codes.
+func apiConfig(version string) huma.Config {
+	// huma builds its own errors (validation, body limits) through this
+	// package-level hook; Airlock's Problem adds the stable code. Every
+	// Server sets the same function, once.
+	newErrorOnce.Do(func() {
+		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+			return newProblem(status, codeForStatus(status), msg, errs...)
+		}
+	})
+	if version == "" {
+		version = "dev"
+	}
+	cfg := huma.DefaultConfig("Airlock API", version)
+	cfg.Info.Description = "The gate in front of AI agents' side effects: check actions, approve or reject requests, read the audit log."
+	cfg.DocsPath = ""
+	cfg.SchemasPath = ""
+	cfg.OpenAPIPath = "/openapi"
+	cfg.RejectUnknownQueryParameters = true
+	cfg.Formats = map[string]huma.Format{
+		"application/json": strictJSON,
+		"json":             strictJSON,
+	}
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "An Airlock token (airlock token create); agent tokens act as one agent."},
+	}
+	// Response schemas document the body; they do not add a $schema field.
+	cfg.CreateHooks = nil
+	reg := cfg.Components.Schemas
+	reg.RegisterTypeAlias(reflect.TypeFor[json.RawMessage](), reflect.TypeFor[map[string]any]())
+	reg.RegisterTypeAlias(reflect.TypeFor[time.Duration](), reflect.TypeFor[int64]())
+	return cfg
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintln(w, "ok")
+}
+
+// readyz reports whether the store answers.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if _, err := s.store().Now(ctx); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, "store unavailable")
+		return
+	}
+	select {
+	case <-s.drain:
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, "shutting down")
+		return
+	default:
+	}
+	fmt.Fprintln(w, "ready")
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeProblem(w, newProblem(http.StatusNotFound, airlock.ENOTFOUND, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)))
+}
+
+// waitContext ends with ctx, after d, or when the server drains.
+func (s *Server) waitContext(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	go func() {
+		select {
+		case <-s.drain:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
