@@ -378,7 +378,7 @@ func TestReplace(t *testing.T) {
 	}
 
 	// A stack whose tests fail changes nothing.
-	failing := mustParse(t, "bad.yaml", "default: auto\ntests:\n  - {name: t, action: {agent: a, tool: write_file}, outcome: deny}\n")
+	failing := mustParse(t, "bad.yaml", "default: auto\ntests:\n  - {name: t, action: {agent: a, tool: write_file}, expect: deny}\n")
 	if err := g.Replace(failing); err == nil {
 		t.Fatal("Replace accepted a stack whose tests fail")
 	}

@@ -847,7 +847,9 @@ func testTrust(t *testing.T, s airlock.Store, clock *Clock) {
 	want := []string{
 		"a fs.delete total=1 success=0 denied=0 timeout=1 failure=0 approved=0 rejected=0 expired=0 rate=0.00 median=0s",
 		"a fs.write total=3 success=2 denied=1 timeout=0 failure=0 approved=0 rejected=0 expired=0 rate=0.00 median=0s",
-		"a process.exec total=0 success=0 denied=0 timeout=0 failure=0 approved=2 rejected=1 expired=1 rate=0.50 median=2m0s",
+		// Settling an ask request writes its trust record: three approved,
+		// one rejected, one expired.
+		"a process.exec total=5 success=3 denied=1 timeout=1 failure=0 approved=2 rejected=1 expired=1 rate=0.50 median=2m0s",
 		"b fs.write total=1 success=0 denied=0 timeout=0 failure=1 approved=0 rejected=0 expired=0 rate=0.00 median=0s",
 	}
 	if !slices.Equal(got, want) {

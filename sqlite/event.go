@@ -20,7 +20,6 @@ func (db *DB) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, 
 	var out []airlock.Event
 	err := db.exec(ctx, func(w *wtx) error {
 		out = w.append(rec, "")
-		w.eventsAppended()
 		return nil
 	})
 	if err != nil {
@@ -33,14 +32,9 @@ func (db *DB) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, 
 // approval ID (a UUID) can take it.
 const eventsKey = "\x00events"
 
-// eventsAppended wakes WaitEvents callers once the batch commits. The key
-// may repeat in a batch: publishing it twice is harmless.
-func (w *wtx) eventsAppended() { w.changed = append(w.changed, eventsKey) }
-
-// WaitEvents blocks until the log holds an event after seq after. The
-// commits in this process that mark eventsAppended (Append, token changes)
-// wake it at once; it rereads the head every PollInterval to notice the
-// others, and another process's.
+// WaitEvents blocks until the log holds an event after seq after. Every
+// commit of this process that appends events wakes it at once; it rereads
+// the head every PollInterval to notice another process's.
 func (db *DB) WaitEvents(ctx context.Context, after int64) error {
 	poll := db.PollInterval
 	if poll <= 0 {

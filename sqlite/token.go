@@ -74,7 +74,6 @@ func (db *DB) CreateToken(ctx context.Context, t airlock.Token, secret airlock.H
 			return err
 		}
 		w.append(t.CreatedRecord(), "")
-		w.eventsAppended()
 		return nil
 	})
 	if err != nil {
@@ -130,7 +129,6 @@ func (db *DB) RevokeToken(ctx context.Context, id, by string) (airlock.Token, er
 			return err
 		}
 		w.append(t.RevokedRecord(), "")
-		w.eventsAppended()
 		return nil
 	})
 	if err != nil {

@@ -146,6 +146,9 @@ func (db *DB) run(batch []*op) {
 			}
 		}
 	} else {
+		if len(w.events) > 0 {
+			w.changed = append(w.changed, eventsKey) // wake WaitEvents
+		}
 		db.hub.publish(w.changed)
 	}
 	for _, o := range batch[1:] { // batch[0] is the leader's own op
