@@ -53,6 +53,9 @@ type AuditLog interface {
 	Append(ctx context.Context, rec Record) ([]Event, error)
 	// Events returns a page of events in sequence order.
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
+	// Head returns the sequence number of the last event, 0 for an empty
+	// log. Errors: EUNAVAILABLE.
+	Head(ctx context.Context) (int64, error)
 	// WaitEvents blocks until the log holds an event with a sequence number
 	// greater than after, or ctx ends. Errors: EUNAVAILABLE, ctx.Err().
 	WaitEvents(ctx context.Context, after int64) error

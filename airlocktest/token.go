@@ -187,9 +187,16 @@ func testWaitEvents(t *testing.T, s airlock.Store, _ *Clock) {
 		t.Fatalf("wait on an empty log: %v, want context.DeadlineExceeded", err)
 	}
 
+	if head, err := s.Head(ctx(t)); err != nil || head != 0 {
+		t.Fatalf("head of an empty log: %d, %v; want 0", head, err)
+	}
+
 	// Events after the mark: it returns at once.
 	if _, err := s.Append(ctx(t), airlock.Record{Events: []airlock.Event{Event("decision", "a"), Event("decision", "a")}}); err != nil {
 		t.Fatal(err)
+	}
+	if head, err := s.Head(ctx(t)); err != nil || head != 2 {
+		t.Fatalf("head after two events: %d, %v; want 2", head, err)
 	}
 	for _, after := range []int64{0, 1} {
 		if err := s.WaitEvents(ctx(t), after); err != nil {

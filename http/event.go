@@ -92,11 +92,12 @@ func (s *Server) stream(ctx context.Context, in *streamInput, send sse.Sender) {
 			after = n
 		}
 	} else if after == 0 {
-		evs, err := s.store().Events(ctx, airlock.EventFilter{Limit: airlock.MaxPageSize})
-		for err == nil && len(evs) > 0 { // skip to the head: only new events
-			after = evs[len(evs)-1].Seq
-			evs, err = s.store().Events(ctx, airlock.EventFilter{AfterSeq: after, Limit: airlock.MaxPageSize})
+		head, err := s.store().Head(ctx) // only new events
+		if err != nil {
+			s.logger().Warn("event stream", "err", err)
+			return
 		}
+		after = head
 	}
 	ctx, cancel := s.waitContext(ctx, 1<<62)
 	defer cancel()

@@ -44,11 +44,13 @@ func (db *DB) WaitEvents(ctx context.Context, after int64) error {
 		// Subscribe before reading, so that an append committed in between
 		// still wakes this wait.
 		appended, unsubscribe := db.hub.subscribe(eventsKey)
-		var head int64
-		err := db.read.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM events`).Scan(&head)
+		head, err := db.Head(ctx)
 		if err != nil {
 			unsubscribe()
-			return unavailable("read events head", err)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
 		}
 		if head > after {
 			unsubscribe()
@@ -66,6 +68,15 @@ func (db *DB) WaitEvents(ctx context.Context, after int64) error {
 		t.Stop()
 		unsubscribe()
 	}
+}
+
+// Head returns the sequence number of the last event, 0 for an empty log.
+func (db *DB) Head(ctx context.Context) (int64, error) {
+	var head int64
+	if err := db.read.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM events`).Scan(&head); err != nil {
+		return 0, unavailable("read events head", err)
+	}
+	return head, nil
 }
 
 const eventColumns = `seq, time, kind, trace_id, agent, outcome, approval_id, payload, prev, hash`
