@@ -102,7 +102,8 @@ type Override struct {
 // CommandDecision is the verdict on one command of a shell script.
 type CommandDecision struct {
 	Command
-	Outcome Outcome  `json:"outcome"`
+	// Outcome is zero for a command with no effect to judge (echo, cd).
+	Outcome Outcome  `json:"outcome,omitzero"`
 	Rule    *RuleRef `json:"rule,omitempty"`
 	Source  string   `json:"source"`
 }

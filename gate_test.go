@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -394,4 +395,17 @@ func mustParse(tb testing.TB, name, src string) *Policy {
 		tb.Fatalf("parse %s: %v", name, err)
 	}
 	return p
+}
+
+func TestDecisionOfHarmlessCommandMarshals(t *testing.T) {
+	g := mustGate(t, mustLoad(t, "p.yaml", "default: ask\n"))
+	d := g.Decide(context.Background(), Action{Agent: "a", Tool: "Bash", Args: MustArgs(map[string]any{"command": "echo hi > f.txt && cd /tmp"})})
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatalf("a decision on a script with echo and cd does not marshal: %v", err)
+	}
+	var back Decision
+	if err := json.Unmarshal(b, &back); err != nil || back.Outcome != d.Outcome || len(back.Commands) != len(d.Commands) {
+		t.Fatalf("round trip: %v; %+v", err, back)
+	}
 }

@@ -101,8 +101,12 @@ func outcomeSpellings() []string {
 	return names
 }
 
-// MarshalText implements encoding.TextMarshaler.
+// MarshalText implements encoding.TextMarshaler. The zero Outcome (no
+// outcome: a shell command with no effect to judge) is "".
 func (o Outcome) MarshalText() ([]byte, error) {
+	if o == 0 {
+		return nil, nil
+	}
 	if !o.Valid() {
 		return nil, Errorf(EINVALID, "invalid outcome %d", uint8(o))
 	}
@@ -111,6 +115,10 @@ func (o Outcome) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler; aliases are accepted.
 func (o *Outcome) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*o = 0
+		return nil
+	}
 	v, err := ParseOutcome(string(b))
 	if err != nil {
 		return err

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/goccy/go-yaml"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 func TestStarterPolicy(t *testing.T) {
@@ -29,6 +32,31 @@ func TestStarterPolicy(t *testing.T) {
 	}
 	if StarterPolicy() != p {
 		t.Error("StarterPolicy parses the policy again on every call")
+	}
+}
+
+// TestStarterPolicySchema checks the starter policy against the published
+// schema: people copy it as their first policy, with the schema in their
+// editor.
+func TestStarterPolicySchema(t *testing.T) {
+	schema, err := jsonschema.NewCompiler().Compile("schema/policy.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := yaml.Unmarshal(StarterPolicySource, &v); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(doc); err != nil {
+		t.Error(err)
 	}
 }
 

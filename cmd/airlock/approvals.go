@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -21,14 +22,25 @@ import (
 func newApprovalsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approvals",
-		Short: "List and inspect approval requests",
+		Short: "List, inspect, approve and reject approval requests",
 		Long: `Approval requests are actions waiting for a person: ask requests block their
 agent, suggest and needs-human requests are proposals that, once approved,
-may run exactly once. These commands read the database file directly.`,
-		Example: `  airlock approvals list --db airlock.db --status pending
-  airlock approvals show 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --db airlock.db`,
+may run exactly once.
+
+These commands ask the Airlock server (--server, $AIRLOCK_TOKEN; see
+'airlock --help'); list and show with --db FILE read a database file
+directly instead, read-only. Approving and rejecting need a reviewer or
+admin token: the server records the token's person as the reviewer.`,
+		Example: `  airlock approvals list --status pending
+  airlock approvals show 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f
+  airlock approvals approve 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --reason "release window"
+  airlock approvals reject 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --reason "not during the freeze"
+  airlock approvals watch --agent coder-1
+  airlock approvals list --db airlock.db --status pending`,
 	}
-	cmd.AddCommand(newApprovalsListCmd(), newApprovalsShowCmd())
+	cmd.AddCommand(newApprovalsListCmd(), newApprovalsShowCmd(),
+		newApprovalsResolveCmd(airlock.StatusApproved), newApprovalsResolveCmd(airlock.StatusRejected),
+		newApprovalsCancelCmd(), newApprovalsWatchCmd())
 	return cmd
 }
 
@@ -45,13 +57,16 @@ func newApprovalsListCmd() *cobra.Command {
 		f                    airlock.ApprovalFilter
 	)
 	cmd := &cobra.Command{
-		Use:   "list --db FILE",
+		Use:   "list [--db FILE]",
 		Short: "List approval requests, newest first",
 		Long: `List prints a page of approval requests, newest first (--oldest for the
 queue's order), as a table; summaries are shortened to fit, 'approvals show'
 prints a request in full. When more requests match, the last line gives the
---cursor that continues the listing.`,
-		Example: `  airlock approvals list --db airlock.db --status pending
+--cursor that continues the listing. It asks the server, or reads the
+database file --db names. An agent token lists only its agent's requests.`,
+		Example: `  airlock approvals list --status pending
+  airlock approvals list --status approved,rejected --agent coder-1 --newer-than 24h --json
+  airlock approvals list --db airlock.db --status pending
   airlock approvals list --db airlock.db --status approved,rejected --agent coder-1 --newer-than 24h
   airlock approvals list --db airlock.db --risk destructive --older-than 1h --oldest
   airlock approvals list --db airlock.db --limit 20 --cursor 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --json`,
@@ -85,15 +100,9 @@ prints a request in full. When more requests match, the last line gives the
 				f.CreatedAfter = now.Add(-newerThan)
 			}
 			f.Cursor, f.Limit = cursor, limit
-			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
-				page, err := db.FindApprovals(cmd.Context(), f)
-				switch {
-				case airlock.ErrorCode(err) == airlock.EINVALID:
-					return usageError("%s", airlock.ErrorMessage(err))
-				case err != nil:
-					return storeFailed(err)
-				}
+			print := func(page airlock.ApprovalPage) error {
 				out := cmd.OutOrStdout()
+				var err error
 				if asJSON {
 					err = writeJSON(out, page)
 				} else {
@@ -103,6 +112,27 @@ prints a request in full. When more requests match, the last line gives the
 					return checkFailed(err)
 				}
 				return nil
+			}
+			if dbPath == "" {
+				c, err := newClient(cmd)
+				if err != nil {
+					return err
+				}
+				page, err := c.Approvals(cmd.Context(), f)
+				if err != nil {
+					return serverInvalid(c, err)
+				}
+				return print(page)
+			}
+			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
+				page, err := db.FindApprovals(cmd.Context(), f)
+				switch {
+				case airlock.ErrorCode(err) == airlock.EINVALID:
+					return usageError("%s", airlock.ErrorMessage(err))
+				case err != nil:
+					return storeFailed(err)
+				}
+				return print(page)
 			})
 		},
 	}
@@ -177,22 +207,21 @@ func newApprovalsShowCmd() *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "show ID --db FILE",
+		Use:   "show ID [--db FILE]",
 		Short: "Print one approval request in full",
 		Long: `Show prints every field of an approval request, nothing shortened: the exact
 action with its arguments, the action hash a resolution must echo, why the
 gate asked (the full decision), who may resolve it, its times, and how it
-was resolved.`,
-		Example: `  airlock approvals show 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --db airlock.db
-  airlock approvals show 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --db airlock.db --json`,
-		Args: argsExactly(1, "one approval ID"),
+was resolved. It asks the server, or reads the database file --db names.`,
+		Example: `  airlock approvals show 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f
+  airlock approvals show 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --json
+  airlock approvals show 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --db airlock.db`,
+		Args:              argsExactly(1, "one approval ID"),
+		ValidArgsFunction: completeApprovalID(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
-				ap, err := db.Approval(cmd.Context(), args[0])
-				if err != nil {
-					return storeFailed(err)
-				}
+			print := func(ap airlock.Approval) error {
 				out := cmd.OutOrStdout()
+				var err error
 				if asJSON {
 					err = writeJSON(out, ap)
 				} else {
@@ -202,6 +231,24 @@ was resolved.`,
 					return checkFailed(err)
 				}
 				return nil
+			}
+			if dbPath == "" {
+				c, err := newClient(cmd)
+				if err != nil {
+					return err
+				}
+				ap, err := c.Approval(cmd.Context(), args[0])
+				if err != nil {
+					return serverFailed(c, err)
+				}
+				return print(ap)
+			}
+			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
+				ap, err := db.Approval(cmd.Context(), args[0])
+				if err != nil {
+					return storeFailed(err)
+				}
+				return print(ap)
 			})
 		},
 	}
@@ -412,5 +459,364 @@ func argsExactly(n int, what string) cobra.PositionalArgs {
 			return usageError("%s needs %s, got %d argument(s)", c.CommandPath(), what, len(args))
 		}
 		return nil
+	}
+}
+
+func newApprovalsResolveCmd(status airlock.ApprovalStatus) *cobra.Command {
+	var (
+		reason, hash string
+		asJSON       bool
+	)
+	verb := "approve"
+	cmd := &cobra.Command{
+		Use:   "approve ID [--reason R] [--hash H]",
+		Short: "Approve a pending request, as the token's person",
+		Long: `Approve fetches the request, prints its summary and the action hash, and
+approves exactly that action: the resolution echoes the hash, so a request
+that changed since it was fetched is not approved. --hash pins the hash you
+reviewed (from 'approvals show' or the web inbox); when the request holds a
+different action the server refuses with AIRLOCK-HASH-MISMATCH.
+
+An ask request releases its waiting agent; an approved suggest or
+needs-human request is a one-shot grant: the same action may run once.
+
+Only a reviewer the rule names, the agent's owner or an admin may approve,
+never the agent, nor the person the action was requested for. A request
+someone else already settled is reported with who and how; then approve
+exits 1.`,
+		Example: `  airlock approvals approve 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f
+  airlock approvals approve 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --reason "release window" \
+      --hash sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08`,
+	}
+	if status == airlock.StatusRejected {
+		verb = "reject"
+		cmd.Use = "reject ID --reason R [--hash H]"
+		cmd.Short = "Reject a pending request, saying why"
+		cmd.Long = `Reject fetches the request, prints its summary and the action hash, and
+rejects it with a reason, which the agent and its owner read. The waiting
+agent gets AIRLOCK-REJECTED. --hash pins the hash you reviewed; when the
+request holds a different action the server refuses with
+AIRLOCK-HASH-MISMATCH.
+
+Only a reviewer the rule names, the agent's owner or an admin may reject.
+A request someone else already settled is reported with who and how; then
+reject exits 1.`
+		cmd.Example = `  airlock approvals reject 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --reason "not during the freeze"
+  airlock approvals reject 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --reason "wrong bucket" --json`
+	}
+	cmd.Args = argsExactly(1, "one approval ID")
+	cmd.ValidArgsFunction = completeApprovalID(true)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		reason = strings.TrimSpace(reason)
+		if status == airlock.StatusRejected && reason == "" {
+			return usageError("reject needs --reason: say why; the agent and its owner read it")
+		}
+		var pinned airlock.Hash
+		if hash != "" {
+			h, err := airlock.ParseHash(hash)
+			if err != nil {
+				return usageError("--hash: %s", airlock.ErrorMessage(err))
+			}
+			pinned = h
+		}
+		c, err := newClient(cmd)
+		if err != nil {
+			return err
+		}
+		ctx, id, out := cmd.Context(), args[0], cmd.OutOrStdout()
+		ap, err := c.Approval(ctx, id)
+		if err != nil {
+			return serverFailed(c, err)
+		}
+		if !asJSON {
+			io.WriteString(out, approvalBrief(&ap, time.Now()))
+		}
+		if ap.Status != airlock.StatusPending {
+			return checkFailed(errors.New("airlock: " + settledText(&ap)))
+		}
+		h := ap.ActionHash
+		if hash != "" {
+			h = pinned
+		}
+		got, err := c.Resolve(ctx, id, status, h, reason, airlock.SurfaceCLI)
+		if airlock.ErrorCode(err) == airlock.ECONFLICT {
+			// Someone settled it between the fetch and now: say who.
+			if cur, gerr := c.Approval(ctx, id); gerr == nil && cur.Status != airlock.StatusPending {
+				return checkFailed(errors.New("airlock: " + settledText(&cur)))
+			}
+		}
+		if err != nil {
+			return serverFailed(c, err)
+		}
+		if asJSON {
+			if err := writeJSON(out, got); err != nil {
+				return checkFailed(err)
+			}
+			return nil
+		}
+		fmt.Fprintln(out, resolvedText(&got))
+		return nil
+	}
+	f := cmd.Flags()
+	if status == airlock.StatusRejected {
+		f.StringVar(&reason, "reason", "", "why (required): the agent and its owner read it")
+	} else {
+		f.StringVar(&reason, "reason", "", "why, for the record")
+	}
+	f.StringVar(&hash, "hash", "", "the action hash you reviewed; "+verb+" only if the request still holds exactly that action")
+	f.BoolVar(&asJSON, "json", false, "print the resolved request as JSON")
+	return cmd
+}
+
+func newApprovalsCancelCmd() *cobra.Command {
+	var (
+		reason string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "cancel ID [--reason R]",
+		Short: "Withdraw a pending request",
+		Long: `Cancel withdraws a pending request before anyone decides it: a waiting agent
+gets AIRLOCK-CANCELLED. The request's agent, anyone who may resolve it, or
+an admin may cancel it. A request already settled is reported with who and
+how; then cancel exits 1.`,
+		Example: `  airlock approvals cancel 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f
+  airlock approvals cancel 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --reason "superseded by a new plan"`,
+		Args:              argsExactly(1, "one approval ID"),
+		ValidArgsFunction: completeApprovalID(true),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, id, out := cmd.Context(), args[0], cmd.OutOrStdout()
+			got, err := c.Cancel(ctx, id, strings.TrimSpace(reason))
+			if airlock.ErrorCode(err) == airlock.ECONFLICT {
+				if cur, gerr := c.Approval(ctx, id); gerr == nil && cur.Status != airlock.StatusPending {
+					return checkFailed(errors.New("airlock: " + settledText(&cur)))
+				}
+			}
+			if err != nil {
+				return serverFailed(c, err)
+			}
+			if asJSON {
+				if err := writeJSON(out, got); err != nil {
+					return checkFailed(err)
+				}
+				return nil
+			}
+			fmt.Fprintln(out, resolvedText(&got))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&reason, "reason", "", "why, for the record and the waiting agent")
+	f.BoolVar(&asJSON, "json", false, "print the cancelled request as JSON")
+	return cmd
+}
+
+func newApprovalsWatchCmd() *cobra.Command {
+	var (
+		agent, class string
+		after        int64
+		asJSON       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "watch [--agent A] [--class C]",
+		Short: "Print approval requests as they are queued and settled",
+		Long: `Watch follows the server's event stream and prints one line per change to an
+approval request: requested, approved or rejected (by whom, via which
+surface, why), expired, cancelled. It reconnects by itself when the stream
+breaks, missing nothing, and runs until interrupted (Ctrl-C).
+
+--after SEQ first replays the changes recorded after that sequence number
+of the audit log; by default only new changes are printed.`,
+		Example: `  airlock approvals watch
+  airlock approvals watch --agent coder-1 --class fs.delete
+  airlock approvals watch --json | jq -r 'select(.kind == "approval.requested") | .approval_id'`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if after < 0 {
+				return usageError("--after %d: want a sequence number, 0 or more", after)
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(cmd.ErrOrStderr(), "watching approval requests at %s (Ctrl-C to stop)\n", c.URL)
+			err = c.StreamEvents(cmd.Context(), after, "approval.", agent, func(e airlock.Event) error {
+				ch := approvalChangeOf(e)
+				if class != "" && strings.TrimSuffix(ch.Class, airlock.NeedsHumanSuffix) != strings.TrimSuffix(class, airlock.NeedsHumanSuffix) {
+					return nil
+				}
+				if asJSON {
+					return jsonLine(out, e)
+				}
+				_, err := fmt.Fprintln(out, ch.line(e))
+				return err
+			})
+			if cmd.Context().Err() != nil {
+				return nil // interrupted: the normal end
+			}
+			return serverFailed(c, err)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&agent, "agent", "", "only this agent's requests")
+	f.StringVar(&class, "class", "", "only this action class (with or without #needs-human)")
+	f.Int64Var(&after, "after", 0, "replay the changes after this audit sequence number first")
+	f.BoolVar(&asJSON, "json", false, "print each change as its audit event, one JSON object per line")
+	return cmd
+}
+
+// approvalChange is what watch reads of an approval event's payload: the
+// request itself (approval.requested) or the change (the others).
+type approvalChange struct {
+	ID        string          `json:"id"`
+	Status    string          `json:"status"`
+	Class     string          `json:"class"`
+	Tool      string          `json:"tool"`
+	Summary   string          `json:"summary"`
+	Reviewers []string        `json:"reviewers"`
+	Owner     string          `json:"owner"`
+	Expires   time.Time       `json:"expires"`
+	By        string          `json:"by"`
+	Surface   string          `json:"surface"`
+	Reason    string          `json:"reason"`
+	Waited    json.RawMessage `json:"waited"`
+}
+
+func approvalChangeOf(e airlock.Event) approvalChange {
+	var ch approvalChange
+	_ = json.Unmarshal(e.Payload, &ch) // an unexpected payload prints the headers only
+	if ch.ID == "" {
+		ch.ID = e.ApprovalID
+	}
+	if ch.Status == "" {
+		ch.Status = e.Outcome
+	}
+	return ch
+}
+
+// line is watch's line for the change: time, kind, request, agent, tool,
+// class, then what happened.
+func (ch approvalChange) line(e airlock.Event) string {
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return printable(s, false)
+	}
+	var what string
+	switch e.Kind {
+	case airlock.EventApprovalRequested:
+		ap := airlock.Approval{Reviewers: ch.Reviewers, Owner: ch.Owner, Expires: ch.Expires}
+		what = fmt.Sprintf("%s: %s (%s, %s)", printable(e.Outcome, false), printable(ch.Summary, false),
+			whoDecides(&ap), timeLeft(&ap, time.Now()))
+	default:
+		what = ch.Status
+		if ch.By != "" {
+			what += " by " + printable(ch.By, false)
+		}
+		if ch.Surface != "" {
+			what += " via " + printable(ch.Surface, false)
+		}
+		if ch.Reason != "" {
+			what += ": " + printable(ch.Reason, false)
+		}
+	}
+	return fmt.Sprintf("%s  %-18s  %s  %s  %s  %s  %s", e.Time.UTC().Format(time.RFC3339), e.Kind,
+		dash(ch.ID), dash(e.Agent), dash(ch.Tool), dash(ch.Class), what)
+}
+
+// jsonLine writes v as one line of JSON, leaving <, > and & as they are.
+func jsonLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// approvalBrief is what approve and reject print of the request first.
+func approvalBrief(ap *airlock.Approval, now time.Time) string {
+	var b strings.Builder
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(&b, "%-9s %s\n", label+":", fmt.Sprintf(format, args...))
+	}
+	line("approval", "%s (%s, %s)", printable(ap.ID, false), ap.Status, ap.Outcome)
+	line("summary", "%s", printable(ap.Summary, false))
+	owner := ""
+	if ap.Owner != "" {
+		owner = " (owner " + printable(ap.Owner, false) + ")"
+	}
+	line("agent", "%s%s", printable(ap.Agent, false), owner)
+	line("action", "%s, class %s, risk %s", printable(ap.Tool, false), printable(ap.Class, false), ap.Tier)
+	line("hash", "sha256:%s", ap.ActionHash)
+	if ap.Status == airlock.StatusPending {
+		line("expires", "%s", timeText(ap.Expires, now))
+	}
+	return b.String()
+}
+
+// settledText says who settled a request, how and when.
+func settledText(ap *airlock.Approval) string {
+	id, at := printable(ap.ID, false), ap.ResolvedAt.UTC().Format(time.RFC3339)
+	switch {
+	case ap.Status == airlock.StatusExpired:
+		return fmt.Sprintf("approval %s already expired at %s: nobody decided in time", id, ap.Expires.UTC().Format(time.RFC3339))
+	case ap.ResolvedBy == "":
+		return fmt.Sprintf("approval %s was already %s by the system at %s%s", id, ap.Status, at, becauseText(ap.Reason))
+	}
+	return fmt.Sprintf("approval %s was already %s by %s at %s via %s%s", id, ap.Status,
+		printable(ap.ResolvedBy, false), at, printable(string(ap.Surface), false), becauseText(ap.Reason))
+}
+
+// resolvedText reports a resolution just made.
+func resolvedText(ap *airlock.Approval) string {
+	s := fmt.Sprintf("%s approval %s: %s by %s at %s via %s%s", ap.Status, printable(ap.ID, false),
+		printable(ap.Summary, false), printable(ap.ResolvedBy, false), ap.ResolvedAt.UTC().Format(time.RFC3339),
+		printable(string(ap.Surface), false), becauseText(ap.Reason))
+	if ap.Status == airlock.StatusApproved && ap.IsGrant() && !ap.GrantExpires.IsZero() {
+		s += fmt.Sprintf("\nthe same action may now run once, until %s", ap.GrantExpires.UTC().Format(time.RFC3339))
+	}
+	return s
+}
+
+func becauseText(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return " (reason: " + printable(reason, false) + ")"
+}
+
+// completeApprovalID completes an approval ID from the server's requests,
+// pending ones only when pending is set, each with its summary.
+func completeApprovalID(pending bool) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if db, _ := cmd.Flags().GetString("db"); db != "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		c, err := newClient(cmd)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		f := airlock.ApprovalFilter{Limit: airlock.DefaultPageSize}
+		if pending {
+			f.Status = []airlock.ApprovalStatus{airlock.StatusPending}
+		}
+		page, err := c.Approvals(cmd.Context(), f)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var ids []cobra.Completion
+		for _, ap := range page.Approvals {
+			if strings.HasPrefix(ap.ID, toComplete) {
+				ids = append(ids, cobra.CompletionWithDesc(ap.ID, truncate(printable(ap.Summary, false), summaryWidth)))
+			}
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -20,21 +20,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
 func newAuditCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "Verify and export the audit log",
+		Short: "Read, verify and export the audit log",
 		Long: `The audit log records every decision, approval and executed action, each
 event hash-chained to the one before it: an edit, a deletion, an insertion
 or a reordering breaks the chain at a sequence number that verify names.
-These commands read the database file directly.`,
-		Example: `  airlock audit verify --db airlock.db
-  airlock audit export --db airlock.db --since 24h -o last-day.jsonl`,
+These commands ask the Airlock server (--server, $AIRLOCK_TOKEN; see
+'airlock --help'); verify and export with --db FILE read a database file
+directly instead, read-only.`,
+		Example: `  airlock audit tail -n 50 --kind decision
+  airlock audit tail -f --agent coder-1
+  airlock audit verify
+  airlock audit export --since 24h -o last-day.jsonl
+  airlock audit verify --db airlock.db`,
 	}
-	cmd.AddCommand(newAuditVerifyCmd(), newAuditExportCmd())
+	cmd.AddCommand(newAuditTailCmd(), newAuditVerifyCmd(), newAuditExportCmd())
 	return cmd
 }
 
@@ -44,23 +50,23 @@ func newAuditVerifyCmd() *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "verify --db FILE",
+		Use:   "verify [--db FILE]",
 		Short: "Check the audit log's hash chain",
 		Long: `Verify walks the whole audit log in sequence order, in one consistent
 snapshot, and checks that every event links to the one before it and that
 its hash covers its contents. It prints the number of events and the head
 (the last sequence number and its hash: record it elsewhere to detect a
 log rewritten from scratch later), or the first sequence number where the
-chain breaks and why; then it exits 1.`,
-		Example: `  airlock audit verify --db airlock.db
-  airlock audit verify --db airlock.db --json`,
+chain breaks and why; then it exits 1.
+
+Without --db the server verifies its own log (a reviewer or admin token).
+Verifying the file itself with --db trusts nothing but the file.`,
+		Example: `  airlock audit verify
+  airlock audit verify --json
+  airlock audit verify --db airlock.db`,
 		Args: argsNone(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
-				rep, err := db.Verify(cmd.Context())
-				if err != nil {
-					return storeFailed(err)
-				}
+			print := func(rep airlock.ChainReport) error {
 				out := cmd.OutOrStdout()
 				if asJSON {
 					if err := writeJSON(out, rep); err != nil {
@@ -73,6 +79,24 @@ chain breaks and why; then it exits 1.`,
 					return checkFailed(nil)
 				}
 				return nil
+			}
+			if dbPath == "" {
+				c, err := newClient(cmd)
+				if err != nil {
+					return err
+				}
+				rep, err := c.Verify(cmd.Context())
+				if err != nil {
+					return serverFailed(c, err)
+				}
+				return print(rep)
+			}
+			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
+				rep, err := db.Verify(cmd.Context())
+				if err != nil {
+					return storeFailed(err)
+				}
+				return print(rep)
 			})
 		},
 	}
@@ -100,7 +124,7 @@ func newAuditExportCmd() *cobra.Command {
 		f                     airlock.EventFilter
 	)
 	cmd := &cobra.Command{
-		Use:   "export --db FILE [-o FILE]",
+		Use:   "export [--db FILE] [-o FILE]",
 		Short: "Write audit events as JSON Lines",
 		Long: `Export writes the events of the audit log as JSON Lines, one event per line
 in sequence order, with every field the chain covers (seq, time, headers,
@@ -109,8 +133,13 @@ log of any size exports in constant memory.
 
 --since takes an RFC 3339 time, or a duration meaning that long ago (24h).
 With -o the file is replaced only once the export is complete; it is
-created with mode 0600, as events carry the agents' arguments.`,
-		Example: `  airlock audit export --db airlock.db > audit.jsonl
+created with mode 0600, as events carry the agents' arguments.
+
+Without --db it pages through the server's log (an agent token exports
+only its agent's events).`,
+		Example: `  airlock audit export > audit.jsonl
+  airlock audit export --since 24h --kind approval.resolved -o approvals.jsonl
+  airlock audit export --db airlock.db > audit.jsonl
   airlock audit export --db airlock.db --since 24h --agent coder-1 -o coder-1.jsonl
   airlock audit export --db airlock.db --since 2026-11-22T09:00:00Z --kind approval.resolved
   airlock audit export --db airlock.db --after 1234 --trace 4bf92f3577b34da6`,
@@ -124,27 +153,42 @@ created with mode 0600, as events carry the agents' arguments.`,
 				return usageError("--after %d: want a sequence number, 0 or more", f.AfterSeq)
 			}
 			toStdout := output == "" || output == "-"
-			if !toStdout && sameFile(output, dbPath) {
+			if !toStdout && dbPath != "" && sameFile(output, dbPath) {
 				return usageError("-o %s is the database itself", output)
 			}
-			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
+			export := func(events eventsFunc, failed func(error) error) error {
 				ctx := cmd.Context()
 				if toStdout {
-					if _, err := exportEvents(ctx, db, f, cmd.OutOrStdout()); err != nil {
-						return checkFailed(errors.New(errorText(err)))
+					if _, err := exportEvents(ctx, events, f, cmd.OutOrStdout()); err != nil {
+						return failed(err)
 					}
 					return nil
 				}
 				var n int64
 				err := writeFileAtomic(output, func(w io.Writer) (err error) {
-					n, err = exportEvents(ctx, db, f, w)
+					n, err = exportEvents(ctx, events, f, w)
 					return err
 				})
 				if err != nil {
-					return checkFailed(errors.New(errorText(err)))
+					return failed(err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s to %s\n", plural(n, "event"), output)
 				return nil
+			}
+			if dbPath == "" {
+				c, err := newClient(cmd)
+				if err != nil {
+					return err
+				}
+				return export(clientEvents(c), func(err error) error {
+					if errors.As(err, new(*airlock.Error)) {
+						return serverInvalid(c, err)
+					}
+					return checkFailed(err) // writing the output failed
+				})
+			}
+			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
+				return export(db.Events, func(err error) error { return checkFailed(errors.New(errorText(err))) })
 			})
 		},
 	}
@@ -174,9 +218,21 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		"or a duration meaning that long ago (24h, 90m)", s)
 }
 
+// eventsFunc returns a page of the audit log: a store's Events, or the
+// server's (clientEvents).
+type eventsFunc func(context.Context, airlock.EventFilter) ([]airlock.Event, error)
+
+// clientEvents pages through the server's audit log.
+func clientEvents(c *airlockhttp.Client) eventsFunc {
+	return func(ctx context.Context, f airlock.EventFilter) ([]airlock.Event, error) {
+		page, err := c.Events(ctx, f)
+		return page.Events, err
+	}
+}
+
 // exportEvents writes the events f selects as JSON Lines, a page at a time,
 // and returns how many it wrote.
-func exportEvents(ctx context.Context, log airlock.AuditLog, f airlock.EventFilter, w io.Writer) (int64, error) {
+func exportEvents(ctx context.Context, events eventsFunc, f airlock.EventFilter, w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	// The chain covers the payload's exact bytes: keep <, > and & as they are.
@@ -184,7 +240,7 @@ func exportEvents(ctx context.Context, log airlock.AuditLog, f airlock.EventFilt
 	f.Limit = airlock.MaxPageSize
 	var n int64
 	for {
-		evs, err := log.Events(ctx, f)
+		evs, err := events(ctx, f)
 		if err != nil {
 			return n, err
 		}
@@ -237,11 +293,11 @@ func sameFile(a, b string) bool {
 
 // dbFlag declares --db.
 func dbFlag(stringVar func(p *string, name, value, usage string), p *string) {
-	stringVar(p, "db", "", "the airlock SQLite database file (required; never created)")
+	stringVar(p, "db", "", "read this airlock SQLite database file directly instead of asking the server (never created)")
 }
 
-// withDB opens the existing database at path, runs fn and closes it. A
-// missing path is a usage error: the commands never create a database.
+// withDB opens the existing database at path, runs fn and closes it. The
+// commands never create a database.
 func withDB(cmd *cobra.Command, path string, fn func(*sqlite.DB) error) (err error) {
 	if err := checkDBFile(cmd, path); err != nil {
 		return err
@@ -370,4 +426,206 @@ func printable(s string, keepLines bool) string {
 		}
 	}
 	return b.String()
+}
+
+func newAuditTailCmd() *cobra.Command {
+	var (
+		n      int
+		follow bool
+		asJSON bool
+		f      airlock.EventFilter
+	)
+	cmd := &cobra.Command{
+		Use:   "tail [-n 20] [-f] [--kind KIND] [--agent AGENT]",
+		Short: "Print the last events of the server's audit log",
+		Long: `Tail prints the last n events of the server's audit log as a table, oldest
+first: sequence number, time, kind, agent, outcome, approval request and
+trace. With -f it then follows the log, printing each new event as it is
+recorded, until interrupted (Ctrl-C); it reconnects by itself when the
+stream breaks, missing nothing.
+
+--kind takes an exact kind (decision, approval.resolved, ...), or a prefix
+ending in a dot for a family (approval.). An agent token sees only its own
+agent's events.`,
+		Example: `  airlock audit tail
+  airlock audit tail -n 100 --kind decision --agent coder-1
+  airlock audit tail -f --kind approval.
+  airlock audit tail -n 0 -f --json`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if n < 0 || n > 10*airlock.MaxPageSize {
+				return usageError("-n %d: want 0 to %d", n, 10*airlock.MaxPageSize)
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ctx, out := cmd.Context(), cmd.OutOrStdout()
+			prefix := strings.HasSuffix(f.Kind, ".")
+			match := func(e airlock.Event) bool {
+				switch {
+				case f.TraceID != "" && e.TraceID != f.TraceID, f.Agent != "" && e.Agent != f.Agent:
+					return false
+				case prefix:
+					return strings.HasPrefix(e.Kind, f.Kind)
+				}
+				return f.Kind == "" || e.Kind == f.Kind
+			}
+			filter := f
+			if prefix {
+				filter.Kind = "" // the page API matches kinds exactly: filter here
+			}
+			last, err := lastEventSeq(ctx, c, filter)
+			if err != nil {
+				return serverInvalid(c, err)
+			}
+			evs, err := lastEvents(ctx, c, filter, match, last, n)
+			if err != nil {
+				return serverInvalid(c, err)
+			}
+			print := func(e airlock.Event) error {
+				if asJSON {
+					return jsonLine(out, e)
+				}
+				_, err := fmt.Fprintln(out, eventRow(e))
+				return err
+			}
+			if !asJSON && (len(evs) > 0 || follow) {
+				fmt.Fprintln(out, eventHeader)
+			}
+			for _, e := range evs {
+				if err := print(e); err != nil {
+					return checkFailed(err)
+				}
+			}
+			if !follow {
+				if len(evs) == 0 && !asJSON {
+					fmt.Fprintln(out, "no events match")
+				}
+				return nil
+			}
+			err = c.StreamEvents(ctx, last, f.Kind, f.Agent, func(e airlock.Event) error {
+				if !match(e) {
+					return nil
+				}
+				return print(e)
+			})
+			if ctx.Err() != nil {
+				return nil // interrupted: the normal end of -f
+			}
+			return serverFailed(c, err)
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVarP(&n, "lines", "n", 20, "print the last n events")
+	fl.BoolVarP(&follow, "follow", "f", false, "then print new events as they are recorded, until interrupted")
+	fl.StringVar(&f.Kind, "kind", "", "only events of this kind, or of this family with a trailing dot (approval.)")
+	fl.StringVar(&f.Agent, "agent", "", "only this agent's events")
+	fl.StringVar(&f.TraceID, "trace", "", "only events of this trace")
+	fl.BoolVar(&asJSON, "json", false, "print each event as one JSON object per line")
+	return cmd
+}
+
+// eventHeader and eventRow lay out tail's table in fixed columns, so that
+// followed events line up under the header.
+const eventHeader = "SEQ     TIME                  KIND                 AGENT           OUTCOME       APPROVAL                              TRACE"
+
+func eventRow(e airlock.Event) string {
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return printable(s, false)
+	}
+	return fmt.Sprintf("%-7d %-21s %-20s %-15s %-13s %-37s %s", e.Seq, e.Time.UTC().Format(time.RFC3339),
+		dash(e.Kind), dash(e.Agent), dash(e.Outcome), dash(e.ApprovalID), dash(e.TraceID))
+}
+
+// lastEventSeq finds the sequence number of the last event f selects, 0
+// when none does. The API pages forward only, so it searches: each probe
+// asks for one event after a sequence number, about 2·log2(seq) requests.
+func lastEventSeq(ctx context.Context, c *airlockhttp.Client, f airlock.EventFilter) (int64, error) {
+	f.Limit = 1
+	probe := func(after int64) (int64, bool, error) {
+		f.AfterSeq = after
+		page, err := c.Events(ctx, f)
+		if err != nil || len(page.Events) == 0 {
+			return 0, false, err
+		}
+		return page.Events[0].Seq, true, nil
+	}
+	lo, ok, err := probe(0)
+	if err != nil || !ok {
+		return 0, err
+	}
+	// Gallop up to a bound with no event after it, then bisect: lo is
+	// always an event's seq, and no event lies after hi.
+	var hi int64
+	for step := int64(1); ; step *= 2 {
+		s, ok, err := probe(lo + step)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			hi = lo + step
+			break
+		}
+		lo = s
+	}
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		s, ok, err := probe(mid)
+		switch {
+		case err != nil:
+			return 0, err
+		case ok:
+			lo = s
+		default:
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+// lastEvents returns the last n events up to seq last that f and match
+// select, oldest first. It reads windows backwards from last, each four
+// times wider than the one before, until it has n events or reaches the
+// start of the log.
+func lastEvents(ctx context.Context, c *airlockhttp.Client, f airlock.EventFilter, match func(airlock.Event) bool, last int64, n int) ([]airlock.Event, error) {
+	if n == 0 || last == 0 {
+		return nil, nil
+	}
+	var got []airlock.Event // oldest first
+	hi, width := last, int64(n)
+	for hi > 0 && len(got) < n {
+		lo := max(0, hi-width)
+		var window []airlock.Event
+		f.AfterSeq, f.Limit = lo, airlock.MaxPageSize
+		for {
+			page, err := c.Events(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			done := len(page.Events) == 0 || page.NextAfter == 0
+			for _, e := range page.Events {
+				if e.Seq > hi {
+					done = true
+					break
+				}
+				if match(e) {
+					window = append(window, e)
+				}
+			}
+			if done {
+				break
+			}
+			f.AfterSeq = page.NextAfter
+		}
+		got = append(window, got...)
+		hi, width = lo, width*4
+	}
+	if len(got) > n {
+		got = got[len(got)-n:]
+	}
+	return got, nil
 }

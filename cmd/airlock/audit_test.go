@@ -345,6 +345,8 @@ func TestAuditExportPages(t *testing.T) {
 // TestDatabaseErrors covers what every command does with a bad --db, and
 // the usage errors of the audit commands.
 func TestDatabaseErrors(t *testing.T) {
+	t.Setenv(envToken, "")
+	t.Setenv(envServer, "")
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.db")
 	empty := filepath.Join(dir, "empty.db")
@@ -364,10 +366,15 @@ func TestDatabaseErrors(t *testing.T) {
 		code     int
 		contains []string
 	}{
-		{"verify without --db", []string{"audit", "verify"}, exitUsage, []string{"airlock audit verify needs --db FILE"}},
-		{"export without --db", []string{"audit", "export"}, exitUsage, []string{"airlock audit export needs --db FILE"}},
-		{"list without --db", []string{"approvals", "list"}, exitUsage, []string{"airlock approvals list needs --db FILE"}},
-		{"show without --db", []string{"approvals", "show", "x"}, exitUsage, []string{"airlock approvals show needs --db FILE"}},
+		// Without --db they ask the server, which needs a token.
+		{"verify without --db", []string{"audit", "verify"}, exitUsage,
+			[]string{"airlock audit verify needs a token for the Airlock server", "Or give --db FILE"}},
+		{"export without --db", []string{"audit", "export"}, exitUsage,
+			[]string{"airlock audit export needs a token for the Airlock server", "Or give --db FILE"}},
+		{"list without --db", []string{"approvals", "list"}, exitUsage,
+			[]string{"airlock approvals list needs a token for the Airlock server", "Or give --db FILE"}},
+		{"show without --db", []string{"approvals", "show", "x"}, exitUsage,
+			[]string{"airlock approvals show needs a token for the Airlock server", "Or give --db FILE"}},
 		{"missing file", []string{"audit", "verify", "--db", missing}, exitUsage,
 			[]string{"--db " + missing + ": no such file", "does not create a database"}},
 		{"missing file, list", []string{"approvals", "list", "--db", missing}, exitUsage, []string{"no such file"}},
@@ -410,7 +417,7 @@ func TestHelpHasExamples(t *testing.T) {
 			walk(append(slices.Clone(path), c.Name()))
 		}
 	}
-	for _, top := range []string{"audit", "approvals"} {
+	for _, top := range []string{"audit", "approvals", "check", "trust", "token", "policy"} {
 		walk([]string{top})
 		code, stdout, _ := runCLI(t, top, "--help")
 		if code != exitOK || !strings.Contains(stdout, "Examples:") {

@@ -90,9 +90,12 @@ and records every decision.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%s: %v", c.CommandPath(), err)
 	})
+	root.AddCommand(newServeCmd())
 	root.AddCommand(newPolicyCmd())
 	root.AddCommand(newAuditCmd())
 	root.AddCommand(newApprovalsCmd())
+	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd())
+	addServerFlags(root) // and cobra's own 'completion' command stays enabled
 	return root
 }
 

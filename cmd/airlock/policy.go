@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/schema"
 )
 
@@ -19,9 +21,16 @@ func newPolicyCmd() *cobra.Command {
 		Use:   "policy",
 		Short: "Check, test and explain policies",
 		Long: `Policies are YAML files (see docs/POLICY.md). Several files form a stack,
-given from the top layer down: organisation, project, agent, then session.`,
+given from the top layer down: organisation, project, agent, then session.
+Given no files, explain and show ask the server about the stack in force
+there (--server, $AIRLOCK_TOKEN; see 'airlock --help').`,
+		Example: `  airlock policy lint policy.yaml
+  airlock policy test org.yaml project.yaml
+  airlock policy explain policy.yaml --agent coder-1 --tool Bash --args '{"command":"make deploy"}'
+  airlock policy explain --agent coder-1 --tool Bash --args '{"command":"make deploy"}'
+  airlock policy show`,
 	}
-	cmd.AddCommand(newPolicyLintCmd(), newPolicyTestCmd(), newPolicyExplainCmd(), newPolicySchemaCmd())
+	cmd.AddCommand(newPolicyLintCmd(), newPolicyTestCmd(), newPolicyExplainCmd(), newPolicyShowCmd(), newPolicySchemaCmd())
 	return cmd
 }
 
@@ -118,15 +127,19 @@ func newPolicyExplainCmd() *cobra.Command {
 		asJSON   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "explain FILE... --agent AGENT --tool TOOL [--args JSON]",
-		Short: "Decide one action against policy files and explain why",
+		Use:   "explain [FILE...] --agent AGENT --tool TOOL [--args JSON]",
+		Short: "Decide one action against a policy and explain why",
 		Long: `Explain loads the policies (checking their tests), decides the action
 and prints the outcome, the classification (every command of a shell
 script), the rule that decided with its file:line, every override and why,
-and the action hash. Policies with layer: session are pushed for --session.`,
+and the action hash. Policies with layer: session are pushed for --session.
+
+Given no files, it asks the server to decide the action against the policy
+in force there. Nothing is recorded and nothing runs, either way.`,
 		Example: `  airlock policy explain policy.yaml --agent coder-1 --tool Bash --args '{"command":"git status && rm -rf /"}'
-  airlock policy explain org.yaml project.yaml --agent bot --tool write_file --args '{"path":"/etc/hosts"}' --json`,
-		Args: argsAtLeast(1, "at least one policy file"),
+  airlock policy explain org.yaml project.yaml --agent bot --tool write_file --args '{"path":"/etc/hosts"}' --json
+  airlock policy explain --agent coder-1 --tool Bash --args '{"command":"make deploy"}'`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if a.Agent == "" || a.Tool == "" {
 				return usageError("policy explain needs --agent and --tool")
@@ -142,12 +155,27 @@ and the action hash. Policies with layer: session are pushed for --session.`,
 			if err := a.Validate(); err != nil {
 				return usageError("the action is not valid: %s", airlock.ErrorMessage(err))
 			}
+			out := cmd.OutOrStdout()
+			if len(files) == 0 {
+				c, err := newClient(cmd)
+				if err != nil {
+					return err
+				}
+				e, err := c.Explain(cmd.Context(), a)
+				if err != nil {
+					return serverInvalid(c, err)
+				}
+				if asJSON {
+					return writeJSON(out, e.Decision)
+				}
+				fmt.Fprint(out, printable(e.Explanation, true))
+				return nil
+			}
 			gate, err := loadGate(files, a.SessionID)
 			if err != nil {
 				return checkFailed(err)
 			}
 			d := gate.Decide(cmd.Context(), a)
-			out := cmd.OutOrStdout()
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
@@ -166,6 +194,56 @@ and the action hash. Policies with layer: session are pushed for --session.`,
 	f.StringVar(&a.RequestedBy, "requested-by", "", "the person the agent acts for")
 	f.StringVar(&hintTier, "hint-tier", "", "a risk tier the agent claims (it can only raise)")
 	f.BoolVar(&asJSON, "json", false, "print the decision as JSON")
+	return cmd
+}
+
+func newPolicyShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the policy stack in force on the server",
+		Long: `Show prints the policies the server decides by, from the top layer down
+(organisation, project, agent, session): each one's layer, name, file and
+description.`,
+		Example: `  airlock policy show
+  airlock policy show --json`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			stack, err := c.Policy(cmd.Context())
+			if err != nil {
+				return serverFailed(c, err)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if stack.Layers == nil {
+					stack.Layers = []airlockhttp.PolicyLayer{}
+				}
+				return writeJSON(out, stack)
+			}
+			if len(stack.Layers) == 0 {
+				fmt.Fprintln(out, "no policy: the server decides by the risk-tier defaults alone")
+				return nil
+			}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "LAYER\tNAME\tFILE\tDESCRIPTION")
+			for _, l := range stack.Layers {
+				file, desc := l.File, l.Description
+				if file == "" {
+					file = "-"
+				}
+				if desc == "" {
+					desc = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.Layer, printable(l.Name, false), printable(file, false), printable(desc, false))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stack as JSON")
 	return cmd
 }
 

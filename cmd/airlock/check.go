@@ -1,0 +1,337 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
+)
+
+// exitPending is check --no-wait's exit code when a person must decide.
+const exitPending = 3
+
+// checkPoll is how long one long poll of a waiting check lasts: under most
+// proxies' idle limits.
+const checkPoll = 50 * time.Second
+
+func newCheckCmd() *cobra.Command {
+	var (
+		a              airlock.Action
+		args, hintTier string
+		noWait, asJSON bool
+		timeout        time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "check --agent AGENT --tool TOOL [--args JSON]",
+		Short: "Ask the server whether an agent may run an action",
+		Long: `Check asks the server whether the agent may run the action, exactly as an
+agent's gate does: the server decides, records the decision and, when the
+policy asks a person, queues an approval request. Check prints the
+decision on one line (outcome, class, risk tier, the rule that decided)
+and, for an ask, waits until the request is approved, rejected or expires,
+showing on standard error who may decide and how long is left.
+
+Stopping the wait (Ctrl-C, --timeout) leaves the request pending: run the
+same check again to wait on it (an identical action joins the pending
+request), or withdraw it with 'airlock approvals cancel ID'.
+
+The token must be an agent token of --agent, or an admin token.
+
+Exit codes:
+  0  the action may run (auto, notify, or approved)
+  1  it may not: denied, rejected, expired, suggested, needs-human, ... (the
+     refusal code and message are printed), or the server could not be asked
+  2  the command line was wrong
+  3  --no-wait: a person must decide; the approval request's ID is printed`,
+		Example: `  airlock check --agent coder-1 --tool Bash --args '{"command":"git push"}'
+  airlock check --agent coder-1 --tool write_file --args '{"path":"/etc/hosts"}' --json
+  airlock check --agent coder-1 --tool deploy --no-wait   # exit 3 and the approval ID when a person must decide
+  airlock check --agent coder-1 --tool deploy --timeout 5m --trace 4bf92f3577b34da6`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.Agent == "" || a.Tool == "" {
+				return usageError("check needs --agent and --tool")
+			}
+			a.Args = json.RawMessage(args)
+			if hintTier != "" {
+				t, err := airlock.ParseRiskTier(hintTier)
+				if err != nil {
+					return usageError("--hint-tier: %s", airlock.ErrorMessage(err))
+				}
+				a.Hints = &airlock.Hints{Tier: t}
+			}
+			if err := a.Validate(); err != nil {
+				return usageError("the action is not valid: %s", airlock.ErrorMessage(err))
+			}
+			if timeout < 0 {
+				return usageError("--timeout takes a positive duration (5m), or 0 to wait until the request is settled")
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			enf, err := c.Check(ctx, a, 0)
+			if err != nil {
+				return serverInvalid(c, err)
+			}
+			out := cmd.OutOrStdout()
+			if !asJSON {
+				fmt.Fprintln(out, printable(enf.Decision.String(), false))
+			}
+			if enf.Pending && !noWait {
+				if timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("--timeout %s passed", timeout))
+					defer cancel()
+				}
+				p := newProgress(cmd.ErrOrStderr())
+				enf, err = awaitCheck(ctx, c, enf, checkPoll, p.update)
+				p.stop()
+				if err != nil && ctx.Err() != nil {
+					return stoppedWaiting(enf, context.Cause(ctx))
+				}
+				if err != nil {
+					return serverFailed(c, err)
+				}
+			}
+			if asJSON {
+				if err := writeJSON(out, enf); err != nil {
+					return checkFailed(err)
+				}
+			} else {
+				fmt.Fprintln(out, enforcementText(enf))
+			}
+			switch {
+			case enf.Allowed:
+				return nil
+			case enf.Pending:
+				return &exitError{code: exitPending}
+			}
+			return checkFailed(nil)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&a.Agent, "agent", "", "the agent attempting the action (required)")
+	f.StringVar(&a.Tool, "tool", "", "the tool it calls (required)")
+	f.StringVar(&args, "args", "{}", "the tool's arguments, a JSON object")
+	f.StringVar(&a.Cwd, "cwd", "", "the working directory of the tool")
+	f.StringVar(&a.SessionID, "session", "", "the agent's session ID")
+	f.StringVar(&a.TraceID, "trace", "", "the trace ID tying the action to the agent's run")
+	f.StringVar(&a.CallID, "call", "", "the tool call's ID")
+	f.StringVar(&a.RequestedBy, "requested-by", "", "the person the agent acts for (who then cannot approve it)")
+	f.StringVar(&hintTier, "hint-tier", "", "a risk tier the agent claims (it can only raise)")
+	f.BoolVar(&noWait, "no-wait", false, "do not wait for a person: print the approval ID and exit 3")
+	f.DurationVar(&timeout, "timeout", 0, "stop waiting after this long (exit 1; the request stays pending); 0 waits until it is settled")
+	f.BoolVar(&asJSON, "json", false, "print the final result as JSON (the Enforcement)")
+	return cmd
+}
+
+// enforcementText is the verdict line: allowed, refused with its code, or
+// pending with the approval ID.
+func enforcementText(enf airlock.Enforcement) string {
+	msg := printable(enf.Message, false)
+	switch {
+	case enf.Allowed:
+		return "allowed: " + msg
+	case enf.Pending:
+		return fmt.Sprintf("pending: %s\napproval %s", msg, printable(enf.Approval.ID, false))
+	}
+	return fmt.Sprintf("refused: %s: %s", enf.Code, msg)
+}
+
+// stoppedWaiting is the error of a wait cut short: the request stays
+// pending, and the message says how to come back to it.
+func stoppedWaiting(enf airlock.Enforcement, cause error) error {
+	if errors.Is(cause, context.Canceled) {
+		cause = errors.New("interrupted")
+	}
+	ap := enf.Approval
+	id := printable(ap.ID, false)
+	return checkFailed(fmt.Errorf(`airlock: stopped waiting for approval %s: %v
+The request stays pending until %s: run the same check again to wait on it,
+or withdraw it with 'airlock approvals cancel %s'.`, id, cause, ap.Expires.UTC().Format(time.RFC3339), id))
+}
+
+// awaitCheck waits on the request a check left pending, one long poll at a
+// time, until a person or the deadline settles it or ctx ends; progress is
+// called with the request as it stands before every poll. A server that
+// restarts or cannot be reached is retried: the request survives it.
+//
+// Client.Enforce does the same, but asks its first question with a long
+// poll, so the caller would hear of the request only after the first poll
+// ends; checking at once and then resuming prints the decision at once.
+func awaitCheck(ctx context.Context, c *airlockhttp.Client, enf airlock.Enforcement, poll time.Duration,
+	progress func(airlock.Enforcement)) (airlock.Enforcement, error) {
+	backoff := 100 * time.Millisecond
+	for enf.Pending {
+		progress(enf)
+		start := time.Now()
+		next, err := c.Resume(ctx, enf.Approval.ID, poll)
+		pause := time.Duration(0)
+		switch {
+		case err == nil:
+			// A server shutting down answers at once, still pending: do
+			// not spin on it. A settled request answers at once too, so
+			// pausing costs a decision nothing.
+			enf, backoff = next, 100*time.Millisecond
+			pause = minPoll - time.Since(start)
+		case ctx.Err() != nil:
+			return enf, ctx.Err()
+		case !retryable(err):
+			return enf, err
+		default:
+			pause, backoff = backoff, min(2*backoff, 5*time.Second)
+		}
+		if !enf.Pending || pause <= 0 {
+			continue
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return enf, ctx.Err()
+		case <-t.C:
+		}
+	}
+	return enf, nil
+}
+
+// minPoll is the least time between the starts of two polls.
+const minPoll = time.Second
+
+// retryable reports whether a failed poll may succeed later.
+func retryable(err error) bool {
+	switch airlock.ErrorCode(err) {
+	case airlock.EUNAVAILABLE, airlock.EINTERNAL:
+		return true
+	}
+	return false
+}
+
+// progress shows the wait on standard error: on a terminal one line,
+// redrawn every second so that the time left counts down; elsewhere a line
+// per poll.
+type progress struct {
+	w    io.Writer
+	tty  bool
+	mu   sync.Mutex
+	ap   *airlock.Approval
+	last string
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, tty: isTerminal(w), done: make(chan struct{})}
+	if p.tty {
+		p.wg.Go(func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-p.done:
+					return
+				case <-t.C:
+					p.draw()
+				}
+			}
+		})
+	}
+	return p
+}
+
+// update is called with the request as it stands before every poll.
+func (p *progress) update(enf airlock.Enforcement) {
+	p.mu.Lock()
+	p.ap = enf.Approval
+	p.mu.Unlock()
+	p.draw()
+}
+
+func (p *progress) draw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ap == nil {
+		return
+	}
+	line := waitingLine(p.ap, time.Now())
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K"+line)
+	} else if line != p.last {
+		fmt.Fprintln(p.w, line)
+	}
+	p.last = line
+}
+
+// stop ends the display, leaving its last line.
+func (p *progress) stop() {
+	close(p.done)
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.last != "" {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// waitingLine says what the wait is for, who may end it and when it ends.
+func waitingLine(ap *airlock.Approval, now time.Time) string {
+	return fmt.Sprintf("waiting for approval %s (%s, %s)…", printable(ap.ID, false), whoDecides(ap), timeLeft(ap, now))
+}
+
+// whoDecides names who may resolve the request.
+func whoDecides(ap *airlock.Approval) string {
+	who := make([]string, 0, len(ap.Reviewers)+1)
+	for _, r := range ap.Reviewers {
+		who = append(who, printable(r, false))
+	}
+	if ap.Owner != "" {
+		who = append(who, printable(ap.Owner, false)+" (owner)")
+	}
+	if len(who) == 0 {
+		return "an admin"
+	}
+	return "reviewers " + strings.Join(who, ", ") + " or an admin"
+}
+
+// timeLeft says when the request expires.
+func timeLeft(ap *airlock.Approval, now time.Time) string {
+	if d := ap.Expires.Sub(now); d > 0 {
+		return "expires in " + remaining(d)
+	}
+	return "expired"
+}
+
+// remaining prints a time left to the second: 45s, 9m12s, 1h05m.
+func remaining(d time.Duration) string {
+	d = d.Round(time.Second)
+	h, m, s := d/time.Hour, d%time.Hour/time.Minute, d%time.Minute/time.Second
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh%02dm", h, m)
+	case m > 0:
+		return fmt.Sprintf("%dm%02ds", m, s)
+	}
+	return fmt.Sprintf("%ds", s)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// Log attribute keys of the policy watcher.
+const (
+	attrPolicyReason  = "reason"
+	attrPolicyFiles   = "files"
+	attrPolicyProblem = "problem"
+	attrPolicyError   = "err"
+)
+
+// policyWatcher keeps a gate's stack in step with policy files: on a change
+// or SIGHUP the whole stack is reloaded, and swapped in atomically only if
+// every file loads and the stack's tests pass; a broken policy is reported
+// (logged with every file:line:col problem) and the previous stack stays in
+// force. Each change is audited (policy.changed) BEFORE it takes effect: if
+// it cannot be recorded, the old stack stays.
+type policyWatcher struct {
+	// Files are the policy files from the top layer down. Empty: the
+	// built-in starter policy, never reloaded.
+	Files []string
+	// Gate is the gate whose stack is kept in step. Nil: Start creates it.
+	Gate *airlock.Gate
+	// Log records every change of stack. Required.
+	Log airlock.AuditLog
+	// Logger reports reloads and refused policies; nil discards.
+	Logger *slog.Logger
+	// Interval is how often Run checks the files; 0 means 1s.
+	Interval time.Duration
+
+	mu      sync.Mutex             // serialises loads
+	current []airlock.PolicySource // the stack in force, as audited
+	seen    []fileStat             // the files as last loaded (or refused), for Run's cheap check
+	pending []fileStat             // the files as changed since seen, waiting to settle
+}
+
+// fileStat is what Run compares before reading a file: a change of size or
+// modification time (or of existence) triggers a reload, which compares
+// hashes.
+type fileStat struct {
+	size    int64
+	modTime time.Time
+	missing bool
+}
+
+func statFiles(files []string) []fileStat {
+	out := make([]fileStat, len(files))
+	for i, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			out[i].missing = true
+			continue
+		}
+		out[i] = fileStat{size: fi.Size(), modTime: fi.ModTime()}
+	}
+	return out
+}
+
+func (w *policyWatcher) logger() *slog.Logger {
+	if w.Logger == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return w.Logger
+}
+
+// Start loads the stack (the starter policy when there are no files),
+// audits it with reason "start" and returns the gate enforcing it (w.Gate,
+// created if nil). It fails, leaving w.Gate unchanged, if a file does not
+// load, the stack's tests fail or the change cannot be audited.
+func (w *policyWatcher) Start(ctx context.Context) (*airlock.Gate, error) {
+	if w.Log == nil {
+		return nil, errors.New("policy watcher: no audit log")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var (
+		layers  []*airlock.Policy
+		sources []airlock.PolicySource
+	)
+	stats := statFiles(w.Files)
+	if len(w.Files) == 0 {
+		p := airlock.StarterPolicy()
+		layers = []*airlock.Policy{p}
+		sources = []airlock.PolicySource{{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: hashHex(airlock.StarterPolicySource)}}
+	} else {
+		var err error
+		if layers, sources, err = loadStack(w.Files); err != nil {
+			return nil, err
+		}
+	}
+	gate, err := airlock.NewGate(layers...) // checks the stack's order and runs its tests
+	if err != nil {
+		return nil, stackError(err)
+	}
+	if err := w.audit(ctx, "start", sources); err != nil {
+		return nil, err
+	}
+	if w.Gate != nil {
+		if err := w.Gate.Replace(layers...); err != nil {
+			return nil, stackError(err)
+		}
+		gate = w.Gate
+	}
+	w.Gate, w.current, w.seen = gate, sources, stats
+	w.logger().Info("policy stack loaded", attrPolicyReason, "start", attrPolicyFiles, describeSources(sources))
+	return gate, nil
+}
+
+// Reload reloads the stack from the files for reason ("file changed",
+// "SIGHUP", ...). It does nothing and returns false when every file's hash
+// is unchanged. Otherwise the new stack must load and pass its tests, and
+// its change must be audited, before the gate enforces it; on any failure
+// the error is logged, problem by problem, and returned, and the previous
+// stack stays in force. Start must have succeeded.
+func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool, err error) {
+	if len(w.Files) == 0 {
+		return false, nil // the starter policy never changes
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.Gate == nil {
+		return false, errors.New("policy watcher: Reload before Start")
+	}
+	log := w.logger().With(attrPolicyReason, reason)
+	before := statFiles(w.Files) // before reading: a change after this is seen next time
+	w.seen, w.pending = before, nil
+	srcs, sources, err := readStack(w.Files)
+	if err == nil && !sameStats(statFiles(w.Files), before) {
+		// Torn read: a file was being written. The next poll retries.
+		w.seen = nil
+		err = errors.New("a policy file changed while it was read; it is read again once it settles " +
+			"(write policy files atomically: a temporary file, then rename)")
+	}
+	if err == nil && sameBytes(sources, w.current) {
+		return false, nil
+	}
+	var layers []*airlock.Policy
+	if err == nil {
+		layers, err = parseStack(w.Files, srcs, sources)
+	}
+	if err == nil {
+		_, err = airlock.NewGate(layers...) // the checks Replace makes, before auditing
+		err = stackError(err)
+	}
+	if err == nil {
+		err = w.audit(ctx, reason, sources)
+	}
+	if err == nil {
+		// The checks passed above, so this fails only on a bug: the event
+		// then records a change that did not happen, never the reverse.
+		err = stackError(w.Gate.Replace(layers...))
+	}
+	if err != nil {
+		for _, p := range problems(err) {
+			log.Error("policy problem", attrPolicyProblem, p)
+		}
+		log.Error("policy reload refused: the previous policies stay in force", attrPolicyError, err)
+		return false, err
+	}
+	w.current = sources
+	log.Info("policy stack reloaded", attrPolicyFiles, describeSources(sources))
+	return true, nil
+}
+
+// Run reloads the stack whenever a file's size or modification time
+// changes and on every value received from hup, until ctx ends. Files are
+// checked every Interval, and a change is loaded once it has settled —
+// unchanged for one interval — so that a file being written in place is
+// not read half-written (Reload then compares hashes). Failures are logged
+// by Reload; the previous stack stays in force. A change that keeps both
+// size and modification time is only seen on SIGHUP.
+func (w *policyWatcher) Run(ctx context.Context, hup <-chan os.Signal) {
+	interval := w.Interval
+	if interval <= 0 {
+		interval = time.Duration(defaultPolicyPoll)
+	}
+	var tick <-chan time.Time
+	if len(w.Files) > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if len(w.Files) == 0 {
+				w.logger().Info("SIGHUP: the built-in starter policy is in force; there is no file to reload")
+				continue
+			}
+			_, _ = w.Reload(ctx, "SIGHUP")
+		case <-tick:
+			if w.settledChange() {
+				_, _ = w.Reload(ctx, "file changed")
+			}
+		}
+	}
+}
+
+// settledChange reports whether a file's size, modification time or
+// existence differs from when it was last loaded, and has stayed the same
+// since the previous call.
+func (w *policyWatcher) settledChange() bool {
+	now := statFiles(w.Files)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case sameStats(now, w.seen):
+		w.pending = nil
+		return false
+	case w.pending != nil && sameStats(now, w.pending):
+		return true
+	}
+	w.pending = now
+	return false
+}
+
+func sameStats(a, b []fileStat) bool {
+	return slices.EqualFunc(a, b, func(x, y fileStat) bool {
+		return x.size == y.size && x.modTime.Equal(y.modTime) && x.missing == y.missing
+	})
+}
+
+// audit records a change of stack to sources.
+func (w *policyWatcher) audit(ctx context.Context, reason string, sources []airlock.PolicySource) error {
+	rec := airlock.PolicyChange{Reason: reason, Layers: sources, Previous: w.current}.Record()
+	if _, err := w.Log.Append(ctx, rec); err != nil {
+		return fmt.Errorf("audit the policy change (%s): %w", reason, err)
+	}
+	return nil
+}
+
+// loadStack reads each policy file once, hashes its bytes and loads it
+// (parsing it and running its own tests). It reports every problem of
+// every file. It does not check the stack as a whole (see airlock.NewGate).
+func loadStack(files []string) ([]*airlock.Policy, []airlock.PolicySource, error) {
+	srcs, sources, err := readStack(files)
+	if err != nil {
+		return nil, nil, err
+	}
+	layers, err := parseStack(files, srcs, sources)
+	if err != nil {
+		return nil, nil, err
+	}
+	return layers, sources, nil
+}
+
+// readStack reads every file and returns its bytes and a source with its
+// file and hash (name and layer are set by parseStack).
+func readStack(files []string) ([][]byte, []airlock.PolicySource, error) {
+	srcs := make([][]byte, len(files))
+	sources := make([]airlock.PolicySource, len(files))
+	var errs []error
+	for i, f := range files {
+		b, err := readPolicyFile(f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		srcs[i] = b
+		sources[i] = airlock.PolicySource{File: f, SHA256: hashHex(b)}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, nil, err
+	}
+	return srcs, sources, nil
+}
+
+func readPolicyFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err // a *PathError names the file
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, airlock.MaxPolicyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil // LoadPolicy reports a file over the limit
+}
+
+// parseStack loads each file's bytes, filling in the sources' names and
+// layers.
+func parseStack(files []string, srcs [][]byte, sources []airlock.PolicySource) ([]*airlock.Policy, error) {
+	layers := make([]*airlock.Policy, len(files))
+	var errs []error
+	for i, f := range files {
+		p, err := airlock.LoadPolicy(f, srcs[i])
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		layers[i] = p
+		sources[i].Name, sources[i].Layer = p.Name(), p.Layer()
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return layers, nil
+}
+
+// stackError makes an error of the gate readable (*airlock.Error prints
+// its code otherwise); policy errors, with their positions, stay as they
+// are.
+func stackError(err error) error {
+	var pe *airlock.PolicyError
+	var ae *airlock.Error
+	switch {
+	case err == nil, errors.As(err, &pe):
+		return err
+	case errors.As(err, &ae):
+		return errors.New(ae.Message)
+	}
+	return err
+}
+
+// problems lists an error's problems one by one: each file:line:col of a
+// policy error, each error joined into err.
+func problems(err error) []string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []string
+		for _, e := range j.Unwrap() {
+			out = append(out, problems(e)...)
+		}
+		return out
+	}
+	var pe *airlock.PolicyError
+	if errors.As(err, &pe) {
+		out := make([]string, len(pe.Problems))
+		for i, p := range pe.Problems {
+			out[i] = p.String()
+		}
+		return out
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+// sameBytes reports whether two stacks are the same files with the same
+// hashes (a's names and layers may not be known yet).
+func sameBytes(a, b []airlock.PolicySource) bool {
+	return slices.EqualFunc(a, b, func(x, y airlock.PolicySource) bool { return x.File == y.File && x.SHA256 == y.SHA256 })
+}
+
+func describeSources(sources []airlock.PolicySource) string {
+	parts := make([]string, len(sources))
+	for i, s := range sources {
+		parts[i] = fmt.Sprintf("%s (%s policy %s, sha256 %.12s)", s.File, s.Layer, s.Name, s.SHA256)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func hashHex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

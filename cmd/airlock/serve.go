@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/sqlite"
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+)
+
+// version is the build's version, reported by the API.
+var version = "dev"
+
+func newServeCmd() *cobra.Command {
+	var configPath, listen, dataDir string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the Airlock server: JSON API, approvals, audit log",
+		Long: `Run the Airlock server. With no configuration it keeps its data in
+./airlock-data (SQLite), decides by the built-in starter policy (reads run,
+writes ask, destructive and privileged actions need a person) and listens on
+127.0.0.1:8080. At first start it prints a one-time admin token.
+
+Policy files named in the configuration are reloaded when they change or on
+SIGHUP; a broken policy is reported and the previous one stays in force.
+SIGINT or SIGTERM shut down gracefully: waiting checks are answered as still
+pending (clients resume them by approval ID), nothing is lost.`,
+		Example: `  airlock serve
+  airlock serve --config airlock.yaml
+  AIRLOCK_DATA=/var/lib/airlock airlock serve --listen 127.0.0.1:9000`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := LoadConfig(configPath)
+			if err != nil {
+				return checkFailed(err)
+			}
+			if listen != "" {
+				cfg.Listen = listen
+			}
+			if dataDir != "" {
+				if cfg.Store.Path == filepath.Join(cfg.DataDir, defaultDBFile) {
+					cfg.Store.Path = filepath.Join(dataDir, defaultDBFile)
+				}
+				cfg.DataDir = dataDir
+			}
+			hup := make(chan os.Signal, 1)
+			signal.Notify(hup, syscall.SIGHUP)
+			defer signal.Stop(hup)
+			m := &Main{Config: cfg, Stdout: cmd.OutOrStdout(), Logger: cfg.Log.Logger(cmd.ErrOrStderr()), HUP: hup}
+			if err := m.Run(cmd.Context()); err != nil {
+				m.Close()
+				return checkFailed(err)
+			}
+			<-cmd.Context().Done()
+			m.Logger.Info("shutting down", "grace", time.Duration(cfg.Timeouts.Shutdown))
+			return m.Close()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&configPath, "config", "c", os.Getenv("AIRLOCK_CONFIG"), "configuration file (YAML; env AIRLOCK_CONFIG)")
+	f.StringVar(&listen, "listen", "", "address to listen on, overriding the configuration (default 127.0.0.1:8080)")
+	f.StringVar(&dataDir, "data", "", "data directory, overriding the configuration (default ./airlock-data, env AIRLOCK_DATA)")
+	return cmd
+}
+
+// Main is the airlock server process: the store, the policy and its
+// watcher, the enforcer and its sweeper, and the HTTP API. The end-to-end
+// tests run it on port 0 with a temporary data directory.
+type Main struct {
+	Config Config
+	// Stdout receives the one-time admin token at first start.
+	Stdout io.Writer
+	Logger *slog.Logger
+	// HUP, when set, delivers SIGHUP: reload the policy now.
+	HUP <-chan os.Signal
+
+	DB       *sqlite.DB
+	Enforcer *airlock.Enforcer
+	Server   *airlockhttp.Server
+
+	stop context.CancelFunc
+	bg   sync.WaitGroup
+}
+
+// Run opens the store, loads the policy, starts the background work and
+// the server, and returns once it listens.
+func (m *Main) Run(ctx context.Context) error {
+	if m.Logger == nil {
+		m.Logger = slog.New(slog.DiscardHandler)
+	}
+	if m.Stdout == nil {
+		m.Stdout = io.Discard
+	}
+	cfg := &m.Config
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+
+	var store airlock.Store
+	switch cfg.Store.Driver {
+	case "sqlite":
+		m.DB = sqlite.NewDB(cfg.Store.Path)
+		m.DB.Logger = m.Logger.With("component", "sqlite")
+		if err := m.DB.Open(ctx); err != nil {
+			return fmt.Errorf("open %s: %w", m.DB.Path, err)
+		}
+		store = m.DB
+	default:
+		return fmt.Errorf("store driver %q is not supported", cfg.Store.Driver)
+	}
+	metrics := airlockhttp.NewMetrics(store)
+	store = metrics.Instrument(store)
+
+	watcher := &policyWatcher{
+		Files: cfg.Policies, Log: store, Logger: m.Logger.With("component", "policy"),
+		Interval: time.Duration(cfg.PolicyPoll),
+	}
+	gate, err := watcher.Start(ctx)
+	if err != nil {
+		return err
+	}
+	m.Enforcer = &airlock.Enforcer{
+		Gate: gate, Store: store, GrantTTL: time.Duration(cfg.GrantTTL), Logger: m.Logger.With("component", "enforcer"),
+	}
+	tokens, err := configTokens(cfg.Tokens)
+	if err != nil {
+		return err
+	}
+	if err := m.bootstrap(ctx, len(tokens)); err != nil {
+		return err
+	}
+	m.Server = &airlockhttp.Server{
+		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: version,
+		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
+		Logger: m.Logger.With("component", "http"),
+	}
+	if err := m.Server.Open(); err != nil {
+		return err
+	}
+
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	m.stop = stop
+	m.bg.Go(func() { m.Enforcer.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep)) })
+	m.bg.Go(func() { watcher.Run(bg, m.HUP) })
+
+	layers := gate.Layers()
+	names := make([]string, len(layers))
+	for i, p := range layers {
+		names[i] = p.File()
+	}
+	m.Logger.Info("airlock serving", "url", m.Server.URL(), "data", cfg.DataDir, "store", cfg.Store.Driver, "policy", names)
+	return nil
+}
+
+// URL is the server's base URL once it runs.
+func (m *Main) URL() string {
+	if m.Server == nil {
+		return ""
+	}
+	return m.Server.URL()
+}
+
+// Close shuts down gracefully: waiting checks are answered as pending,
+// requests in flight finish (within the shutdown grace), background work
+// stops, and the store closes.
+func (m *Main) Close() error {
+	var errs []error
+	if m.Server != nil {
+		grace := time.Duration(m.Config.Timeouts.Shutdown)
+		if grace <= 0 {
+			grace = 30 * time.Second
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		errs = append(errs, m.Server.Shutdown(ctx))
+		cancel()
+	}
+	if m.stop != nil {
+		m.stop()
+		m.bg.Wait()
+	}
+	if m.DB != nil {
+		errs = append(errs, m.DB.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// bootstrap creates the first admin token when no token exists at all, and
+// prints it once: the server never runs open.
+func (m *Main) bootstrap(ctx context.Context, configured int) error {
+	if configured > 0 {
+		return nil
+	}
+	existing, err := m.Enforcer.Store.Tokens(ctx)
+	if err != nil || len(existing) > 0 {
+		return err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return err
+	}
+	secret, h := airlock.NewTokenSecret()
+	t := airlock.Token{ID: id.String(), Role: airlock.RoleAdmin, Name: "admin", CreatedBy: "airlock serve (first start)"}
+	if _, err := m.Enforcer.Store.CreateToken(ctx, t, h); err != nil {
+		return fmt.Errorf("create the first admin token: %w", err)
+	}
+	fmt.Fprintf(m.Stdout, `
+Airlock created an admin token. It is shown this once; Airlock keeps only its hash.
+
+    export AIRLOCK_TOKEN=%s
+
+Make tokens for agents and reviewers with:
+    airlock token create --role agent --agent NAME
+    airlock token create --role reviewer --name NAME
+
+`, secret)
+	return nil
+}
+
+// configTokens turns the configuration's tokens into the server's.
+func configTokens(ts []TokenConfig) ([]airlockhttp.ConfigToken, error) {
+	var out []airlockhttp.ConfigToken
+	for i, c := range ts {
+		t := airlock.Token{ID: fmt.Sprintf("config-%d", i+1), Role: c.Role, Name: c.Name, Agent: c.Agent, CreatedBy: "configuration"}
+		if t.Role == airlock.RoleAgent && t.Name == "" {
+			t.Name = t.Agent
+		}
+		if err := t.Validate(); err != nil {
+			return nil, fmt.Errorf("tokens[%d]: %s", i, airlock.ErrorMessage(err))
+		}
+		out = append(out, airlockhttp.ConfigToken{Token: t, Secret: airlock.HashTokenSecret(c.Secret.Reveal())})
+	}
+	return out, nil
+}

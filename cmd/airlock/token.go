@@ -1,0 +1,243 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock-dev/airlock"
+)
+
+func newTokenCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Create, list and revoke the server's bearer tokens",
+		Long: `Every call to the server carries a bearer token, and the token decides who
+the caller is. An agent token checks actions as exactly one agent; a
+reviewer token reads requests and the audit log and resolves requests as
+the person it names; an admin token may do everything, tokens included.
+The server keeps only a hash of each secret, so a secret is shown once, at
+creation. These commands need an admin token.`,
+		Example: `  airlock token create --role agent --agent coder-1
+  airlock token create --role reviewer --name bob --expires 720h
+  airlock token list
+  airlock token revoke 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f`,
+	}
+	cmd.AddCommand(newTokenCreateCmd(), newTokenListCmd(), newTokenRevokeCmd())
+	return cmd
+}
+
+func newTokenCreateCmd() *cobra.Command {
+	var (
+		role, name, agent string
+		expires           time.Duration
+		asJSON            bool
+	)
+	cmd := &cobra.Command{
+		Use:   "create --role agent --agent A | --role reviewer|admin --name N [--expires 720h]",
+		Short: "Create a token and print its secret, once",
+		Long: `Create makes a token and prints its secret. Airlock keeps only the secret's
+hash: the secret is not shown again, so store it now and hand it over
+through a private channel. Its holder gives it to airlock in $AIRLOCK_TOKEN
+or a file named by --token-file (mode 0600), never on a command line.
+
+  --role agent --agent A       checks actions as agent A, and nothing else
+  --role reviewer --name N     resolves requests as person N
+  --role admin --name N        everything, as person N
+
+A token lives until revoked, or until --expires has passed.`,
+		Example: `  airlock token create --role agent --agent coder-1 --name "coder-1 on ci"
+  airlock token create --role reviewer --name bob --expires 720h
+  airlock token create --role admin --name ops --json > ops-token.json`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := airlock.ParseRole(role)
+			switch {
+			case role == "":
+				return usageError("token create needs --role: agent, reviewer or admin")
+			case err != nil:
+				return usageError("--role: %s", airlock.ErrorMessage(err))
+			case r == airlock.RoleAgent && agent == "":
+				return usageError("an agent token needs --agent, the one agent it acts as")
+			case r != airlock.RoleAgent && agent != "":
+				return usageError("a %s token acts as a person, not as an agent: give --name instead of --agent", r)
+			case r != airlock.RoleAgent && name == "":
+				return usageError("a %s token needs --name, the person it authenticates", r)
+			case expires < 0:
+				return usageError("--expires takes a positive duration (720h), or 0 for a token that lives until revoked")
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			t, err := c.CreateToken(cmd.Context(), r, name, agent, expires)
+			if err != nil {
+				return serverInvalid(c, err)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if err := writeJSON(out, t); err != nil {
+					return checkFailed(err)
+				}
+			} else {
+				fmt.Fprintf(out, "created %s token %s for %s (expires %s)\n", t.Token.Role, t.Token.ID,
+					tokenHolder(&t.Token), expiresText(t.Token.Expires))
+				fmt.Fprintf(out, "secret: %s\n", t.Secret)
+			}
+			// A script reading --json needs no advice on standard error; a
+			// person does.
+			if errOut := cmd.ErrOrStderr(); !asJSON || isTerminal(errOut) {
+				fmt.Fprintln(errOut, "airlock: store the secret now: the server keeps only its hash and it is not shown again.")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&role, "role", "", "what the token may do: agent, reviewer or admin (required)")
+	f.StringVar(&agent, "agent", "", "the one agent an agent token acts as")
+	f.StringVar(&name, "name", "", "the person a reviewer or admin token authenticates; a label for an agent token")
+	f.DurationVar(&expires, "expires", 0, "how long the token is valid (720h); 0: until revoked")
+	f.BoolVar(&asJSON, "json", false, "print the token and its secret as JSON")
+	_ = cmd.RegisterFlagCompletionFunc("role", cobra.FixedCompletions(
+		[]cobra.Completion{"agent", "reviewer", "admin"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func newTokenListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List tokens, revoked ones included (never their secrets)",
+		Long: `List prints every token the server knows, those from its configuration file
+and those created with 'token create', revoked and expired ones included:
+its ID, role, holder, when it was created and by whom, when it expires and
+whether it was revoked. Secrets are never shown: the server does not have
+them.`,
+		Example: `  airlock token list
+  airlock token list --json`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ts, err := c.Tokens(cmd.Context())
+			if err != nil {
+				return serverFailed(c, err)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if ts == nil {
+					ts = []airlock.Token{}
+				}
+				err = writeJSON(out, ts)
+			} else {
+				err = printTokenTable(out, ts, time.Now())
+			}
+			if err != nil {
+				return checkFailed(err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tokens as JSON")
+	return cmd
+}
+
+// printTokenTable prints one row per token.
+func printTokenTable(out io.Writer, ts []airlock.Token, now time.Time) error {
+	if len(ts) == 0 {
+		_, err := fmt.Fprintln(out, "no tokens")
+		return err
+	}
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return printable(s, false)
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tROLE\tNAME\tAGENT\tCREATED\tBY\tEXPIRES\tREVOKED")
+	for _, t := range ts {
+		created := "-"
+		if !t.Created.IsZero() {
+			created = t.Created.UTC().Format(time.RFC3339)
+		}
+		expires := expiresText(t.Expires)
+		if !t.Expires.IsZero() && !now.Before(t.Expires) {
+			expires += " (expired)"
+		}
+		revoked := "-"
+		if !t.Revoked.IsZero() {
+			revoked = t.Revoked.UTC().Format(time.RFC3339)
+			if t.RevokedBy != "" {
+				revoked += " by " + printable(t.RevokedBy, false)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(t.ID), t.Role, dash(t.Name), dash(t.Agent),
+			created, dash(t.CreatedBy), expires, revoked)
+	}
+	return tw.Flush()
+}
+
+func newTokenRevokeCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token: it stops working at once",
+		Long: `Revoke ends a token's validity. The server that revokes it refuses it at
+once; other replicas within seconds. A token from the server's
+configuration file cannot be revoked here: remove it from the file.`,
+		Example: `  airlock token revoke 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f`,
+		Args:    argsExactly(1, "one token ID ('airlock token list' shows them)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			t, err := c.RevokeToken(cmd.Context(), args[0])
+			if err != nil {
+				return serverFailed(c, err)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if err := writeJSON(out, t); err != nil {
+					return checkFailed(err)
+				}
+				return nil
+			}
+			by := ""
+			if t.RevokedBy != "" {
+				by = " by " + printable(t.RevokedBy, false)
+			}
+			fmt.Fprintf(out, "revoked %s token %s for %s at %s%s\n", t.Role, printable(t.ID, false), tokenHolder(&t),
+				t.Revoked.UTC().Format(time.RFC3339), by)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the revoked token as JSON")
+	return cmd
+}
+
+// tokenHolder names who holds a token: "agent coder-1", "bob".
+func tokenHolder(t *airlock.Token) string {
+	if t.Role == airlock.RoleAgent {
+		s := "agent " + printable(t.Agent, false)
+		if t.Name != "" && t.Name != t.Agent {
+			s += " (" + printable(t.Name, false) + ")"
+		}
+		return s
+	}
+	return printable(t.Name, false)
+}
+
+// expiresText prints a token's expiry.
+func expiresText(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
