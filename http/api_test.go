@@ -587,7 +587,7 @@ func TestCancelOwnRequest(t *testing.T) {
 	}
 	id := enf.Approval.ID
 	before := headSeq(t, ts)
-	ap, err := ts.Agent.Cancel(ctx, id, "changed my mind")
+	ap, err := ts.Agent.Cancel(ctx, id, "changed my mind", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +602,7 @@ func TestCancelOwnRequest(t *testing.T) {
 		t.Errorf("events %v, want approval.cancelled", kinds)
 	}
 	// Once.
-	_, err = ts.Agent.Cancel(ctx, id, "")
+	_, err = ts.Agent.Cancel(ctx, id, "", "")
 	wantCode(t, err, airlock.ECONFLICT)
 	_, err = ts.Bob.Resolve(ctx, id, airlock.StatusApproved, enf.Decision.ActionHash, "", "")
 	wantCode(t, err, airlock.ECONFLICT)
@@ -616,7 +616,7 @@ func TestCancelOwnRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ap, err := ts.Bob.Cancel(ctx, enf.Approval.ID, ""); err != nil || ap.ResolvedBy != "bob" {
+	if ap, err := ts.Bob.Cancel(ctx, enf.Approval.ID, "", ""); err != nil || ap.ResolvedBy != "bob" {
 		t.Errorf("bob cancels: %+v %v", ap, err)
 	}
 }

@@ -155,7 +155,8 @@ func (s *Server) resolveApproval(ctx context.Context, in *resolveInput) (*approv
 type cancelInput struct {
 	ID   string `path:"id" doc:"The approval request's ID."`
 	Body struct {
-		Reason string `json:"reason,omitempty" maxLength:"2000"`
+		Reason  string `json:"reason,omitempty" maxLength:"2000"`
+		Surface string `json:"surface,omitempty" enum:"api,cli,web,slack,webhook" doc:"Where it was cancelled; api by default."`
 	}
 }
 
@@ -172,7 +173,11 @@ func (s *Server) cancelApproval(ctx context.Context, in *cancelInput) (*approval
 	} else if err := ap.Authorize(t.Reviewer()); err != nil {
 		return nil, s.refuse(ctx, t, ap.Agent, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
 	}
-	ap, err = s.store().CancelApproval(ctx, in.ID, by, in.Body.Reason, airlock.SurfaceAPI)
+	surface := airlock.SurfaceAPI
+	if in.Body.Surface != "" {
+		surface = airlock.Surface(in.Body.Surface)
+	}
+	ap, err = s.store().CancelApproval(ctx, in.ID, by, in.Body.Reason, surface)
 	if err != nil {
 		return nil, err
 	}

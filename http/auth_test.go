@@ -441,7 +441,7 @@ func TestReviewerNotListedCannotResolve(t *testing.T) {
 	}
 	// Nor may she withdraw it.
 	before := takeSnapshot(t, ts)
-	_, err = carol.Cancel(ctx, id, "")
+	_, err = carol.Cancel(ctx, id, "", "")
 	wantCode(t, err, airlock.EUNAUTHORIZED)
 	if r := oneRefusal(t, ts, before.head); r.Subject != "reviewer:carol" {
 		t.Errorf("refusal %+v, want by reviewer:carol", r)

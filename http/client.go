@@ -58,17 +58,28 @@ func (c *Client) wait() time.Duration {
 // settles the request or ctx ends. It never fails: an unreachable server is
 // a refusal with AIRLOCK-UNAVAILABLE (fail closed).
 func (c *Client) Enforce(ctx context.Context, a airlock.Action) airlock.Enforcement {
-	enf, err := c.Check(ctx, a, c.wait())
+	wait := c.wait()
+	if c.Pending != nil {
+		wait = 0 // answer at once, so that the hook hears of the request
+	}
+	enf, err := c.Check(ctx, a, wait)
 	if err != nil {
 		return refusal(a, err)
+	}
+	if enf.Pending && enf.Approval == nil {
+		return refusal(a, airlock.Errorf(airlock.EINTERNAL, "the server answered pending without naming the request"))
 	}
 	backoff := 100 * time.Millisecond
 	for enf.Pending {
 		if c.Pending != nil {
 			c.Pending(enf)
 		}
+		start := time.Now()
 		next, err := c.Resume(ctx, enf.Approval.ID, c.wait())
 		switch {
+		case err == nil && next.Pending && time.Since(start) < time.Second:
+			// Answered pending without waiting: the server is draining.
+			// Come back shortly rather than spin.
 		case err == nil:
 			enf, backoff = next, 100*time.Millisecond
 			continue
@@ -79,7 +90,8 @@ func (c *Client) Enforce(ctx context.Context, a airlock.Action) airlock.Enforcem
 		case !retryable(err):
 			return refusal(a, err)
 		}
-		// The server is restarting or unreachable: the request survives it.
+		// The server is restarting, draining or unreachable: the request
+		// survives it.
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -219,11 +231,14 @@ func (c *Client) Resolve(ctx context.Context, id string, status airlock.Approval
 	return ap, err
 }
 
-// Cancel withdraws a pending request.
-func (c *Client) Cancel(ctx context.Context, id, reason string) (airlock.Approval, error) {
+// Cancel withdraws a pending request; s says where (api when "").
+func (c *Client) Cancel(ctx context.Context, id, reason string, s airlock.Surface) (airlock.Approval, error) {
 	body := map[string]any{}
 	if reason != "" {
 		body["reason"] = reason
+	}
+	if s != "" {
+		body["surface"] = s
 	}
 	var ap airlock.Approval
 	err := c.do(ctx, "POST", "/v1/approvals/"+url.PathEscape(id)+"/cancel", nil, body, &ap)

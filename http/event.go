@@ -23,6 +23,8 @@ type EventPage struct {
 	Events []airlock.Event `json:"events"`
 	// NextAfter continues the listing (as after); 0 on the last page.
 	NextAfter int64 `json:"next_after,omitempty"`
+	// Head is the sequence number of the log's last event.
+	Head int64 `json:"head"`
 }
 
 type eventPageOutput struct {
@@ -45,7 +47,11 @@ func (s *Server) listEvents(ctx context.Context, in *listEventsInput) (*eventPag
 	if err != nil {
 		return nil, err
 	}
-	page := EventPage{Events: evs}
+	head, err := s.store().Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page := EventPage{Events: evs, Head: head}
 	if page.Events == nil {
 		page.Events = []airlock.Event{}
 	}

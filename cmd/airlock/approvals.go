@@ -590,7 +590,7 @@ how; then cancel exits 1.`,
 				return err
 			}
 			ctx, id, out := cmd.Context(), args[0], cmd.OutOrStdout()
-			got, err := c.Cancel(ctx, id, strings.TrimSpace(reason))
+			got, err := c.Cancel(ctx, id, strings.TrimSpace(reason), airlock.SurfaceCLI)
 			if airlock.ErrorCode(err) == airlock.ECONFLICT {
 				if cur, gerr := c.Approval(ctx, id); gerr == nil && cur.Status != airlock.StatusPending {
 					return checkFailed(errors.New("airlock: " + settledText(&cur)))

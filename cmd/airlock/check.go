@@ -85,6 +85,9 @@ Exit codes:
 			if err != nil {
 				return serverInvalid(c, err)
 			}
+			if enf.Pending && enf.Approval == nil {
+				return checkFailed(errors.New("airlock: the server answered pending without naming the approval request"))
+			}
 			out := cmd.OutOrStdout()
 			if !asJSON {
 				fmt.Fprintln(out, printable(enf.Decision.String(), false))
