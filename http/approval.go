@@ -196,7 +196,7 @@ func (s *Server) waitApproval(ctx context.Context, in *waitApprovalInput) (*appr
 	if err != nil {
 		return nil, err
 	}
-	wait, err := s.parseWait(in.Timeout)
+	wait, err := s.parseWait("timeout", in.Timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,7 @@ type ctxKey int
 const (
 	principalKey ctxKey = iota
 	requestKey
+	secretKey // the hash of the request's token secret, for long streams
 )
 
 // requestInfo is what an audit record of a refusal says about the request.
@@ -109,7 +110,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, principalKey, &t)))
+		ctx = context.WithValue(ctx, secretKey, airlock.HashTokenSecret(secret))
+		inner := r.WithContext(context.WithValue(ctx, principalKey, &t))
+		next.ServeHTTP(w, inner)
+		r.Pattern = inner.Pattern // the route, for metrics and logs
+
 	})
 }
 

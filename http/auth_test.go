@@ -336,11 +336,15 @@ func TestAgentSeesOnlyItsOwn(t *testing.T) {
 		t.Errorf("bob sees trust of %v, want agent-1 and agent-2", agents)
 	}
 
-	// An agent's event stream carries its own events, whatever it asks for.
+	// An agent may not stream another agent's events; its own stream
+	// carries its own only.
+	if err := ts.Agent.StreamEvents(ctx, 0, "", "agent-2", func(airlock.Event) error { return nil }); airlock.ErrorCode(err) != airlock.EUNAUTHORIZED {
+		t.Fatalf("agent-1 streaming agent-2's events: %v, want unauthorized", err)
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	got := make(chan airlock.Event, 16)
-	go ts.Agent.StreamEvents(sctx, 0, "", "agent-2", func(e airlock.Event) error {
+	go ts.Agent.StreamEvents(sctx, 0, "", "", func(e airlock.Event) error {
 		got <- e
 		return nil
 	})

@@ -1,3 +1,5 @@
+//go:build unix
+
 package http_test
 
 // Benchmarks for issue 4: what the JSON API costs on top of a bare loopback
@@ -5,10 +7,11 @@ package http_test
 // benchmark, paired round by round, so that a shared machine's drift
 // cancels:
 //
-//	go test -run '^$' -bench 'HTTP(BareHop32|CheckAuto32)' -benchtime 20000x -count 5 ./http
+//	go test -run '^$' -bench 'HTTP(BareHop32|CheckAuto32)' -benchtime 40000x -count 5 ./http
 //	go test -run '^$' -bench HTTPApprovalWakeup -benchtime 1x -count 5 ./http
 //
-// Figures and goals are in docs/BENCHMARKS.md.
+// Figures and goals are in docs/BENCHMARKS.md. Unix only: the CPU time of
+// a round is read with getrusage.
 
 import (
 	"bytes"
@@ -27,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,8 +68,9 @@ var benchAllowed = []byte(`"allowed":true`)
 type benchEnv struct {
 	API, Hop           string // base URLs
 	DB                 *sqlite.DB
-	AgentAuth, BobAuth string // Authorization header values
-	Answer             int    // bytes in a check's answer, and the hop's
+	Enforcer           *airlock.Enforcer // the API's
+	AgentAuth, BobAuth string            // Authorization header values
+	Answer             int               // bytes in a check's answer, and the hop's
 	checks, deploys    benchBodies
 	api, hop           *http.Client // benchClients keep-alive connections each
 }
@@ -82,7 +87,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	hs := httptest.NewServer(s.Handler())
 	b.Cleanup(hs.Close)
 	b.Cleanup(s.Drain)
-	env := &benchEnv{API: hs.URL, DB: db,
+	env := &benchEnv{API: hs.URL, DB: db, Enforcer: s.Enforcer,
 		checks:  newBenchBodies(b, "read_file", "f-", ""),
 		deploys: newBenchBodies(b, "deploy", "svc-", "60s"),
 		api:     newBenchClient(b, benchClients),
@@ -210,6 +215,41 @@ func (env *benchEnv) hop32(b *testing.B, first int, lat []time.Duration) time.Du
 	})
 }
 
+// store32 has benchClients goroutines make the same decisions in process,
+// through the API's Enforcer.Check, without HTTP.
+func (env *benchEnv) store32(b *testing.B, first int, lat []time.Duration) time.Duration {
+	ctx := context.Background()
+	var next, refused atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range benchClients {
+		wg.Go(func() {
+			<-start
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(lat) {
+					return
+				}
+				a := env.checks.action(first + i)
+				t0 := time.Now()
+				enf := env.Enforcer.Check(ctx, a)
+				lat[i] = time.Since(t0)
+				if !enf.Allowed {
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	elapsed := time.Since(t0)
+	if n := refused.Load(); n > 0 {
+		b.Fatalf("%d of %d decisions refused", n, len(lat))
+	}
+	return elapsed
+}
+
 func (env *benchEnv) concurrently(b *testing.B, c *http.Client, url string, first int, lat []time.Duration, ok func(int, []byte) bool) time.Duration {
 	var next atomic.Int64
 	var failed sync.Once
@@ -272,6 +312,32 @@ func reportP50P99(b *testing.B, lat []time.Duration, prefix string) (p50, p99 fl
 	return p50, p99
 }
 
+// benchCPU is the CPU time (user and system) this process has used: the
+// clients' and the servers' both.
+func benchCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// timed runs one round and adds its wall and CPU time to *wall and *cpu.
+func timed(b *testing.B, wall, cpu *time.Duration, round func() time.Duration) {
+	c0 := benchCPU(b)
+	*wall += round()
+	*cpu += benchCPU(b) - c0
+}
+
+// reportCPU reports the CPU time per request in microseconds, and the
+// cores used while the requests ran.
+func reportCPU(b *testing.B, n int, wall, cpu time.Duration, prefix string) {
+	b.ReportMetric(float64(cpu)/float64(time.Microsecond)/float64(n), prefix+"cpu-µs")
+	if wall > 0 {
+		b.ReportMetric(cpu.Seconds()/wall.Seconds(), prefix+"cores")
+	}
+}
+
 func benchPerSec(n int, d time.Duration) float64 {
 	if d <= 0 {
 		return 0
@@ -315,12 +381,12 @@ func BenchmarkHTTPCheckAuto32Paired(b *testing.B) {
 	env := newBenchEnv(b)
 	hopLat := make([]time.Duration, b.N)
 	checkLat := make([]time.Duration, b.N)
-	var hop, check time.Duration
+	var hop, check, hopCPU, checkCPU time.Duration
 	b.ResetTimer()
 	for done := 0; done < b.N; {
 		n := min(benchRound, b.N-done)
-		hop += env.hop32(b, done, hopLat[done:done+n])
-		check += env.checks32(b, done, checkLat[done:done+n])
+		timed(b, &hop, &hopCPU, func() time.Duration { return env.hop32(b, done, hopLat[done:done+n]) })
+		timed(b, &check, &checkCPU, func() time.Duration { return env.checks32(b, done, checkLat[done:done+n]) })
 		done += n
 	}
 	b.StopTimer()
@@ -332,7 +398,43 @@ func BenchmarkHTTPCheckAuto32Paired(b *testing.B) {
 	}
 	reportP50P99(b, hopLat, "hop-")
 	reportP50P99(b, checkLat, "check-")
+	reportCPU(b, b.N, hop, hopCPU, "hop-")
+	reportCPU(b, b.N, check, checkCPU, "check-")
 	b.ReportMetric(float64(env.Answer), "answer-B")
+}
+
+// BenchmarkHTTPCheckAuto32Split is a diagnosis, not a goal: it adds to
+// the paired rounds a third, the same decisions made in process by 32
+// goroutines calling the API's Enforcer.Check on the same store, without
+// HTTP. store-req/s bounds what the API could reach with a free HTTP
+// layer; cpu-µs (per request, clients and servers) and cores (CPU seconds
+// per second while the round ran) tell whether a leg is short of CPU or
+// waiting.
+func BenchmarkHTTPCheckAuto32Split(b *testing.B) {
+	env := newBenchEnv(b)
+	lat := make([]time.Duration, benchRound)
+	var hop, check, store, hopCPU, checkCPU, storeCPU time.Duration
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(benchRound, b.N-done)
+		timed(b, &hop, &hopCPU, func() time.Duration { return env.hop32(b, done, lat[:n]) })
+		timed(b, &check, &checkCPU, func() time.Duration { return env.checks32(b, done, lat[:n]) })
+		timed(b, &store, &storeCPU, func() time.Duration { return env.store32(b, b.N+done, lat[:n]) })
+		done += n
+	}
+	b.StopTimer()
+	hopRate, checkRate, storeRate := benchPerSec(b.N, hop), benchPerSec(b.N, check), benchPerSec(b.N, store)
+	b.ReportMetric(hopRate, "hop-req/s")
+	b.ReportMetric(checkRate, "check-req/s")
+	b.ReportMetric(storeRate, "store-req/s")
+	if hopRate > 0 && storeRate > 0 {
+		b.ReportMetric(checkRate/hopRate, "ratio")
+		b.ReportMetric(storeRate/hopRate, "store/hop")
+		b.ReportMetric(checkRate/storeRate, "check/store")
+	}
+	reportCPU(b, b.N, hop, hopCPU, "hop-")
+	reportCPU(b, b.N, check, checkCPU, "check-")
+	reportCPU(b, b.N, store, storeCPU, "store-")
 }
 
 // openBenchRaw opens a fresh SQLite database with the store's durability

@@ -28,13 +28,13 @@ func (s *Server) check(ctx context.Context, in *checkInput) (*enforcementOutput,
 		return nil, err
 	}
 	a := in.Body.Action
-	if err := s.actAs(ctx, t, a.Agent, "check actions"); err != nil {
-		return nil, err
-	}
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	wait, err := s.parseWait(in.Body.Wait)
+	if err := s.actAs(ctx, t, a.Agent, "check actions"); err != nil {
+		return nil, err
+	}
+	wait, err := s.parseWait("wait", in.Body.Wait)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (s *Server) resumeCheck(ctx context.Context, in *resumeInput) (*enforcement
 	if err := s.actAs(ctx, t, ap.Agent, "resume checks"); err != nil {
 		return nil, err
 	}
-	wait, err := s.parseWait(in.Wait)
+	wait, err := s.parseWait("wait", in.Wait)
 	if err != nil {
 		return nil, err
 	}
@@ -86,13 +86,14 @@ func (s *Server) await(ctx context.Context, id string, wait time.Duration) (airl
 	return s.Enforcer.Await(wctx, id)
 }
 
-func (s *Server) parseWait(v string) (time.Duration, error) {
+// parseWait reads the duration parameter name, capped by CheckWait.
+func (s *Server) parseWait(name, v string) (time.Duration, error) {
 	if v == "" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
-		return 0, airlock.Errorf(airlock.EINVALID, "wait %q is not a duration such as 30s", v)
+		return 0, airlock.Errorf(airlock.EINVALID, "%s %q is not a duration such as 30s", name, v)
 	}
 	return min(d, s.checkWait()), nil
 }
@@ -123,10 +124,10 @@ func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*exec
 		return nil, err
 	}
 	b := &in.Body
-	if err := s.actAs(ctx, t, b.Action.Agent, "record executions"); err != nil {
+	if err := b.Action.Validate(); err != nil {
 		return nil, err
 	}
-	if err := b.Action.Validate(); err != nil {
+	if err := s.actAs(ctx, t, b.Action.Agent, "record executions"); err != nil {
 		return nil, err
 	}
 	var took time.Duration

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/danielgtaylor/huma/v2"
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -79,15 +80,26 @@ func newProblem(status int, code, msg string, errs ...error) *Problem {
 		p.Add(e)
 	}
 	for _, d := range p.Errors {
-		// A problem names what was wrong and where; it does not echo a
-		// whole (possibly huge) body back.
-		if s, ok := d.Value.(string); ok && len(s) > maxEchoed {
-			d.Value = s[:maxEchoed] + "…"
-		} else if _, ok := d.Value.(map[string]any); ok && d.Location == "body" {
-			d.Value = nil
+		if d != nil {
+			d.Value = echoed(d.Value)
 		}
 	}
 	return p
+}
+
+// echoed bounds the offending value a problem repeats back: it names what
+// was wrong and where, it does not return a (possibly huge) body.
+func echoed(v any) any {
+	if s, ok := v.(string); ok {
+		if len(s) > maxEchoed {
+			return s[:maxEchoed] + "…"
+		}
+		return s
+	}
+	if b, err := json.Marshal(v); err != nil || len(b) > maxEchoed {
+		return nil
+	}
+	return v
 }
 
 // Error implements error.
@@ -131,23 +143,51 @@ var strictJSON = huma.Format{
 		if err := checkJSON(data); err != nil {
 			return err
 		}
-		return json.Unmarshal(data, v)
+		// Names match exactly (encoding/json would take "Tool" for "tool").
+		return jsonv2.Unmarshal(data, v)
 	},
 }
 
-// checkJSON scans a document once for what encoding/json lets through.
+// checkJSON scans a document once for what encoding/json lets through:
+// duplicate names — also those differing only in case, which encoding/json
+// would match to one field, the last winning — invalid UTF-8, and nesting
+// deeper than maxJSONDepth.
 func checkJSON(data []byte) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	var names []map[string]bool // per open object, its names folded to lower case
 	for {
 		tok, err := dec.ReadToken()
 		if err == io.EOF {
+			if dec.InputOffset() == 0 || len(bytes.TrimSpace(data)) == 0 {
+				return errors.New("malformed JSON: the body is empty")
+			}
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("malformed JSON: %s", strings.TrimPrefix(err.Error(), "jsontext: "))
 		}
-		if k := tok.Kind(); (k == '{' || k == '[') && dec.StackDepth() > maxJSONDepth {
-			return fmt.Errorf("JSON nested deeper than %d levels at %s", maxJSONDepth, dec.StackPointer())
+		switch tok.Kind() {
+		case '{', '[':
+			if dec.StackDepth() > maxJSONDepth {
+				return fmt.Errorf("JSON nested deeper than %d levels at %s", maxJSONDepth, dec.StackPointer())
+			}
+			if tok.Kind() == '{' {
+				names = append(names, nil)
+			}
+		case '}':
+			names = names[:len(names)-1]
+		case '"':
+			if kind, n := dec.StackIndex(dec.StackDepth()); kind == '{' && n%2 == 1 {
+				top := &names[len(names)-1]
+				folded := strings.ToLower(tok.String())
+				if (*top)[folded] {
+					return fmt.Errorf("duplicate member %q (names differing only in case count as one) at %s", tok.String(), dec.StackPointer())
+				}
+				if *top == nil {
+					*top = map[string]bool{}
+				}
+				(*top)[folded] = true
+			}
 		}
 	}
 }

@@ -1,12 +1,20 @@
 package http
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/sse"
 )
 
 type listEventsInput struct {
@@ -62,11 +70,15 @@ func (s *Server) listEvents(ctx context.Context, in *listEventsInput) (*eventPag
 }
 
 type streamInput struct {
-	LastEventID string `header:"Last-Event-ID" doc:"Resume after this sequence number (sent by EventSource on reconnect)."`
+	LastEventID string `header:"Last-Event-ID" pattern:"^[0-9]{1,19}$" doc:"Resume after this sequence number (sent by EventSource on reconnect)."`
 	After       int64  `query:"after" minimum:"0" doc:"Start after this sequence number; 0 with no Last-Event-ID: only new events."`
 	Kind        string `query:"kind" doc:"Only events whose kind starts with this (\"approval.\" for every change to a request)."`
-	Agent       string `query:"agent" doc:"Only this agent's events."`
+	Agent       string `query:"agent" doc:"Only this agent's events (an agent token gets only its own)."`
 }
+
+// heartbeat is how often a quiet stream sends a comment, so that proxies
+// and clients see it alive.
+const heartbeat = 15 * time.Second
 
 // registerEventStream serves the live audit log as Server-Sent Events: each
 // event's id is its sequence number, so a reconnecting client resumes
@@ -74,66 +86,124 @@ type streamInput struct {
 func registerEventStream(api huma.API, s *Server) {
 	op := huma.Operation{
 		OperationID: "stream-events", Method: "GET", Path: "/v1/events/stream",
-		Summary:     "Stream new audit events (Server-Sent Events)",
-		Description: "New events and approval changes as they are recorded. Resume with Last-Event-ID.",
-		Security:    []map[string][]string{{"bearer": {}}},
+		Summary: "Stream new audit events (Server-Sent Events)",
+		Description: "New events and approval changes as they are recorded, as `event: event`, `id: <seq>`, " +
+			"`data: <Event JSON>` messages, with a comment every 15s when quiet. Resume with Last-Event-ID.",
+		Security: []map[string][]string{{"bearer": {}}},
+		Errors:   []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity},
+		Responses: map[string]*huma.Response{"200": {
+			Description: "An event stream",
+			Content: map[string]*huma.MediaType{"text/event-stream": {
+				Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[airlock.Event](), true, "Event"),
+			}},
+		}},
 	}
-	sse.Register(api, op, map[string]any{"event": airlock.Event{}}, func(ctx context.Context, in *streamInput, send sse.Sender) {
-		s.stream(ctx, in, send)
+	huma.Register(api, op, func(ctx context.Context, in *streamInput) (*huma.StreamResponse, error) {
+		t := principalFrom(ctx)
+		agent, err := s.scopeAgent(ctx, t, in.Agent, "the event stream")
+		if err != nil {
+			return nil, s.problem(ctx, err)
+		}
+		after := in.After
+		if in.LastEventID != "" {
+			if after, err = strconv.ParseInt(in.LastEventID, 10, 64); err != nil {
+				return nil, newProblem(http.StatusBadRequest, airlock.EINVALID, "Last-Event-ID is not a sequence number")
+			}
+		} else if after == 0 {
+			if after, err = s.store().Head(ctx); err != nil { // only new events
+				return nil, s.problem(ctx, err)
+			}
+		}
+		return &huma.StreamResponse{Body: func(hctx huma.Context) {
+			hctx.SetHeader("Content-Type", "text/event-stream")
+			hctx.SetHeader("Cache-Control", "no-store")
+			hctx.SetHeader("X-Accel-Buffering", "no")
+			hctx.SetStatus(http.StatusOK)
+			s.stream(ctx, t, after, agent, in.Kind, hctx.BodyWriter())
+		}}, nil
 	})
 }
 
-func (s *Server) stream(ctx context.Context, in *streamInput, send sse.Sender) {
-	t := principalFrom(ctx)
-	if t == nil {
+// stream writes events after after to w until the client leaves, the
+// server drains, or the token is revoked.
+func (s *Server) stream(ctx context.Context, t *airlock.Token, after int64, agent, kind string, w io.Writer) {
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	// Headers and a first comment at once: the client knows it is open.
+	if _, err := io.WriteString(w, ": airlock event stream\n\n"); err != nil {
 		return
 	}
-	agent := in.Agent
-	if t.Role == airlock.RoleAgent {
-		agent = t.Agent // an agent's stream carries its own events only
-	}
-	after := in.After
-	if in.LastEventID != "" {
-		if n, err := strconv.ParseInt(in.LastEventID, 10, 64); err == nil && n >= 0 {
-			after = n
-		}
-	} else if after == 0 {
-		head, err := s.store().Head(ctx) // only new events
-		if err != nil {
-			s.logger().Warn("event stream", "err", err)
-			return
-		}
-		after = head
-	}
+	flush()
 	ctx, cancel := s.waitContext(ctx, 1<<62)
 	defer cancel()
 	s.metrics.streams.Inc()
 	defer s.metrics.streams.Dec()
+	secret, _ := ctx.Value(secretKey).(airlock.Hash)
+	var buf bytes.Buffer
 	for ctx.Err() == nil {
-		evs, err := s.store().Events(ctx, airlock.EventFilter{AfterSeq: after, Limit: airlock.MaxPageSize})
-		if err != nil {
-			s.logger().Warn("event stream", "err", err)
+		if !s.stillLive(ctx, t, secret) {
 			return
 		}
+		evs, err := s.store().Events(ctx, airlock.EventFilter{AfterSeq: after, Limit: airlock.MaxPageSize})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.logger().Warn("event stream", "err", err)
+			}
+			return
+		}
+		buf.Reset()
 		for _, e := range evs {
 			after = e.Seq
-			if (agent != "" && e.Agent != agent) || (in.Kind != "" && !hasPrefix(e.Kind, in.Kind)) {
+			if (agent != "" && e.Agent != agent) || (kind != "" && !strings.HasPrefix(e.Kind, kind)) {
 				continue
 			}
-			if err := send(sse.Message{ID: int(e.Seq), Data: e}); err != nil {
+			data, err := json.Marshal(e)
+			if err != nil {
+				s.logger().Error("event stream: encode event", "seq", e.Seq, "err", err)
 				return
 			}
+			fmt.Fprintf(&buf, "event: event\nid: %d\ndata: %s\n\n", e.Seq, data)
+		}
+		if buf.Len() > 0 {
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return
+			}
+			flush()
 		}
 		if len(evs) == airlock.MaxPageSize {
 			continue
 		}
-		if err := s.store().WaitEvents(ctx, after); err != nil {
+		wctx, wcancel := context.WithTimeout(ctx, heartbeat)
+		err = s.store().WaitEvents(wctx, after)
+		wcancel()
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flush()
+		} else if err != nil {
 			return
 		}
 	}
 }
 
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+// stillLive re-checks, while a stream is open, that its token has not been
+// revoked or expired since it was opened.
+func (s *Server) stillLive(ctx context.Context, t *airlock.Token, secret airlock.Hash) bool {
+	if t == nil {
+		return false
+	}
+	for _, c := range s.tokens.configured {
+		if c.Secret == secret {
+			return true
+		}
+	}
+	got, err := s.store().TokenBySecret(ctx, secret)
+	return err == nil && got.Live(time.Now())
+}
 
 type chainOutput struct {
 	Body airlock.ChainReport

@@ -60,13 +60,13 @@ func (s *Server) explain(ctx context.Context, in *explainInput) (*explainOutput,
 		return nil, err
 	}
 	a := in.Body.Action
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
 	if t.Role == airlock.RoleAgent {
 		if err := s.actAs(ctx, t, a.Agent, "explain actions"); err != nil {
 			return nil, err
 		}
-	}
-	if err := a.Validate(); err != nil {
-		return nil, err
 	}
 	d := s.Enforcer.Gate.Decide(ctx, a)
 	return &explainOutput{Body: Explanation{Decision: d, Summary: d.String(), Explanation: d.Explain()}}, nil

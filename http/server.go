@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,6 +179,8 @@ func (s *Server) build() {
 	register(api, s, "DELETE /v1/tokens/{id}", "revoke-token", "Revoke a bearer token", s.revokeToken, 0)
 	register(api, s, "GET /v1/whoami", "whoami", "The token's identity", s.whoami, 0)
 
+	mux.Handle("/", routeMissing(mux))
+
 	root := http.NewServeMux()
 	root.Handle("/v1/", s.authenticate(mux))
 	root.Handle("GET /openapi.json", mux)
@@ -186,7 +189,7 @@ func (s *Server) build() {
 	root.Handle("GET /readyz", http.HandlerFunc(s.readyz))
 	root.Handle("GET /metrics", s.metrics.Handler())
 	root.Handle("/", http.HandlerFunc(notFound))
-	s.handler = s.metrics.instrument(root)
+	s.handler = s.metrics.instrument(s.logRequests(root))
 }
 
 // register adds one operation with its body limit (0: no body expected).
@@ -281,6 +284,28 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintln(w, "ready")
 }
 
+// routeMissing answers a request no route of mux takes: 405 with the
+// methods the path has, or 404.
+func routeMissing(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var allow []string
+		for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) == 0 {
+			notFound(w, r)
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeProblem(w, newProblem(http.StatusMethodNotAllowed, airlock.EINVALID,
+			fmt.Sprintf("%s %s: the route takes %s", r.Method, r.URL.Path, strings.Join(allow, ", "))))
+	})
+}
+
 func notFound(w http.ResponseWriter, r *http.Request) {
 	writeProblem(w, newProblem(http.StatusNotFound, airlock.ENOTFOUND, fmt.Sprintf("no route %s %s", r.Method, r.URL.Path)))
 }
@@ -296,4 +321,22 @@ func (s *Server) waitContext(ctx context.Context, d time.Duration) (context.Cont
 		}
 	}()
 	return ctx, cancel
+}
+
+// logRequests writes one debug line per request: method, route, status,
+// duration. Request bodies and tokens are never logged.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	log := s.logger()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !log.Enabled(r.Context(), slog.LevelDebug) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		log.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", sw.status), slog.Duration("took", time.Since(start)),
+			slog.String("remote", r.RemoteAddr))
+	})
 }
