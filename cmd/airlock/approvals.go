@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -539,23 +541,7 @@ reject exits 1.`
 			h = pinned
 		}
 		got, err := c.Resolve(ctx, id, status, h, reason, airlock.SurfaceCLI)
-		if airlock.ErrorCode(err) == airlock.ECONFLICT {
-			// Someone settled it between the fetch and now: say who.
-			if cur, gerr := c.Approval(ctx, id); gerr == nil && cur.Status != airlock.StatusPending {
-				return checkFailed(errors.New("airlock: " + settledText(&cur)))
-			}
-		}
-		if err != nil {
-			return serverFailed(c, err)
-		}
-		if asJSON {
-			if err := writeJSON(out, got); err != nil {
-				return checkFailed(err)
-			}
-			return nil
-		}
-		fmt.Fprintln(out, resolvedText(&got))
-		return nil
+		return reportChange(ctx, c, id, got, err, asJSON, out)
 	}
 	f := cmd.Flags()
 	if status == airlock.StatusRejected {
@@ -591,22 +577,7 @@ how; then cancel exits 1.`,
 			}
 			ctx, id, out := cmd.Context(), args[0], cmd.OutOrStdout()
 			got, err := c.Cancel(ctx, id, strings.TrimSpace(reason), airlock.SurfaceCLI)
-			if airlock.ErrorCode(err) == airlock.ECONFLICT {
-				if cur, gerr := c.Approval(ctx, id); gerr == nil && cur.Status != airlock.StatusPending {
-					return checkFailed(errors.New("airlock: " + settledText(&cur)))
-				}
-			}
-			if err != nil {
-				return serverFailed(c, err)
-			}
-			if asJSON {
-				if err := writeJSON(out, got); err != nil {
-					return checkFailed(err)
-				}
-				return nil
-			}
-			fmt.Fprintln(out, resolvedText(&got))
-			return nil
+			return reportChange(ctx, c, id, got, err, asJSON, out)
 		},
 	}
 	f := cmd.Flags()
@@ -819,4 +790,25 @@ func completeApprovalID(pending bool) cobra.CompletionFunc {
 		}
 		return ids, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// reportChange prints the request a resolution or cancellation left, or,
+// when someone settled it first, who and how (exit 1).
+func reportChange(ctx context.Context, c *airlockhttp.Client, id string, got airlock.Approval, err error, asJSON bool, out io.Writer) error {
+	if airlock.ErrorCode(err) == airlock.ECONFLICT {
+		if cur, gerr := c.Approval(ctx, id); gerr == nil && cur.Status != airlock.StatusPending {
+			return checkFailed(errors.New("airlock: " + settledText(&cur)))
+		}
+	}
+	if err != nil {
+		return serverFailed(c, err)
+	}
+	if asJSON {
+		if err := writeJSON(out, got); err != nil {
+			return checkFailed(err)
+		}
+		return nil
+	}
+	fmt.Fprintln(out, resolvedText(&got))
+	return nil
 }

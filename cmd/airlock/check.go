@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
@@ -26,8 +27,7 @@ const checkPoll = 50 * time.Second
 
 func newCheckCmd() *cobra.Command {
 	var (
-		a              airlock.Action
-		args, hintTier string
+		af             actionFlags
 		noWait, asJSON bool
 		timeout        time.Duration
 	)
@@ -59,19 +59,9 @@ Exit codes:
   airlock check --agent coder-1 --tool deploy --timeout 5m --trace 4bf92f3577b34da6`,
 		Args: argsNone(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if a.Agent == "" || a.Tool == "" {
-				return usageError("check needs --agent and --tool")
-			}
-			a.Args = json.RawMessage(args)
-			if hintTier != "" {
-				t, err := airlock.ParseRiskTier(hintTier)
-				if err != nil {
-					return usageError("--hint-tier: %s", airlock.ErrorMessage(err))
-				}
-				a.Hints = &airlock.Hints{Tier: t}
-			}
-			if err := a.Validate(); err != nil {
-				return usageError("the action is not valid: %s", airlock.ErrorMessage(err))
+			a, err := af.action("check")
+			if err != nil {
+				return err
 			}
 			if timeout < 0 {
 				return usageError("--timeout takes a positive duration (5m), or 0 to wait until the request is settled")
@@ -125,15 +115,9 @@ Exit codes:
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&a.Agent, "agent", "", "the agent attempting the action (required)")
-	f.StringVar(&a.Tool, "tool", "", "the tool it calls (required)")
-	f.StringVar(&args, "args", "{}", "the tool's arguments, a JSON object")
-	f.StringVar(&a.Cwd, "cwd", "", "the working directory of the tool")
-	f.StringVar(&a.SessionID, "session", "", "the agent's session ID")
-	f.StringVar(&a.TraceID, "trace", "", "the trace ID tying the action to the agent's run")
-	f.StringVar(&a.CallID, "call", "", "the tool call's ID")
-	f.StringVar(&a.RequestedBy, "requested-by", "", "the person the agent acts for (who then cannot approve it)")
-	f.StringVar(&hintTier, "hint-tier", "", "a risk tier the agent claims (it can only raise)")
+	af.register(f, "the agent's session ID")
+	f.StringVar(&af.a.TraceID, "trace", "", "the trace ID tying the action to the agent's run")
+	f.StringVar(&af.a.CallID, "call", "", "the tool call's ID")
 	f.BoolVar(&noWait, "no-wait", false, "do not wait for a person: print the approval ID and exit 3")
 	f.DurationVar(&timeout, "timeout", 0, "stop waiting after this long (exit 1; the request stays pending); 0 waits until it is settled")
 	f.BoolVar(&asJSON, "json", false, "print the final result as JSON (the Enforcement)")
@@ -337,4 +321,41 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// actionFlags are the flags that describe an action: check and policy
+// explain share them.
+type actionFlags struct {
+	a              airlock.Action
+	args, hintTier string
+}
+
+func (af *actionFlags) register(f *pflag.FlagSet, session string) {
+	f.StringVar(&af.a.Agent, "agent", "", "the agent attempting the action (required)")
+	f.StringVar(&af.a.Tool, "tool", "", "the tool it calls (required)")
+	f.StringVar(&af.args, "args", "{}", "the tool's arguments, a JSON object")
+	f.StringVar(&af.a.Cwd, "cwd", "", "the working directory of the tool")
+	f.StringVar(&af.a.SessionID, "session", "", session)
+	f.StringVar(&af.a.RequestedBy, "requested-by", "", "the person the agent acts for (who then cannot approve it)")
+	f.StringVar(&af.hintTier, "hint-tier", "", "a risk tier the agent claims (it can only raise)")
+}
+
+// action builds and validates the action; a problem is a usage error.
+func (af *actionFlags) action(command string) (airlock.Action, error) {
+	a := af.a
+	if a.Agent == "" || a.Tool == "" {
+		return a, usageError("%s needs --agent and --tool", command)
+	}
+	a.Args = json.RawMessage(af.args)
+	if af.hintTier != "" {
+		t, err := airlock.ParseRiskTier(af.hintTier)
+		if err != nil {
+			return a, usageError("--hint-tier: %s", airlock.ErrorMessage(err))
+		}
+		a.Hints = &airlock.Hints{Tier: t}
+	}
+	if err := a.Validate(); err != nil {
+		return a, usageError("the action is not valid: %s", airlock.ErrorMessage(err))
+	}
+	return a, nil
 }

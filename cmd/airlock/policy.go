@@ -121,10 +121,8 @@ its location and what differed.`,
 
 func newPolicyExplainCmd() *cobra.Command {
 	var (
-		a        airlock.Action
-		args     string
-		hintTier string
-		asJSON   bool
+		af     actionFlags
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "explain [FILE...] --agent AGENT --tool TOOL [--args JSON]",
@@ -141,19 +139,9 @@ in force there. Nothing is recorded and nothing runs, either way.`,
   airlock policy explain --agent coder-1 --tool Bash --args '{"command":"make deploy"}'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, files []string) error {
-			if a.Agent == "" || a.Tool == "" {
-				return usageError("policy explain needs --agent and --tool")
-			}
-			a.Args = json.RawMessage(args)
-			if hintTier != "" {
-				t, err := airlock.ParseRiskTier(hintTier)
-				if err != nil {
-					return usageError("--hint-tier: %s", airlock.ErrorMessage(err))
-				}
-				a.Hints = &airlock.Hints{Tier: t}
-			}
-			if err := a.Validate(); err != nil {
-				return usageError("the action is not valid: %s", airlock.ErrorMessage(err))
+			a, err := af.action("policy explain")
+			if err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
 			if len(files) == 0 {
@@ -186,13 +174,7 @@ in force there. Nothing is recorded and nothing runs, either way.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&a.Agent, "agent", "", "the agent attempting the action (required)")
-	f.StringVar(&a.Tool, "tool", "", "the tool it calls (required)")
-	f.StringVar(&args, "args", "{}", "the tool's arguments, a JSON object")
-	f.StringVar(&a.Cwd, "cwd", "", "the working directory of the tool")
-	f.StringVar(&a.SessionID, "session", "", "the session ID (session policies are pushed for it)")
-	f.StringVar(&a.RequestedBy, "requested-by", "", "the person the agent acts for")
-	f.StringVar(&hintTier, "hint-tier", "", "a risk tier the agent claims (it can only raise)")
+	af.register(f, "the session ID (session policies are pushed for it)")
 	f.BoolVar(&asJSON, "json", false, "print the decision as JSON")
 	return cmd
 }
