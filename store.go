@@ -99,6 +99,9 @@ type ApprovalStore interface {
 	// FindApprovals returns a page of requests. Errors: EINVALID (a bad
 	// cursor), EUNAVAILABLE.
 	FindApprovals(ctx context.Context, f ApprovalFilter) (ApprovalPage, error)
+	// CountApprovals returns how many requests have this status, without
+	// reading them. Errors: EUNAVAILABLE.
+	CountApprovals(ctx context.Context, status ApprovalStatus) (int64, error)
 	// WaitApproval blocks until the request is no longer pending or ctx
 	// ends, and returns it as it stands. Errors: ENOTFOUND, EUNAVAILABLE,
 	// ctx.Err().

@@ -138,11 +138,34 @@ type AccessRefused struct {
 	Remote  string `json:"remote,omitempty"`
 	Code    string `json:"code"`
 	Reason  string `json:"reason"`
+	// Target is the agent the caller reached for, when not its own.
+	Target string `json:"target,omitempty"`
+	// Suppressed counts unauthenticated refusals since the previous
+	// audited one that were only counted (rate limit), not recorded.
+	Suppressed int64 `json:"suppressed,omitempty"`
 }
+
+// maxRefusalField bounds each text a refusal record keeps of the request:
+// a caller without a token must not be able to write large audit rows.
+const maxRefusalField = 256
 
 // Record returns the audit record of the refusal. agent is the agent the
 // refused caller acted as or tried to act on, if any.
 func (r AccessRefused) Record(agent string) Record {
-	ev := newEvent(EventAccessRefused, &Action{Agent: agent}, r.Code, "", r)
+	r.Path, r.Reason, r.Remote = clip(r.Path), clip(r.Reason), clip(r.Remote)
+	r.Subject, r.Target = clip(r.Subject), clip(r.Target)
+	ev := newEvent(EventAccessRefused, &Action{Agent: clip(agent)}, r.Code, "", r)
 	return Record{Events: []Event{ev}}
+}
+
+// clip cuts s to maxRefusalField bytes, on a rune boundary.
+func clip(s string) string {
+	if len(s) <= maxRefusalField {
+		return s
+	}
+	cut := maxRefusalField
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

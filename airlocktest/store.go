@@ -368,6 +368,11 @@ func testRequestApproval(t *testing.T, s airlock.Store, clock *Clock) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for st, want := range map[airlock.ApprovalStatus]int64{airlock.StatusPending: 1, airlock.StatusApproved: 0} {
+		if n, err := s.CountApprovals(ctx(t), st); err != nil || n != want {
+			t.Fatalf("CountApprovals(%s) = %d, %v; want %d", st, n, err, want)
+		}
+	}
 	if read.Status != airlock.StatusPending || read.ActionHash != ap.ActionHash || read.Agent != "agent-1" ||
 		string(read.Args) != string(ap.Args) || read.RequestedBy != "requester" || !slices.Equal(read.Reviewers, []string{"rev"}) ||
 		read.Owner != "owner" || read.Detail != ap.Detail || read.Class != ap.Class || read.Tier != ap.Tier ||

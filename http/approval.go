@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 )
 
 type listApprovalsInput struct {
-	Status        string `query:"status" doc:"Comma-separated statuses: pending, approved, rejected, expired, cancelled." example:"pending"`
+	Status        string `query:"status" maxLength:"200" doc:"Comma-separated statuses: pending, approved, rejected, expired, cancelled." example:"pending"`
 	Agent         string `query:"agent" doc:"Only this agent's requests (an agent token sees only its own)."`
 	Class         string `query:"class" doc:"Only this action class, with or without #needs-human."`
 	Tool          string `query:"tool"`
@@ -41,7 +42,9 @@ func (s *Server) listApprovals(ctx context.Context, in *listApprovalsInput) (*ap
 			if err != nil {
 				return nil, err
 			}
-			f.Status = append(f.Status, st)
+			if !slices.Contains(f.Status, st) {
+				f.Status = append(f.Status, st)
+			}
 		}
 	}
 	if in.MinTier != "" {

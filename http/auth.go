@@ -103,7 +103,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			writeProblem(w, s.refuse(ctx, nil, "", codeUnauthenticated, "unknown token"))
 			return
 		case err != nil:
-			writeProblem(w, newProblem(http.StatusServiceUnavailable, airlock.EUNAVAILABLE, "cannot check the token: "+airlock.ErrorMessage(err)))
+			s.logger().Error("look up a token", "err", err)
+			writeProblem(w, newProblem(http.StatusServiceUnavailable, airlock.EUNAVAILABLE, "the token cannot be checked now; retry"))
 			return
 		case !t.Live(time.Now()):
 			writeProblem(w, s.refuse(ctx, &t, "", codeUnauthenticated, "the token was revoked or has expired"))
@@ -127,22 +128,74 @@ func bearer(r *http.Request) (string, bool) {
 	return strings.TrimSpace(secret), true
 }
 
-// refuse audits a refused request and returns its problem. agent is the
-// agent the caller acted as or reached for.
-func (s *Server) refuse(ctx context.Context, t *airlock.Token, agent, code, reason string) *Problem {
+// refuse audits a refused request and returns its problem. target is the
+// agent the caller reached for, if any. An agent's refusal is filed under
+// its own agent, so that the target learns nothing of it; a person's under
+// the agent whose request they reached for.
+// Refusals of callers without a valid token are audited at most
+// unauthAuditRate a second (the rest are counted, and the next record says
+// how many): they must not be a way to fill the log.
+func (s *Server) refuse(ctx context.Context, t *airlock.Token, target, code, reason string) *Problem {
 	info, _ := ctx.Value(requestKey).(requestInfo)
 	ev := airlock.AccessRefused{Method: info.method, Path: info.path, Remote: info.remote, Code: code, Reason: reason}
+	agent := target
 	if t != nil {
 		ev.Subject, ev.TokenID = t.Subject(), t.ID
-		if agent == "" {
-			agent = t.Agent
+		if t.Role == airlock.RoleAgent {
+			agent = t.Agent // never in another agent's log
+		}
+		if target != agent {
+			ev.Target = target
 		}
 	}
 	s.metrics.refused.WithLabelValues(code).Inc()
+	if t == nil || !t.Live(time.Now()) {
+		ok, suppressed := s.unauthAudit.allow(time.Now())
+		if !ok {
+			return newProblem(statusOf[code], code, reason)
+		}
+		ev.Suppressed = suppressed
+	}
 	if _, err := s.store().Append(context.WithoutCancel(ctx), ev.Record(agent)); err != nil {
 		s.logger().Error("audit refused request", "path", info.path, "err", err)
 	}
 	return newProblem(statusOf[code], code, reason)
+}
+
+// unauthAuditRate and unauthAuditBurst bound the audit records of callers
+// without a valid token.
+const (
+	unauthAuditRate  = 10.0
+	unauthAuditBurst = 50.0
+)
+
+// auditLimiter is a token bucket for refusal records.
+type auditLimiter struct {
+	mu         sync.Mutex
+	tokens     float64
+	last       time.Time
+	suppressed int64
+}
+
+// allow reports whether a record may be written now and, if so, how many
+// were suppressed since the last one.
+func (l *auditLimiter) allow(now time.Time) (bool, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.last.IsZero() {
+		l.tokens = unauthAuditBurst
+	} else {
+		l.tokens = min(unauthAuditBurst, l.tokens+now.Sub(l.last).Seconds()*unauthAuditRate)
+	}
+	l.last = now
+	if l.tokens < 1 {
+		l.suppressed++
+		return false, 0
+	}
+	l.tokens--
+	n := l.suppressed
+	l.suppressed = 0
+	return true, n
 }
 
 // allow refuses (and audits) a caller whose role is not among roles.

@@ -168,7 +168,7 @@ func TestAgentCannotActAsAnotherAgent(t *testing.T) {
 				t.Errorf("the problem does not name the agent: %q", p.Detail)
 			}
 			r := oneRefusal(t, ts, before.head)
-			if r.Code != airlock.EUNAUTHORIZED || r.Subject != "agent:agent-1" || r.TokenID == "" || r.Agent != "agent-2" || r.Path != c.path {
+			if r.Code != airlock.EUNAUTHORIZED || r.Subject != "agent:agent-1" || r.TokenID == "" || r.Agent != "agent-1" || r.Target != "agent-2" || r.Path != c.path {
 				t.Errorf("refusal %+v, want unauthorized by agent:agent-1 for agent-2 at %s", r, c.path)
 			}
 			if got, want := approvalStates(t, ts), before.approvals; !slices.Equal(got, want) {
@@ -257,7 +257,7 @@ func TestAgentSeesOnlyItsOwn(t *testing.T) {
 		{"get", "GET", "/v1/approvals/" + id2, nil, 404, airlock.ENOTFOUND},
 		{"wait", "GET", "/v1/approvals/" + id2 + "/wait?timeout=10s", nil, 404, airlock.ENOTFOUND},
 		{"cancel", "POST", "/v1/approvals/" + id2 + "/cancel", []byte(`{"reason":"mine now"}`), 404, airlock.ENOTFOUND},
-		{"resume", "GET", "/v1/check/" + id2, nil, 403, airlock.EUNAUTHORIZED},
+		{"resume", "GET", "/v1/check/" + id2, nil, 404, airlock.ENOTFOUND},
 		{"list with agent=agent-2", "GET", "/v1/approvals?agent=agent-2", nil, 403, airlock.EUNAUTHORIZED},
 		{"events with agent=agent-2", "GET", "/v1/events?agent=agent-2", nil, 403, airlock.EUNAUTHORIZED},
 		{"trust with agent=agent-2", "GET", "/v1/trust?agent=agent-2", nil, 403, airlock.EUNAUTHORIZED},
@@ -274,7 +274,8 @@ func TestAgentSeesOnlyItsOwn(t *testing.T) {
 				t.Errorf("the 404 leaks the request: %s", resp.Body)
 			}
 			r := oneRefusal(t, ts, before.head)
-			if r.Subject != "agent:agent-1" || r.Code != airlock.EUNAUTHORIZED || r.Agent != "agent-2" {
+			// Filed under the caller's own agent: agent-2 learns nothing.
+			if r.Subject != "agent:agent-1" || r.Code != airlock.EUNAUTHORIZED || r.Agent != "agent-1" || r.Target != "agent-2" {
 				t.Errorf("refusal %+v, want unauthorized by agent:agent-1 reaching for agent-2", r)
 			}
 			if got, want := approvalStates(t, ts), before.approvals; !slices.Equal(got, want) {

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -33,6 +34,11 @@ func (s *Server) check(ctx context.Context, in *checkInput) (*enforcementOutput,
 	}
 	if err := s.actAs(ctx, t, a.Agent, "check actions"); err != nil {
 		return nil, err
+	}
+	if t.Role != airlock.RoleAgent && a.RequestedBy == "" {
+		// A person checking an action asked for it: they cannot also
+		// approve it.
+		a.RequestedBy = t.Name
 	}
 	wait, err := s.parseWait("wait", in.Body.Wait)
 	if err != nil {
@@ -66,7 +72,8 @@ func (s *Server) resumeCheck(ctx context.Context, in *resumeInput) (*enforcement
 		return nil, err
 	}
 	if err := s.actAs(ctx, t, ap.Agent, "resume checks"); err != nil {
-		return nil, err
+		// As if it did not exist: an agent learns nothing of others'.
+		return nil, airlock.Errorf(airlock.ENOTFOUND, "no approval request %s", in.ID)
 	}
 	wait, err := s.parseWait("wait", in.Wait)
 	if err != nil {
@@ -143,6 +150,9 @@ func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*exec
 		return nil, airlock.Errorf(airlock.CodeHashMismatch, "action_hash %s is not the hash of the action (%s)", b.ActionHash, h)
 	}
 	d.ActionHash = b.ActionHash
+	if err := s.checkLinks(ctx, b.Action.Agent, b.ActionHash, b.DecisionSeq, b.ApprovalID); err != nil {
+		return nil, err
+	}
 	enf := airlock.Enforcement{Decision: d, Seq: b.DecisionSeq}
 	if b.ApprovalID != "" {
 		enf.Approval = &airlock.Approval{ID: b.ApprovalID}
@@ -157,4 +167,41 @@ func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*exec
 	out := &executionOutput{}
 	out.Body.Recorded = true
 	return out, nil
+}
+
+// checkLinks verifies what an execution record links to: the decision
+// event must be this agent's, of this exact action, and one that let it
+// run; the approval must be this agent's, for this action, and approved.
+func (s *Server) checkLinks(ctx context.Context, agent string, h airlock.Hash, seq int64, approvalID string) error {
+	if approvalID != "" {
+		ap, err := s.store().Approval(ctx, approvalID)
+		switch {
+		case airlock.ErrorCode(err) == airlock.ENOTFOUND || (err == nil && ap.Agent != agent):
+			return airlock.Errorf(airlock.EINVALID, "approval_id %s is not a request of agent %s", approvalID, agent)
+		case err != nil:
+			return err
+		case ap.ActionHash != h:
+			return airlock.Errorf(airlock.CodeHashMismatch, "approval %s is for another action (sha256:%s)", approvalID, ap.ActionHash)
+		case ap.Status != airlock.StatusApproved:
+			return airlock.Errorf(airlock.ECONFLICT, "approval %s is %s: it allowed nothing to run", approvalID, ap.Status)
+		}
+	}
+	if seq > 0 {
+		evs, err := s.store().Events(ctx, airlock.EventFilter{AfterSeq: seq - 1, Limit: 1})
+		if err != nil {
+			return err
+		}
+		var p struct {
+			ActionHash airlock.Hash `json:"action_hash"`
+			Label      string       `json:"label"`
+		}
+		if len(evs) == 0 || evs[0].Seq != seq || evs[0].Kind != airlock.EventDecision || evs[0].Agent != agent ||
+			json.Unmarshal(evs[0].Payload, &p) != nil || p.ActionHash != h {
+			return airlock.Errorf(airlock.EINVALID, "decision_seq %d is not a decision on this action of agent %s", seq, agent)
+		}
+		if p.Label != airlock.LabelAuto && p.Label != airlock.LabelNotify && p.Label != airlock.LabelGrantUsed && approvalID == "" {
+			return airlock.Errorf(airlock.ECONFLICT, "decision %d did not let the action run (%s)", seq, p.Label)
+		}
+	}
+	return nil
 }

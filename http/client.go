@@ -80,6 +80,8 @@ func (c *Client) Enforce(ctx context.Context, a airlock.Action) airlock.Enforcem
 		case err == nil && next.Pending && time.Since(start) < time.Second:
 			// Answered pending without waiting: the server is draining.
 			// Come back shortly rather than spin.
+		case err == nil && next.Pending && next.Approval == nil:
+			return refusal(a, airlock.Errorf(airlock.EINTERNAL, "the server answered pending without naming the request"))
 		case err == nil:
 			enf, backoff = next, 100*time.Millisecond
 			continue
@@ -88,6 +90,10 @@ func (c *Client) Enforce(ctx context.Context, a airlock.Action) airlock.Enforcem
 			enf.Message = fmt.Sprintf("stopped waiting for approval %s: %v", enf.Approval.ID, context.Cause(ctx))
 			return enf
 		case !retryable(err):
+			return refusal(a, err)
+		case time.Now().After(enf.Approval.Expires.Add(time.Minute)):
+			// The server has been away past the request's deadline: the
+			// request has expired (or could no longer be collected).
 			return refusal(a, err)
 		}
 		// The server is restarting, draining or unreachable: the request
@@ -278,6 +284,15 @@ func (c *Client) Events(ctx context.Context, f airlock.EventFilter) (EventPage, 
 // Last-Event-ID when the stream breaks, until ctx ends or fn fails.
 func (c *Client) StreamEvents(ctx context.Context, after int64, kind, agent string, fn func(airlock.Event) error) error {
 	last := after
+	if last == 0 {
+		// Pin "from now" to a sequence number, so that a reconnect
+		// resumes there rather than at a later head.
+		page, err := c.Events(ctx, airlock.EventFilter{Agent: agent, Limit: 1})
+		if err != nil {
+			return err
+		}
+		last = page.Head
+	}
 	backoff := 100 * time.Millisecond
 	for {
 		err := c.streamOnce(ctx, last, kind, agent, func(e airlock.Event) error {
@@ -319,9 +334,7 @@ func (c *Client) streamOnce(ctx context.Context, after int64, kind, agent string
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	if after > 0 {
-		req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
-	}
+	req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return airlock.Errorf(airlock.EUNAVAILABLE, "stream events: %v", err)
@@ -331,7 +344,9 @@ func (c *Client) streamOnce(ctx context.Context, after int64, kind, agent string
 		return readProblem(resp)
 	}
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), airlock.MaxArgsBytes*2)
+	// An event carries an action's arguments (up to MaxArgsBytes), which
+	// JSON escaping can grow up to six times.
+	sc.Buffer(make([]byte, 64<<10), 8*airlock.MaxArgsBytes)
 	var data []byte
 	for sc.Scan() {
 		line := sc.Bytes()
@@ -349,7 +364,10 @@ func (c *Client) streamOnce(ctx context.Context, after int64, kind, agent string
 			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		// Reconnecting would meet the same event again: give up.
+		return airlock.Errorf(airlock.EINVALID, "stream events: an event after seq %d is larger than %d bytes", after, 8*airlock.MaxArgsBytes)
+	} else if err != nil {
 		return airlock.Errorf(airlock.EUNAVAILABLE, "stream events: %v", err)
 	}
 	return airlock.Errorf(airlock.EUNAVAILABLE, "stream events: the server closed the stream")

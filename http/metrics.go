@@ -61,22 +61,14 @@ func NewMetrics(store airlock.Store) *Metrics {
 	return m
 }
 
-// countPending pages through the pending requests (at most 100 000).
-func countPending(store airlock.Store) int {
+// countPending counts the requests waiting for a person (-1 when the
+// store cannot say).
+func countPending(store airlock.Store) int64 {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	f := airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}, Limit: airlock.MaxPageSize}
-	n := 0
-	for range 100 {
-		page, err := store.FindApprovals(ctx, f)
-		if err != nil {
-			return n
-		}
-		n += len(page.Approvals)
-		if page.NextCursor == "" {
-			break
-		}
-		f.Cursor = page.NextCursor
+	n, err := store.CountApprovals(ctx, airlock.StatusPending)
+	if err != nil {
+		return -1
 	}
 	return n
 }

@@ -28,6 +28,7 @@ const (
 	maxBodyBytes     = 64 << 10         // every body but a check's
 	maxCheckBytes    = airlock.MaxArgsBytes + 64<<10
 	maxJSONDepth     = airlock.MaxArgsDepth + 8
+	maxHeaderBytes   = 16 << 10
 )
 
 // Server is Airlock's HTTP API: checks, approvals, the audit log, trust
@@ -57,6 +58,8 @@ type Server struct {
 	handler http.Handler
 	metrics *Metrics
 	tokens  tokenCache
+	// unauthAudit limits the audit records of callers without a token.
+	unauthAudit auditLimiter
 
 	ln    net.Listener
 	srv   *http.Server
@@ -88,6 +91,7 @@ func (s *Server) Open() error {
 	s.srv = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: s.ReadHeaderTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.logger().Handler(), slog.LevelWarn),
 	}
 	go func() {
@@ -121,7 +125,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.srv == nil {
 		return nil
 	}
-	return s.srv.Shutdown(ctx)
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		// The grace is over: close what is left (a stream whose client
+		// stopped reading, a slow body).
+		s.srv.Close()
+	}
+	return err
 }
 
 func (s *Server) logger() *slog.Logger {

@@ -8,6 +8,9 @@ import (
 	"github.com/google/uuid"
 )
 
+// maxTokenLife bounds expires_in: ten years.
+const maxTokenLife = 10 * 365 * 24 * time.Hour
+
 type createTokenInput struct {
 	Body struct {
 		Role      string `json:"role" enum:"agent,reviewer,admin" doc:"What the token may do."`
@@ -43,8 +46,8 @@ func (s *Server) createToken(ctx context.Context, in *createTokenInput) (*newTok
 	}
 	if b.ExpiresIn != "" {
 		d, err := time.ParseDuration(b.ExpiresIn)
-		if err != nil || d <= 0 {
-			return nil, airlock.Errorf(airlock.EINVALID, "expires_in %q is not a positive duration such as 720h", b.ExpiresIn)
+		if err != nil || d <= 0 || d > maxTokenLife {
+			return nil, airlock.Errorf(airlock.EINVALID, "expires_in %q is not a positive duration up to %s, such as 720h", b.ExpiresIn, maxTokenLife)
 		}
 		now, err := s.store().Now(ctx)
 		if err != nil {

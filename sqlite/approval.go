@@ -376,6 +376,15 @@ func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airl
 	return page, nil
 }
 
+// CountApprovals counts the requests with a status.
+func (db *DB) CountApprovals(ctx context.Context, status airlock.ApprovalStatus) (int64, error) {
+	var n int64
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM approvals WHERE status = ?`, string(status)).Scan(&n); err != nil {
+		return 0, unavailable("count approvals", err)
+	}
+	return n, nil
+}
+
 // WaitApproval blocks until the request is no longer pending. In-process
 // resolutions wake it at once; it rereads every PollInterval to notice
 // another process's.
