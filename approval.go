@@ -365,8 +365,8 @@ func (ap *Approval) Requested() Record {
 	return Record{Events: []Event{ev}}
 }
 
-// GrantUsed marks an approved proposal as used and returns the event the
-// store must append with it.
+// UseGrant marks an approved request as used (a proposal's grant, or an
+// ask's collection) and returns the event the store must append with it.
 func (ap *Approval) UseGrant(now time.Time) Record {
 	ap.GrantUsed = now
 	ev := newEvent(EventGrantUsed, &ap.Action, string(ap.Status), ap.ID, approvalChange{
@@ -374,6 +374,26 @@ func (ap *Approval) UseGrant(now time.Time) Record {
 		By: ap.ResolvedBy, Surface: ap.Surface, Waited: Duration(now.Sub(ap.Created)), GrantUntil: ap.GrantExpires,
 	})
 	return Record{Events: []Event{ev}}
+}
+
+// Collect marks an approved ask request as used by the check it released,
+// at now, and returns the event the store must append with it. An
+// approval releases one check: a second collection, one after the
+// request's deadline, or of a request not approved, is refused. Errors:
+// ECONFLICT (with when and why), CodeUsed (collected already), CodeTimeout
+// (past the deadline).
+func (ap *Approval) Collect(now time.Time) (Record, error) {
+	switch {
+	case ap.Outcome != Ask:
+		return Record{}, Errorf(ECONFLICT, "approval %s is a proposal: it is used by retrying the action", ap.ID)
+	case ap.Status != StatusApproved:
+		return Record{}, Errorf(ECONFLICT, "approval %s is %s, not approved", ap.ID, ap.Status)
+	case !ap.GrantUsed.IsZero():
+		return Record{}, Errorf(CodeUsed, "approval %s already released a check at %s", ap.ID, ap.GrantUsed.UTC().Format(time.RFC3339))
+	case now.After(ap.Expires):
+		return Record{}, Errorf(CodeTimeout, "approval %s was not collected before its deadline %s", ap.ID, ap.Expires.UTC().Format(time.RFC3339))
+	}
+	return ap.UseGrant(now), nil
 }
 
 // ApprovalFilter selects approval requests. Zero fields match everything.

@@ -107,8 +107,9 @@ func (e *Enforcer) Check(ctx context.Context, a Action) Enforcement {
 // Await waits, until ctx ends, for the outcome of the ask request id that
 // Check left pending, and returns the enforcement it ends in. When ctx ends
 // first the request stays pending and so does the result (Pending set, no
-// error). An approved request may be collected until its deadline; after
-// that the approval is spent and the result a refusal. Errors: ENOTFOUND,
+// error). An approved request releases one caller, once, until its
+// deadline (CollectApproval): a second Await of it, or one after the
+// deadline, is a refusal (CodeUsed, CodeTimeout). Errors: ENOTFOUND,
 // EINVALID (the request is a proposal, used by retrying the action, not
 // awaited), EUNAVAILABLE.
 func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
@@ -129,16 +130,24 @@ func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
 		return e.pending(enf, got), nil
 	}
 	enf = e.settle(enf, got, waitErr, false)
-	if enf.Allowed {
-		now, err := e.Store.Now(context.WithoutCancel(ctx))
-		if err != nil {
-			return e.unavailable(enf, err), nil
+	if !enf.Allowed {
+		return enf, nil
+	}
+	// One approval releases one check: collect it, exactly once.
+	used, err := e.Store.CollectApproval(context.WithoutCancel(ctx), id, Record{})
+	switch code := ErrorCode(err); code {
+	case "":
+		enf.Approval = &used
+	case CodeUsed, CodeTimeout:
+		enf.Allowed, enf.Code = false, code
+		enf.Label = LabelApprovalCancelled
+		if code == CodeTimeout {
+			enf.Label = LabelApprovalTimeout
 		}
-		if now.After(got.Expires) {
-			enf.Allowed, enf.Label, enf.Code = false, LabelApprovalTimeout, CodeTimeout
-			enf.Message = fmt.Sprintf("%s was approved by %s but not collected before approval %s's deadline %s; check the action again",
-				actionName(&d), got.ResolvedBy, got.ID, got.Expires.UTC().Format(time.RFC3339))
-		}
+		enf.Message = fmt.Sprintf("%s was approved by %s, but %s; check the action again to ask anew",
+			actionName(&d), got.ResolvedBy, strings.TrimPrefix(ErrorMessage(err), "approval "+id+" "))
+	default:
+		return e.unavailable(enf, err), nil
 	}
 	return enf, nil
 }

@@ -489,18 +489,34 @@ func TestCheckAndAwait(t *testing.T) {
 			ActionHash: enf.Decision.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceAPI}); err != nil {
 			t.Fatal(err)
 		}
-		for range 2 { // a reconnecting caller gets the same answer
-			got, err = e.Await(t.Context(), id)
-			if err != nil || !got.Allowed || got.Pending || got.Label != airlock.LabelApprovalGranted ||
-				got.Decision.ActionHash != enf.Decision.ActionHash || got.Decision.Action.Tool != "deploy" {
-				t.Fatalf("Await after approval: %+v, %v", got, err)
-			}
+		got, err = e.Await(t.Context(), id)
+		if err != nil || !got.Allowed || got.Pending || got.Label != airlock.LabelApprovalGranted ||
+			got.Decision.ActionHash != enf.Decision.ActionHash || got.Decision.Action.Tool != "deploy" {
+			t.Fatalf("Await after approval: %+v, %v", got, err)
 		}
 		wantTrust(t, db, airlock.TrustSuccess, 1) // once, with the resolution
+		if evs := lastEvents(t, db, 0); !slices.Contains(evs, "grant.used:approved") {
+			t.Fatalf("the collection is not audited: %v", evs)
+		}
 
-		// After the deadline the approval can no longer be collected.
-		time.Sleep(11 * time.Minute)
+		// The approval released that one caller: a replay is refused.
 		got, err = e.Await(t.Context(), id)
+		if err != nil || got.Allowed || got.Code != airlock.CodeUsed {
+			t.Fatalf("second Await of one approval: %+v, %v; want AIRLOCK-USED", got, err)
+		}
+	})
+}
+
+func TestAwaitAfterTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		enf := e.Check(t.Context(), airlocktest.Action("deploy", "late"))
+		if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: enf.Approval.ID, Status: airlock.StatusApproved,
+			ActionHash: enf.Decision.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceAPI}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(11 * time.Minute) // nobody came for it before the deadline
+		got, err := e.Await(t.Context(), enf.Approval.ID)
 		if err != nil || got.Allowed || got.Code != airlock.CodeTimeout {
 			t.Fatalf("Await after the deadline: %+v, %v; want AIRLOCK-TIMEOUT", got, err)
 		}

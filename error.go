@@ -30,6 +30,7 @@ const (
 	CodeRejected     = "AIRLOCK-REJECTED"      // a reviewer rejected the approval request
 	CodeTimeout      = "AIRLOCK-TIMEOUT"       // the approval request's deadline passed
 	CodeCancelled    = "AIRLOCK-CANCELLED"     // the approval request was withdrawn before anyone decided
+	CodeUsed         = "AIRLOCK-USED"          // the approval already released an earlier check
 	CodeSuggested    = "AIRLOCK-SUGGESTED"     // skipped now; a proposal was queued for review
 	CodeShadow       = "AIRLOCK-SHADOW"        // skipped; recorded as what would have happened
 	CodeHashMismatch = "AIRLOCK-HASH-MISMATCH" // a resolution named a different action hash
@@ -45,6 +46,7 @@ var RefusalCodes = []struct{ Code, Meaning string }{
 	{CodeRejected, "a reviewer rejected the approval request"},
 	{CodeTimeout, "the approval request's deadline passed before anyone decided"},
 	{CodeCancelled, "the approval request was cancelled (by a person, or because the waiting caller went away) before anyone decided"},
+	{CodeUsed, "the approval already let an earlier check of the same action run: an approval is used once"},
 	{CodeSuggested, "the action was skipped and queued as a proposal for a person to approve"},
 	{CodeShadow, "the action was skipped and recorded as what would have happened"},
 	{CodeHashMismatch, "a resolution named a different action hash than the request's"},

@@ -94,6 +94,11 @@ type ApprovalStore interface {
 	// action hash and agent, appending rec with it: it succeeds at most once
 	// per grant. Errors: ENOTFOUND (no usable grant), EUNAVAILABLE.
 	UseGrant(ctx context.Context, agent string, h Hash, rec Record) (Approval, error)
+	// CollectApproval marks an approved ask request as used by the one
+	// check it releases (Approval.Collect), appending rec with it: it
+	// succeeds at most once per request. Errors: ENOTFOUND, ECONFLICT,
+	// CodeUsed, CodeTimeout, EUNAVAILABLE.
+	CollectApproval(ctx context.Context, id string, rec Record) (Approval, error)
 	// Approval returns one request. Errors: ENOTFOUND, EUNAVAILABLE.
 	Approval(ctx context.Context, id string) (Approval, error)
 	// FindApprovals returns a page of requests. Errors: EINVALID (a bad

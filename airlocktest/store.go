@@ -88,6 +88,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"TrustSummaries", testTrust},
 		{"Notifications", testNotifications},
 		{"RacingResolvers", testRacingResolvers},
+		{"CollectApprovalOnce", testCollect},
 		{"Tokens", testTokens},
 		{"WaitEvents", testWaitEvents},
 	}

@@ -290,6 +290,32 @@ func (db *DB) UseGrant(ctx context.Context, agent string, h airlock.Hash, rec ai
 	return ap, err
 }
 
+// CollectApproval marks an approved ask request as used, once.
+func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record) (airlock.Approval, error) {
+	if err := rec.Prepare(); err != nil {
+		return airlock.Approval{}, err
+	}
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if ap, err = loadApproval(context.Background(), w.tx, id); err != nil {
+			return err
+		}
+		used, err := ap.Collect(w.now())
+		if err != nil {
+			return err
+		}
+		if _, err := w.exec(`UPDATE approvals SET grant_used = ? WHERE id = ? AND grant_used = 0`,
+			nanos(ap.GrantUsed), ap.ID); err != nil {
+			return err
+		}
+		w.append(rec, ap.ID)
+		w.append(used, ap.ID)
+		return nil
+	})
+	return ap, err
+}
+
 // FindApprovals returns a page of requests, newest first unless f.Oldest.
 func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airlock.ApprovalPage, error) {
 	var page airlock.ApprovalPage

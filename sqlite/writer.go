@@ -163,7 +163,8 @@ func fatal(err error) bool { return !isRefusal(err) }
 // isRefusal reports an op's own refusal, made before it wrote anything.
 func isRefusal(err error) bool {
 	switch airlock.ErrorCode(err) {
-	case airlock.ENOTFOUND, airlock.ECONFLICT, airlock.EUNAUTHORIZED, airlock.EINVALID, airlock.CodeHashMismatch:
+	case airlock.ENOTFOUND, airlock.ECONFLICT, airlock.EUNAUTHORIZED, airlock.EINVALID, airlock.CodeHashMismatch,
+		airlock.CodeUsed, airlock.CodeTimeout:
 		return true
 	}
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
