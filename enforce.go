@@ -109,9 +109,11 @@ func (e *Enforcer) Check(ctx context.Context, a Action) Enforcement {
 // first the request stays pending and so does the result (Pending set, no
 // error). An approved request releases one caller, once, until its
 // deadline (CollectApproval): a second Await of it, or one after the
-// deadline, is a refusal (CodeUsed, CodeTimeout). Errors: ENOTFOUND,
-// EINVALID (the request is a proposal, used by retrying the action, not
-// awaited), EUNAVAILABLE.
+// deadline, is a refusal (CodeUsed, CodeTimeout). When ctx was cancelled
+// (the caller went away) an approved request is not collected: the result
+// stays Pending. Errors: ENOTFOUND, EINVALID (the request is a proposal,
+// used by retrying the action, not awaited), EUNAVAILABLE (also when an
+// approval could not be collected: it stays usable).
 func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
 	// Read even when ctx has ended: "where does it stand now" is a fair
 	// question with no time to wait.
@@ -133,6 +135,13 @@ func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
 	if !enf.Allowed {
 		return enf, nil
 	}
+	if errors.Is(context.Cause(ctx), context.Canceled) {
+		// The caller went away (or the server is draining): leave the
+		// approval for the caller to collect when it comes back.
+		enf.Allowed, enf.Pending = false, true
+		enf.Message = fmt.Sprintf("%s was approved by %s (approval %s): wait on it again to collect it", actionName(&d), got.ResolvedBy, got.ID)
+		return enf, nil
+	}
 	// One approval releases one check: collect it, exactly once.
 	used, err := e.Store.CollectApproval(context.WithoutCancel(ctx), id, Record{})
 	switch code := ErrorCode(err); code {
@@ -147,7 +156,9 @@ func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
 		enf.Message = fmt.Sprintf("%s was approved by %s, but %s; check the action again to ask anew",
 			actionName(&d), got.ResolvedBy, strings.TrimPrefix(ErrorMessage(err), "approval "+id+" "))
 	default:
-		return e.unavailable(enf, err), nil
+		// Still approved and uncollected: the caller may try again.
+		e.logger().Error("collect approval", "approval", id, "err", err)
+		return Enforcement{}, Errorf(EUNAVAILABLE, "approval %s could not be collected now: %s; wait on it again", id, ErrorMessage(err))
 	}
 	return enf, nil
 }
@@ -568,7 +579,7 @@ func (e *Enforcer) newApproval(d *Decision) Approval {
 		Reviewers: d.Reviewers, Owner: d.Owner, Timeout: timeout, Status: StatusPending,
 		Detail: ApprovalDetail{
 			AutonomyClass: autonomy, RequiresHuman: d.NeedsHuman, Code: d.Code,
-			Rule: d.decidedBy(), Decision: d.Explain(),
+			Rule: d.decidedBy(), Decision: clipText(d.Explain(), maxExplainText),
 		},
 	}
 	if ap.Outcome == Suggest {
@@ -611,7 +622,10 @@ func decisionEvent(d *Decision, label, approvalID string) Event {
 		Tier: d.Classification.Tier, DecidedBy: d.decidedBy(), Overrides: d.Overrides, ConditionError: d.ConditionErrors,
 	}
 	for _, c := range d.Commands {
-		p.Commands = append(p.Commands, commandNote{Text: c.Text, Class: c.Class, Tier: c.Tier, Outcome: c.Outcome})
+		// Nested commands repeat their parents' text: each is clipped, so
+		// that a deep script cannot make a decision event huge (the whole
+		// script is in the action's arguments, once).
+		p.Commands = append(p.Commands, commandNote{Text: clipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome})
 	}
 	return newEvent(EventDecision, &d.Action, d.Outcome.String(), approvalID, p)
 }
@@ -660,6 +674,25 @@ func because(reason string) string {
 
 // summaryArgs are the arguments that say most about an action, in order.
 var summaryArgs = []string{"command", "cmd", "file_path", "path", "url", "notebook_path", "pattern", "query", "ref", "branch"}
+
+// Bounds on the text an audit record repeats besides the action itself
+// (which it keeps whole).
+const (
+	maxNoteText    = 1 << 10  // one shell command's text in a decision event
+	maxExplainText = 64 << 10 // the explanation in an approval request's detail
+)
+
+// clipText cuts s to at most n bytes on a rune boundary, saying so.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
+}
 
 // maxSummary bounds a summary line; reviewers see the full arguments apart.
 const maxSummary = 160

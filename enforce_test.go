@@ -536,3 +536,22 @@ func TestAwaitRefusesProposalsAndUnknownIDs(t *testing.T) {
 		t.Fatalf("Await of an unknown request: %v, want ENOTFOUND", err)
 	}
 }
+
+func TestAwaitOfAGoneCallerLeavesTheApproval(t *testing.T) {
+	e, db := newEnforcer(t)
+	enf := e.Check(t.Context(), airlocktest.Action("deploy", "gone"))
+	if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: enf.Approval.ID, Status: airlock.StatusApproved,
+		ActionHash: enf.Decision.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceAPI}); err != nil {
+		t.Fatal(err)
+	}
+	gone, cancel := context.WithCancel(t.Context())
+	cancel()
+	got, err := e.Await(gone, enf.Approval.ID)
+	if err != nil || got.Allowed || !got.Pending {
+		t.Fatalf("Await for a caller that went away: %+v, %v; want pending, not collected", got, err)
+	}
+	// Coming back, the caller collects it.
+	if got, err = e.Await(t.Context(), enf.Approval.ID); err != nil || !got.Allowed {
+		t.Fatalf("Await on coming back: %+v, %v; want allowed", got, err)
+	}
+}

@@ -409,3 +409,19 @@ func TestDecisionOfHarmlessCommandMarshals(t *testing.T) {
 		t.Fatalf("round trip: %v; %+v", err, back)
 	}
 }
+
+func TestClipText(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc… (3 bytes more)"},
+		{"ééé", 3, "é… (4 bytes more)"}, // never cuts a rune
+	} {
+		if got := clipText(c.in, c.n); got != c.want {
+			t.Errorf("clipText(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

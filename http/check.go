@@ -137,6 +137,9 @@ func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*exec
 	if err := s.actAs(ctx, t, b.Action.Agent, "record executions"); err != nil {
 		return nil, err
 	}
+	if t.Role != airlock.RoleAgent && b.Action.RequestedBy == "" {
+		b.Action.RequestedBy = t.Name // as check recorded it
+	}
 	var took time.Duration
 	if b.Duration != "" {
 		if took, err = time.ParseDuration(b.Duration); err != nil || took < 0 {

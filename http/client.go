@@ -77,7 +77,7 @@ func (c *Client) Enforce(ctx context.Context, a airlock.Action) airlock.Enforcem
 		start := time.Now()
 		next, err := c.Resume(ctx, enf.Approval.ID, c.wait())
 		switch {
-		case err == nil && next.Pending && time.Since(start) < time.Second:
+		case err == nil && next.Pending && time.Since(start) < min(time.Second, c.wait()/2):
 			// Answered pending without waiting: the server is draining.
 			// Come back shortly rather than spin.
 		case err == nil && next.Pending && next.Approval == nil:
@@ -144,7 +144,9 @@ func (c *Client) Run(ctx context.Context, a airlock.Action, fn func(context.Cont
 	start := time.Now()
 	runErr := fn(ctx)
 	body := map[string]any{
-		"action": a, "action_hash": enf.Decision.ActionHash, "decision_seq": enf.Seq,
+		// The action as the server checked it (it may have filled in who
+		// asked for it), so that its hash is the one decided.
+		"action": enf.Decision.Action, "action_hash": enf.Decision.ActionHash, "decision_seq": enf.Seq,
 		"duration": time.Since(start).String(),
 	}
 	if enf.Approval != nil {

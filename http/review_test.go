@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,5 +90,21 @@ func TestPersonCheckingCannotApproveIt(t *testing.T) {
 	}
 	if _, err := ts.Bob.Resolve(ctx, enf.Approval.ID, airlock.StatusApproved, enf.Decision.ActionHash, "", ""); err != nil {
 		t.Fatalf("bob approving it: %v", err)
+	}
+}
+
+// An admin's Run records its execution: the action it posts is the one
+// the server checked (with the admin as requester).
+func TestAdminRunRecordsTheExecution(t *testing.T) {
+	ts := newTestServer(t)
+	a := airlocktest.Action("read_file", "admin")
+	a.RequestedBy = ""
+	ran := false
+	if _, err := ts.Admin.Run(t.Context(), a, func(context.Context) error { ran = true; return nil }); err != nil || !ran {
+		t.Fatalf("admin Run: ran %v, %v", ran, err)
+	}
+	page, err := ts.Bob.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted})
+	if err != nil || len(page.Events) != 1 {
+		t.Fatalf("executed events: %+v, %v; want one", page.Events, err)
 	}
 }

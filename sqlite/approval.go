@@ -279,8 +279,7 @@ func (db *DB) UseGrant(ctx context.Context, agent string, h airlock.Hash, rec ai
 			return unavailable("read grant", err)
 		}
 		used := ap.UseGrant(now)
-		if _, err := w.exec(`UPDATE approvals SET grant_used = ? WHERE id = ? AND grant_used = 0`,
-			nanos(ap.GrantUsed), ap.ID); err != nil {
+		if err := w.markUsed(&ap); err != nil {
 			return err
 		}
 		w.append(rec, ap.ID)
@@ -305,8 +304,7 @@ func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record
 		if err != nil {
 			return err
 		}
-		if _, err := w.exec(`UPDATE approvals SET grant_used = ? WHERE id = ? AND grant_used = 0`,
-			nanos(ap.GrantUsed), ap.ID); err != nil {
+		if err := w.markUsed(&ap); err != nil {
 			return err
 		}
 		w.append(rec, ap.ID)
@@ -438,4 +436,18 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 		t.Stop()
 		unsubscribe()
 	}
+}
+
+// markUsed records that an approved request was used (a grant, or an
+// ask's collection). The op checked it was unused: a row that changed
+// anyway is a bug, and the batch fails.
+func (w *wtx) markUsed(ap *airlock.Approval) error {
+	res, err := w.exec(`UPDATE approvals SET grant_used = ? WHERE id = ? AND grant_used = 0`, nanos(ap.GrantUsed), ap.ID)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return airlock.Errorf(airlock.EINTERNAL, "approval %s changed under the writer", ap.ID)
+	}
+	return nil
 }
