@@ -140,8 +140,13 @@ var strictJSON = huma.Format{
 		return enc.Encode(v)
 	},
 	Unmarshal: func(data []byte, v any) error {
-		if err := checkJSON(data); err != nil {
-			return err
+		// huma decodes a body twice: into an `any` to validate it against
+		// the schema (every operation here validates), then into the
+		// operation's struct. The scan belongs to the first pass.
+		if _, validating := v.(*any); validating {
+			if err := checkJSON(data); err != nil {
+				return err
+			}
 		}
 		// Names match exactly (encoding/json would take "Tool" for "tool").
 		return jsonv2.Unmarshal(data, v)
