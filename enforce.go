@@ -142,23 +142,34 @@ func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
 		enf.Message = fmt.Sprintf("%s was approved by %s (approval %s): wait on it again to collect it", actionName(&d), got.ResolvedBy, got.ID)
 		return enf, nil
 	}
-	// One approval releases one check: collect it, exactly once.
-	used, err := e.Store.CollectApproval(context.WithoutCancel(ctx), id, Record{})
+	enf, err = e.collect(ctx, enf)
+	if err != nil {
+		// Still approved and uncollected: the caller may try again.
+		return Enforcement{}, Errorf(EUNAVAILABLE, "approval %s could not be collected now: %s; wait on it again", id, ErrorMessage(err))
+	}
+	return enf, nil
+}
+
+// collect takes the approval of an allowed ask for this one caller: an
+// approval releases one check, once (Store.CollectApproval). A caller that
+// finds it used, or too late, is refused. An error means the store could
+// not say: the approval stays as it was.
+func (e *Enforcer) collect(ctx context.Context, enf Enforcement) (Enforcement, error) {
+	ap := enf.Approval
+	used, err := e.Store.CollectApproval(context.WithoutCancel(ctx), ap.ID, Record{})
 	switch code := ErrorCode(err); code {
 	case "":
 		enf.Approval = &used
 	case CodeUsed, CodeTimeout:
-		enf.Allowed, enf.Code = false, code
-		enf.Label = LabelApprovalCancelled
+		enf.Allowed, enf.Code, enf.Label = false, code, LabelApprovalCancelled
 		if code == CodeTimeout {
 			enf.Label = LabelApprovalTimeout
 		}
 		enf.Message = fmt.Sprintf("%s was approved by %s, but %s; check the action again to ask anew",
-			actionName(&d), got.ResolvedBy, strings.TrimPrefix(ErrorMessage(err), "approval "+id+" "))
+			actionName(&enf.Decision), ap.ResolvedBy, strings.TrimPrefix(ErrorMessage(err), "approval "+ap.ID+" "))
 	default:
-		// Still approved and uncollected: the caller may try again.
-		e.logger().Error("collect approval", "approval", id, "err", err)
-		return Enforcement{}, Errorf(EUNAVAILABLE, "approval %s could not be collected now: %s; wait on it again", id, ErrorMessage(err))
+		e.logger().Error("collect approval", "approval", ap.ID, "err", err)
+		return enf, err
 	}
 	return enf, nil
 }
@@ -396,7 +407,15 @@ func (e *Enforcer) ask(ctx context.Context, d *Decision) Enforcement {
 		return enf
 	}
 	ap, waitErr := e.wait(ctx, *enf.Approval, e.waiting(enf.Approval.ID))
-	return e.settle(enf, ap, waitErr, ctx.Err() != nil)
+	enf = e.settle(enf, ap, waitErr, ctx.Err() != nil)
+	if !enf.Allowed {
+		return enf
+	}
+	got, err := e.collect(ctx, enf)
+	if err != nil {
+		return e.unavailable(enf, err)
+	}
+	return got
 }
 
 // settle turns the end of an ask request into the caller's enforcement.

@@ -226,10 +226,21 @@ func TestAskJoinsPending(t *testing.T) {
 			ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceAPI}); err != nil {
 			t.Fatal(err)
 		}
+		// One approval releases one caller; the others are told it was
+		// used and must ask again.
+		allowed, used := 0, 0
 		for range 3 {
-			if enf := <-results; !enf.Allowed || enf.Approval.ID != ap.ID {
+			switch enf := <-results; {
+			case enf.Allowed && enf.Approval.ID == ap.ID:
+				allowed++
+			case enf.Code == airlock.CodeUsed:
+				used++
+			default:
 				t.Fatalf("joined caller: %+v", enf)
 			}
+		}
+		if allowed != 1 || used != 2 {
+			t.Fatalf("%d joined callers ran and %d were told the approval was used, want 1 and 2", allowed, used)
 		}
 	})
 }
