@@ -130,19 +130,7 @@ func TestCheckOutcomes(t *testing.T) {
 func TestCheckLongPollApprovedDuringTheWait(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	done := make(chan checkResult, 1)
-	go func() {
-		enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 30*time.Second)
-		done <- checkResult{enf, err}
-	}()
-	var ap airlock.Approval
-	waitFor(t, "the request to be queued", func() bool {
-		p := pendingFor(t, ts, "deploy")
-		if len(p) == 1 {
-			ap = p[0]
-		}
-		return len(p) == 1
-	})
+	done, ap := ts.longPoll(t, airlocktest.Action("deploy", "prod"), 30*time.Second)
 	if _, err := ts.Bob.Resolve(ctx, ap.ID, airlock.StatusApproved, ap.ActionHash, "go", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -162,19 +150,7 @@ func TestCheckLongPollApprovedDuringTheWait(t *testing.T) {
 func TestCheckLongPollRejectedDuringTheWait(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	done := make(chan checkResult, 1)
-	go func() {
-		enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 30*time.Second)
-		done <- checkResult{enf, err}
-	}()
-	var ap airlock.Approval
-	waitFor(t, "the request to be queued", func() bool {
-		p := pendingFor(t, ts, "deploy")
-		if len(p) == 1 {
-			ap = p[0]
-		}
-		return len(p) == 1
-	})
+	done, ap := ts.longPoll(t, airlocktest.Action("deploy", "prod"), 30*time.Second)
 	if _, err := ts.Bob.Resolve(ctx, ap.ID, airlock.StatusRejected, ap.ActionHash, "not today", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -1319,4 +1295,25 @@ func TestUnknownRoute(t *testing.T) {
 	// Under /v1, a caller without a token learns nothing of the routes.
 	r := ts.do(t, "GET", "/v1/nope", "", "", nil)
 	r.problem(t, http.StatusUnauthorized, "unauthenticated")
+}
+
+// longPoll starts the agent's check of a with a long poll of wait, and
+// returns its answer's channel once its request is queued, with the
+// request.
+func (ts *testServer) longPoll(t *testing.T, a airlock.Action, wait time.Duration) (<-chan checkResult, airlock.Approval) {
+	t.Helper()
+	done := make(chan checkResult, 1)
+	go func() {
+		enf, err := ts.Agent.Check(t.Context(), a, wait)
+		done <- checkResult{enf, err}
+	}()
+	var ap airlock.Approval
+	waitFor(t, "the request to be queued", func() bool {
+		p := pendingFor(t, ts, a.Tool)
+		if len(p) == 1 {
+			ap = p[0]
+		}
+		return len(p) == 1
+	})
+	return done, ap
 }

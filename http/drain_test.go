@@ -15,19 +15,7 @@ import (
 func TestDrainEndsLongPollsPending(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	checked := make(chan checkResult, 1)
-	go func() {
-		enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 10*time.Minute)
-		checked <- checkResult{enf, err}
-	}()
-	var ap airlock.Approval
-	waitFor(t, "the request to be queued", func() bool {
-		p := pendingFor(t, ts, "deploy")
-		if len(p) == 1 {
-			ap = p[0]
-		}
-		return len(p) == 1
-	})
+	checked, ap := ts.longPoll(t, airlocktest.Action("deploy", "prod"), 10*time.Minute)
 	// Two more waiters on the same request: a resume and a reviewer's wait.
 	resumed := make(chan checkResult, 1)
 	go func() {
