@@ -131,7 +131,7 @@ func TestMalformedRequests(t *testing.T) {
 		malformed{name: "args is an array", body: []byte(`{"action":{"agent":"agent-1","tool":"read_file","args":["/work/a"]}}`), status: 422, mention: []string{"body.action.args", "expected object"}},
 		malformed{name: "args is a string", body: []byte(`{"action":{"agent":"agent-1","tool":"read_file","args":"{}"}}`), status: 422, mention: []string{"body.action.args", "expected object"}},
 		malformed{name: "wait is a number", body: []byte(`{"action":` + action + `,"wait":30}`), status: 422, mention: []string{"body.wait", "expected string"}},
-		malformed{name: "hints.tier unknown", body: []byte(`{"action":{"agent":"agent-1","tool":"read_file","hints":{"tier":"harmless"}}}`), status: 422, mention: []string{"risk tier", "harmless"}},
+		malformed{name: "hints.tier unknown", body: []byte(`{"action":{"agent":"agent-1","tool":"read_file","hints":{"tier":"harmless"}}}`), status: 422, mention: []string{"body.action.hints.tier", "network-egress"}},
 		malformed{name: "unknown top-level field", body: []byte(`{"action":` + action + `,"approved":true}`), status: 422, mention: []string{"body.approved", "unexpected property"}},
 		malformed{name: "unknown field in action", body: []byte(`{"action":{"agent":"agent-1","tool":"read_file","class":"fs.read"}}`), status: 422, mention: []string{"body.action.class", "unexpected property"}},
 		malformed{name: "unknown field in hints", body: []byte(`{"action":{"agent":"agent-1","tool":"read_file","hints":{"lower":true}}}`), status: 422, mention: []string{"body.action.hints.lower", "unexpected property"}},

@@ -2,7 +2,9 @@ package http_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,5 +108,40 @@ func TestAdminRunRecordsTheExecution(t *testing.T) {
 	page, err := ts.Bob.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted})
 	if err != nil || len(page.Events) != 1 {
 		t.Fatalf("executed events: %+v, %v; want one", page.Events, err)
+	}
+}
+
+// The document says what travels: durations in nanoseconds, enumerations
+// by name.
+func TestOpenAPIDescribesTheWireForm(t *testing.T) {
+	ts := newTestServer(t)
+	r := ts.do(t, "GET", "/openapi.json", "", "", nil)
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Type any `json:"type"` // a name, or a list of names
+
+					Description string `json:"description"`
+					Enum        []string
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(r.Body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	ap := doc.Components.Schemas["Approval"].Properties
+	if p := ap["timeout"]; p.Type != "integer" || !strings.Contains(p.Description, "nanoseconds") {
+		t.Errorf("Approval.timeout is documented as %+v, want integer nanoseconds", p)
+	}
+	if p := ap["status"]; !slices.Contains(p.Enum, "pending") || !slices.Contains(p.Enum, "cancelled") {
+		t.Errorf("Approval.status enum %v", p.Enum)
+	}
+	if p := ap["tier"]; !slices.Contains(p.Enum, "privileged") {
+		t.Errorf("Approval.tier enum %v", p.Enum)
+	}
+	if p := ap["outcome"]; !slices.Contains(p.Enum, "ask") {
+		t.Errorf("Approval.outcome enum %v", p.Enum)
 	}
 }

@@ -10,12 +10,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
-
-	"encoding/json"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/danielgtaylor/huma/v2"
@@ -263,9 +260,7 @@ func apiConfig(version string) huma.Config {
 	}
 	// Response schemas document the body; they do not add a $schema field.
 	cfg.CreateHooks = nil
-	reg := cfg.Components.Schemas
-	reg.RegisterTypeAlias(reflect.TypeFor[json.RawMessage](), reflect.TypeFor[map[string]any]())
-	reg.RegisterTypeAlias(reflect.TypeFor[time.Duration](), reflect.TypeFor[int64]())
+	documentTypes(cfg.Components.Schemas)
 	return cfg
 }
 
