@@ -195,6 +195,7 @@ func (s *Server) build() {
 	root.Handle("GET /healthz", http.HandlerFunc(s.healthz))
 	root.Handle("GET /readyz", http.HandlerFunc(s.readyz))
 	root.Handle("GET /metrics", s.metrics.Handler())
+	s.mountInbox(root)
 	root.Handle("/", http.HandlerFunc(notFound))
 	s.handler = s.metrics.instrument(s.logRequests(root))
 }
