@@ -379,3 +379,21 @@ func TestCanonicalStrings(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestReadableArgs(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{`{"c":"a \u0026\u0026 b"}`, "{\n  \"c\": \"a && b\"\n}", true},
+		{`{"q":"say \"hi\"\\"}`, "{\n  \"q\": \"say \\\"hi\\\"\\\\\"\n}", true}, // JSON's own escapes stay
+		{`{"e":"\ud83d\ude00"}`, "{\n  \"e\": \"😀\"\n}", true},
+		{`{"nl":"a\nb"}`, "{\n  \"nl\": \"a\\nb\"\n}", true}, // control characters stay escaped
+		{`{broken`, `{broken`, false},
+	} {
+		got, ok := ReadableArgs(json.RawMessage(c.in))
+		if got != c.want || ok != c.ok {
+			t.Errorf("ReadableArgs(%s) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}

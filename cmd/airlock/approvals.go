@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -371,66 +368,8 @@ func argsText(args json.RawMessage) string {
 	if len(args) == 0 {
 		return "(none)"
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, args, "", "  "); err != nil {
-		return printable(string(args), false)
-	}
-	return printable(string(readableJSON(buf.Bytes())), true)
-}
-
-// readableJSON rewrites the \u escapes in the strings of valid JSON as the
-// characters they stand for, where JSON allows them literally. The result
-// is the same JSON value.
-func readableJSON(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	inString := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '"':
-			inString = !inString
-		case c == '\\' && inString:
-			if r, n := jsonEscape(b[i:]); n > 0 && r >= 0x20 && r != '"' && r != '\\' {
-				out = utf8.AppendRune(out, r)
-				i += n - 1
-				continue
-			}
-			// Any other escape, \" and \\ among them, stays as it is.
-			out = append(out, c)
-			if i+1 < len(b) {
-				i++
-				out = append(out, b[i])
-			}
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// jsonEscape decodes the \uXXXX escape (or surrogate pair) at the start of
-// b, returning its rune and length, or 0 when there is none.
-func jsonEscape(b []byte) (rune, int) {
-	hex4 := func(b []byte) (rune, bool) {
-		if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
-			return 0, false
-		}
-		v, err := strconv.ParseUint(string(b[2:6]), 16, 16)
-		return rune(v), err == nil
-	}
-	r, ok := hex4(b)
-	switch {
-	case !ok:
-		return 0, 0
-	case !utf16.IsSurrogate(r):
-		return r, 6
-	}
-	if lo, ok := hex4(b[6:]); ok {
-		if pair := utf16.DecodeRune(r, lo); pair != utf8.RuneError {
-			return pair, 12
-		}
-	}
-	return 0, 0 // a lone surrogate: keep it escaped
+	text, ok := airlock.ReadableArgs(args)
+	return printable(text, ok)
 }
 
 // indent indents every line of s by two spaces.
