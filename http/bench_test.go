@@ -36,7 +36,6 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
-	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 	_ "modernc.org/sqlite"
 )
@@ -77,30 +76,14 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
-	ctx := context.Background()
-	db := sqlite.NewDB(filepath.Join(b.TempDir(), "airlock.db"))
-	if err := db.Open(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(b), Store: db}}
-	hs := httptest.NewServer(s.Handler())
-	b.Cleanup(hs.Close)
-	b.Cleanup(s.Drain)
+	s, hs, db := startServer(b)
 	env := &benchEnv{API: hs.URL, DB: db, Enforcer: s.Enforcer,
 		checks:  newBenchBodies(b, "read_file", "f-", ""),
 		deploys: newBenchBodies(b, "deploy", "svc-", "60s"),
 		api:     newBenchClient(b, benchClients),
 		hop:     newBenchClient(b, benchClients),
 	}
-	token := func(tok airlock.Token) string {
-		secret, h := airlock.NewTokenSecret()
-		tok.ID = tok.Subject()
-		if _, err := db.CreateToken(ctx, tok, h); err != nil {
-			b.Fatal(err)
-		}
-		return "Bearer " + secret
-	}
+	token := func(tok airlock.Token) string { return "Bearer " + makeToken(b, db, tok) }
 	env.AgentAuth = token(airlock.Token{Role: airlock.RoleAgent, Name: "agent-1", Agent: "agent-1"})
 	env.BobAuth = token(airlock.Token{Role: airlock.RoleReviewer, Name: "bob"})
 

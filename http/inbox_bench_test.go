@@ -14,9 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,7 +23,6 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
-	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -56,23 +53,8 @@ type inboxBench struct {
 
 func newInboxBench(b *testing.B, pending int) *inboxBench {
 	b.Helper()
-	ctx := context.Background()
-	db := sqlite.NewDB(filepath.Join(b.TempDir(), "airlock.db"))
-	if err := db.Open(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(b), Store: db}}
-	hs := httptest.NewServer(s.Handler())
-	b.Cleanup(hs.Close)
-	b.Cleanup(s.Drain)
-
-	secret, h := airlock.NewTokenSecret()
-	bob := airlock.Token{Role: airlock.RoleReviewer, Name: "bob"}
-	bob.ID = bob.Subject()
-	if _, err := db.CreateToken(ctx, bob, h); err != nil {
-		b.Fatal(err)
-	}
+	_, hs, db := startServer(b)
+	secret := makeToken(b, db, airlock.Token{Role: airlock.RoleReviewer, Name: "bob"})
 	fillInbox(b, db, pending)
 
 	tr := http.DefaultTransport.(*http.Transport).Clone()

@@ -22,26 +22,38 @@ type testServer struct {
 	AgentSecret, BobSecret string
 }
 
+// startServer runs the API over a fresh SQLite store and the airlocktest
+// policy, behind httptest, for tests and benchmarks alike.
+func startServer(tb testing.TB) (*airlockhttp.Server, *httptest.Server, *sqlite.DB) {
+	tb.Helper()
+	db := sqlite.NewDB(filepath.Join(tb.TempDir(), "airlock.db"))
+	if err := db.Open(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(tb), Store: db}}
+	hs := httptest.NewServer(s.Handler())
+	tb.Cleanup(hs.Close)
+	tb.Cleanup(s.Drain)
+	return s, hs, db
+}
+
+// makeToken stores a token (its ID its subject) and returns its secret.
+func makeToken(tb testing.TB, db *sqlite.DB, tok airlock.Token) string {
+	tb.Helper()
+	secret, h := airlock.NewTokenSecret()
+	tok.ID = tok.Subject()
+	if _, err := db.CreateToken(context.Background(), tok, h); err != nil {
+		tb.Fatal(err)
+	}
+	return secret
+}
+
 func newTestServer(t *testing.T) *testServer {
 	t.Helper()
-	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
-	if err := db.Open(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}}
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
-	t.Cleanup(s.Drain)
+	s, hs, db := startServer(t)
 	ts := &testServer{Server: s, URL: hs.URL, DB: db}
-	mk := func(tok airlock.Token) string {
-		secret, h := airlock.NewTokenSecret()
-		tok.ID = tok.Subject()
-		if _, err := db.CreateToken(context.Background(), tok, h); err != nil {
-			t.Fatal(err)
-		}
-		return secret
-	}
+	mk := func(tok airlock.Token) string { return makeToken(t, db, tok) }
 	ts.AgentSecret = mk(airlock.Token{Role: airlock.RoleAgent, Name: "agent-1", Agent: "agent-1"})
 	ts.BobSecret = mk(airlock.Token{Role: airlock.RoleReviewer, Name: "bob"})
 	ts.Agent = airlockhttp.NewClient(hs.URL, ts.AgentSecret)
