@@ -530,6 +530,27 @@ func (a Action) Hash() (Hash, error) {
 	return sha256.Sum256(b), nil
 }
 
+// effectDomain separates effect hashes from action hashes.
+const effectDomain = "airlock.effect.v1\x00"
+
+// EffectHash validates the action and returns the hash of what it would do,
+// whichever session of its agent asked and for whom: SHA-256 over a domain
+// prefix and the canonical JSON of agent, tool, args, cwd and hints (the
+// action hash without session_id and requested_by). Pending requests with
+// the same effect hash are the "identical requests" a reviewer may approve
+// together; identical actions within one session already share a request.
+func (a Action) EffectHash() (Hash, error) {
+	a.SessionID, a.RequestedBy = "", ""
+	if err := a.validateFields(); err != nil {
+		return Hash{}, err
+	}
+	b, err := a.appendCanonical([]byte(effectDomain))
+	if err != nil {
+		return Hash{}, cmp.Or(validateArgs(a.Args), error(Errorf(EINVALID, "args: %v", err)))
+	}
+	return sha256.Sum256(b), nil
+}
+
 // quickCheckArgs checks, in one pass over the bytes, what canonicalization
 // does not: one object at the top, nesting, and numbers whose canonical
 // form would change their value.

@@ -397,3 +397,44 @@ func TestReadableArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestEffectHash(t *testing.T) {
+	base := Action{Agent: "coder", Tool: "write_file", Args: json.RawMessage(`{"path":"a.txt","content":"hi"}`),
+		SessionID: "s1", RequestedBy: "carol", TraceID: "t1", CallID: "c1", Cwd: "/work"}
+	effect := func(a Action) Hash {
+		t.Helper()
+		h, err := a.EffectHash()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	want := effect(base)
+	if h, _ := base.Hash(); h == want {
+		t.Fatal("the effect hash equals the action hash")
+	}
+	same := base
+	same.SessionID, same.RequestedBy, same.TraceID, same.CallID = "s2", "dave", "t2", "c2"
+	same.Args = json.RawMessage(`{ "content": "hi", "path": "a.txt" }`)
+	if effect(same) != want {
+		t.Error("another session, requester, trace or key order changed the effect")
+	}
+	for name, change := range map[string]func(*Action){
+		"agent": func(a *Action) { a.Agent = "other" },
+		"tool":  func(a *Action) { a.Tool = "edit_file" },
+		"args":  func(a *Action) { a.Args = json.RawMessage(`{"path":"b.txt","content":"hi"}`) },
+		"cwd":   func(a *Action) { a.Cwd = "/tmp" },
+		"hints": func(a *Action) { a.Hints = &Hints{Tier: TierDestructive} },
+	} {
+		a := base
+		change(&a)
+		if effect(a) == want {
+			t.Errorf("another %s has the same effect", name)
+		}
+	}
+	bad := base
+	bad.Args = json.RawMessage(`{"a":1,"a":2}`)
+	if _, err := bad.EffectHash(); ErrorCode(err) != EINVALID {
+		t.Errorf("duplicate keys: %v, want EINVALID", err)
+	}
+}

@@ -78,6 +78,9 @@ type Approval struct {
 	// Action is the exact action to approve; its hash is ActionHash.
 	Action
 	ActionHash Hash `json:"action_hash"`
+	// EffectHash is Action.EffectHash, set by the store: requests with the
+	// same effect hash do the same thing for different sessions.
+	EffectHash Hash `json:"effect_hash,omitzero"`
 	// Class carries the "#needs-human" suffix when a needs-human tag applied.
 	Class      string     `json:"class"`
 	Tier       RiskTier   `json:"tier"`
@@ -412,8 +415,19 @@ type ApprovalFilter struct {
 	CreatedBefore time.Time
 	CreatedAfter  time.Time
 	ActionHash    Hash
+	EffectHash    Hash
+	// Search keeps the requests whose ID, agent, tool, class, trace or
+	// summary contains it, ignoring ASCII case.
+	Search string
 	// Oldest lists the oldest first; the default is newest first.
 	Oldest bool
+	// ByDeadline lists the request whose deadline comes first (the most
+	// urgent) first; it takes precedence over Oldest.
+	ByDeadline bool
+	// BySettled lists settled requests only, the most recently settled
+	// first (Oldest: the first settled first); it takes precedence over
+	// ByDeadline.
+	BySettled bool
 	// Cursor continues a listing where the previous page ended (NextCursor).
 	Cursor string
 	Limit  int

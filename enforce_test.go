@@ -384,9 +384,24 @@ func TestSweepEvery(t *testing.T) {
 	})
 }
 
+// heldWaits holds every WaitApproval's answer until release is closed, so
+// a test decides what has happened by the time the waiting caller runs again.
+type heldWaits struct {
+	airlock.Store
+	release chan struct{}
+}
+
+func (h heldWaits) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
+	ap, err := h.Store.WaitApproval(ctx, id)
+	<-h.release
+	return ap, err
+}
+
 func TestAskApprovedAsCallerLeaves(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e, db := newEnforcer(t)
+		held := heldWaits{Store: db, release: make(chan struct{})}
+		e.Store = held
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan airlock.Enforcement)
 		go func() { done <- e.Enforce(ctx, airlocktest.Action("deploy", "prod")) }()
@@ -396,6 +411,7 @@ func TestAskApprovedAsCallerLeaves(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel() // before the waiting caller has run again
+		close(held.release)
 		enf := <-done
 		if enf.Allowed || enf.Code != airlock.CodeCancelled {
 			t.Fatalf("approved as the caller left: %+v", enf)

@@ -172,13 +172,22 @@ type ChainReport struct {
 // OK reports whether the whole log verified.
 func (r ChainReport) OK() bool { return r.FirstBad == 0 }
 
-// EventFilter selects events of the audit log, in sequence order.
+// EventFilter selects events of the audit log, in sequence order (the
+// newest first with Newest).
 type EventFilter struct {
 	AfterSeq int64 // only events with a greater sequence number
-	Since    time.Time
-	Kind     string
-	Agent    string
-	TraceID  string
+	// BeforeSeq, when positive, keeps only events with a smaller sequence
+	// number: with Newest, it pages back through the log.
+	BeforeSeq int64
+	Since     time.Time
+	Kind      string
+	// KindPrefix keeps the events whose kind starts with it ("approval.").
+	KindPrefix string
+	Agent      string
+	TraceID    string
+	ApprovalID string
+	// Newest lists the newest events first.
+	Newest bool
 	// Limit caps the page; 0 means 100, and no store returns more than 1000.
 	Limit int
 }

@@ -155,6 +155,18 @@ func (p Preset) String() string {
 	return fmt.Sprintf("Preset(%d)", uint8(p))
 }
 
+// Meaning says, for people, what the preset does to an agent's actions.
+func (p Preset) Meaning() string {
+	switch p {
+	case PresetStandard:
+		return "write-tier and riskier actions ask unless a rule names their tool, class or command"
+	case PresetConservative:
+		return "write-tier and riskier actions always ask, even where a rule says auto"
+	default:
+		return "the rules alone decide"
+	}
+}
+
 // ParsePreset parses a preset name.
 func ParsePreset(s string) (Preset, error) {
 	for p, name := range presetNames {

@@ -83,6 +83,9 @@ func TestStore(t *testing.T, open Opener) {
 		{"GrantExpires", testGrantExpires},
 		{"FindApprovalsFilters", testFindFilters},
 		{"FindApprovalsPages", testFindPages},
+		{"FindApprovalsByDeadline", testFindByDeadline},
+		{"FindApprovalsBySettled", testFindBySettled},
+		{"EffectHash", testEffectHash},
 		{"WaitApprovalWakes", testWait},
 		{"WaitApprovalHonoursContext", testWaitContext},
 		{"TrustSummaries", testTrust},
@@ -331,6 +334,9 @@ func testEventsFilter(t *testing.T, s airlock.Store, clock *Clock) {
 		if i == 7 {
 			e.Kind, e.TraceID = "proposal", "trace-7"
 		}
+		if i == 3 {
+			e.ApprovalID = "request-3"
+		}
 		if _, err := s.Append(ctx(t), airlock.Record{Events: []airlock.Event{e}}); err != nil {
 			t.Fatal(err)
 		}
@@ -347,6 +353,13 @@ func testEventsFilter(t *testing.T, s airlock.Store, clock *Clock) {
 		{airlock.EventFilter{Kind: "proposal"}, []int64{8}},
 		{airlock.EventFilter{TraceID: "trace-7"}, []int64{8}},
 		{airlock.EventFilter{Since: start.Add(8 * time.Minute)}, []int64{9, 10}},
+		{airlock.EventFilter{ApprovalID: "request-3"}, []int64{4}},
+		{airlock.EventFilter{KindPrefix: "prop"}, []int64{8}},
+		{airlock.EventFilter{KindPrefix: "decision", Agent: "agent-1", Limit: 2}, []int64{2, 4}},
+		{airlock.EventFilter{Newest: true, Limit: 3}, []int64{10, 9, 8}},
+		{airlock.EventFilter{Newest: true, BeforeSeq: 5, Limit: 2}, []int64{4, 3}},
+		{airlock.EventFilter{Agent: "agent-1", Newest: true, BeforeSeq: 8}, []int64{6, 4, 2}},
+		{airlock.EventFilter{AfterSeq: 2, BeforeSeq: 5}, []int64{3, 4}},
 	} {
 		var got []int64
 		for _, e := range events(t, s, tt.f) {
@@ -724,6 +737,12 @@ func testFindFilters(t *testing.T, s airlock.Store, clock *Clock) {
 		{"older than", airlock.ApprovalFilter{CreatedBefore: b.Created}, []string{a.ID}},
 		{"newer than", airlock.ApprovalFilter{CreatedAfter: a.Created}, []string{c.ID, b.ID}},
 		{"hash", airlock.ApprovalFilter{ActionHash: b.ActionHash}, []string{b.ID}},
+		{"search the summary, any case", airlock.ApprovalFilter{Search: "TWO"}, []string{b.ID}},
+		{"search the class", airlock.ApprovalFilter{Search: "delete#need"}, []string{b.ID}},
+		{"search the ID", airlock.ApprovalFilter{Search: c.ID[len(c.ID)-12:]}, []string{c.ID}},
+		{"search with a filter", airlock.ApprovalFilter{Search: "fs.", Agent: "a"}, []string{c.ID, a.ID}},
+		{"search wildcards are literal", airlock.ApprovalFilter{Search: "%"}, nil},
+		{"search underscore is literal", airlock.ApprovalFilter{Search: "_"}, nil},
 	} {
 		if got := ids(tt.f); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
@@ -731,6 +750,128 @@ func testFindFilters(t *testing.T, s airlock.Store, clock *Clock) {
 	}
 	_, err := s.FindApprovals(ctx(t), airlock.ApprovalFilter{Cursor: "not-a-cursor"})
 	wantCode(t, err, airlock.EINVALID)
+}
+
+// pageThrough lists the IDs FindApprovals returns for f, following
+// NextCursor for at most pages pages.
+func pageThrough(t *testing.T, s airlock.Store, f airlock.ApprovalFilter, pages int) []string {
+	t.Helper()
+	var got []string
+	for n := 0; ; n++ {
+		if n > pages {
+			t.Fatal("paging does not end")
+		}
+		page, err := s.FindApprovals(ctx(t), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ap := range page.Approvals {
+			got = append(got, ap.ID)
+		}
+		if page.NextCursor == "" {
+			return got
+		}
+		f.Cursor = page.NextCursor
+	}
+}
+
+// The same action in another session is another request with the same
+// effect: the store records the effect hash and finds requests by it.
+func testEffectHash(t *testing.T, s airlock.Store, clock *Clock) {
+	a := mustRequest(t, s, NewApproval("a", "one", airlock.Ask, time.Hour), airlock.Record{})
+	same := NewApproval("a", "one", airlock.Ask, time.Hour)
+	same.SessionID, same.RequestedBy = "other-session", "someone-else"
+	same.ActionHash, _ = same.Action.Hash()
+	clock.Advance(time.Minute)
+	same = mustRequest(t, s, same, airlock.Record{})
+	other := mustRequest(t, s, NewApproval("b", "one", airlock.Ask, time.Hour), airlock.Record{})
+	if same.ID == a.ID || same.ActionHash == a.ActionHash {
+		t.Fatal("a session change joined the first request")
+	}
+	want, err := a.Action.EffectHash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.EffectHash != want || same.EffectHash != want || other.EffectHash == want || want == a.ActionHash {
+		t.Fatalf("effect hashes %s, %s and %s; want the first two %s", a.EffectHash, same.EffectHash, other.EffectHash, want)
+	}
+	if got, err := s.Approval(ctx(t), a.ID); err != nil || got.EffectHash != want {
+		t.Fatalf("stored effect hash %s (%v), want %s", got.EffectHash, err, want)
+	}
+	page, err := s.FindApprovals(ctx(t), airlock.ApprovalFilter{EffectHash: want, Oldest: true})
+	if err != nil || len(page.Approvals) != 2 || page.Approvals[0].ID != a.ID || page.Approvals[1].ID != same.ID {
+		t.Fatalf("find by effect: %+v %v", page.Approvals, err)
+	}
+}
+
+func testFindByDeadline(t *testing.T, s airlock.Store, clock *Clock) {
+	var aps []airlock.Approval
+	for i, h := range []int{5, 1, 3, 1, 2, 4} {
+		ap := mustRequest(t, s, NewApproval("a", fmt.Sprint("job ", i), airlock.Ask, time.Duration(h)*time.Hour), airlock.Record{})
+		aps = append(aps, ap)
+		clock.Advance(time.Second)
+	}
+	if _, err := s.ResolveApproval(ctx(t), Approve(aps[5])); err != nil {
+		t.Fatal(err)
+	}
+	// Expiring first: 1h (the older), 1h, 2h, 3h, 5h; the settled one is not pending.
+	want := []string{aps[1].ID, aps[3].ID, aps[4].ID, aps[2].ID, aps[0].ID}
+	got := pageThrough(t, s, airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}, ByDeadline: true, Limit: 2}, 3)
+	if !slices.Equal(got, want) {
+		t.Errorf("by deadline: got %v, want %v", got, want)
+	}
+	for _, bad := range []string{aps[0].ID, "12.not-a-uuid", "soon." + aps[0].ID} {
+		_, err := s.FindApprovals(ctx(t), airlock.ApprovalFilter{ByDeadline: true, Cursor: bad})
+		wantCode(t, err, airlock.EINVALID)
+	}
+}
+
+// The history lists requests by when they were settled, however settled,
+// not by when they were asked.
+func testFindBySettled(t *testing.T, s airlock.Store, clock *Clock) {
+	var aps []airlock.Approval
+	for i := range 5 {
+		aps = append(aps, mustRequest(t, s, NewApproval("a", fmt.Sprint("job ", i), airlock.Ask, time.Hour), airlock.Record{}))
+		clock.Advance(time.Second)
+	}
+	// Settled in the order 3, 0, 4 (two at the same instant), 1; 2 waits.
+	if _, err := s.ResolveApproval(ctx(t), Approve(aps[3])); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if _, err := s.CancelApproval(ctx(t), aps[0].ID, "", "withdrawn", airlock.SurfaceCLI); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if _, err := s.ResolveApproval(ctx(t), Approve(aps[4])); err != nil {
+		t.Fatal(err)
+	}
+	reject := Approve(aps[1])
+	reject.Status, reject.Reason = airlock.StatusRejected, "no"
+	if _, err := s.ResolveApproval(ctx(t), reject); err != nil {
+		t.Fatal(err)
+	}
+	// At the same instant, the greater ID (the later request) first.
+	newest := []string{aps[4].ID, aps[1].ID, aps[0].ID, aps[3].ID}
+	got := pageThrough(t, s, airlock.ApprovalFilter{BySettled: true, Limit: 1}, 5)
+	if !slices.Equal(got, newest) {
+		t.Errorf("by settled: got %v, want %v", got, newest)
+	}
+	oldest := slices.Clone(newest)
+	slices.Reverse(oldest)
+	if got := pageThrough(t, s, airlock.ApprovalFilter{BySettled: true, Oldest: true, Limit: 3}, 2); !slices.Equal(got, oldest) {
+		t.Errorf("by settled, oldest first: got %v, want %v", got, oldest)
+	}
+	// It takes precedence over the deadline, and other filters still hold.
+	approved := pageThrough(t, s, airlock.ApprovalFilter{BySettled: true, ByDeadline: true,
+		Status: []airlock.ApprovalStatus{airlock.StatusApproved, airlock.StatusPending}, Limit: 1}, 3)
+	if want := []string{aps[4].ID, aps[3].ID}; !slices.Equal(approved, want) {
+		t.Errorf("approved, by settled: got %v, want %v", approved, want)
+	}
+	for _, bad := range []string{aps[0].ID, "12.not-a-uuid", "soon." + aps[0].ID} {
+		_, err := s.FindApprovals(ctx(t), airlock.ApprovalFilter{BySettled: true, Cursor: bad})
+		wantCode(t, err, airlock.EINVALID)
+	}
 }
 
 func testFindPages(t *testing.T, s airlock.Store, clock *Clock) {
@@ -743,24 +884,7 @@ func testFindPages(t *testing.T, s airlock.Store, clock *Clock) {
 		}
 	}
 	slices.Reverse(want)
-	var got []string
-	f := airlock.ApprovalFilter{Limit: 10}
-	for pages := 0; ; pages++ {
-		if pages > 3 {
-			t.Fatal("paging does not end")
-		}
-		page, err := s.FindApprovals(ctx(t), f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ap := range page.Approvals {
-			got = append(got, ap.ID)
-		}
-		if page.NextCursor == "" {
-			break
-		}
-		f.Cursor = page.NextCursor
-	}
+	got := pageThrough(t, s, airlock.ApprovalFilter{Limit: 10}, 3)
 	if !slices.Equal(got, want) {
 		t.Fatalf("paged through %d requests in order %v, want %v", len(got), got, want)
 	}

@@ -496,6 +496,8 @@ func TestApprovalListing(t *testing.T) {
 		{"rejected", airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusRejected}}, []string{ids[1]}},
 		{"pending or rejected", airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending, airlock.StatusRejected}}, rev},
 		{"tool", airlock.ApprovalFilter{Tool: "propose"}, []string{ids[5]}},
+		{"search", airlock.ApprovalFilter{Search: "PROPOSE"}, []string{ids[5]}},
+		{"settled, the last settled first", airlock.ApprovalFilter{BySettled: true}, []string{ids[1]}},
 		{"agent", airlock.ApprovalFilter{Agent: "agent-1"}, rev},
 		{"other agent", airlock.ApprovalFilter{Agent: "agent-2"}, nil},
 		{"action hash", airlock.ApprovalFilter{ActionHash: hashes[ids[3]]}, []string{ids[3]}},
@@ -672,6 +674,35 @@ func TestEventsPaging(t *testing.T) {
 			t.Errorf("limit %d: paged %v, want %v", limit, got, seqs)
 		}
 	}
+	// Newest first, paging back with next_before.
+	var back []int64
+	f := airlock.EventFilter{Newest: true, Limit: 3}
+	for pages := 0; ; pages++ {
+		if pages > len(want) {
+			t.Fatal("paging back does not end")
+		}
+		page, err := ts.Bob.Events(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Events {
+			back = append(back, e.Seq)
+		}
+		if page.NextAfter != 0 {
+			t.Fatalf("a newest-first page has next_after %d", page.NextAfter)
+		}
+		if page.NextBefore == 0 {
+			break
+		}
+		f.BeforeSeq = page.NextBefore
+	}
+	var seqs []int64
+	for i := len(want) - 1; i >= 0; i-- {
+		seqs = append(seqs, want[i].Seq)
+	}
+	if !slices.Equal(back, seqs) {
+		t.Errorf("newest first: paged %v, want %v", back, seqs)
+	}
 	// Filters.
 	page, err := ts.Bob.Events(ctx, airlock.EventFilter{Kind: airlock.EventDecision})
 	if err != nil {
@@ -687,6 +718,15 @@ func TestEventsPaging(t *testing.T) {
 	// The chain verifies.
 	if r, err := ts.Bob.Verify(ctx); err != nil || !r.OK() || r.HeadSeq != want[len(want)-1].Seq {
 		t.Errorf("verify: %+v %v", r, err)
+	}
+	// One request's events.
+	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "x"), 0)
+	if err != nil || enf.Approval == nil {
+		t.Fatalf("check: %+v %v", enf, err)
+	}
+	page, err = ts.Bob.Events(ctx, airlock.EventFilter{ApprovalID: enf.Approval.ID})
+	if err != nil || len(page.Events) != 2 || page.Events[0].Kind != airlock.EventApprovalRequested || page.Events[1].Kind != airlock.EventDecision {
+		t.Errorf("the request's events: %+v %v", page.Events, err)
 	}
 }
 
@@ -980,6 +1020,39 @@ func TestPolicyAndExplain(t *testing.T) {
 	before.unchanged(t, ts)
 }
 
+// The effective policy over the API is the gate's, for any agent to
+// people and for its own agent to an agent token.
+func TestEffectivePolicyAPI(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := t.Context()
+	want := ts.Enforcer.Gate.EffectivePolicy("agent-1")
+	for name, get := range map[string]func() (airlock.EffectivePolicy, error){
+		"reviewer":             func() (airlock.EffectivePolicy, error) { return ts.Bob.EffectivePolicy(ctx, "agent-1") },
+		"admin":                func() (airlock.EffectivePolicy, error) { return ts.Admin.EffectivePolicy(ctx, "agent-1") },
+		"agent, naming itself": func() (airlock.EffectivePolicy, error) { return ts.Agent.EffectivePolicy(ctx, "agent-1") },
+		"agent, naming no one": func() (airlock.EffectivePolicy, error) { return ts.Agent.EffectivePolicy(ctx, "") },
+	} {
+		got, err := get()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.Explain() != want.Explain() {
+			t.Errorf("%s got:\n%s\nwant:\n%s", name, got.Explain(), want.Explain())
+		}
+	}
+	if len(want.Layers) != 1 || len(want.Layers[0].Rules) == 0 {
+		t.Fatalf("the test policy's effective policy is empty: %+v", want)
+	}
+
+	before := takeSnapshot(t, ts)
+	resp := ts.do(t, "GET", "/v1/policy/effective", ts.BobSecret, "", nil)
+	if p := resp.problem(t, http.StatusBadRequest, airlock.EINVALID); !strings.Contains(p.Detail, "agent is required") {
+		t.Errorf("without an agent: %q", p.Detail)
+	}
+	// Reading the policy records nothing.
+	before.unchanged(t, ts)
+}
+
 func TestTokens(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
@@ -1177,6 +1250,7 @@ func TestOpenAPI(t *testing.T) {
 		"GET /v1/audit/verify",
 		"GET /v1/trust",
 		"GET /v1/policy",
+		"GET /v1/policy/effective",
 		"POST /v1/policy/explain",
 		"POST /v1/tokens",
 		"GET /v1/tokens",

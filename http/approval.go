@@ -18,7 +18,10 @@ type listApprovalsInput struct {
 	CreatedBefore string `query:"created_before" doc:"RFC 3339 time." example:"2026-11-22T09:00:00Z"`
 	CreatedAfter  string `query:"created_after" doc:"RFC 3339 time."`
 	ActionHash    string `query:"action_hash"`
+	Search        string `query:"search" maxLength:"200" doc:"Only requests whose ID, agent, tool, class, trace or summary contains this, ignoring ASCII case."`
 	Oldest        bool   `query:"oldest" doc:"Oldest first; the default is newest first."`
+	ByDeadline    bool   `query:"by_deadline" doc:"The request whose deadline comes first, first (the most urgent); overrides oldest."`
+	BySettled     bool   `query:"by_settled" doc:"Settled requests only, the most recently settled first (with oldest: the first settled first); overrides by_deadline."`
 	Cursor        string `query:"cursor" doc:"next_cursor of the previous page."`
 	Limit         int    `query:"limit" minimum:"0" maximum:"1000" doc:"Page size, 100 by default."`
 }
@@ -32,7 +35,8 @@ func (s *Server) listApprovals(ctx context.Context, in *listApprovalsInput) (*ap
 	if err != nil {
 		return nil, err
 	}
-	f := airlock.ApprovalFilter{Class: in.Class, Tool: in.Tool, Oldest: in.Oldest, Cursor: in.Cursor, Limit: in.Limit}
+	f := airlock.ApprovalFilter{Class: in.Class, Tool: in.Tool, Search: in.Search, Oldest: in.Oldest, ByDeadline: in.ByDeadline,
+		BySettled: in.BySettled, Cursor: in.Cursor, Limit: in.Limit}
 	if f.Agent, err = s.scopeAgent(ctx, t, in.Agent, "approval requests"); err != nil {
 		return nil, err
 	}

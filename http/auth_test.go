@@ -261,6 +261,7 @@ func TestAgentSeesOnlyItsOwn(t *testing.T) {
 		{"list with agent=agent-2", "GET", "/v1/approvals?agent=agent-2", nil, 403, airlock.EUNAUTHORIZED},
 		{"events with agent=agent-2", "GET", "/v1/events?agent=agent-2", nil, 403, airlock.EUNAUTHORIZED},
 		{"trust with agent=agent-2", "GET", "/v1/trust?agent=agent-2", nil, 403, airlock.EUNAUTHORIZED},
+		{"effective policy of agent-2", "GET", "/v1/policy/effective?agent=agent-2", nil, 403, airlock.EUNAUTHORIZED},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := takeSnapshot(t, ts)

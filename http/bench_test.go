@@ -330,25 +330,20 @@ func benchPerSec(n int, d time.Duration) float64 {
 
 // BenchmarkHTTPBareHop32 is the anchor alone: 32 clients share b.N
 // requests to the bare hop.
-func BenchmarkHTTPBareHop32(b *testing.B) {
-	env := newBenchEnv(b)
-	lat := make([]time.Duration, b.N)
-	b.ResetTimer()
-	elapsed := env.hop32(b, 0, lat)
-	b.StopTimer()
-	b.ReportMetric(benchPerSec(b.N, elapsed), "req/s")
-	reportP50P99(b, lat, "")
-	b.ReportMetric(float64(env.Answer), "answer-B")
-}
+func BenchmarkHTTPBareHop32(b *testing.B) { benchAlone(b, (*benchEnv).hop32) }
 
 // BenchmarkHTTPCheckAuto32 is 32 clients sharing b.N auto checks (POST
 // /v1/check, read_file with a distinct path each), each answered once its
 // decision is durable.
-func BenchmarkHTTPCheckAuto32(b *testing.B) {
+func BenchmarkHTTPCheckAuto32(b *testing.B) { benchAlone(b, (*benchEnv).checks32) }
+
+// benchAlone runs b.N requests of one kind by 32 clients and reports their
+// rate and latencies.
+func benchAlone(b *testing.B, run func(env *benchEnv, b *testing.B, first int, lat []time.Duration) time.Duration) {
 	env := newBenchEnv(b)
 	lat := make([]time.Duration, b.N)
 	b.ResetTimer()
-	elapsed := env.checks32(b, 0, lat)
+	elapsed := run(env, b, 0, lat)
 	b.StopTimer()
 	b.ReportMetric(benchPerSec(b.N, elapsed), "req/s")
 	reportP50P99(b, lat, "")

@@ -187,6 +187,7 @@ func (c *Client) Approvals(ctx context.Context, f airlock.ApprovalFilter) (airlo
 	set(q, "class", f.Class)
 	set(q, "tool", f.Tool)
 	set(q, "cursor", f.Cursor)
+	set(q, "search", f.Search)
 	if len(f.Status) > 0 {
 		s := make([]string, len(f.Status))
 		for i, st := range f.Status {
@@ -208,6 +209,12 @@ func (c *Client) Approvals(ctx context.Context, f airlock.ApprovalFilter) (airlo
 	}
 	if f.Oldest {
 		q.Set("oldest", "true")
+	}
+	if f.ByDeadline {
+		q.Set("by_deadline", "true")
+	}
+	if f.BySettled {
+		q.Set("by_settled", "true")
 	}
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
@@ -273,6 +280,13 @@ func (c *Client) Events(ctx context.Context, f airlock.EventFilter) (EventPage, 
 	set(q, "kind", f.Kind)
 	set(q, "agent", f.Agent)
 	set(q, "trace", f.TraceID)
+	set(q, "approval", f.ApprovalID)
+	if f.BeforeSeq > 0 {
+		q.Set("before", strconv.FormatInt(f.BeforeSeq, 10))
+	}
+	if f.Newest {
+		q.Set("newest", "true")
+	}
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	}
@@ -400,6 +414,16 @@ func (c *Client) Policy(ctx context.Context) (PolicyStack, error) {
 	var p PolicyStack
 	err := c.do(ctx, "GET", "/v1/policy", nil, nil, &p)
 	return p, err
+}
+
+// EffectivePolicy returns what the policy in force can apply to the
+// agent's actions. With an agent token, agent may be "" for its own.
+func (c *Client) EffectivePolicy(ctx context.Context, agent string) (airlock.EffectivePolicy, error) {
+	q := url.Values{}
+	set(q, "agent", agent)
+	var ep airlock.EffectivePolicy
+	err := c.do(ctx, "GET", "/v1/policy/effective", q, nil, &ep)
+	return ep, err
 }
 
 // Explain decides the action against the live policy; nothing is recorded.

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -18,12 +17,15 @@ import (
 )
 
 type listEventsInput struct {
-	After int64  `query:"after" minimum:"0" doc:"Only events after this sequence number (the previous page's next_after)."`
-	Since string `query:"since" doc:"Only events at or after this RFC 3339 time."`
-	Kind  string `query:"kind" doc:"Only this kind: decision, approval.resolved, ..." example:"decision"`
-	Agent string `query:"agent" doc:"Only this agent's events (an agent token sees only its own)."`
-	Trace string `query:"trace" doc:"Only this trace."`
-	Limit int    `query:"limit" minimum:"0" maximum:"1000" doc:"Page size, 100 by default."`
+	After    int64  `query:"after" minimum:"0" doc:"Only events after this sequence number (the previous page's next_after)."`
+	Since    string `query:"since" doc:"Only events at or after this RFC 3339 time."`
+	Kind     string `query:"kind" doc:"Only this kind: decision, approval.resolved, ..." example:"decision"`
+	Agent    string `query:"agent" doc:"Only this agent's events (an agent token sees only its own)."`
+	Trace    string `query:"trace" doc:"Only this trace."`
+	Approval string `query:"approval" doc:"Only the events of this approval request."`
+	Before   int64  `query:"before" minimum:"0" doc:"Only events before this sequence number (with newest, the previous page's next_before)."`
+	Newest   bool   `query:"newest" doc:"Newest first; the default is oldest first."`
+	Limit    int    `query:"limit" minimum:"0" maximum:"1000" doc:"Page size, 100 by default."`
 }
 
 // EventPage is one page of the audit log.
@@ -31,6 +33,9 @@ type EventPage struct {
 	Events []airlock.Event `json:"events"`
 	// NextAfter continues the listing (as after); 0 on the last page.
 	NextAfter int64 `json:"next_after,omitempty"`
+	// NextBefore continues a newest-first listing (as before); 0 on the
+	// last page.
+	NextBefore int64 `json:"next_before,omitempty"`
 	// Head is the sequence number of the log's last event.
 	Head int64 `json:"head"`
 }
@@ -44,7 +49,8 @@ func (s *Server) listEvents(ctx context.Context, in *listEventsInput) (*eventPag
 	if err != nil {
 		return nil, err
 	}
-	f := airlock.EventFilter{AfterSeq: in.After, Kind: in.Kind, TraceID: in.Trace, Limit: in.Limit}
+	f := airlock.EventFilter{AfterSeq: in.After, BeforeSeq: in.Before, Kind: in.Kind, TraceID: in.Trace,
+		ApprovalID: in.Approval, Newest: in.Newest, Limit: in.Limit}
 	if f.Agent, err = s.scopeAgent(ctx, t, in.Agent, "audit events"); err != nil {
 		return nil, err
 	}
@@ -64,7 +70,11 @@ func (s *Server) listEvents(ctx context.Context, in *listEventsInput) (*eventPag
 		page.Events = []airlock.Event{}
 	}
 	if len(evs) == airlock.PageSize(in.Limit) {
-		page.NextAfter = evs[len(evs)-1].Seq
+		if in.Newest {
+			page.NextBefore = evs[len(evs)-1].Seq
+		} else {
+			page.NextAfter = evs[len(evs)-1].Seq
+		}
 	}
 	return &eventPageOutput{Body: page}, nil
 }
@@ -147,7 +157,15 @@ func (s *Server) stream(ctx context.Context, t *airlock.Token, after int64, agen
 		if !s.stillLive(ctx, t, secret) {
 			return
 		}
-		evs, err := s.store().Events(ctx, airlock.EventFilter{AfterSeq: after, Limit: airlock.MaxPageSize})
+		// The store filters (so that other events' payloads are not read),
+		// up to the head read first, so that the stream moves past the
+		// events that do not match.
+		head, err := s.store().Head(ctx)
+		var evs []airlock.Event
+		if err == nil {
+			evs, err = s.store().Events(ctx, airlock.EventFilter{AfterSeq: after, BeforeSeq: head + 1, Agent: agent,
+				KindPrefix: kind, Limit: airlock.MaxPageSize})
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				s.logger().Warn("event stream", "err", err)
@@ -157,9 +175,6 @@ func (s *Server) stream(ctx context.Context, t *airlock.Token, after int64, agen
 		buf.Reset()
 		for _, e := range evs {
 			after = e.Seq
-			if (agent != "" && e.Agent != agent) || (kind != "" && !strings.HasPrefix(e.Kind, kind)) {
-				continue
-			}
 			data, err := json.Marshal(e)
 			if err != nil {
 				s.logger().Error("event stream: encode event", "seq", e.Seq, "err", err)
@@ -176,6 +191,7 @@ func (s *Server) stream(ctx context.Context, t *airlock.Token, after int64, agen
 		if len(evs) == airlock.MaxPageSize {
 			continue
 		}
+		after = max(after, head)
 		wctx, wcancel := context.WithTimeout(ctx, heartbeat)
 		err = s.store().WaitEvents(wctx, after)
 		wcancel()

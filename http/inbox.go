@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,7 @@ type inbox struct {
 	assets   map[string]inboxAsset // by name
 	sessions sessions
 	csrf     *http.CrossOriginProtection
+	chain    chainCheck
 }
 
 type inboxAsset struct {
@@ -71,13 +73,24 @@ func (s *Server) mountInbox(mux *http.ServeMux) {
 	mux.Handle("POST /inbox/signin", post(in.signin))
 	mux.Handle("POST /inbox/signout", post(in.signout))
 
-	mux.HandleFunc("GET /inbox", in.withSession(in.list))
-	mux.HandleFunc("GET /inbox/{$}", in.withSession(in.list))
-	mux.HandleFunc("GET /inbox/list", in.withSession(in.listRows))
+	for _, l := range []listView{inboxView, historyView} {
+		mux.HandleFunc("GET "+l.path, in.withSession(in.lister(l, false)))
+		mux.HandleFunc("GET "+l.path+"/list", in.withSession(in.lister(l, true)))
+	}
+	mux.HandleFunc("GET /inbox/{$}", in.withSession(in.lister(inboxView, false)))
+	mux.HandleFunc("GET /inbox/next", in.withSession(in.next))
 	mux.HandleFunc("GET /inbox/events", in.withSession(in.events))
 	mux.HandleFunc("GET /inbox/approvals/{id}", in.withSession(in.detail))
+	mux.HandleFunc("GET /inbox/approvals/{id}/decide", in.withSession(in.decide))
 	mux.Handle("POST /inbox/approvals/{id}/approve", post(in.withSession(in.resolve(airlock.StatusApproved))))
 	mux.Handle("POST /inbox/approvals/{id}/reject", post(in.withSession(in.resolve(airlock.StatusRejected))))
+	mux.Handle("POST /inbox/batch/approve", post(in.withSession(in.batchApprove)))
+
+	mux.HandleFunc("GET /inbox/audit", in.withSession(in.audit))
+	mux.HandleFunc("GET /inbox/audit/{seq}", in.withSession(in.event))
+
+	mux.HandleFunc("GET /inbox/agents", in.withSession(in.agents))
+	mux.HandleFunc("GET /inbox/agents/{agent}", in.withSession(in.agent))
 
 	mux.HandleFunc("GET /inbox/assets/{hash}/{name}", in.asset)
 }
@@ -113,14 +126,16 @@ func newInbox(s *Server) *inbox {
 			}
 			return "/inbox/assets/" + a.hash + "/" + name, nil
 		},
-		"vis":      func(s string) []Segment { return visible(s, false) },
-		"visLines": func(s string) []Segment { return visible(s, true) },
-		"rfc3339":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"since":    func(t time.Time) string { return shortDur(time.Since(t)) },
-		"left":     timeLeft,
+		"show":      func(s string) template.HTML { return show(s, false) },
+		"showLines": func(s string) template.HTML { return show(s, true) },
+		"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"since":     func(t time.Time) string { return shortDur(time.Since(t)) },
+		"left":      timeLeft,
+		"inc":       func(i int) int { return i + 1 },
+		"roundDur":  roundDur,
 	}
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/parts.html"))
-	for _, page := range []string{"signin", "inbox", "detail", "error"} {
+	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch"} {
 		in.pages[page] = template.Must(template.Must(base.Clone()).ParseFS(webFS, "web/"+page+".html"))
 	}
 	in.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -147,14 +162,26 @@ type Base struct {
 	// Who is the signed-in person, "" on the sign-in page.
 	Who  string
 	Role airlock.Role
+	// Section is the navigation entry the page belongs to.
+	Section string
 }
 
 func baseFor(r *http.Request, title string) Base {
-	b := Base{Title: title}
+	b := Base{Title: title, Section: sectionOf(r.URL.Path)}
 	if si := sessionFrom(r.Context()); si != nil {
 		b.Who, b.Role = si.token.Name, si.token.Role
 	}
 	return b
+}
+
+// sectionOf names the navigation entry of an inbox path.
+func sectionOf(p string) string {
+	for _, s := range []string{"history", "audit", "agents"} {
+		if p == "/inbox/"+s || strings.HasPrefix(p, "/inbox/"+s+"/") {
+			return s
+		}
+	}
+	return "inbox"
 }
 
 // render executes a page into a buffer first, so that a template error is
@@ -214,31 +241,67 @@ type InboxFilter struct {
 	Agent   string
 	Class   string
 	MinTier string // "" for any
-	Status  string // "" for pending, "any" for every status
-	Oldest  bool
-	Cursor  string
+	// Status is "" for pending, "settled" for every settled status, "any"
+	// for every status, or one status.
+	Status string
+	// Search looks in the request's ID, agent, tool, class, trace and
+	// summary.
+	Search string
+	// Order is "" or "newest" (newest first), "urgent" (the first deadline
+	// first), "oldest", or "settled" (settled requests only, the last
+	// settled first).
+	Order  string
+	Cursor string
+}
+
+// orderOption is an order as the form offers it.
+type orderOption struct{ Value, Label string }
+
+// The orders of the inbox and of the history.
+var (
+	inboxOrders   = []orderOption{{"", "newest first"}, {"urgent", "most urgent first"}, {"oldest", "oldest first"}}
+	historyOrders = []orderOption{{"settled", "last settled first"}, {"newest", "newest request first"}, {"oldest", "oldest request first"}}
+)
+
+// settled are the statuses of a request that no longer waits.
+var settled = []airlock.ApprovalStatus{airlock.StatusApproved, airlock.StatusRejected, airlock.StatusExpired, airlock.StatusCancelled}
+
+// settledOnly reports whether the status filter leaves pending requests out.
+func settledOnly(status string) bool {
+	return status == "settled" || slices.Contains(settled, airlock.ApprovalStatus(status))
 }
 
 // Query encodes the filter for a link; with cursor, for that page.
 func (f InboxFilter) Query(cursor string) string {
 	q := url.Values{}
-	for k, v := range map[string]string{"agent": f.Agent, "class": f.Class, "min_tier": f.MinTier, "status": f.Status, "cursor": cursor} {
+	for k, v := range map[string]string{"agent": f.Agent, "class": f.Class, "min_tier": f.MinTier, "status": f.Status,
+		"q": f.Search, "order": f.Order, "cursor": cursor} {
 		if v != "" {
 			q.Set(k, v)
 		}
-	}
-	if f.Oldest {
-		q.Set("oldest", "1")
 	}
 	return q.Encode()
 }
 
 // store translates the filter for FindApprovals.
 func (f InboxFilter) store() (airlock.ApprovalFilter, error) {
-	af := airlock.ApprovalFilter{Agent: f.Agent, Class: f.Class, Oldest: f.Oldest, Cursor: f.Cursor, Limit: inboxPageSize}
+	af := airlock.ApprovalFilter{Agent: f.Agent, Class: f.Class, Search: f.Search, Cursor: f.Cursor, Limit: inboxPageSize}
+	switch f.Order {
+	case "", "newest":
+	case "urgent":
+		af.ByDeadline = true
+	case "oldest":
+		af.Oldest = true
+	case "settled":
+		af.BySettled = true
+	default:
+		return af, airlock.Errorf(airlock.EINVALID, "unknown order %q: use newest, urgent, oldest or settled", f.Order)
+	}
 	switch f.Status {
 	case "":
 		af.Status = []airlock.ApprovalStatus{airlock.StatusPending}
+	case "settled":
+		af.Status = settled
 	case "any":
 	default:
 		st, err := airlock.ParseApprovalStatus(f.Status)
@@ -257,20 +320,27 @@ func (f InboxFilter) store() (airlock.ApprovalFilter, error) {
 	return af, nil
 }
 
+// maxSearch bounds the search text.
+const maxSearch = 200
+
 func filterFrom(r *http.Request) InboxFilter {
 	q := r.URL.Query()
-	oldest, _ := strconv.ParseBool(q.Get("oldest"))
-	return InboxFilter{
-		Agent: strings.TrimSpace(q.Get("agent")), Class: strings.TrimSpace(q.Get("class")),
-		MinTier: q.Get("min_tier"), Status: q.Get("status"), Oldest: oldest, Cursor: q.Get("cursor"),
+	f := InboxFilter{
+		Agent: strings.TrimSpace(q.Get("agent")), Class: strings.TrimSpace(q.Get("class")), MinTier: q.Get("min_tier"),
+		Status: q.Get("status"), Search: strings.TrimSpace(q.Get("q")), Order: q.Get("order"), Cursor: q.Get("cursor"),
 	}
+	return f
 }
 
-// InboxPage is the list of requests.
+// InboxPage is a list of requests: the inbox (pending) or the history
+// (settled).
 type InboxPage struct {
 	Base
-	Filter    InboxFilter
-	Approvals []airlock.Approval
+	// Path is the page's own address: /inbox or /inbox/history.
+	Path    string
+	Heading string
+	Filter  InboxFilter
+	Rows    []InboxRow
 	// NextCursor continues the listing, "" on the last page.
 	NextCursor string
 	// After is the audit log's head when the page was read: the live
@@ -279,17 +349,57 @@ type InboxPage struct {
 	Error    string
 	Tiers    []airlock.RiskTier
 	Statuses []airlock.ApprovalStatus
+	Orders   []orderOption
+}
+
+// InboxRow is one request in a list, ready to show: text already escaped
+// (with hidden characters marked) and times already written, because a
+// template call per value costs more than the value and a page shows 50
+// rows.
+type InboxRow struct {
+	ID                                              string
+	Agent, Tool, Class, Summary, ResolvedBy, Reason template.HTML
+	Tier                                            airlock.RiskTier
+	NeedsHuman, IsGrant                             bool
+	Status                                          airlock.ApprovalStatus
+	Surface                                         airlock.Surface
+	// Created, Expires and ResolvedAt are RFC 3339 ("" for none); Waiting
+	// and Left are how long it has waited and may still wait.
+	Created, Expires, ResolvedAt string
+	Waiting, Left                string
+	// Identical counts the requests on this page (this one included) that
+	// would have the same effect; more than one can be approved together.
+	Identical int
+}
+
+func newRow(ap *airlock.Approval, now time.Time) InboxRow {
+	row := InboxRow{
+		ID: ap.ID, Agent: show(ap.Agent, false), Tool: show(ap.Tool, false), Class: show(ap.Class, false),
+		Summary: show(ap.Summary, false), ResolvedBy: show(ap.ResolvedBy, false), Reason: show(ap.Reason, false),
+		Tier: ap.Tier, NeedsHuman: ap.NeedsHuman, IsGrant: ap.IsGrant(), Status: ap.Status, Surface: ap.Surface,
+		Created: rfc3339(ap.Created), Expires: rfc3339(ap.Expires), ResolvedAt: rfc3339(ap.ResolvedAt),
+		Waiting: shortDur(now.Sub(ap.Created)), Left: timeLeft(ap.Expires),
+	}
+	return row
+}
+
+// rfc3339 writes t in UTC, "" for the zero time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // ListURL is where the list region re-fetches itself.
-func (p *InboxPage) ListURL() string { return "/inbox/list?" + p.Filter.Query(p.Filter.Cursor) }
+func (p *InboxPage) ListURL() string { return p.Path + "/list?" + p.Filter.Query(p.Filter.Cursor) }
 
 // NextURL is the next page's address, "" on the last page.
 func (p *InboxPage) NextURL() string {
 	if p.NextCursor == "" {
 		return ""
 	}
-	return "/inbox?" + p.Filter.Query(p.NextCursor)
+	return p.Path + "?" + p.Filter.Query(p.NextCursor)
 }
 
 // EventsURL is the live stream's address.
@@ -297,9 +407,39 @@ func (p *InboxPage) EventsURL() string {
 	return "/inbox/events?after=" + strconv.FormatInt(p.After, 10)
 }
 
-func (in *inbox) inboxPage(r *http.Request) (*InboxPage, int) {
-	p := &InboxPage{Base: baseFor(r, "Inbox"), Filter: filterFrom(r), Tiers: airlock.Tiers(),
-		Statuses: []airlock.ApprovalStatus{airlock.StatusPending, airlock.StatusApproved, airlock.StatusRejected, airlock.StatusExpired, airlock.StatusCancelled}}
+// listView is one of the lists of requests: where it is, its heading, the
+// status it shows unless the filter names one ("" for pending), the orders
+// it offers and the one it lists settled requests in unless the filter
+// names one.
+type listView struct {
+	path, heading, status string
+	orders                []orderOption
+	settledOrder          string
+}
+
+var (
+	inboxView   = listView{"/inbox", "Requests", "", inboxOrders, ""}
+	historyView = listView{"/inbox/history", "History", "settled", historyOrders, "settled"}
+)
+
+// listPage reads one page of requests for the list v.
+func (in *inbox) listPage(r *http.Request, v listView) (*InboxPage, int) {
+	p := &InboxPage{Base: baseFor(r, v.heading), Path: v.path, Heading: v.heading, Filter: filterFrom(r), Tiers: airlock.Tiers(),
+		Statuses: append([]airlock.ApprovalStatus{airlock.StatusPending}, settled...), Orders: v.orders}
+	if p.Filter.Status == "" {
+		p.Filter.Status = v.status
+	}
+	if p.Filter.Order == "" && v.settledOrder != "" {
+		// Pending requests have not been settled: with them, newest first.
+		p.Filter.Order = "newest"
+		if settledOnly(p.Filter.Status) {
+			p.Filter.Order = v.settledOrder
+		}
+	}
+	if utf8.RuneCountInString(p.Filter.Search) > maxSearch {
+		p.Error = fmt.Sprintf("The search may hold at most %d characters.", maxSearch)
+		return p, http.StatusBadRequest
+	}
 	f, err := p.Filter.store()
 	if err != nil {
 		p.Error = airlock.ErrorMessage(err)
@@ -314,8 +454,30 @@ func (in *inbox) inboxPage(r *http.Request) (*InboxPage, int) {
 	if err != nil {
 		return in.storeError(p, err)
 	}
-	p.Approvals, p.NextCursor = page.Approvals, page.NextCursor
+	p.Rows, p.NextCursor = rowsOf(page.Approvals, principalFrom(ctx).Reviewer()), page.NextCursor
 	return p, http.StatusOK
+}
+
+// rowsOf prepares the rows of a list and counts, for each request, the
+// requests of the page with the same effect that the reviewer may approve
+// together.
+func rowsOf(aps []airlock.Approval, rev airlock.Reviewer) []InboxRow {
+	now := time.Now()
+	rows := make([]InboxRow, len(aps))
+	count := map[effect]int{}
+	ok := make([]bool, len(aps))
+	for i := range aps {
+		rows[i] = newRow(&aps[i], now)
+		if ok[i] = mayBatch(&aps[i], rev, now) == ""; ok[i] {
+			count[effectOf(&aps[i])]++
+		}
+	}
+	for i := range rows {
+		if ok[i] {
+			rows[i].Identical = count[effectOf(&aps[i])]
+		}
+	}
+	return rows
 }
 
 func (in *inbox) storeError(p *InboxPage, err error) (*InboxPage, int) {
@@ -328,15 +490,43 @@ func (in *inbox) storeError(p *InboxPage, err error) (*InboxPage, int) {
 	return p, http.StatusServiceUnavailable
 }
 
-func (in *inbox) list(w http.ResponseWriter, r *http.Request) {
-	p, status := in.inboxPage(r)
-	in.render(w, status, "inbox", p)
+// lister serves the list v: the whole page, or with fragment only the
+// list region, which the page re-fetches live.
+func (in *inbox) lister(v listView, fragment bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, status := in.listPage(r, v)
+		if fragment {
+			// htmx swaps only successful answers: the error is shown in
+			// the list rather than leave it stale without a word.
+			in.execute(w, http.StatusOK, "inbox", "rows", p)
+			return
+		}
+		in.render(w, status, "inbox", p)
+	}
 }
 
-// listRows is the list region alone, which the page re-fetches live.
-func (in *inbox) listRows(w http.ResponseWriter, r *http.Request) {
-	p, status := in.inboxPage(r)
-	in.execute(w, status, "inbox", "rows", p)
+// next opens the most urgent pending request the signed-in person may
+// decide, or the inbox when there is none among the inboxPageSize most
+// urgent.
+func (in *inbox) next(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	page, err := in.s.store().FindApprovals(ctx, airlock.ApprovalFilter{
+		Status: []airlock.ApprovalStatus{airlock.StatusPending}, ByDeadline: true, Limit: inboxPageSize})
+	if err != nil {
+		in.storeFail(w, r, err)
+		return
+	}
+	rev, now := principalFrom(ctx).Reviewer(), time.Now()
+	to := "/inbox"
+	for i := range page.Approvals {
+		ap := &page.Approvals[i]
+		// Past its deadline, a request waits only for the sweeper.
+		if now.Before(ap.Expires) && ap.Authorize(rev) == nil {
+			to = "/inbox/approvals/" + url.PathEscape(ap.ID)
+			break
+		}
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
 // DetailPage is one request, everything a reviewer approves.
@@ -353,47 +543,145 @@ type DetailPage struct {
 	Trust *airlock.TrustSummary
 	// CannotResolve says why the signed-in person may not resolve it.
 	CannotResolve string
+	// Commands are the shell commands Airlock found in the action, each
+	// with its classification and outcome, as the decision recorded them.
+	Commands []CommandNote
+	// Timeline is the request's events in the audit log, oldest first;
+	// MoreEvents is set when there are more than it shows.
+	Timeline   []airlock.Event
+	MoreEvents bool
+	// Identical are the other pending requests with the same low-risk
+	// effect, which may be approved together with this one.
+	Identical []airlock.Approval
+	// After is the audit log's head when the page was read.
+	After int64
 }
+
+// CommandNote is one shell command of a decision event.
+type CommandNote struct {
+	Text    string           `json:"text"`
+	Class   airlock.Class    `json:"class"`
+	Tier    airlock.RiskTier `json:"tier"`
+	Outcome airlock.Outcome  `json:"outcome"`
+}
+
+// maxTimeline bounds the events a request's page lists.
+const maxTimeline = 100
 
 // Pending reports whether the request still waits for a person.
 func (p *DetailPage) Pending() bool {
 	return p.Approval.Status == airlock.StatusPending && time.Now().Before(p.Approval.Expires)
 }
 
-// ApprovalRate is the trust record's approval rate in percent.
-func (p *DetailPage) ApprovalRate() string {
+// PersonDecided counts the agent's requests of this class that a person
+// decided or let expire.
+func (p *DetailPage) PersonDecided() int64 {
 	if p.Trust == nil {
-		return ""
+		return 0
+	}
+	return p.Trust.Approved + p.Trust.Rejected + p.Trust.Expired
+}
+
+// ApprovalRate is the trust record's approval rate in percent, "-" when no
+// request went to a person.
+func (p *DetailPage) ApprovalRate() string {
+	if p.PersonDecided() == 0 {
+		return "-"
 	}
 	return strconv.FormatFloat(p.Trust.Rate()*100, 'f', 0, 64) + "%"
 }
 
 func (in *inbox) detail(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	ap, err := in.s.store().Approval(ctx, r.PathValue("id"))
+	p, err := in.detailPage(r, true)
 	if err != nil {
 		in.storeFail(w, r, err)
 		return
 	}
-	p := &DetailPage{Base: baseFor(r, "Request "+ap.ID), Approval: ap}
+	in.render(w, http.StatusOK, "detail", p)
+}
+
+// decide is the detail page's decision region alone, which the page
+// re-fetches when the request changes: a reviewer looking at a request
+// someone else settles sees who settled it, and how, at once.
+func (in *inbox) decide(w http.ResponseWriter, r *http.Request) {
+	p, err := in.detailPage(r, false)
+	if err != nil {
+		in.storeFail(w, r, err)
+		return
+	}
+	in.execute(w, http.StatusOK, "detail", "decide", p)
+}
+
+// detailPage reads what the detail page shows of the request named in the
+// path: with whole, everything; without, what its decision region shows.
+func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
+	ctx := r.Context()
+	// The head first: a change after it reaches the page's live region.
+	head, err := in.s.store().Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ap, err := in.s.store().Approval(ctx, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	rev := principalFrom(ctx).Reviewer()
+	p := &DetailPage{Base: baseFor(r, "Request "+ap.ID), Approval: ap, After: head}
+	if err := ap.Authorize(rev); err != nil {
+		p.CannotResolve = airlock.ErrorMessage(err)
+	}
+	if p.Pending() && p.CannotResolve == "" {
+		if p.Identical, err = in.identical(ctx, &ap, rev); err != nil {
+			return nil, err
+		}
+	}
+	if !whole {
+		return p, nil
+	}
 	p.Args = prettyArgs(ap.Args)
 	p.ArgsBytes, p.ArgsLines = len(p.Args), strings.Count(p.Args, "\n")+1
 	p.Large = p.ArgsBytes > largeArgs || p.ArgsLines > largeArgsLines
 	class := airlock.Class(strings.TrimSuffix(ap.Class, airlock.NeedsHumanSuffix))
 	sums, err := in.s.store().TrustSummaries(ctx, airlock.TrustFilter{Agent: ap.Agent, Class: class})
 	if err != nil {
-		in.storeFail(w, r, err)
-		return
+		return nil, err
 	}
 	for i := range sums {
 		if sums[i].Agent == ap.Agent && sums[i].Class == class {
 			p.Trust = &sums[i]
 		}
 	}
-	if err := ap.Authorize(principalFrom(ctx).Reviewer()); err != nil {
-		p.CannotResolve = airlock.ErrorMessage(err)
+	evs, err := in.s.store().Events(ctx, airlock.EventFilter{ApprovalID: ap.ID, Limit: maxTimeline + 1})
+	if err != nil {
+		return nil, err
 	}
-	in.render(w, http.StatusOK, "detail", p)
+	if len(evs) > maxTimeline {
+		evs, p.MoreEvents = evs[:maxTimeline], true
+	}
+	p.Timeline = evs
+	p.Commands = commandsOf(evs)
+	return p, nil
+}
+
+// EventsURL is the live stream the page's decision region listens to.
+func (p *DetailPage) EventsURL() string {
+	return "/inbox/events?after=" + strconv.FormatInt(p.After, 10)
+}
+
+// commandsOf returns the shell commands of the request's decision event.
+func commandsOf(evs []airlock.Event) []CommandNote {
+	for _, e := range evs {
+		if e.Kind != airlock.EventDecision {
+			continue
+		}
+		var d struct {
+			Commands []CommandNote `json:"commands"`
+		}
+		if json.Unmarshal(e.Payload, &d) == nil {
+			return d.Commands
+		}
+	}
+	return nil
 }
 
 // storeFail answers a store error with its page.
@@ -430,13 +718,9 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 			bad("The form must carry the action hash it showed: " + airlock.ErrorMessage(err))
 			return
 		}
-		reason := strings.TrimSpace(r.PostForm.Get("reason"))
-		switch {
-		case status == airlock.StatusRejected && reason == "":
-			bad("A rejection needs a reason: the agent and its owner read it.")
-			return
-		case len(reason) > maxReasonLen || !utf8.ValidString(reason):
-			bad(fmt.Sprintf("The reason must be valid text of at most %d bytes.", maxReasonLen))
+		reason, problem := formReason(r, status)
+		if problem != "" {
+			bad(problem)
 			return
 		}
 		t := principalFrom(ctx)
@@ -520,7 +804,15 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 		if !ok || in.checkToken(ctx, &ss) == tokenDead {
 			return
 		}
-		evs, err := in.s.store().Events(ctx, airlock.EventFilter{AfterSeq: after, Limit: airlock.MaxPageSize})
+		// Only the approval events are read (their payloads may be large
+		// and the others are not shown), up to the head read first, so
+		// that the stream moves past the rest.
+		head, err := in.s.store().Head(ctx)
+		var evs []airlock.Event
+		if err == nil {
+			evs, err = in.s.store().Events(ctx, airlock.EventFilter{AfterSeq: after, BeforeSeq: head + 1,
+				KindPrefix: "approval.", Limit: airlock.MaxPageSize})
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				in.s.logger().Warn("inbox event stream", "err", err)
@@ -528,17 +820,23 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		buf.Reset()
-		sent := false
 		for _, e := range evs {
 			after = e.Seq
-			if !strings.HasPrefix(e.Kind, "approval.") {
-				continue
-			}
-			fmt.Fprintf(&buf, "event: approval\nid: %d\ndata: %s\n\n", e.Seq, sseData(e.ApprovalID))
-			sent = true
+			// Every list listens to "approval"; a request's own page to
+			// "approval-<ID>".
+			id := sseData(e.ApprovalID)
+			fmt.Fprintf(&buf, "event: approval\nid: %d\ndata: %s\n\nevent: approval-%s\ndata: %s\n\n", e.Seq, id, id, id)
 		}
-		if len(evs) > 0 && !sent {
-			// Nothing to show, but a reconnect resumes after these.
+		if len(evs) == airlock.MaxPageSize {
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return
+			}
+			continue
+		}
+		if head > after {
+			// Nothing more to show up to the head, but a reconnect
+			// resumes after it.
+			after = head
 			fmt.Fprintf(&buf, "id: %d\n\n", after)
 		}
 		if buf.Len() > 0 {
@@ -546,9 +844,6 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			rc.Flush()
-		}
-		if len(evs) == airlock.MaxPageSize {
-			continue
 		}
 		wctx, wcancel := context.WithTimeout(ctx, heartbeat)
 		err = in.s.store().WaitEvents(wctx, after)
@@ -636,6 +931,28 @@ func visible(s string, keepLines bool) []Segment {
 	return out
 }
 
+// show renders s as HTML text, escaped, with what would be hidden shown
+// as marked escapes. It builds the markup in Go rather than in a template:
+// a page shows many values, and a template call per value costs more than
+// the value. Only for text content, never inside an attribute.
+func show(s string, keepLines bool) template.HTML {
+	segs := visible(s, keepLines)
+	if len(segs) == 1 && !segs[0].Mark {
+		return template.HTML(template.HTMLEscapeString(s))
+	}
+	var b strings.Builder
+	for _, seg := range segs {
+		if seg.Mark {
+			b.WriteString(`<span class="hidden-char" title="hidden character, shown escaped">`)
+			template.HTMLEscape(&b, []byte(seg.Text))
+			b.WriteString(`</span>`)
+			continue
+		}
+		template.HTMLEscape(&b, []byte(seg.Text))
+	}
+	return template.HTML(b.String())
+}
+
 // prettyArgs indents the arguments as the same JSON value with their
 // strings readable: \u escapes become the characters they stand for (a
 // reviewer reads "<script>", not "\u003cscript\u003e"), and hidden ones are
@@ -664,6 +981,18 @@ func shortDur(d time.Duration) string {
 	}
 	fmt.Fprintf(&b, "%ds", sec)
 	return b.String()
+}
+
+// roundDur writes a duration to a precision a person reads: 357ms, 4.2s,
+// 3m12s.
+func roundDur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 func timeLeft(t time.Time) string {

@@ -480,6 +480,16 @@ func TestInboxEventStream(t *testing.T) {
 	if event != "approval" || data != ap.ID {
 		t.Fatalf("stream sent event %q data %q, want approval %s", event, data, ap.ID)
 	}
+	// Then the same change under the request's own name, for its page.
+	event = ""
+	for sc.Scan() && sc.Text() != "" {
+		if v, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+			event = v
+		}
+	}
+	if event != "approval-"+ap.ID {
+		t.Fatalf("stream sent event %q, want approval-%s", event, ap.ID)
+	}
 
 	// Without a session there is no stream.
 	if p := newBrowser(t, ts).get("/inbox/events"); p.status != http.StatusUnauthorized {

@@ -246,7 +246,9 @@ func TestMalformedRequests(t *testing.T) {
 		{"since=yesterday", 400, []string{"since", `"yesterday"`, "RFC 3339"}},
 		{"limit=5000", 422, []string{"query.limit", "1000"}},
 		{"limit=-3", 422, []string{"query.limit"}},
-		{"before=10", 422, []string{"query.before", "unknown query parameter"}},
+		{"before=-1", 422, []string{"query.before", "0"}},
+		{"newest=sometimes", 422, []string{"query.newest", "boolean"}},
+		{"until=10", 422, []string{"query.until", "unknown query parameter"}},
 	} {
 		add("GET", "/v1/events?"+c.query, ts.BobSecret, malformed{name: c.query, status: c.status, mention: c.mention})
 	}

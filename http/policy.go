@@ -71,3 +71,32 @@ func (s *Server) explain(ctx context.Context, in *explainInput) (*explainOutput,
 	d := s.Enforcer.Gate.Decide(ctx, a)
 	return &explainOutput{Body: Explanation{Decision: d, Summary: d.String(), Explanation: d.Explain()}}, nil
 }
+
+type effectiveInput struct {
+	Agent string `query:"agent" maxLength:"512" doc:"The agent. An agent token may name only its own agent, and names it when this is left out."`
+}
+
+type effectiveOutput struct {
+	Body airlock.EffectivePolicy
+}
+
+// effectivePolicy returns what the stack in force can apply to one agent's
+// actions (see airlock.Gate.EffectivePolicy).
+func (s *Server) effectivePolicy(ctx context.Context, in *effectiveInput) (*effectiveOutput, error) {
+	t, err := s.allow(ctx, "read the policy", airlock.RoleAgent, airlock.RoleReviewer, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	agent, err := s.scopeAgent(ctx, t, in.Agent, "the effective policy")
+	if err != nil {
+		return nil, err
+	}
+	if agent == "" {
+		return nil, airlock.Errorf(airlock.EINVALID, "agent is required: the effective policy is one agent's")
+	}
+	ep := s.Enforcer.Gate.EffectivePolicy(agent)
+	if ep.Layers == nil {
+		ep.Layers = []airlock.EffectiveLayer{}
+	}
+	return &effectiveOutput{Body: ep}, nil
+}

@@ -21,6 +21,8 @@ type (
 	surfaceDoc     string
 	roleDoc        string
 	hashDoc        string
+	presetDoc      string
+	layerDoc       string
 )
 
 func (nanosecondsDoc) Schema(huma.Registry) *huma.Schema {
@@ -65,6 +67,19 @@ func (hashDoc) Schema(huma.Registry) *huma.Schema {
 	return &huma.Schema{Type: huma.TypeString, Description: "A SHA-256 action hash: 64 hex digits (\"sha256:\" may prefix it in input)."}
 }
 
+func (presetDoc) Schema(huma.Registry) *huma.Schema {
+	return enumSchema("How much an agent's rules are trusted for write-tier and riskier actions; absent for none.",
+		[]any{airlock.PresetAutonomous.String(), airlock.PresetStandard.String(), airlock.PresetConservative.String()})
+}
+
+func (layerDoc) Schema(huma.Registry) *huma.Schema {
+	var names []any
+	for l := airlock.LayerOrganisation; l <= airlock.LayerSession; l++ {
+		names = append(names, l.String())
+	}
+	return enumSchema("Where a policy sits in the stack, from the top down.", names)
+}
+
 func enumSchema(doc string, names []any) *huma.Schema {
 	return &huma.Schema{Type: huma.TypeString, Enum: names, Description: doc}
 }
@@ -79,4 +94,6 @@ func documentTypes(reg huma.Registry) {
 	reg.RegisterTypeAlias(reflect.TypeFor[airlock.Surface](), reflect.TypeFor[surfaceDoc]())
 	reg.RegisterTypeAlias(reflect.TypeFor[airlock.Role](), reflect.TypeFor[roleDoc]())
 	reg.RegisterTypeAlias(reflect.TypeFor[airlock.Hash](), reflect.TypeFor[hashDoc]())
+	reg.RegisterTypeAlias(reflect.TypeFor[airlock.Preset](), reflect.TypeFor[presetDoc]())
+	reg.RegisterTypeAlias(reflect.TypeFor[airlock.Layer](), reflect.TypeFor[layerDoc]())
 }

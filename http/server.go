@@ -178,6 +178,7 @@ func (s *Server) build() {
 
 	// The policy.
 	register(api, s, "GET /v1/policy", "get-policy", "The policy stack in force", s.getPolicy, 0)
+	register(api, s, "GET /v1/policy/effective", "get-effective-policy", "What the policy in force can apply to one agent", s.effectivePolicy, 0)
 	register(api, s, "POST /v1/policy/explain", "explain-action", "Explain how the policy decides an action", s.explain, maxCheckBytes)
 
 	// Tokens.

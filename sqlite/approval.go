@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 var _ airlock.ApprovalStore = (*DB)(nil)
 
-const approvalColumns = `id, action, action_hash, class, tier, capability, outcome, needs_human, summary, detail,
+const approvalColumns = `id, action, action_hash, effect_hash, class, tier, capability, outcome, needs_human, summary, detail,
 	reviewers, owner, timeout, created, expires, status, resolved_by, resolved_at, reason, surface,
 	grant_ttl, grant_expires, grant_used`
 
@@ -27,12 +28,12 @@ type rowScanner interface{ Scan(dest ...any) error }
 
 func scanApproval(r rowScanner, ap *airlock.Approval) error {
 	var (
-		action, hash, detail, reviewers                                 []byte
+		action, hash, effect, detail, reviewers                         []byte
 		outcome, status, surface, capability                            string
 		timeout, created, expires, resolvedAt, ttl, grantExp, grantUsed int64
 		tier                                                            int
 	)
-	err := r.Scan(&ap.ID, &action, &hash, &ap.Class, &tier, &capability, &outcome, &ap.NeedsHuman, &ap.Summary,
+	err := r.Scan(&ap.ID, &action, &hash, &effect, &ap.Class, &tier, &capability, &outcome, &ap.NeedsHuman, &ap.Summary,
 		&detail, &reviewers, &ap.Owner, &timeout, &created, &expires, &status, &ap.ResolvedBy, &resolvedAt,
 		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed)
 	if err != nil {
@@ -51,6 +52,7 @@ func scanApproval(r rowScanner, ap *airlock.Approval) error {
 		return err
 	}
 	copy(ap.ActionHash[:], hash)
+	copy(ap.EffectHash[:], effect) // empty for requests queued before migration 3
 	ap.Tier = airlock.RiskTier(tier)
 	ap.Capability = airlock.Capability(capability)
 	ap.Status, ap.Surface = airlock.ApprovalStatus(status), airlock.Surface(surface)
@@ -89,6 +91,9 @@ func (db *DB) RequestApproval(ctx context.Context, ap airlock.Approval, rec airl
 	action, err := json.Marshal(ap.Action)
 	if err != nil {
 		return ap, false, airlock.Errorf(airlock.EINVALID, "approval %s: action: %v", ap.ID, err)
+	}
+	if ap.EffectHash, err = ap.Action.EffectHash(); err != nil {
+		return ap, false, err
 	}
 	var joined bool
 	err = db.exec(ctx, func(w *wtx) error {
@@ -140,10 +145,10 @@ func (w *wtx) insertApproval(ap *airlock.Approval, action []byte) error {
 	}
 	reviewers, _ := json.Marshal(nonNil(ap.Reviewers))
 	_, err = w.exec(`INSERT INTO approvals (id, agent, tool, trace_id, class, tier, capability, outcome, needs_human,
-		action_hash, action, summary, detail, reviewers, owner, requested_by, timeout, created, expires, status,
-		grant_ttl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		action_hash, effect_hash, action, summary, detail, reviewers, owner, requested_by, timeout, created, expires, status,
+		grant_ttl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ap.ID, ap.Agent, ap.Tool, ap.TraceID, ap.Class, int(ap.Tier), string(ap.Capability), ap.Outcome.String(),
-		ap.NeedsHuman, ap.ActionHash[:], action, ap.Summary, detail, reviewers, ap.Owner, ap.RequestedBy,
+		ap.NeedsHuman, ap.ActionHash[:], ap.EffectHash[:], action, ap.Summary, detail, reviewers, ap.Owner, ap.RequestedBy,
 		int64(ap.Timeout), nanos(ap.Created), nanos(ap.Expires), string(ap.Status), int64(ap.GrantTTL))
 	return err
 }
@@ -278,13 +283,7 @@ func (db *DB) UseGrant(ctx context.Context, agent string, h airlock.Hash, rec ai
 		if err != nil {
 			return unavailable("read grant", err)
 		}
-		used := ap.UseGrant(now)
-		if err := w.markUsed(&ap); err != nil {
-			return err
-		}
-		w.append(rec, ap.ID)
-		w.append(used, ap.ID)
-		return nil
+		return w.markUsed(&ap, rec, ap.UseGrant(now))
 	})
 	return ap, err
 }
@@ -304,15 +303,16 @@ func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record
 		if err != nil {
 			return err
 		}
-		if err := w.markUsed(&ap); err != nil {
-			return err
-		}
-		w.append(rec, ap.ID)
-		w.append(used, ap.ID)
-		return nil
+		return w.markUsed(&ap, rec, used)
 	})
 	return ap, err
 }
+
+// searchColumns are the columns ApprovalFilter.Search looks in.
+var searchColumns = []string{"id", "agent", "tool", "class", "trace_id", "summary"}
+
+// likeEscaper escapes LIKE's wildcards and its escape character.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // FindApprovals returns a page of requests, newest first unless f.Oldest.
 func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airlock.ApprovalPage, error) {
@@ -323,7 +323,11 @@ func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airl
 		where = append(where, cond)
 		args = append(args, vs...)
 	}
-	if len(f.Status) > 0 {
+	switch {
+	case len(f.Status) == 1 && f.Status[0] == airlock.StatusPending:
+		// Written out, so that the partial indexes on pending requests apply.
+		where = append(where, "status = 'pending'")
+	case len(f.Status) > 0:
 		marks := make([]string, len(f.Status))
 		for i, s := range f.Status {
 			if !s.Valid() {
@@ -332,7 +336,14 @@ func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airl
 			marks[i] = "?"
 			args = append(args, string(s))
 		}
-		where = append(where, "status IN ("+strings.Join(marks, ", ")+")")
+		// Listing by settlement, the status must not steer SQLite away from
+		// the index that holds that order: the unary + keeps it off
+		// approvals_status.
+		col := "status"
+		if f.BySettled {
+			col = "+status"
+		}
+		where = append(where, col+" IN ("+strings.Join(marks, ", ")+")")
 	}
 	if f.Agent != "" {
 		add("agent = ?", f.Agent)
@@ -360,22 +371,60 @@ func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airl
 	if !f.ActionHash.IsZero() {
 		add("action_hash = ?", f.ActionHash[:])
 	}
-	order, cmp := "DESC", "<"
+	if !f.EffectHash.IsZero() {
+		add("effect_hash = ?", f.EffectHash[:])
+	}
+	if f.Search != "" {
+		// LIKE ignores ASCII case; its wildcards in the search are escaped.
+		pat := "%" + likeEscaper.Replace(f.Search) + "%"
+		conds := make([]string, len(searchColumns))
+		for i, c := range searchColumns {
+			conds[i] = c + ` LIKE ? ESCAPE '\'`
+			args = append(args, pat)
+		}
+		where = append(where, "("+strings.Join(conds, " OR ")+")")
+	}
+	order, cmp := "id DESC", "<"
 	if f.Oldest {
-		order, cmp = "ASC", ">"
+		order, cmp = "id ASC", ">"
+	}
+	// A time-ordered listing pages by "<time in Unix ns>.<id>", the last
+	// row of the previous page.
+	byTime := ""
+	switch {
+	case f.BySettled:
+		// The literal status term lets SQLite use the partial index.
+		where = append(where, "status != 'pending'")
+		byTime = "resolved_at"
+		order = "resolved_at DESC, id DESC"
+		if f.Oldest {
+			order = "resolved_at ASC, id ASC"
+		}
+	case f.ByDeadline:
+		byTime, order, cmp = "expires", "expires ASC, id ASC", ">"
 	}
 	if f.Cursor != "" {
-		if _, err := uuid.Parse(f.Cursor); err != nil {
-			return page, airlock.Errorf(airlock.EINVALID, "invalid cursor %q: use the next_cursor of the previous page", f.Cursor)
+		badCursor := airlock.Errorf(airlock.EINVALID, "invalid cursor %q: use the next_cursor of the previous page", f.Cursor)
+		if byTime != "" {
+			at, id, ok := strings.Cut(f.Cursor, ".")
+			t, err := strconv.ParseInt(at, 10, 64)
+			if !ok || err != nil || uuid.Validate(id) != nil {
+				return page, badCursor
+			}
+			add(byTime+" "+cmp+"= ? AND ("+byTime+" "+cmp+" ? OR id "+cmp+" ?)", t, t, id)
+		} else {
+			if uuid.Validate(f.Cursor) != nil {
+				return page, badCursor
+			}
+			add("id "+cmp+" ?", f.Cursor)
 		}
-		add("id "+cmp+" ?", f.Cursor)
 	}
 	q := `SELECT ` + approvalColumns + ` FROM approvals`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
 	limit := airlock.PageSize(f.Limit)
-	q += ` ORDER BY id ` + order + ` LIMIT ?`
+	q += ` ORDER BY ` + order + ` LIMIT ?`
 	args = append(args, limit+1)
 	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -395,7 +444,14 @@ func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airl
 	}
 	if len(page.Approvals) > limit {
 		page.Approvals = page.Approvals[:limit]
-		page.NextCursor = page.Approvals[limit-1].ID
+		last := &page.Approvals[limit-1]
+		page.NextCursor = last.ID
+		switch {
+		case f.BySettled:
+			page.NextCursor = strconv.FormatInt(nanos(last.ResolvedAt), 10) + "." + last.ID
+		case f.ByDeadline:
+			page.NextCursor = strconv.FormatInt(last.Expires.UnixNano(), 10) + "." + last.ID
+		}
 	}
 	return page, nil
 }
@@ -439,9 +495,10 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 }
 
 // markUsed records that an approved request was used (a grant, or an
-// ask's collection). The op checked it was unused: a row that changed
-// anyway is a bug, and the batch fails.
-func (w *wtx) markUsed(ap *airlock.Approval) error {
+// ask's collection) and appends the caller's record, then the use. The op
+// checked it was unused: a row that changed anyway is a bug, and the batch
+// fails.
+func (w *wtx) markUsed(ap *airlock.Approval, rec, used airlock.Record) error {
 	res, err := w.exec(`UPDATE approvals SET grant_used = ? WHERE id = ? AND grant_used = 0`, nanos(ap.GrantUsed), ap.ID)
 	if err != nil {
 		return err
@@ -449,5 +506,7 @@ func (w *wtx) markUsed(ap *airlock.Approval) error {
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return airlock.Errorf(airlock.EINTERNAL, "approval %s changed under the writer", ap.ID)
 	}
+	w.append(rec, ap.ID)
+	w.append(used, ap.ID)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -99,12 +100,27 @@ func (db *DB) Events(ctx context.Context, f airlock.EventFilter) ([]airlock.Even
 	if f.Agent != "" {
 		add("agent = ?", f.Agent)
 	}
+	// The != '' terms let SQLite use the partial indexes on these columns.
 	if f.TraceID != "" {
-		add("trace_id = ?", f.TraceID)
+		add("trace_id = ? AND trace_id != ''", f.TraceID)
+	}
+	if f.ApprovalID != "" {
+		add("approval_id = ? AND approval_id != ''", f.ApprovalID)
+	}
+	if f.KindPrefix != "" {
+		where = append(where, "substr(kind, 1, ?) = ?")
+		args = append(args, utf8.RuneCountInString(f.KindPrefix), f.KindPrefix)
+	}
+	if f.BeforeSeq > 0 {
+		add("seq < ?", f.BeforeSeq)
+	}
+	order := "ASC"
+	if f.Newest {
+		order = "DESC"
 	}
 	args = append(args, airlock.PageSize(f.Limit))
 	rows, err := db.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+
-		strings.Join(where, " AND ")+` ORDER BY seq LIMIT ?`, args...)
+		strings.Join(where, " AND ")+` ORDER BY seq `+order+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, unavailable("read events", err)
 	}

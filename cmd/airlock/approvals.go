@@ -148,6 +148,9 @@ database file --db names. An agent token lists only its agent's requests.`,
 	fl.IntVar(&limit, "limit", airlock.DefaultPageSize, fmt.Sprintf("at most this many requests (up to %d)", airlock.MaxPageSize))
 	fl.StringVar(&cursor, "cursor", "", "continue a listing: the cursor the previous page printed")
 	fl.BoolVar(&f.Oldest, "oldest", false, "list the oldest first")
+	fl.BoolVar(&f.ByDeadline, "by-deadline", false, "list the most urgent (the first deadline) first")
+	fl.BoolVar(&f.BySettled, "by-settled", false, "list settled requests only, the most recently settled first (--oldest: the first settled first)")
+	fl.StringVar(&f.Search, "search", "", "only requests whose ID, agent, tool, class, trace or summary contains this")
 	fl.BoolVar(&asJSON, "json", false, "print the page as JSON")
 	return cmd
 }

@@ -378,6 +378,24 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// printList prints items as a JSON array (never null) with asJSON, else
+// as table prints them; a failed write is a failed command.
+func printList[T any](w io.Writer, asJSON bool, items []T, table func(io.Writer, []T) error) error {
+	var err error
+	if asJSON {
+		if items == nil {
+			items = []T{}
+		}
+		err = writeJSON(w, items)
+	} else {
+		err = table(w, items)
+	}
+	if err != nil {
+		return checkFailed(err)
+	}
+	return nil
+}
+
 // plural returns "1 event", "2 events".
 func plural(n int64, noun string) string {
 	if n == 1 {

@@ -442,28 +442,35 @@ func (d Duration) String() string { return time.Duration(d).String() }
 // position. It takes the syntax node rather than bytes so that it sees the
 // value after ${ENV} expansion.
 func (d *Duration) UnmarshalYAML(n ast.Node) error {
+	n = unwrap(n)
+	switch v := n.(type) {
+	case *ast.NullNode:
+		*d = 0
+		return nil
+	case *ast.StringNode:
+		t, err := time.ParseDuration(v.Value)
+		if err != nil {
+			return nodeError(n, fmt.Sprintf("%q is not a duration: write a number with a unit, like \"90s\", \"5m\" or \"1h30m\"", v.Value))
+		}
+		*d = Duration(t)
+		return nil
+	case *ast.IntegerNode, *ast.FloatNode:
+		return nodeError(n, fmt.Sprintf("%s has no unit: write a duration like \"%ss\" or \"5m\"", v, v))
+	}
+	return nodeError(n, fmt.Sprintf("a duration is a string like \"90s\", not a %s", n.Type().YAMLName()))
+}
+
+// unwrap returns the value under any anchors and tags on n.
+func unwrap(n ast.Node) ast.Node {
 	for {
 		switch v := n.(type) {
 		case *ast.AnchorNode:
 			n = v.Value
-			continue
 		case *ast.TagNode:
 			n = v.Value
-			continue
-		case *ast.NullNode:
-			*d = 0
-			return nil
-		case *ast.StringNode:
-			t, err := time.ParseDuration(v.Value)
-			if err != nil {
-				return nodeError(n, fmt.Sprintf("%q is not a duration: write a number with a unit, like \"90s\", \"5m\" or \"1h30m\"", v.Value))
-			}
-			*d = Duration(t)
-			return nil
-		case *ast.IntegerNode, *ast.FloatNode:
-			return nodeError(n, fmt.Sprintf("%s has no unit: write a duration like \"%ss\" or \"5m\"", v, v))
+		default:
+			return n
 		}
-		return nodeError(n, fmt.Sprintf("a duration is a string like \"90s\", not a %s", n.Type().YAMLName()))
 	}
 }
 
@@ -584,33 +591,25 @@ func (s *configSource) errorAt(where, msg string, path ...any) error {
 // child returns the value under a mapping key (string) or at a sequence
 // index (int), or nil.
 func child(n ast.Node, p any) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-			continue
-		case *ast.TagNode:
-			n = v.Value
-			continue
-		case *ast.MappingNode:
-			if key, ok := p.(string); ok {
-				for _, kv := range v.Values {
-					if kv.Key != nil && kv.Key.GetToken() != nil && kv.Key.GetToken().Value == key {
-						return kv.Value
-					}
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode:
+		if key, ok := p.(string); ok {
+			for _, kv := range v.Values {
+				if kv.Key != nil && kv.Key.GetToken() != nil && kv.Key.GetToken().Value == key {
+					return kv.Value
 				}
 			}
-		case *ast.MappingValueNode: // a mapping of one pair
-			if key, ok := p.(string); ok && v.Key != nil && v.Key.GetToken() != nil && v.Key.GetToken().Value == key {
-				return v.Value
-			}
-		case *ast.SequenceNode:
-			if i, ok := p.(int); ok && i >= 0 && i < len(v.Values) {
-				return v.Values[i]
-			}
 		}
-		return nil
+	case *ast.MappingValueNode: // a mapping of one pair
+		if key, ok := p.(string); ok && v.Key != nil && v.Key.GetToken() != nil && v.Key.GetToken().Value == key {
+			return v.Value
+		}
+	case *ast.SequenceNode:
+		if i, ok := p.(int); ok && i >= 0 && i < len(v.Values) {
+			return v.Values[i]
+		}
 	}
+	return nil
 }
 
 // expandEnv replaces ${NAME} references in every scalar value under n

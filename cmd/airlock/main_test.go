@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -61,6 +63,14 @@ func TestPolicyCommands(t *testing.T) {
 			"--args", `{"a":1,"a":2}`}, exitUsage, []string{`duplicate object member name "a"`}},
 		{"explain with a bad hint", []string{"policy", "explain", "testdata/policy.yaml", "--agent", "a", "--tool", "t",
 			"--hint-tier", "huge"}, exitUsage, []string{`unknown risk tier "huge"`}},
+		{"effective", []string{"policy", "effective", "testdata/policy.yaml", "--agent", "coder-1"}, exitOK,
+			[]string{"agent:        coder-1\n", "project layer: demo (testdata/policy.yaml)",
+				"1. auto: rule git-status [tool] tool Bash · command git status * (testdata/policy.yaml:3:5)",
+				"1. tag + needs-human: rule deletes-need-a-person [class] class fs.delete · reviewers sre (testdata/policy.yaml:7:5)"}},
+		{"effective without agent", []string{"policy", "effective", "testdata/policy.yaml"}, exitUsage,
+			[]string{"--agent is required with policy files"}},
+		{"effective of a broken policy", []string{"policy", "effective", "testdata/broken.yaml", "--agent", "a"}, exitCheck,
+			[]string{"testdata/broken.yaml:3:5"}},
 		{"no files", []string{"policy", "test"}, exitUsage, []string{"needs at least one policy file"}},
 		{"unknown flag", []string{"policy", "lint", "--nope", "x"}, exitUsage, []string{"unknown flag: --nope"}},
 		{"unknown command", []string{"polcy"}, exitUsage, []string{`unknown command "polcy"`}},
@@ -94,5 +104,21 @@ func TestPolicyExplainJSON(t *testing.T) {
 	}
 	if d.Outcome != "auto" || d.Classification.Class != "git.read" || d.Rule.ID != "git-status" || d.Rule.Line != 3 || len(d.ActionHash) != 64 {
 		t.Fatalf("decision = %+v", d)
+	}
+}
+
+// A session policy given to effective is named as left out, not merged:
+// a running session pushes it for itself.
+func TestPolicyEffectiveSessionPolicy(t *testing.T) {
+	session := filepath.Join(t.TempDir(), "session.yaml")
+	if err := os.WriteFile(session, []byte("name: tight\nlayer: session\ndefault: deny\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "policy", "effective", "testdata/policy.yaml", session, "--agent", "coder-1")
+	if code != exitOK || !strings.Contains(stderr, "session policy tight") || !strings.Contains(stderr, "not shown") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if strings.Contains(stdout, "tight") || !strings.Contains(stdout, "project layer: demo") {
+		t.Errorf("the effective policy shows the session policy, or not the project's:\n%s", stdout)
 	}
 }

@@ -28,9 +28,10 @@ there (--server, $AIRLOCK_TOKEN; see 'airlock --help').`,
   airlock policy test org.yaml project.yaml
   airlock policy explain policy.yaml --agent coder-1 --tool Bash --args '{"command":"make deploy"}'
   airlock policy explain --agent coder-1 --tool Bash --args '{"command":"make deploy"}'
+  airlock policy effective --agent coder-1
   airlock policy show`,
 	}
-	cmd.AddCommand(newPolicyLintCmd(), newPolicyTestCmd(), newPolicyExplainCmd(), newPolicyShowCmd(), newPolicySchemaCmd())
+	cmd.AddCommand(newPolicyLintCmd(), newPolicyTestCmd(), newPolicyExplainCmd(), newPolicyEffectiveCmd(), newPolicyShowCmd(), newPolicySchemaCmd())
 	return cmd
 }
 
@@ -179,6 +180,75 @@ in force there. Nothing is recorded and nothing runs, either way.`,
 	return cmd
 }
 
+func newPolicyEffectiveCmd() *cobra.Command {
+	var (
+		agent  string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "effective [FILE...] --agent AGENT",
+		Short: "Print everything the policy can apply to one agent",
+		Long: `Effective prints what the policy stack can do to one agent's actions,
+before it attempts any: the preset, owner, reviewers, needs-human tag and
+deadlines that apply to it, then layer by layer from the organisation down
+the layer's default, the agent's entry, the rules that can match the agent
+in the order the gate tries them (conditional ones marked), the
+needs-human tags, the floors and the classifiers, each with its
+file:line:col.
+
+Given no files, it asks the server about the stack in force there; an
+agent token may leave out --agent for its own agent. Policies a running
+session pushes for itself are not shown.`,
+		Example: `  airlock policy effective org.yaml project.yaml --agent ci-bot
+  airlock policy effective --agent ci-bot
+  airlock policy effective --agent ci-bot --json`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, files []string) error {
+			ep, err := effectivePolicy(cmd, files, agent)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return writeJSON(out, ep)
+			}
+			fmt.Fprint(out, printable(ep.Explain(), true))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&agent, "agent", "", "the agent")
+	f.BoolVar(&asJSON, "json", false, "print the effective policy as JSON")
+	return cmd
+}
+
+// effectivePolicy reads the agent's effective policy from the files, or
+// from the server when there are none.
+func effectivePolicy(cmd *cobra.Command, files []string, agent string) (airlock.EffectivePolicy, error) {
+	if len(files) == 0 {
+		c, err := newClient(cmd)
+		if err != nil {
+			return airlock.EffectivePolicy{}, err
+		}
+		ep, err := c.EffectivePolicy(cmd.Context(), agent)
+		if err != nil {
+			return ep, serverInvalid(c, err)
+		}
+		return ep, nil
+	}
+	if agent == "" {
+		return airlock.EffectivePolicy{}, usageError("policy effective: --agent is required with policy files")
+	}
+	gate, sessions, err := loadLayers(files)
+	if err != nil {
+		return airlock.EffectivePolicy{}, checkFailed(err)
+	}
+	for _, p := range sessions {
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a session policy, not shown: a running session pushes it for itself\n", p)
+	}
+	return gate.EffectivePolicy(agent), nil
+}
+
 func newPolicyShowCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -269,21 +339,9 @@ func parseFiles(out io.Writer, files []string) (layers []*airlock.Policy, failed
 // loadGate loads policy files as a stack, running their tests, and pushes
 // the session-layer ones for session.
 func loadGate(files []string, session string) (*airlock.Gate, error) {
-	var layers, sessions []*airlock.Policy
-	for _, file := range files {
-		p, err := airlock.LoadPolicyFile(file)
-		if err != nil {
-			return nil, errors.New(policyErrorText(err))
-		}
-		if p.Layer() == airlock.LayerSession {
-			sessions = append(sessions, p)
-		} else {
-			layers = append(layers, p)
-		}
-	}
-	gate, err := airlock.NewGate(layers...)
+	gate, sessions, err := loadLayers(files)
 	if err != nil {
-		return nil, errors.New(policyErrorText(err))
+		return nil, err
 	}
 	if len(sessions) > 0 && session == "" {
 		return nil, fmt.Errorf("%s is a session policy: give --session to decide for that session", sessions[0])
@@ -294,6 +352,28 @@ func loadGate(files []string, session string) (*airlock.Gate, error) {
 		}
 	}
 	return gate, nil
+}
+
+// loadLayers loads the policy files into a gate, and returns the session
+// policies among them apart.
+func loadLayers(files []string) (*airlock.Gate, []*airlock.Policy, error) {
+	var layers, sessions []*airlock.Policy
+	for _, file := range files {
+		p, err := airlock.LoadPolicyFile(file)
+		if err != nil {
+			return nil, nil, errors.New(policyErrorText(err))
+		}
+		if p.Layer() == airlock.LayerSession {
+			sessions = append(sessions, p)
+		} else {
+			layers = append(layers, p)
+		}
+	}
+	gate, err := airlock.NewGate(layers...)
+	if err != nil {
+		return nil, nil, errors.New(policyErrorText(err))
+	}
+	return gate, sessions, nil
 }
 
 // policyErrorText is what a person reads of a policy error: located lines

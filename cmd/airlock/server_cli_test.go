@@ -625,6 +625,17 @@ func TestPolicyServerMode(t *testing.T) {
 	if code != exitOK || json.Unmarshal([]byte(stdout), &stack) != nil || len(stack.Layers) != 1 || stack.Layers[0].Name != "enforce" {
 		t.Fatalf("policy show --json: exit %d\n%s", code, stdout)
 	}
+	ts.want(t, "bob", []string{"policy", "effective", "--agent", "agent-1"}, exitOK,
+		"agent:        agent-1\n", "project layer: enforce (airlocktest.yaml)", "rule deploys")
+	code, stdout, _ = ts.run(t, "agent", "policy", "effective", "--json") // an agent token names its own agent
+	var ep airlock.EffectivePolicy
+	if code != exitOK || json.Unmarshal([]byte(stdout), &ep) != nil || ep.Agent != "agent-1" || len(ep.Layers) != 1 ||
+		!slices.ContainsFunc(ep.Layers[0].Rules, func(r airlock.EffectiveRule) bool { return r.ID == "deploys" }) {
+		t.Fatalf("policy effective --json: exit %d\n%s", code, stdout)
+	}
+	ts.want(t, "agent", []string{"policy", "effective", "--agent", "agent-2"}, exitCheck, "may not read the effective policy of agent agent-2")
+	ts.want(t, "bob", []string{"policy", "effective"}, exitUsage, "agent is required")
+
 	// Files still decide offline.
 	wantRun(t, []string{"policy", "explain", "testdata/policy.yaml", "--agent", "coder-1", "--tool", "Bash",
 		"--args", `{"command":"git status"}`}, exitOK, "rule git-status")

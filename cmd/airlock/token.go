@@ -128,19 +128,9 @@ them.`,
 			if err != nil {
 				return serverFailed(c, err)
 			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				if ts == nil {
-					ts = []airlock.Token{}
-				}
-				err = writeJSON(out, ts)
-			} else {
-				err = printTokenTable(out, ts, time.Now())
-			}
-			if err != nil {
-				return checkFailed(err)
-			}
-			return nil
+			return printList(cmd.OutOrStdout(), asJSON, ts, func(w io.Writer, ts []airlock.Token) error {
+				return printTokenTable(w, ts, time.Now())
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tokens as JSON")

@@ -50,19 +50,7 @@ agent.
 			if err != nil {
 				return serverInvalid(c, err)
 			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				if sums == nil {
-					sums = []airlock.TrustSummary{}
-				}
-				err = writeJSON(out, sums)
-			} else {
-				err = printTrustTable(out, sums)
-			}
-			if err != nil {
-				return checkFailed(err)
-			}
-			return nil
+			return printList(cmd.OutOrStdout(), asJSON, sums, printTrustTable)
 		},
 	}
 	fl := cmd.Flags()

@@ -1,0 +1,233 @@
+package http
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// Batch approval: a reviewer clearing a queue may approve, in one go,
+// pending requests that would all have the same effect (one agent's same
+// action asked in several sessions), as long as that effect is low-risk
+// and every request is theirs to resolve. Each request is still resolved
+// on its own, bound to the action hash the page showed for it.
+
+// maxBatch bounds one batch: the page that offers it lists at most this
+// many requests.
+const maxBatch = 100
+
+// batchable reports whether ap may be approved in a batch: a pending
+// request of the read or write tier that no needs-human tag applies to,
+// with an effect hash. Network egress, spending, destructive and
+// privileged actions are always approved one by one.
+func batchable(ap *airlock.Approval) bool {
+	return ap.Status == airlock.StatusPending && ap.Tier >= airlock.TierRead && ap.Tier <= airlock.TierWrite &&
+		!ap.NeedsHuman && !ap.Detail.RequiresHuman && !strings.HasSuffix(ap.Class, airlock.NeedsHumanSuffix) &&
+		!ap.EffectHash.IsZero()
+}
+
+// effect identifies what a request would do, whichever session of its
+// agent asked (Approval.EffectHash), with its class and kind (ask or
+// suggest).
+type effect struct {
+	hash    airlock.Hash
+	class   string
+	outcome airlock.Outcome
+}
+
+func effectOf(ap *airlock.Approval) effect {
+	return effect{hash: ap.EffectHash, class: ap.Class, outcome: ap.Outcome}
+}
+
+// mayBatch reports why the reviewer may not approve ap in a batch now,
+// "" when they may.
+func mayBatch(ap *airlock.Approval, rev airlock.Reviewer, now time.Time) string {
+	switch {
+	case ap.Status != airlock.StatusPending:
+		by := ap.ResolvedBy
+		if by == "" {
+			by = "the system"
+		}
+		if ap.Surface != "" {
+			by += " via " + string(ap.Surface)
+		}
+		return fmt.Sprintf("Request %s was %s meanwhile, by %s. Review the others again.", ap.ID, ap.Status, by)
+	case !now.Before(ap.Expires):
+		return fmt.Sprintf("Request %s reached its deadline. Review the others again.", ap.ID)
+	case !batchable(ap):
+		return fmt.Sprintf("Request %s (%s, %s) must be approved on its own: only read and write actions without needs-human go in a batch.",
+			ap.ID, ap.Class, ap.Tier)
+	}
+	if err := ap.Authorize(rev); err != nil {
+		return fmt.Sprintf("Request %s: %s", ap.ID, airlock.ErrorMessage(err))
+	}
+	return ""
+}
+
+// identical returns the other pending requests with ap's effect that the
+// reviewer may approve with it, oldest first, at most maxBatch-1; none
+// unless ap is batchable.
+func (in *inbox) identical(ctx context.Context, ap *airlock.Approval, rev airlock.Reviewer) ([]airlock.Approval, error) {
+	if !batchable(ap) {
+		return nil, nil
+	}
+	page, err := in.s.store().FindApprovals(ctx, airlock.ApprovalFilter{
+		Status: []airlock.ApprovalStatus{airlock.StatusPending}, EffectHash: ap.EffectHash, Class: ap.Class,
+		Oldest: true, Limit: maxBatch,
+	})
+	if err != nil {
+		return nil, err
+	}
+	now, key := time.Now(), effectOf(ap)
+	var out []airlock.Approval
+	for i := range page.Approvals {
+		o := &page.Approvals[i]
+		if o.ID != ap.ID && effectOf(o) == key && mayBatch(o, rev, now) == "" && len(out) < maxBatch-1 {
+			out = append(out, *o)
+		}
+	}
+	return out, nil
+}
+
+// BatchPage reports a batch approval, request by request.
+type BatchPage struct {
+	Base
+	Results []BatchResult
+	// Applied counts the requests this batch approved.
+	Applied int
+}
+
+// BatchResult is what became of one request of a batch.
+type BatchResult struct {
+	ID string
+	// Approval is the request as it stands after the batch.
+	Approval airlock.Approval
+	Applied  bool
+	// Problem says why it was not applied.
+	Problem string
+}
+
+// batchApprove approves several identical low-risk requests. The form
+// pairs each request's ID with the action hash shown for it. Nothing is
+// applied unless every request is pending, batchable and has the same
+// effect as the first; then each is resolved on its own, and the page
+// says what became of each (someone may have settled one meanwhile).
+func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		in.fail(w, r, http.StatusBadRequest, "The form could not be read", err.Error())
+		return
+	}
+	ids, hashes := r.PostForm["id"], r.PostForm["action_hash"]
+	reason, msg := formReason(r, airlock.StatusApproved)
+	switch {
+	case msg != "":
+	case len(ids) == 0 || len(ids) != len(hashes):
+		msg = "The form must pair every request's ID with the action hash it showed."
+	case len(ids) > maxBatch:
+		msg = fmt.Sprintf("A batch holds at most %d requests.", maxBatch)
+	}
+	if msg != "" {
+		in.fail(w, r, http.StatusBadRequest, "Not sent", msg)
+		return
+	}
+	aps := make([]airlock.Approval, len(ids))
+	shown := make([]airlock.Hash, len(ids))
+	for i, id := range ids {
+		h, err := airlock.ParseHash(hashes[i])
+		if err != nil {
+			in.fail(w, r, http.StatusBadRequest, "Not sent", fmt.Sprintf("Request %s: %s", id, airlock.ErrorMessage(err)))
+			return
+		}
+		ap, err := in.s.store().Approval(ctx, id)
+		if err != nil {
+			in.storeFail(w, r, err)
+			return
+		}
+		aps[i], shown[i] = ap, h
+	}
+	t := principalFrom(ctx)
+	if problem := batchProblem(aps, shown, t.Reviewer(), time.Now()); problem != "" {
+		in.fail(w, r, http.StatusConflict, "Nothing was approved", problem)
+		return
+	}
+	// Every request was checked: the batch is applied whole even if the
+	// reviewer closes the tab meanwhile.
+	ctx = context.WithoutCancel(ctx)
+	p := &BatchPage{Base: baseFor(r, "Batch approval")}
+	for i := range aps {
+		res := BatchResult{ID: aps[i].ID}
+		ap, err := in.s.store().ResolveApproval(ctx, airlock.Resolution{
+			ApprovalID: aps[i].ID, Status: airlock.StatusApproved, ActionHash: shown[i], Reviewer: t.Reviewer(),
+			Reason: reason, Surface: airlock.SurfaceWeb,
+		})
+		switch code := airlock.ErrorCode(err); code {
+		case "":
+			in.s.metrics.resolved(&ap)
+			res.Applied, res.Approval = true, ap
+			p.Applied++
+		case airlock.EUNAUTHORIZED, airlock.CodeHashMismatch:
+			in.s.refuse(ctx, t, aps[i].Agent, code, airlock.ErrorMessage(err))
+			res.Problem, res.Approval = airlock.ErrorMessage(err), aps[i]
+		case airlock.ECONFLICT:
+			res.Problem = airlock.ErrorMessage(err)
+			if res.Approval, err = in.s.store().Approval(ctx, aps[i].ID); err != nil {
+				res.Approval = aps[i]
+			}
+		default:
+			in.s.logger().Error("inbox: batch approval", "approval", aps[i].ID, "err", err)
+			res.Problem, res.Approval = "The store did not answer; this request was not approved.", aps[i]
+		}
+		p.Results = append(p.Results, res)
+	}
+	status := http.StatusOK
+	if p.Applied < len(aps) {
+		status = http.StatusConflict
+	}
+	in.render(w, status, "batch", p)
+}
+
+// batchProblem says why the reviewer may not approve the requests
+// together, "" when they may: each must still hold the action shown, be
+// pending before its deadline, batchable, the reviewer's to resolve, and
+// identical to the first.
+func batchProblem(aps []airlock.Approval, shown []airlock.Hash, rev airlock.Reviewer, now time.Time) string {
+	seen := map[string]bool{}
+	key := effectOf(&aps[0])
+	for i := range aps {
+		ap := &aps[i]
+		switch {
+		case seen[ap.ID]:
+			return fmt.Sprintf("Request %s appears twice.", ap.ID)
+		case ap.ActionHash != shown[i]:
+			return fmt.Sprintf("Request %s holds another action than the page showed (sha256:%s). Review it again.", ap.ID, ap.ActionHash)
+		}
+		if problem := mayBatch(ap, rev, now); problem != "" {
+			return problem
+		}
+		if effectOf(ap) != key {
+			return fmt.Sprintf("Request %s would do something else than request %s: only identical requests go in a batch.", ap.ID, aps[0].ID)
+		}
+		seen[ap.ID] = true
+	}
+	return ""
+}
+
+// formReason reads a resolution's reason from a posted form, with what is
+// wrong with it ("" when nothing is).
+func formReason(r *http.Request, status airlock.ApprovalStatus) (reason, problem string) {
+	reason = strings.TrimSpace(r.PostForm.Get("reason"))
+	switch {
+	case status == airlock.StatusRejected && reason == "":
+		return "", "A rejection needs a reason: the agent and its owner read it."
+	case len(reason) > maxReasonLen || !utf8.ValidString(reason):
+		return "", fmt.Sprintf("The reason must be valid text of at most %d bytes.", maxReasonLen)
+	}
+	return reason, ""
+}
