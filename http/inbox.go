@@ -19,8 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/airlock-dev/airlock"
@@ -429,12 +427,13 @@ func (in *inbox) listPage(r *http.Request, v listView) (*InboxPage, int) {
 	if p.Filter.Status == "" {
 		p.Filter.Status = v.status
 	}
-	if p.Filter.Order == "" && v.settledOrder != "" {
-		// Pending requests have not been settled: with them, newest first.
+	if p.Filter.Order == "" {
+		p.Filter.Order = v.settledOrder
+	}
+	if p.Filter.Order == "settled" && !settledOnly(p.Filter.Status) {
+		// Pending requests have not been settled: with them, newest
+		// first, whatever order the form kept selected.
 		p.Filter.Order = "newest"
-		if settledOnly(p.Filter.Status) {
-			p.Filter.Order = v.settledOrder
-		}
 	}
 	if utf8.RuneCountInString(p.Filter.Search) > maxSearch {
 		p.Error = fmt.Sprintf("The search may hold at most %d characters.", maxSearch)
@@ -537,6 +536,9 @@ type DetailPage struct {
 	Args      string
 	ArgsBytes int
 	ArgsLines int
+	// ArgsHidden counts the characters of the arguments shown as escapes
+	// (control, format, bidi, invisible).
+	ArgsHidden int
 	// Large arguments start collapsed.
 	Large bool
 	// Trust is the agent's record for this class, nil when it has none.
@@ -567,6 +569,11 @@ type CommandNote struct {
 
 // maxTimeline bounds the events a request's page lists.
 const maxTimeline = 100
+
+// MarksBounded reports whether the arguments hold more runs of hidden
+// characters than a value highlights (maxMarks); the rest are shown as
+// plain escapes.
+func (p *DetailPage) MarksBounded() bool { return p.ArgsHidden > maxMarks }
 
 // Pending reports whether the request still waits for a person.
 func (p *DetailPage) Pending() bool {
@@ -640,6 +647,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	}
 	p.Args = prettyArgs(ap.Args)
 	p.ArgsBytes, p.ArgsLines = len(p.Args), strings.Count(p.Args, "\n")+1
+	p.ArgsHidden = countHidden(p.Args, true)
 	p.Large = p.ArgsBytes > largeArgs || p.ArgsLines > largeArgsLines
 	class := airlock.Class(strings.TrimSuffix(ap.Class, airlock.NeedsHumanSuffix))
 	sums, err := in.s.store().TrustSummaries(ctx, airlock.TrustFilter{Agent: ap.Agent, Class: class})
@@ -787,6 +795,12 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "after must be an audit sequence number", http.StatusBadRequest)
 		return
 	}
+	ended, ok := in.sessions.openStream(si.id)
+	if !ok {
+		http.Error(w, fmt.Sprintf("this session already holds %d live streams: close some of its tabs", maxStreams), http.StatusTooManyRequests)
+		return
+	}
+	defer in.sessions.closeStream(si.id)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
@@ -798,6 +812,14 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 	rc.Flush()
 	ctx, cancel := in.s.waitContext(ctx, 1<<62)
 	defer cancel()
+	// Signing out, or the token found revoked, ends the stream at once.
+	go func() {
+		select {
+		case <-ended:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	var buf bytes.Buffer
 	for ctx.Err() == nil {
 		ss, ok := in.sessions.get(si.id, time.Now(), false)
@@ -865,92 +887,6 @@ func sseData(id string) string {
 		return "changed"
 	}
 	return id
-}
-
-// Segment is a run of text; Mark is set when it stands for characters
-// made visible (control, format and bidi characters, odd spaces, invalid
-// bytes), written as escapes.
-type Segment struct {
-	Text string
-	Mark bool
-}
-
-// hidden reports whether r would be invisible or would change how the text
-// around it reads.
-func hidden(r rune, keepLines bool) bool {
-	switch {
-	case r == ' ', r == '\n' && keepLines:
-		return false
-	}
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) || r == utf8.RuneError ||
-		unicode.Is(unicode.Zl, r) || unicode.Is(unicode.Zp, r)
-}
-
-// visible splits s into plain runs and escapes (\u202e, \x1b, \t) for
-// what would be hidden; html/template escapes the rest.
-func visible(s string, keepLines bool) []Segment {
-	var out []Segment
-	plain := 0
-	flush := func(i int) {
-		if i > plain {
-			out = append(out, Segment{Text: s[plain:i]})
-		}
-	}
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !hidden(r, keepLines) || (r == utf8.RuneError && size > 1) {
-			i += size
-			continue
-		}
-		flush(i)
-		var esc string
-		switch {
-		case r == '\n':
-			esc = `\n`
-		case r == '\t':
-			esc = `\t`
-		case r == '\r':
-			esc = `\r`
-		case r == utf8.RuneError:
-			esc = fmt.Sprintf(`\x%02x`, s[i])
-		case r > 0xffff:
-			hi, lo := utf16.EncodeRune(r)
-			esc = fmt.Sprintf(`\u%04x\u%04x`, hi, lo)
-		default:
-			esc = fmt.Sprintf(`\u%04x`, r)
-		}
-		if n := len(out); n > 0 && out[n-1].Mark && plain == i {
-			out[n-1].Text += esc
-		} else {
-			out = append(out, Segment{Text: esc, Mark: true})
-		}
-		i += size
-		plain = i
-	}
-	flush(len(s))
-	return out
-}
-
-// show renders s as HTML text, escaped, with what would be hidden shown
-// as marked escapes. It builds the markup in Go rather than in a template:
-// a page shows many values, and a template call per value costs more than
-// the value. Only for text content, never inside an attribute.
-func show(s string, keepLines bool) template.HTML {
-	segs := visible(s, keepLines)
-	if len(segs) == 1 && !segs[0].Mark {
-		return template.HTML(template.HTMLEscapeString(s))
-	}
-	var b strings.Builder
-	for _, seg := range segs {
-		if seg.Mark {
-			b.WriteString(`<span class="hidden-char" title="hidden character, shown escaped">`)
-			template.HTMLEscape(&b, []byte(seg.Text))
-			b.WriteString(`</span>`)
-			continue
-		}
-		template.HTMLEscape(&b, []byte(seg.Text))
-	}
-	return template.HTML(b.String())
 }
 
 // prettyArgs indents the arguments as the same JSON value with their

@@ -424,16 +424,6 @@ func agentURL(agent, period string) string {
 	return u + "?" + url.Values{"period": {period}}.Encode()
 }
 
-// escaped writes s with what would be hidden as escapes, for text that
-// cannot carry markup (a page's title).
-func escaped(s string) string {
-	var b strings.Builder
-	for _, seg := range visible(s, false) {
-		b.WriteString(seg.Text)
-	}
-	return b.String()
-}
-
 func plural(n int64) string {
 	if n == 1 {
 		return ""

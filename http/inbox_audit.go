@@ -18,8 +18,10 @@ import (
 const (
 	auditPageSize = 50
 	// inlinePayload is the largest payload the list shows in place; a
-	// larger one is shown whole on its event's page.
-	inlinePayload = 64 << 10
+	// larger one is shown whole on its event's page. With 50 events to a
+	// page, any agent's payloads could otherwise make the page every
+	// reviewer reads many megabytes long.
+	inlinePayload = 16 << 10
 	// chainRecheck is how long a verification stands before a page asks
 	// for a new one; chainFirstWait how long a page waits for the first.
 	chainRecheck   = 30 * time.Second
@@ -53,13 +55,19 @@ type ChainStatus struct {
 func (c *ChainStatus) Verified() bool { return !c.At.IsZero() && c.Err == "" && c.Report.OK() }
 
 // status returns the last verification, starting a new one when it is
-// older than chainRecheck. Before the first result, it waits for it up to
-// chainFirstWait.
-func (c *chainCheck) status(ctx context.Context, log airlock.AuditLog) ChainStatus {
+// older than chainRecheck, under a context from background (which outlives
+// the page that starts it). Before the first result, it waits for it up
+// to chainFirstWait.
+func (c *chainCheck) status(ctx context.Context, log airlock.AuditLog, background func() (context.Context, context.CancelFunc)) ChainStatus {
 	c.mu.Lock()
 	if !c.running && (c.last.At.IsZero() || time.Since(c.last.At) >= chainRecheck) {
 		c.running, c.done = true, make(chan struct{})
-		go c.verify(log, c.done)
+		vctx, cancel := background()
+		done := c.done
+		go func() {
+			defer cancel()
+			c.verify(vctx, log, done)
+		}()
 	}
 	st, done := c.last, c.done
 	st.Running = c.running
@@ -80,11 +88,8 @@ func (c *chainCheck) status(ctx context.Context, log airlock.AuditLog) ChainStat
 	return st
 }
 
-// verify checks the whole chain and keeps the result. It outlives the
-// page that started it, bounded by chainTimeout.
-func (c *chainCheck) verify(log airlock.AuditLog, done chan struct{}) {
-	ctx, cancel := context.WithTimeout(context.Background(), chainTimeout)
-	defer cancel()
+// verify checks the whole chain and keeps the result.
+func (c *chainCheck) verify(ctx context.Context, log airlock.AuditLog, done chan struct{}) {
 	rep, err := log.Verify(ctx)
 	st := ChainStatus{Report: rep, At: time.Now()}
 	if err != nil {
@@ -170,7 +175,11 @@ func (in *inbox) audit(w http.ResponseWriter, r *http.Request) {
 		Approval: strings.TrimSpace(q.Get("approval")), Kind: strings.TrimSpace(q.Get("kind")),
 	}}
 	ctx := r.Context()
-	p.Chain = in.chain.status(ctx, in.s.store())
+	// A verification is bounded by chainTimeout and ends when the server
+	// drains.
+	p.Chain = in.chain.status(ctx, in.s.store(), func() (context.Context, context.CancelFunc) {
+		return in.s.waitContext(context.Background(), chainTimeout)
+	})
 	if v := q.Get("before"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {

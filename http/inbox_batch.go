@@ -153,7 +153,10 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 		aps[i], shown[i] = ap, h
 	}
 	t := principalFrom(ctx)
-	if problem := batchProblem(aps, shown, t.Reviewer(), time.Now()); problem != "" {
+	if problem, code, agent := batchProblem(aps, shown, t.Reviewer(), time.Now()); problem != "" {
+		if code != "" {
+			in.s.refuse(ctx, t, agent, code, problem)
+		}
 		in.fail(w, r, http.StatusConflict, "Nothing was approved", problem)
 		return
 	}
@@ -195,28 +198,34 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 
 // batchProblem says why the reviewer may not approve the requests
 // together, "" when they may: each must still hold the action shown, be
-// pending before its deadline, batchable, the reviewer's to resolve, and
-// identical to the first.
-func batchProblem(aps []airlock.Approval, shown []airlock.Hash, rev airlock.Reviewer, now time.Time) string {
+// the reviewer's to resolve, pending before its deadline, batchable, and
+// identical to the first. The refusals that are audited, as the single
+// form's are (another action than shown, not the reviewer's), come with
+// their code and the request's agent.
+func batchProblem(aps []airlock.Approval, shown []airlock.Hash, rev airlock.Reviewer, now time.Time) (problem, code, agent string) {
 	seen := map[string]bool{}
 	key := effectOf(&aps[0])
 	for i := range aps {
 		ap := &aps[i]
-		switch {
-		case seen[ap.ID]:
-			return fmt.Sprintf("Request %s appears twice.", ap.ID)
-		case ap.ActionHash != shown[i]:
-			return fmt.Sprintf("Request %s holds another action than the page showed (sha256:%s). Review it again.", ap.ID, ap.ActionHash)
+		if seen[ap.ID] {
+			return fmt.Sprintf("Request %s appears twice.", ap.ID), "", ""
+		}
+		if ap.ActionHash != shown[i] {
+			return fmt.Sprintf("Request %s holds another action than the page showed (sha256:%s). Review it again.", ap.ID, ap.ActionHash),
+				airlock.CodeHashMismatch, ap.Agent
+		}
+		if err := ap.Authorize(rev); err != nil {
+			return fmt.Sprintf("Request %s: %s", ap.ID, airlock.ErrorMessage(err)), airlock.ErrorCode(err), ap.Agent
 		}
 		if problem := mayBatch(ap, rev, now); problem != "" {
-			return problem
+			return problem, "", ""
 		}
 		if effectOf(ap) != key {
-			return fmt.Sprintf("Request %s would do something else than request %s: only identical requests go in a batch.", ap.ID, aps[0].ID)
+			return fmt.Sprintf("Request %s would do something else than request %s: only identical requests go in a batch.", ap.ID, aps[0].ID), "", ""
 		}
 		seen[ap.ID] = true
 	}
-	return ""
+	return "", "", ""
 }
 
 // formReason reads a resolution's reason from a posted form, with what is

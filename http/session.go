@@ -25,6 +25,8 @@ const (
 	sessionMaxAge  = 12 * time.Hour   // from sign-in, whatever the activity
 	sessionIdle    = 30 * time.Minute // since the last request
 	maxSessions    = 10000            // beyond it, the least recently used goes
+	maxPerToken    = 32               // sessions of one token; beyond it, its least recently used goes
+	maxStreams     = 16               // live event streams of one session (its open tabs)
 	maxTokenLength = 4096             // a pasted token longer than this is not one
 )
 
@@ -34,6 +36,10 @@ type session struct {
 	secret  airlock.Hash // the hash of the token's secret
 	created time.Time
 	seen    time.Time
+	// streams counts the session's open event streams; done is closed
+	// when the session ends, which ends them.
+	streams int
+	done    chan struct{}
 }
 
 // expired reports whether the session ended at now.
@@ -60,24 +66,44 @@ func (sm *sessions) create(t airlock.Token, secret airlock.Hash, now time.Time) 
 	if sm.m == nil {
 		sm.m = map[[32]byte]*session{}
 	}
-	if len(sm.m) >= maxSessions {
-		var lru [32]byte
-		var oldest time.Time
-		for k, v := range sm.m {
-			if v.expired(now) {
-				delete(sm.m, k)
-				continue
-			}
-			if oldest.IsZero() || v.seen.Before(oldest) {
-				lru, oldest = k, v.seen
+	// One token cannot crowd out everyone else's sessions: past its own
+	// limit, its least recently used session goes; past the total, the
+	// least recently used of all.
+	var lru, lruOwn [32]byte
+	var oldest, oldestOwn time.Time
+	own := 0
+	for k, v := range sm.m {
+		if v.expired(now) {
+			sm.drop(k)
+			continue
+		}
+		if v.token.ID == t.ID {
+			own++
+			if oldestOwn.IsZero() || v.seen.Before(oldestOwn) {
+				lruOwn, oldestOwn = k, v.seen
 			}
 		}
-		if len(sm.m) >= maxSessions {
-			delete(sm.m, lru)
+		if oldest.IsZero() || v.seen.Before(oldest) {
+			lru, oldest = k, v.seen
 		}
 	}
-	sm.m[sessionKey(id)] = &session{token: t, secret: secret, created: now, seen: now}
+	switch {
+	case own >= maxPerToken:
+		sm.drop(lruOwn)
+	case len(sm.m) >= maxSessions:
+		sm.drop(lru)
+	}
+	sm.m[sessionKey(id)] = &session{token: t, secret: secret, created: now, seen: now, done: make(chan struct{})}
 	return id
+}
+
+// drop ends the session under key k, and its event streams; sm.mu is
+// held.
+func (sm *sessions) drop(k [32]byte) {
+	if ss, ok := sm.m[k]; ok {
+		close(ss.done)
+		delete(sm.m, k)
+	}
 }
 
 // get returns the session with this ID if it is still running; touch
@@ -94,7 +120,7 @@ func (sm *sessions) get(id string, now time.Time, touch bool) (session, bool) {
 		return session{}, false
 	}
 	if ss.expired(now) {
-		delete(sm.m, k)
+		sm.drop(k)
 		return session{}, false
 	}
 	if touch {
@@ -103,11 +129,34 @@ func (sm *sessions) get(id string, now time.Time, touch bool) (session, bool) {
 	return *ss, true
 }
 
+// openStream counts a new event stream of the session with this ID and
+// returns a channel closed when the session ends; ok is false when the
+// session has ended or already holds maxStreams streams. closeStream
+// undoes it.
+func (sm *sessions) openStream(id string) (done <-chan struct{}, ok bool) {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	ss, found := sm.m[sessionKey(id)]
+	if !found || ss.streams >= maxStreams {
+		return nil, false
+	}
+	ss.streams++
+	return ss.done, true
+}
+
+func (sm *sessions) closeStream(id string) {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	if ss, ok := sm.m[sessionKey(id)]; ok && ss.streams > 0 {
+		ss.streams--
+	}
+}
+
 // end ends the session with this ID.
 func (sm *sessions) end(id string) {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
-	delete(sm.m, sessionKey(id))
+	sm.drop(sessionKey(id))
 }
 
 // endToken ends every session of a token, once it is found revoked.
@@ -116,7 +165,7 @@ func (sm *sessions) endToken(tokenID string) {
 	defer sm.mu.Unlock()
 	for k, v := range sm.m {
 		if v.token.ID == tokenID {
-			delete(sm.m, k)
+			sm.drop(k)
 		}
 	}
 }
@@ -177,7 +226,9 @@ func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 		if c, err := r.Cookie(sessionCookie); err == nil {
 			id = c.Value
 		}
-		ss, ok := in.sessions.get(id, time.Now(), true)
+		// What the page fetches by itself (htmx, on a live event) is not
+		// the person's activity: an unattended tab must still go idle.
+		ss, ok := in.sessions.get(id, time.Now(), r.Header.Get("HX-Request") != "true")
 		if ok {
 			switch in.checkToken(ctx, &ss) {
 			case tokenDead:
@@ -274,7 +325,7 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	id := in.sessions.create(t, ss.secret, time.Now())
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: id, Path: sessionPath,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: viaHTTPS(r),
 		MaxAge: int(sessionMaxAge / time.Second),
 	})
 	http.Redirect(w, r, "/inbox", http.StatusSeeOther)
@@ -290,9 +341,17 @@ func (in *inbox) signout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/inbox/signin", http.StatusSeeOther)
 }
 
+// viaHTTPS reports whether the browser reached the inbox over HTTPS: TLS
+// here, or at the TLS-terminating proxy the deployment puts in front
+// (X-Forwarded-Proto). Believing the header can only make the cookie
+// stricter: a Secure cookie is never sent over plain HTTP.
+func viaHTTPS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
+
 func clearCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: "", Path: sessionPath, MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: viaHTTPS(r),
 	})
 }

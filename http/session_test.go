@@ -1,0 +1,212 @@
+package http_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/airlocktest"
+	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/sqlite"
+)
+
+// syncServer is a server over a fresh store that serves requests in
+// process, for tests inside a synctest bubble (its clock is the bubble's).
+type syncServer struct {
+	t  *testing.T
+	s  *airlockhttp.Server
+	db *sqlite.DB
+}
+
+func newSyncServer(t *testing.T) *syncServer {
+	t.Helper()
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}}
+	t.Cleanup(func() {
+		s.Drain()
+		db.Close()
+	})
+	return &syncServer{t: t, s: s, db: db}
+}
+
+// reviewer stores a reviewer token and returns its secret.
+func (ss *syncServer) reviewer(name string) string {
+	ss.t.Helper()
+	return makeToken(ss.t, ss.db, airlock.Token{Role: airlock.RoleReviewer, Name: name})
+}
+
+func (ss *syncServer) request(ctx context.Context, method, path string, form url.Values, cookie *http.Cookie, hdr map[string]string) *http.Request {
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req := httptest.NewRequestWithContext(ctx, method, path, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return req
+}
+
+func (ss *syncServer) serve(method, path string, form url.Values, cookie *http.Cookie, hdr map[string]string) *http.Response {
+	w := httptest.NewRecorder()
+	ss.s.Handler().ServeHTTP(w, ss.request(ss.t.Context(), method, path, form, cookie, hdr))
+	return w.Result()
+}
+
+func (ss *syncServer) signIn(secret string) *http.Cookie {
+	ss.t.Helper()
+	for _, c := range ss.serve("POST", "/inbox/signin", url.Values{"token": {secret}}, nil, nil).Cookies() {
+		if c.Name == "airlock_session" {
+			return c
+		}
+	}
+	ss.t.Fatal("no session cookie")
+	return nil
+}
+
+// live reports whether the session's cookie still opens the inbox.
+func (ss *syncServer) live(c *http.Cookie) bool {
+	return ss.serve("GET", "/inbox", nil, c, nil).StatusCode == http.StatusOK
+}
+
+// stream is an open /inbox/events request served in the bubble.
+type stream struct {
+	rec    *httptest.ResponseRecorder
+	done   chan struct{} // closed when the handler returns
+	cancel context.CancelFunc
+}
+
+func (ss *syncServer) stream(c *http.Cookie) *stream {
+	ctx, cancel := context.WithCancel(ss.t.Context())
+	st := &stream{rec: httptest.NewRecorder(), done: make(chan struct{}), cancel: cancel}
+	req := ss.request(ctx, "GET", "/inbox/events", nil, c, nil)
+	go func() {
+		defer close(st.done)
+		ss.s.Handler().ServeHTTP(st.rec, req)
+	}()
+	ss.t.Cleanup(cancel)
+	return st
+}
+
+// ended reports, once every goroutine of the bubble waits, whether the
+// stream's handler has returned.
+func (st *stream) ended() bool {
+	synctest.Wait()
+	select {
+	case <-st.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// What an open page fetches by itself when an event arrives is not the
+// person's activity: an unattended inbox goes idle like any other.
+func TestInboxLiveFetchesAreNotActivity(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		c := ss.signIn(ss.reviewer("bob"))
+		time.Sleep(20 * time.Minute)
+		live := map[string]string{"HX-Request": "true"}
+		if got := ss.serve("GET", "/inbox/list", nil, c, live).StatusCode; got != http.StatusOK {
+			t.Fatalf("the list's live re-fetch after 20 idle minutes: %d, want 200", got)
+		}
+		time.Sleep(11 * time.Minute)
+		resp := ss.serve("GET", "/inbox/list", nil, c, live)
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("HX-Redirect") != "/inbox/signin" {
+			t.Fatalf("31 minutes after the person's last request, with live re-fetches between: %d %q, want 401 to the sign-in page",
+				resp.StatusCode, resp.Header.Get("HX-Redirect"))
+		}
+	})
+}
+
+// One token's sign-ins cannot crowd out others' sessions: past its limit,
+// its own least recently used session ends.
+func TestInboxSessionsPerToken(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		alice := ss.signIn(ss.reviewer("alice"))
+		bob := ss.reviewer("bob")
+		var cookies []*http.Cookie
+		for range airlockhttp.MaxPerToken + 1 {
+			time.Sleep(time.Second) // distinct last uses
+			cookies = append(cookies, ss.signIn(bob))
+		}
+		if ss.live(cookies[0]) {
+			t.Errorf("bob's %d sessions kept the least recently used one past the limit", len(cookies))
+		}
+		for i, c := range cookies[1:] {
+			if !ss.live(c) {
+				t.Fatalf("bob's session %d of the last %d ended", i+1, airlockhttp.MaxPerToken)
+			}
+		}
+		if !ss.live(alice) {
+			t.Error("another person's session ended when bob signed in many times")
+		}
+	})
+}
+
+// Signing out ends the session's open event streams at once, not at their
+// next heartbeat.
+func TestInboxSignOutEndsStreams(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		c := ss.signIn(ss.reviewer("bob"))
+		st := ss.stream(c)
+		if st.ended() {
+			t.Fatalf("the stream ended by itself: %d %s", st.rec.Code, st.rec.Body)
+		}
+		if got := ss.serve("POST", "/inbox/signout", nil, c, nil).StatusCode; got != http.StatusSeeOther {
+			t.Fatalf("sign-out: %d", got)
+		}
+		if !st.ended() {
+			t.Fatal("signing out left the session's event stream open")
+		}
+	})
+}
+
+// A session holds at most MaxStreams live streams (its open tabs); one
+// closing makes room for another.
+func TestInboxStreamsPerSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		c := ss.signIn(ss.reviewer("bob"))
+		var open []*stream
+		for range airlockhttp.MaxStreams {
+			open = append(open, ss.stream(c))
+		}
+		for i, st := range open {
+			if st.ended() {
+				t.Fatalf("stream %d ended: %d %s", i, st.rec.Code, st.rec.Body)
+			}
+		}
+		over := ss.stream(c)
+		if !over.ended() || over.rec.Code != http.StatusTooManyRequests {
+			t.Fatalf("stream %d: ended %v, status %d, want 429", airlockhttp.MaxStreams+1, over.ended(), over.rec.Code)
+		}
+		open[0].cancel()
+		if !open[0].ended() {
+			t.Fatal("a cancelled stream did not end")
+		}
+		if again := ss.stream(c); again.ended() {
+			t.Fatalf("no room for a stream after one closed: %d %s", again.rec.Code, again.rec.Body)
+		}
+	})
+}
