@@ -627,11 +627,21 @@ type decisionPayload struct {
 	Commands       []commandNote `json:"commands,omitempty"`
 }
 
+// commandNote is one shell command of a decision event, as a reviewer
+// reads it: what it is, how it was classified and why, and what it got.
 type commandNote struct {
 	Text    string   `json:"text"`
 	Class   Class    `json:"class"`
 	Tier    RiskTier `json:"tier"`
 	Outcome Outcome  `json:"outcome"`
+	// Inert commands (cd, echo) change nothing and take no part.
+	Inert  bool     `json:"inert,omitempty"`
+	Reason string   `json:"reason,omitempty"`
+	Via    []string `json:"via,omitempty"`
+	// By is the rule (or the default) that gave the outcome; Deciding
+	// marks the command whose outcome is the action's.
+	By       string `json:"by,omitempty"`
+	Deciding bool   `json:"deciding,omitempty"`
 }
 
 func decisionEvent(d *Decision, label, approvalID string) Event {
@@ -640,11 +650,19 @@ func decisionEvent(d *Decision, label, approvalID string) Event {
 		NeedsHuman: d.NeedsHumanBy, Class: d.Classification.Class, Capability: d.Classification.Capability,
 		Tier: d.Classification.Tier, DecidedBy: d.decidedBy(), Overrides: d.Overrides, ConditionError: d.ConditionErrors,
 	}
-	for _, c := range d.Commands {
+	for i, c := range d.Commands {
 		// Nested commands repeat their parents' text: each is clipped, so
 		// that a deep script cannot make a decision event huge (the whole
 		// script is in the action's arguments, once).
-		p.Commands = append(p.Commands, commandNote{Text: clipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome})
+		n := commandNote{Text: clipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome,
+			Inert: c.Inert, Reason: clipText(c.Reason, maxNoteText), Via: c.Via, Deciding: i+1 == d.Command}
+		if !c.Inert {
+			n.By = c.Source
+			if c.Rule != nil {
+				n.By = c.Rule.String()
+			}
+		}
+		p.Commands = append(p.Commands, n)
 	}
 	return newEvent(EventDecision, &d.Action, d.Outcome.String(), approvalID, p)
 }
