@@ -28,7 +28,7 @@ import (
 // once at start-up), htmx and its SSE extension vendored under web/assets,
 // no external requests.
 
-//go:embed web/*.html web/assets/*.js web/assets/*.css
+//go:embed web/*.html web/assets/*.js web/assets/*.css web/assets/*.svg
 var webFS embed.FS
 
 const (
@@ -78,6 +78,7 @@ func (s *Server) mountInbox(mux *http.ServeMux) {
 	mux.HandleFunc("GET /inbox/{$}", in.withSession(in.lister(inboxView, false)))
 	mux.HandleFunc("GET /inbox/next", in.withSession(in.next))
 	mux.HandleFunc("GET /inbox/events", in.withSession(in.events))
+	mux.HandleFunc("GET /inbox/session", in.withSession(in.session))
 	mux.HandleFunc("GET /inbox/approvals/{id}", in.withSession(in.detail))
 	mux.HandleFunc("GET /inbox/approvals/{id}/decide", in.withSession(in.decide))
 	mux.Handle("POST /inbox/approvals/{id}/approve", post(in.withSession(in.resolve(airlock.StatusApproved))))
@@ -113,6 +114,8 @@ func newInbox(s *Server) *inbox {
 			ct = "text/javascript; charset=utf-8"
 		case ".css":
 			ct = "text/css; charset=utf-8"
+		case ".svg":
+			ct = "image/svg+xml"
 		}
 		in.assets[path.Base(name)] = inboxAsset{hash: hex.EncodeToString(sum[:8]), contentType: ct, body: b}
 	}
@@ -131,6 +134,8 @@ func newInbox(s *Server) *inbox {
 		"left":      timeLeft,
 		"inc":       func(i int) int { return i + 1 },
 		"roundDur":  roundDur,
+		"settledBy": settledBy,
+		"className": className,
 	}
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/parts.html"))
 	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch"} {
@@ -348,6 +353,16 @@ type InboxPage struct {
 	Tiers    []airlock.RiskTier
 	Statuses []airlock.ApprovalStatus
 	Orders   []orderOption
+	// Done is the request the person just settled from its page, shown
+	// in a note above the list; nil otherwise.
+	Done *airlock.Approval
+}
+
+// FilterActive reports whether the page lists anything but its default:
+// the filters then start open on a small screen.
+func (p *InboxPage) FilterActive() bool {
+	f := p.Filter
+	return f.Agent != "" || f.Class != "" || f.MinTier != "" || f.Search != "" || f.Cursor != ""
 }
 
 // InboxRow is one request in a list, ready to show: text already escaped
@@ -355,12 +370,17 @@ type InboxPage struct {
 // template call per value costs more than the value and a page shows 50
 // rows.
 type InboxRow struct {
-	ID                                              string
-	Agent, Tool, Class, Summary, ResolvedBy, Reason template.HTML
-	Tier                                            airlock.RiskTier
-	NeedsHuman, IsGrant                             bool
-	Status                                          airlock.ApprovalStatus
-	Surface                                         airlock.Surface
+	ID                                  string
+	Agent, Tool, Class, Summary, Reason template.HTML
+	// By says who settled the request (settledBy).
+	By         template.HTML
+	Tier       airlock.RiskTier
+	NeedsHuman bool
+	IsGrant    bool
+	// Yours is set when the signed-in person may decide the request.
+	Yours   bool
+	Status  airlock.ApprovalStatus
+	Surface airlock.Surface
 	// Created, Expires and ResolvedAt are RFC 3339 ("" for none); Waiting
 	// and Left are how long it has waited and may still wait.
 	Created, Expires, ResolvedAt string
@@ -370,16 +390,38 @@ type InboxRow struct {
 	Identical int
 }
 
-func newRow(ap *airlock.Approval, now time.Time) InboxRow {
+func newRow(ap *airlock.Approval, rev airlock.Reviewer, now time.Time) InboxRow {
 	row := InboxRow{
-		ID: ap.ID, Agent: show(ap.Agent, false), Tool: show(ap.Tool, false), Class: show(ap.Class, false),
-		Summary: show(ap.Summary, false), ResolvedBy: show(ap.ResolvedBy, false), Reason: show(ap.Reason, false),
+		ID: ap.ID, Agent: show(ap.Agent, false), Tool: show(ap.Tool, false), Class: show(className(ap.Class), false),
+		Summary: show(ap.Summary, false), Reason: show(ap.Reason, false),
 		Tier: ap.Tier, NeedsHuman: ap.NeedsHuman, IsGrant: ap.IsGrant(), Status: ap.Status, Surface: ap.Surface,
 		Created: rfc3339(ap.Created), Expires: rfc3339(ap.Expires), ResolvedAt: rfc3339(ap.ResolvedAt),
 		Waiting: shortDur(now.Sub(ap.Created)), Left: timeLeft(ap.Expires),
 	}
+	if ap.Status == airlock.StatusPending {
+		row.Yours = ap.Authorize(rev) == nil
+	} else {
+		row.By = settledBy(*ap)
+	}
 	return row
 }
+
+// settledBy says who settled a request: "bob via cli", or "the system"
+// for an expiry or a resolution no person made.
+func settledBy(ap airlock.Approval) template.HTML {
+	if ap.ResolvedBy == "" {
+		return "the system"
+	}
+	by := show(ap.ResolvedBy, false)
+	if ap.Surface != "" && ap.Surface != airlock.SurfaceSystem {
+		by += " via " + template.HTML(template.HTMLEscapeString(string(ap.Surface)))
+	}
+	return by
+}
+
+// className is a request's class without its needs-human suffix, which
+// the page shows as a badge.
+func className(class string) string { return strings.TrimSuffix(class, airlock.NeedsHumanSuffix) }
 
 // rfc3339 writes t in UTC, "" for the zero time.
 func rfc3339(t time.Time) string {
@@ -466,7 +508,7 @@ func rowsOf(aps []airlock.Approval, rev airlock.Reviewer) []InboxRow {
 	count := map[effect]int{}
 	ok := make([]bool, len(aps))
 	for i := range aps {
-		rows[i] = newRow(&aps[i], now)
+		rows[i] = newRow(&aps[i], rev, now)
 		if ok[i] = mayBatch(&aps[i], rev, now) == ""; ok[i] {
 			count[effectOf(&aps[i])]++
 		}
@@ -499,6 +541,13 @@ func (in *inbox) lister(v listView, fragment bool) http.HandlerFunc {
 			// the list rather than leave it stale without a word.
 			in.execute(w, http.StatusOK, "inbox", "rows", p)
 			return
+		}
+		// After a resolution the page says what was settled: read from
+		// the store, never echoed from the address.
+		if id := r.URL.Query().Get("done"); id != "" && status == http.StatusOK {
+			if ap, err := in.s.store().Approval(r.Context(), id); err == nil && ap.Status != airlock.StatusPending {
+				p.Done = &ap
+			}
 		}
 		in.render(w, status, "inbox", p)
 	}
@@ -536,11 +585,15 @@ type DetailPage struct {
 	Args      string
 	ArgsBytes int
 	ArgsLines int
-	// ArgsHidden counts the characters of the arguments shown as escapes
-	// (control, format, bidi, invisible).
-	ArgsHidden int
 	// Large arguments start collapsed.
 	Large bool
+	// Hidden counts, per field the agent sent, the characters shown as
+	// escapes (control, format, bidi, invisible); HiddenTotal sums them.
+	Hidden      []HiddenCount
+	HiddenTotal int
+	// Deciders are the people who may resolve the request besides admins:
+	// the rule's reviewers, then the agent's owner, each once.
+	Deciders []Decider
 	// Trust is the agent's record for this class, nil when it has none.
 	Trust *airlock.TrustSummary
 	// CannotResolve says why the signed-in person may not resolve it.
@@ -557,27 +610,81 @@ type DetailPage struct {
 	Identical []airlock.Approval
 	// After is the audit log's head when the page was read.
 	After int64
+	// OOB is set when the page is the decision region re-fetched live:
+	// the status and the timeline come with it, swapped out of band.
+	OOB bool
+}
+
+// HiddenCount is how many hidden characters one field holds.
+type HiddenCount struct {
+	Field string
+	N     int
+}
+
+// Decider is a person who may resolve a request.
+type Decider struct {
+	Name  string
+	Owner bool
 }
 
 // CommandNote is one shell command of a decision event.
 type CommandNote struct {
-	Text    string           `json:"text"`
-	Class   airlock.Class    `json:"class"`
-	Tier    airlock.RiskTier `json:"tier"`
-	Outcome airlock.Outcome  `json:"outcome"`
+	Text     string           `json:"text"`
+	Class    airlock.Class    `json:"class"`
+	Tier     airlock.RiskTier `json:"tier"`
+	Outcome  airlock.Outcome  `json:"outcome"`
+	Inert    bool             `json:"inert"`
+	Reason   string           `json:"reason"`
+	Via      []string         `json:"via"`
+	By       string           `json:"by"`
+	Deciding bool             `json:"deciding"`
+}
+
+// Verdict is what the command got: its outcome, or "inert" for a command
+// that changes nothing (cd, echo) and takes no part in the decision.
+func (c *CommandNote) Verdict() string {
+	if c.Inert || !c.Outcome.Valid() {
+		return "inert"
+	}
+	return c.Outcome.String()
 }
 
 // maxTimeline bounds the events a request's page lists.
 const maxTimeline = 100
 
-// MarksBounded reports whether the arguments hold more runs of hidden
-// characters than a value highlights (maxMarks); the rest are shown as
-// plain escapes.
-func (p *DetailPage) MarksBounded() bool { return p.ArgsHidden > maxMarks }
-
 // Pending reports whether the request still waits for a person.
 func (p *DetailPage) Pending() bool {
 	return p.Approval.Status == airlock.StatusPending && time.Now().Before(p.Approval.Expires)
+}
+
+// Waited says how long the request waited before it was settled, "" for
+// a pending one.
+func (p *DetailPage) Waited() string {
+	ap := &p.Approval
+	if ap.Status == airlock.StatusPending || ap.ResolvedAt.IsZero() {
+		return ""
+	}
+	return shortDur(ap.ResolvedAt.Sub(ap.Created))
+}
+
+// MarksBounded reports whether a field holds more hidden characters than
+// a value highlights (maxMarks runs); the rest are plain escapes.
+func (p *DetailPage) MarksBounded() bool {
+	for _, h := range p.Hidden {
+		if h.N > maxMarks {
+			return true
+		}
+	}
+	return false
+}
+
+// ApproveLabel is the approve button's text: a destructive or privileged
+// action says so on the button itself.
+func (p *DetailPage) ApproveLabel() string {
+	if p.Approval.Tier >= airlock.TierDestructive {
+		return "Approve this " + p.Approval.Tier.String() + " action"
+	}
+	return "Approve"
 }
 
 // PersonDecided counts the agent's requests of this class that a person
@@ -598,6 +705,16 @@ func (p *DetailPage) ApprovalRate() string {
 	return strconv.FormatFloat(p.Trust.Rate()*100, 'f', 0, 64) + "%"
 }
 
+// TriggerIDs are the requests whose changes re-fetch the decision region:
+// this one, and those it may be approved with.
+func (p *DetailPage) TriggerIDs() []string {
+	ids := []string{p.Approval.ID}
+	for i := range p.Identical {
+		ids = append(ids, p.Identical[i].ID)
+	}
+	return ids
+}
+
 func (in *inbox) detail(w http.ResponseWriter, r *http.Request) {
 	p, err := in.detailPage(r, true)
 	if err != nil {
@@ -607,20 +724,23 @@ func (in *inbox) detail(w http.ResponseWriter, r *http.Request) {
 	in.render(w, http.StatusOK, "detail", p)
 }
 
-// decide is the detail page's decision region alone, which the page
-// re-fetches when the request changes: a reviewer looking at a request
-// someone else settles sees who settled it, and how, at once.
+// decide is the detail page's decision region, which the page re-fetches
+// when the request (or one it may be approved with) changes: a reviewer
+// looking at a request someone else settles sees who settled it, and how,
+// at once. The request's status and its audit events come along, out of
+// band, so that no part of the page says otherwise.
 func (in *inbox) decide(w http.ResponseWriter, r *http.Request) {
 	p, err := in.detailPage(r, false)
 	if err != nil {
 		in.storeFail(w, r, err)
 		return
 	}
-	in.execute(w, http.StatusOK, "detail", "decide", p)
+	p.OOB = true
+	in.execute(w, http.StatusOK, "detail", "live", p)
 }
 
 // detailPage reads what the detail page shows of the request named in the
-// path: with whole, everything; without, what its decision region shows.
+// path: with whole, everything; without, what its live regions show.
 func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	ctx := r.Context()
 	// The head first: a change after it reaches the page's live region.
@@ -633,30 +753,13 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 		return nil, err
 	}
 	rev := principalFrom(ctx).Reviewer()
-	p := &DetailPage{Base: baseFor(r, "Request "+ap.ID), Approval: ap, After: head}
+	p := &DetailPage{Base: baseFor(r, clipTitle(ap.Summary)), Approval: ap, After: head}
 	if err := ap.Authorize(rev); err != nil {
 		p.CannotResolve = airlock.ErrorMessage(err)
 	}
 	if p.Pending() && p.CannotResolve == "" {
 		if p.Identical, err = in.identical(ctx, &ap, rev); err != nil {
 			return nil, err
-		}
-	}
-	if !whole {
-		return p, nil
-	}
-	p.Args = prettyArgs(ap.Args)
-	p.ArgsBytes, p.ArgsLines = len(p.Args), strings.Count(p.Args, "\n")+1
-	p.ArgsHidden = countHidden(p.Args, true)
-	p.Large = p.ArgsBytes > largeArgs || p.ArgsLines > largeArgsLines
-	class := airlock.Class(strings.TrimSuffix(ap.Class, airlock.NeedsHumanSuffix))
-	sums, err := in.s.store().TrustSummaries(ctx, airlock.TrustFilter{Agent: ap.Agent, Class: class})
-	if err != nil {
-		return nil, err
-	}
-	for i := range sums {
-		if sums[i].Agent == ap.Agent && sums[i].Class == class {
-			p.Trust = &sums[i]
 		}
 	}
 	evs, err := in.s.store().Events(ctx, airlock.EventFilter{ApprovalID: ap.ID, Limit: maxTimeline + 1})
@@ -667,8 +770,55 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 		evs, p.MoreEvents = evs[:maxTimeline], true
 	}
 	p.Timeline = evs
+	if !whole {
+		return p, nil
+	}
+	p.Args = prettyArgs(ap.Args)
+	p.ArgsBytes, p.ArgsLines = len(p.Args), strings.Count(p.Args, "\n")+1
+	p.Large = p.ArgsBytes > largeArgs || p.ArgsLines > largeArgsLines
+	for _, f := range []struct {
+		name, text string
+		lines      bool
+	}{
+		{"arguments", p.Args, true}, {"tool", ap.Tool, false}, {"agent", ap.Agent, false},
+		{"working directory", ap.Cwd, false}, {"summary", ap.Summary, false}, {"requested by", ap.RequestedBy, false},
+		{"session", ap.SessionID, false}, {"trace", ap.TraceID, false}, {"call", ap.CallID, false},
+	} {
+		if n := countHidden(f.text, f.lines); n > 0 {
+			p.Hidden = append(p.Hidden, HiddenCount{Field: f.name, N: n})
+			p.HiddenTotal += n
+		}
+	}
+	for _, name := range ap.Reviewers {
+		if name != ap.Owner && !slices.ContainsFunc(p.Deciders, func(d Decider) bool { return d.Name == name }) {
+			p.Deciders = append(p.Deciders, Decider{Name: name})
+		}
+	}
+	if ap.Owner != "" {
+		p.Deciders = append(p.Deciders, Decider{Name: ap.Owner, Owner: true})
+	}
+	sums, err := in.s.store().TrustSummaries(ctx, airlock.TrustFilter{Agent: ap.Agent, Class: airlock.Class(className(ap.Class))})
+	if err != nil {
+		return nil, err
+	}
+	for i := range sums {
+		if sums[i].Agent == ap.Agent && sums[i].Class == airlock.Class(className(ap.Class)) {
+			p.Trust = &sums[i]
+		}
+	}
 	p.Commands = commandsOf(evs)
 	return p, nil
+}
+
+// clipTitle makes a page title of s: hidden characters escaped, at most
+// 80 characters.
+func clipTitle(s string) string {
+	t := escaped(s)
+	if utf8.RuneCountInString(t) <= 80 {
+		return t
+	}
+	r := []rune(t)
+	return string(r[:79]) + "…"
 }
 
 // EventsURL is the live stream the page's decision region listens to.
@@ -690,6 +840,13 @@ func commandsOf(evs []airlock.Event) []CommandNote {
 		}
 	}
 	return nil
+}
+
+// session answers 204 while the session lives. An open page asks when its
+// live stream fails, to tell a session that ended (401) from a server that
+// does not answer.
+func (in *inbox) session(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // storeFail answers a store error with its page.
@@ -739,7 +896,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		switch code {
 		case "":
 			in.s.metrics.resolved(&ap)
-			http.Redirect(w, r, "/inbox", http.StatusSeeOther)
+			http.Redirect(w, r, "/inbox?done="+url.QueryEscape(ap.ID), http.StatusSeeOther)
 			return
 		case airlock.EUNAUTHORIZED:
 			in.s.refuse(ctx, t, ap.Agent, code, airlock.ErrorMessage(err))

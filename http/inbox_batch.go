@@ -157,7 +157,8 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 		if code != "" {
 			in.s.refuse(ctx, t, agent, code, problem)
 		}
-		in.fail(w, r, http.StatusConflict, "Nothing was approved", problem)
+		in.render(w, http.StatusConflict, "error", &ErrorPage{Base: baseFor(r, "Nothing was approved"), Status: http.StatusConflict,
+			Heading: "Nothing was approved", Message: problem, ApprovalID: aps[0].ID})
 		return
 	}
 	// Every request was checked: the batch is applied whole even if the

@@ -9,16 +9,19 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
 )
 
 // reviewPolicy asks bob about writes and shell commands, for the pages
-// that need a real classification.
+// that need a real classification; edits need a human.
 const reviewPolicy = `
 version: 1
 name: review
@@ -38,6 +41,12 @@ rules:
     outcome: ask
     reviewers: [bob]
     timeout: 5m
+  - id: edits
+    tool: Edit
+    outcome: ask
+    needs_human: true
+    reviewers: [bob]
+    timeout: 10m
 `
 
 // useReviewPolicy puts reviewPolicy in force on ts.
@@ -129,8 +138,12 @@ func TestInboxHistory(t *testing.T) {
 	b.signIn(ts.BobSecret)
 
 	p := b.get("/inbox/history")
-	p.want(t, http.StatusOK, ok.ID, no.ID, "approved</span> by bob via cli", "rejected</span> by bob via slack",
-		"not &lt;b&gt;today&lt;/b&gt;", `hx-get="/inbox/history/list?order=settled&amp;status=settled"`, `aria-current="page">History`,
+	for _, want := range []string{"approved by bob via cli", "rejected by bob via slack"} {
+		if !strings.Contains(textOf(p.body), want) {
+			t.Errorf("the history does not say %q", want)
+		}
+	}
+	p.want(t, http.StatusOK, ok.ID, no.ID, "not &lt;b&gt;today&lt;/b&gt;", `hx-get="/inbox/history/list?order=settled&amp;status=settled"`, `aria-current="page">History`,
 		`<option value="settled" selected>last settled first</option>`)
 	if strings.Contains(p.body, waiting.ID) {
 		t.Error("the history lists a pending request")
@@ -152,6 +165,108 @@ func TestInboxHistory(t *testing.T) {
 	if p := b.get("/inbox"); strings.Contains(p.body, ok.ID) || !strings.Contains(p.body, waiting.ID) {
 		t.Errorf("the inbox lists settled requests or misses a pending one:\n%s", p.body)
 	}
+}
+
+// The history shows requests no person settled too: expired by the
+// system, cancelled by their agent, with where, why and when.
+func TestInboxHistoryExpiredAndCancelled(t *testing.T) {
+	ts, b, clock := agentsServer(t)
+	ctx := t.Context()
+	late := queue(t, ts, airlocktest.Action("deploy", "late")) // waits 10m
+	gone := queue(t, ts, airlocktest.Action("deploy", "gone"))
+	cancelled, err := ts.Agent.Cancel(ctx, gone.ID, "no longer <needed>", airlock.SurfaceAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(11 * time.Minute)
+	expired, err := ts.DB.ExpireApproval(ctx, late.ID)
+	if err != nil || expired.Status != airlock.StatusExpired {
+		t.Fatalf("expire: %s %v", expired.Status, err)
+	}
+
+	p := b.get("/inbox/history")
+	p.want(t, http.StatusOK)
+	for _, c := range []struct {
+		ap         airlock.Approval
+		says, want []string // in the row's text, in its markup
+	}{
+		{expired, []string{"expired by the system"}, []string{`<time datetime="` + rfc3339(expired.ResolvedAt) + `"`}},
+		{cancelled, []string{"cancelled by " + cancelled.ResolvedBy + " via api", "no longer <needed>"},
+			[]string{`<time datetime="` + rfc3339(cancelled.ResolvedAt) + `"`, "no longer &lt;needed&gt;"}},
+	} {
+		row := rowOf(t, p.body, c.ap.ID)
+		for _, want := range c.says {
+			if !strings.Contains(textOf(row), want) {
+				t.Errorf("the history's row of the %s request does not say %q: %q", c.ap.Status, want, textOf(row))
+			}
+		}
+		for _, want := range c.want {
+			if !strings.Contains(row, want) {
+				t.Errorf("the history's row of the %s request does not contain %q\n%s", c.ap.Status, want, row)
+			}
+		}
+	}
+	if cancelled.ResolvedBy == "" {
+		t.Error("the cancellation names no one")
+	}
+	if got := rowIDs(p.body); !slices.Equal(got, ids(expired, cancelled)) {
+		t.Errorf("the history lists %v, want the last settled first: %v", got, ids(expired, cancelled))
+	}
+	for status, want := range map[string]airlock.Approval{"expired": expired, "cancelled": cancelled} {
+		if got := rowIDs(b.get("/inbox/history?status=" + status).body); !slices.Equal(got, ids(want)) {
+			t.Errorf("the history of %s requests lists %v, want %v", status, got, ids(want))
+		}
+	}
+}
+
+// A request's page shows the agent's trust record for the request's class
+// (not others'), and why the policy asks: the rule and where it is.
+func TestInboxDetailTrustAndRule(t *testing.T) {
+	ts, b, clock := agentsServer(t)
+	useReviewPolicy(t, ts)
+	ctx := t.Context()
+	for i, st := range []airlock.ApprovalStatus{airlock.StatusApproved, airlock.StatusApproved, airlock.StatusRejected} {
+		ap := queue(t, ts, writeAction(fmt.Sprint("f", i), fmt.Sprint("s-", i)))
+		clock.advance(time.Minute)
+		if _, err := ts.Bob.Resolve(ctx, ap.ID, st, ap.ActionHash, "because", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	late := queue(t, ts, writeAction("late", "s-late")) // waits 10m
+	clock.advance(11 * time.Minute)
+	if got, err := ts.DB.ExpireApproval(ctx, late.ID); err != nil || got.Status != airlock.StatusExpired {
+		t.Fatalf("expire: %s %v", got.Status, err)
+	}
+	// agent-1's shell commands (another class) and another agent's
+	// writes do not count.
+	sh := queue(t, ts, airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/work", Args: airlock.MustArgs(map[string]any{"command": "make"})})
+	if _, err := ts.Bob.Resolve(ctx, sh.ID, airlock.StatusRejected, sh.ActionHash, "no", ""); err != nil {
+		t.Fatal(err)
+	}
+	trust(t, ts, "agent-2", "fs.write", airlock.TrustDenied, airlock.TrustDenied)
+
+	ap := queue(t, ts, writeAction("now", "s-now"))
+	p := b.get("/inbox/approvals/" + ap.ID)
+	p.want(t, http.StatusOK, "<dt>Rule</dt><dd><code>rule writes (project review.yaml:5:5)</code></dd>")
+	record := textOf(regexpFind(t, p.body, `(?s)(<section class="card" aria-labelledby="h-trust">.*?</section>)`))
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`^Trust record of agent-1 for `), regexp.MustCompile(`\bApproved[a-z ]* 2 Rejected 1 Expired 1 Approval rate 50% `),
+		regexp.MustCompile(`\bMedian time to decide 1m0s\b`), regexp.MustCompile(`\bDecisions recorded 4\b`),
+	} {
+		if !want.MatchString(record) {
+			t.Errorf("the trust record does not match %s: %q", want, record)
+		}
+	}
+	explain := regexpFind(t, p.body, `(?s)<pre class="explain">(.*?)</pre>`)
+	for _, want := range []string{"decided by:  rule writes (project review.yaml:5:5)", "class:       fs.write", "hash:        sha256:" + ap.ActionHash.String()} {
+		if !strings.Contains(explain, want) {
+			t.Errorf("the explanation does not name %q:\n%s", want, explain)
+		}
+	}
+
+	// A request of a class without records says so.
+	fresh := queue(t, ts, airlocktest.Action("deploy", "x"))
+	b.get("/inbox/approvals/"+fresh.ID).want(t, http.StatusOK, "No trust records yet for this agent and class.")
 }
 
 func TestInboxAuditLog(t *testing.T) {
@@ -178,6 +293,19 @@ func TestInboxAuditLog(t *testing.T) {
 		t.Error("the trace filter lists another trace")
 	}
 	b.get("/inbox/audit?approval="+ap.ID).want(t, http.StatusOK, "approval.requested", "decision")
+
+	// The agent filter: only that agent's events.
+	other := request(t, ts, "agent-2", "make", time.Hour)
+	p = b.get("/inbox/audit?agent=agent-2")
+	p.want(t, http.StatusOK, `href="/inbox/audit?agent=agent-2"`, `href="/inbox/approvals/`+other.ID+`"`, `value="agent-2"`)
+	if strings.Contains(p.body, "agent=agent-1") || strings.Contains(p.body, "Older events") {
+		t.Error("the audit log filtered on agent-2 lists agent-1's events")
+	}
+	p = b.get("/inbox/audit?agent=agent-1")
+	p.want(t, http.StatusOK, `href="/inbox/audit?agent=agent-1"`)
+	if strings.Contains(p.body, "agent-2") || strings.Contains(p.body, other.ID) {
+		t.Error("the audit log filtered on agent-1 lists agent-2's events")
+	}
 	b.get("/inbox/audit?before=soon").want(t, http.StatusBadRequest, "sequence number")
 
 	b.get("/inbox/audit/1").want(t, http.StatusOK, "Event #1", "token.created")
@@ -207,18 +335,82 @@ func TestInboxAuditShowsBrokenChain(t *testing.T) {
 	}
 }
 
+// A verification stands for a while, then the next visit verifies again:
+// an edit made after the page said Verified shows on a later visit.
+func TestInboxAuditRechecksChain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		c := ss.signIn(ss.reviewer("bob"))
+		for _, agent := range []string{"agent-1", "agent-2"} {
+			if _, _, err := ss.db.RequestApproval(t.Context(), airlocktest.NewApproval(agent, "make", airlock.Ask, time.Hour), airlock.Record{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		audit := func() page { t.Helper(); return ss.get("/inbox/audit", c) }
+		audit().want(t, http.StatusOK, "<strong>Verified</strong>")
+
+		raw, err := sql.Open("sqlite", "file:"+ss.db.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		for _, q := range []string{`DROP TRIGGER events_no_update`, `UPDATE events SET kind = 'forged' WHERE seq = 2`} {
+			if _, err := raw.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Within the interval the last verification stands.
+		time.Sleep(10 * time.Second)
+		audit().want(t, http.StatusOK, "<strong>Verified</strong>")
+
+		// Past it, a visit starts a new verification (and shows the last
+		// result meanwhile); once it ends, the page shows the break.
+		time.Sleep(30 * time.Second)
+		audit()
+		synctest.Wait()
+		p := audit()
+		p.want(t, http.StatusOK, "Broken at event #2", "chain-bad")
+		if strings.Contains(p.body, "<strong>Verified</strong>") {
+			t.Error("a log tampered with after its verification is still shown as verified")
+		}
+	})
+}
+
 func TestInboxDetailShellCommands(t *testing.T) {
 	ts := newTestServer(t)
 	useReviewPolicy(t, ts)
 	a := airlock.Action{Agent: "agent-1", Tool: "Bash", TraceID: "t-1", Cwd: "/work",
-		Args: airlock.MustArgs(map[string]any{"command": "cat notes.txt > out.txt && curl -s 'https://example.com/<x>'"})}
+		Args: airlock.MustArgs(map[string]any{"command": "cd /work; cat notes.txt > out.txt && curl -s 'https://example.com/<x>'"})}
 	ap := queue(t, ts, a)
 	b := newBrowser(t, ts)
 	b.signIn(ts.BobSecret)
 	p := b.get("/inbox/approvals/" + ap.ID)
-	p.want(t, http.StatusOK, "Shell commands (3)", "<code>cat notes.txt</code>", "<code>&gt; out.txt</code>",
+	p.want(t, http.StatusOK, "Shell commands (4)", "<code>cat notes.txt</code>", "<code>&gt; out.txt</code>",
 		"https://example.com/&lt;x&gt;", "network-egress", `class="tier tier-write"`,
 		"approval.requested", "decision", `href="/inbox/audit/`)
+	// Each command says what it got and why; the one that decides is
+	// marked (the first of the strictest); cd changes nothing and says so.
+	body := regexp.MustCompile(`(?s)<tbody>(.*?)</tbody>`).FindStringSubmatch(p.body)
+	if body == nil {
+		t.Fatalf("no commands table:\n%s", p.body)
+	}
+	var got []string
+	for _, r := range regexp.MustCompile(`(?s)<tr( class="deciding")?>(.*?)</tr>`).FindAllStringSubmatch(body[1], -1) {
+		got = append(got, strings.TrimSpace(r[1]+" "+textOf(r[2])))
+	}
+	const by = "by rule shell (project review.yaml:10:5)"
+	want := []string{
+		"1 cd /work shell.builtin read inert changes the working directory",
+		`class="deciding" 2 decides cat notes.txt fs.read read ask reads files; ` + by,
+		"3 > out.txt fs.write write ask writes a file; " + by,
+		"4 curl -s 'https://example.com/<x>' net.http network-egress ask makes HTTP requests; " + by,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("command rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Contains(p.body, "Outcome(") {
+		t.Error("a command's outcome is written as a Go value")
+	}
 }
 
 func TestInboxBatchApproval(t *testing.T) {
@@ -266,12 +458,33 @@ func TestInboxBatchApproval(t *testing.T) {
 	}
 	// Refused whole, nothing applied: another effect, a wrong hash, a
 	// repeated request, a missing hash, a cross-origin post.
-	b.post("/inbox/batch/approve", form(same[0], other)).want(t, http.StatusConflict, "Nothing was approved", "only identical requests")
-	b.post("/inbox/batch/approve", form(same[0], own)).want(t, http.StatusConflict, "Nothing was approved", "Request "+own.ID+": ")
+	// Those the single form audits (not the reviewer's, another action
+	// than shown) are audited from a batch too, and lead back to the
+	// request.
+	audited := func(code string, post func()) {
+		t.Helper()
+		head := headSeq(t, ts)
+		post()
+		got := refusals(t, ts, head)
+		if code == "" && len(got) != 0 || code != "" && (len(got) != 1 || got[0].Code != code) {
+			t.Errorf("refusals audited: %+v, want code %q", got, code)
+		}
+	}
+	audited("", func() {
+		b.post("/inbox/batch/approve", form(same[0], other)).want(t, http.StatusConflict, "Nothing was approved", "only identical requests",
+			`<a href="/inbox/approvals/`+same[0].ID+`">Back to the request</a>`)
+	})
+	audited(airlock.EUNAUTHORIZED, func() {
+		b.post("/inbox/batch/approve", form(same[0], own)).want(t, http.StatusConflict, "Nothing was approved", "Request "+own.ID+": ")
+	})
 	wrong := form(same[0], same[1])
 	wrong["action_hash"][1] = same[2].ActionHash.String()
-	b.post("/inbox/batch/approve", wrong).want(t, http.StatusConflict, "another action than the page showed")
-	b.post("/inbox/batch/approve", form(same[0], same[0])).want(t, http.StatusConflict, "appears twice")
+	audited(airlock.CodeHashMismatch, func() {
+		b.post("/inbox/batch/approve", wrong).want(t, http.StatusConflict, "another action than the page showed")
+	})
+	audited("", func() {
+		b.post("/inbox/batch/approve", form(same[0], same[0])).want(t, http.StatusConflict, "appears twice")
+	})
 	b.post("/inbox/batch/approve", url.Values{"id": {same[0].ID}}).want(t, http.StatusBadRequest, "pair every request")
 	b.do("POST", "/inbox/batch/approve", form(same...), map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}).
 		want(t, http.StatusForbidden, "Cross-origin request refused")
@@ -288,38 +501,65 @@ func TestInboxBatchApproval(t *testing.T) {
 	b.post("/inbox/batch/approve", form(same...)).want(t, http.StatusConflict, "was approved meanwhile, by bob via web")
 }
 
+// Only read and write requests without needs-human go in a batch: the
+// others are never offered together, and a batch that holds them is
+// refused whole.
 func TestInboxBatchRefusesRiskyRequests(t *testing.T) {
-	ts := newTestServer(t)
-	useReviewPolicy(t, ts)
-	var risky []airlock.Approval
-	for i := range 2 {
-		a := airlock.Action{Agent: "agent-1", Tool: "Bash", SessionID: fmt.Sprint("run-", i), Cwd: "/work",
-			Args: airlock.MustArgs(map[string]any{"command": "rm -rf build"})}
-		risky = append(risky, queue(t, ts, a))
+	bash := func(command string) airlock.Action {
+		return airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/work", Args: airlock.MustArgs(map[string]any{"command": command})}
 	}
-	if risky[0].Tier < airlock.TierDestructive {
-		t.Fatalf("rm -rf classified %s", risky[0].Tier)
-	}
-	b := newBrowser(t, ts)
-	b.signIn(ts.BobSecret)
-	p := b.get("/inbox/approvals/" + risky[0].ID)
-	p.want(t, http.StatusOK)
-	if strings.Contains(p.body, "/inbox/batch/approve") {
-		t.Error("a destructive request is offered for batch approval")
-	}
-	if p := b.get("/inbox"); strings.Contains(p.body, "×2 identical") {
-		t.Error("destructive requests are marked as batchable in the list")
-	}
-	f := url.Values{}
-	for _, ap := range risky {
-		f.Add("id", ap.ID)
-		f.Add("action_hash", ap.ActionHash.String())
-	}
-	b.post("/inbox/batch/approve", f).want(t, http.StatusConflict, "must be approved on its own")
-	for _, ap := range risky {
-		if got := status(t, ts, ap.ID); got.Status != airlock.StatusPending {
-			t.Fatalf("a destructive request was batch-%s", got.Status)
-		}
+	for _, c := range []struct {
+		name       string
+		action     airlock.Action
+		tier       airlock.RiskTier
+		needsHuman bool
+	}{
+		{"destructive", bash("rm -rf build"), airlock.TierDestructive, false},
+		{"privileged", bash("chattr +i /work/notes.txt"), airlock.TierPrivileged, false},
+		{"network-egress", bash("curl -s https://example.com"), airlock.TierNetworkEgress, false},
+		{"spend", bash("aws ec2 run-instances --image-id ami-1"), airlock.TierSpend, false},
+		// A write, batchable but for the rule's needs-human tag.
+		{"needs-human", airlock.Action{Agent: "agent-1", Tool: "Edit", Cwd: "/work",
+			Args: airlock.MustArgs(map[string]any{"file_path": "/work/notes.txt", "old_string": "a", "new_string": "b"})}, airlock.TierWrite, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := newTestServer(t)
+			useReviewPolicy(t, ts)
+			var risky []airlock.Approval
+			for i := range 2 {
+				a := c.action
+				a.SessionID = fmt.Sprint("run-", i) // the same effect, asked twice
+				if c.needsHuman {
+					risky = append(risky, proposal(t, ts, a))
+				} else {
+					risky = append(risky, queue(t, ts, a))
+				}
+			}
+			if ap := risky[0]; ap.Tier != c.tier || ap.NeedsHuman != c.needsHuman || ap.EffectHash != risky[1].EffectHash {
+				t.Fatalf("queued %s, needs-human %v, effects %s and %s: not what the case needs", ap.Tier, ap.NeedsHuman, ap.EffectHash, risky[1].EffectHash)
+			}
+			b := newBrowser(t, ts)
+			b.signIn(ts.BobSecret)
+			p := b.get("/inbox/approvals/" + risky[0].ID)
+			p.want(t, http.StatusOK, `action="/inbox/approvals/`+risky[0].ID+`/approve"`)
+			if strings.Contains(p.body, "/inbox/batch/approve") || strings.Contains(p.body, "more identical request") {
+				t.Errorf("a %s request is offered for batch approval", c.name)
+			}
+			if p := b.get("/inbox"); !strings.Contains(p.body, risky[1].ID) || strings.Contains(p.body, "badge-same") {
+				t.Errorf("%s requests are marked as batchable in the list", c.name)
+			}
+			f := url.Values{}
+			for _, ap := range risky {
+				f.Add("id", ap.ID)
+				f.Add("action_hash", ap.ActionHash.String())
+			}
+			b.post("/inbox/batch/approve", f).want(t, http.StatusConflict, "Nothing was approved", "must be approved on its own")
+			for _, ap := range risky {
+				if got := status(t, ts, ap.ID); got.Status != airlock.StatusPending {
+					t.Fatalf("a %s request was batch-%s", c.name, got.Status)
+				}
+			}
+		})
 	}
 }
 
@@ -364,9 +604,29 @@ func TestInboxDetailShowsSettlementLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := b.get("/inbox/approvals/" + ap.ID + "/decide")
-	p.want(t, http.StatusOK, "Settled: rejected", "by root via cli", "wrong &lt;env&gt;")
+	p.want(t, http.StatusOK, "Settled: rejected", "wrong &lt;env&gt;")
 	if strings.Contains(p.body, "/approve") {
 		t.Error("a settled request still offers the approve form")
+	}
+	// The request's status and its audit events come along, swapped out
+	// of band, so that no part of the page still says pending.
+	status := regexp.MustCompile(`(?s)<dd id="status" hx-swap-oob="true">(.*?)</dd>`).FindStringSubmatch(p.body)
+	if status == nil {
+		t.Fatalf("the re-fetched region carries no status:\n%s", p.body)
+	}
+	if got := textOf(status[1]); !strings.HasPrefix(got, "rejected by root via cli at ") || !strings.Contains(got, "wrong <env>") {
+		t.Errorf("the status after the rejection reads %q", got)
+	}
+	if strings.Contains(p.body, "data-countdown") || strings.Contains(p.body, "data-since") {
+		t.Error("a settled request's page still counts down or up")
+	}
+	timeline := regexp.MustCompile(`(?s)<div id="timeline" hx-swap-oob="true">(.*?)</div>`).FindStringSubmatch(p.body)
+	if timeline == nil || !strings.Contains(timeline[1], "approval.resolved") {
+		t.Errorf("the re-fetched region does not bring the resolution's audit event:\n%s", p.body)
+	}
+	// On the whole page, the status is not swapped: it is the page.
+	if whole := b.get("/inbox/approvals/" + ap.ID); strings.Contains(whole.body, "hx-swap-oob") {
+		t.Error("the whole page carries out-of-band parts")
 	}
 	b.get("/inbox/approvals/no-such/decide").want(t, http.StatusNotFound)
 }
@@ -468,4 +728,88 @@ func contrast(a, b string) float64 {
 	}
 	la, lb := lum(a), lum(b)
 	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+}
+
+// A value made of hidden characters cannot multiply a request's page: each
+// is shown, as an escape, but the highlighting stops; and the page counts
+// them, field by field, above everything else.
+func TestInboxHiddenCharactersBounded(t *testing.T) {
+	ts := newTestServer(t)
+	const n = 1 << 18 // "a\u200b" is four bytes: 1 MiB of arguments
+	a := airlocktest.Action("deploy", "x")
+	a.Cwd = "/work/\u202eevil"
+	a.Args = airlock.MustArgs(map[string]any{"pad": strings.Repeat("a\u200b", n)})
+	ap := queue(t, ts, a)
+	b := newBrowser(t, ts)
+	b.signIn(ts.BobSecret)
+	p := b.get("/inbox/approvals/" + ap.ID)
+	p.want(t, http.StatusOK)
+	if got := strings.Count(p.body, `\u200b`); got < n {
+		t.Errorf("%d of the %d hidden characters are shown", got, n)
+	}
+	// Each "a\u200b" is 7 bytes of text; highlighting each would be ten
+	// times that.
+	if limit := 2 * 7 * n; len(p.body) > limit {
+		t.Errorf("the page is %d bytes for %d bytes of arguments, want at most %d", len(p.body), 4*n, limit)
+	}
+	note := regexp.MustCompile(`(?s)<p class="warn" role="note">(.*?)</p>`).FindStringSubmatch(p.body)
+	if note == nil {
+		t.Fatal("the page does not count the hidden characters")
+	}
+	for _, want := range []string{fmt.Sprintf("arguments: %d", n), "working directory: 1", "past the first runs of a value, as plain escapes"} {
+		if !strings.Contains(textOf(note[1]), want) {
+			t.Errorf("the count %q does not say %q", textOf(note[1]), want)
+		}
+	}
+}
+
+// The audit list shows small payloads in place and links to large ones,
+// which their event's page shows whole.
+func TestInboxAuditPayloadsInPlace(t *testing.T) {
+	ts := newTestServer(t)
+	small, large := strings.Repeat("s", 8<<10), strings.Repeat("L", 20<<10)
+	queue(t, ts, airlocktest.Action("deploy", small))
+	queue(t, ts, airlocktest.Action("deploy", large))
+	b := newBrowser(t, ts)
+	b.signIn(ts.BobSecret)
+	p := b.get("/inbox/audit")
+	p.want(t, http.StatusOK, small)
+	if strings.Contains(p.body, large) {
+		t.Error("the list shows a 20 KiB payload in place")
+	}
+	link := regexp.MustCompile(`Payload of \d+ bytes: <a href="(/inbox/audit/\d+)">show it whole</a>`).FindStringSubmatch(p.body)
+	if link == nil {
+		t.Fatalf("no link to the large payload:\n%s", p.body)
+	}
+	b.get(link[1]).want(t, http.StatusOK, large)
+}
+
+// Pending requests have not been settled: with them in the history's
+// status filter, "last settled first" lists by request, never nothing.
+func TestInboxHistoryWithPending(t *testing.T) {
+	ts := newTestServer(t)
+	waiting := queue(t, ts, airlocktest.Action("deploy", "wait"))
+	done := queue(t, ts, airlocktest.Action("deploy", "done"))
+	if _, err := ts.Bob.Resolve(t.Context(), done.ID, airlock.StatusApproved, done.ActionHash, "", airlock.SurfaceCLI); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, ts)
+	b.signIn(ts.BobSecret)
+	for _, tc := range []struct {
+		status string
+		want   []string
+	}{
+		{"pending", []string{waiting.ID}},
+		{"any", []string{done.ID, waiting.ID}},
+		{"settled", []string{done.ID}},
+	} {
+		p := b.get("/inbox/history?order=settled&status=" + tc.status)
+		p.want(t, http.StatusOK)
+		got := rowIDs(p.body)
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tc.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("status=%s, last settled first: rows %v, want %v", tc.status, got, want)
+		}
+	}
 }

@@ -70,6 +70,18 @@ func (ss *syncServer) serve(method, path string, form url.Values, cookie *http.C
 	return w.Result()
 }
 
+// get serves a GET of path with the session cookie c.
+func (ss *syncServer) get(path string, c *http.Cookie) page {
+	ss.t.Helper()
+	resp := ss.serve("GET", path, nil, c, nil)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		ss.t.Fatal(err)
+	}
+	return page{status: resp.StatusCode, header: resp.Header, body: string(body)}
+}
+
 func (ss *syncServer) signIn(secret string) *http.Cookie {
 	ss.t.Helper()
 	for _, c := range ss.serve("POST", "/inbox/signin", url.Values{"token": {secret}}, nil, nil).Cookies() {
@@ -182,6 +194,33 @@ func TestInboxSignOutEndsStreams(t *testing.T) {
 	})
 }
 
+// A token revoked ends its sessions' open event streams at the next event,
+// which is not shown.
+func TestInboxRevokedTokenEndsStreams(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		c := ss.signIn(ss.reviewer("eve"))
+		st := ss.stream(c)
+		if st.ended() {
+			t.Fatalf("the stream ended by itself: %d %s", st.rec.Code, st.rec.Body)
+		}
+		// Revoked straight in the store, as another replica or the CLI does.
+		if _, err := ss.db.RevokeToken(t.Context(), "reviewer:eve", "root"); err != nil {
+			t.Fatal(err)
+		}
+		ap, _, err := ss.db.RequestApproval(t.Context(), airlocktest.NewApproval("agent-1", "make", airlock.Ask, time.Hour), airlock.Record{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.ended() {
+			t.Fatal("revoking the token left its session's event stream open")
+		}
+		if body := st.rec.Body.String(); strings.Contains(body, ap.ID) {
+			t.Fatalf("the revoked token's stream announced a request queued after the revocation:\n%s", body)
+		}
+	})
+}
+
 // A session holds at most MaxStreams live streams (its open tabs); one
 // closing makes room for another.
 func TestInboxStreamsPerSession(t *testing.T) {
@@ -207,6 +246,50 @@ func TestInboxStreamsPerSession(t *testing.T) {
 		}
 		if again := ss.stream(c); again.ended() {
 			t.Fatalf("no room for a stream after one closed: %d %s", again.rec.Code, again.rec.Body)
+		}
+	})
+}
+
+// Behind the TLS-terminating proxy a deployment puts in front, the session
+// cookie is Secure.
+func TestInboxCookieSecureBehindProxy(t *testing.T) {
+	ts := newTestServer(t)
+	for _, tc := range []struct {
+		proto  string
+		secure bool
+	}{{"", false}, {"http", false}, {"https", true}, {"HTTPS", true}} {
+		b := newBrowser(t, ts)
+		p := b.do("POST", "/inbox/signin", url.Values{"token": {ts.BobSecret}}, map[string]string{"X-Forwarded-Proto": tc.proto})
+		var found bool
+		for _, c := range (&http.Response{Header: p.header}).Cookies() {
+			if c.Name == "airlock_session" {
+				found = true
+				if c.Secure != tc.secure {
+					t.Errorf("X-Forwarded-Proto %q: Secure %v, want %v", tc.proto, c.Secure, tc.secure)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("X-Forwarded-Proto %q: no session cookie (%d)", tc.proto, p.status)
+		}
+	}
+}
+
+// An open page asks whether its session lives when its stream fails:
+// 204 while it does, 401 after, and the question is not activity.
+func TestInboxSessionProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		c := ss.signIn(ss.reviewer("bob"))
+		probe := map[string]string{"HX-Request": "true"}
+		if got := ss.serve("GET", "/inbox/session", nil, c, probe).StatusCode; got != http.StatusNoContent {
+			t.Fatalf("a live session: %d, want 204", got)
+		}
+		time.Sleep(20 * time.Minute)
+		ss.serve("GET", "/inbox/session", nil, c, probe)
+		time.Sleep(11 * time.Minute)
+		if got := ss.serve("GET", "/inbox/session", nil, c, probe).StatusCode; got != http.StatusUnauthorized {
+			t.Fatalf("a session idle for 31 minutes, asked about meanwhile: %d, want 401", got)
 		}
 	})
 }

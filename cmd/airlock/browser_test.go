@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -15,8 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -42,31 +46,39 @@ const (
 	latencyRuns = 20
 )
 
-// chromium returns the browser's path, or skips the test (fails it under
-// CI=true) when there is none.
+// chromium returns the browser's path, or skips the test when there is
+// none or under -short. Under CI=true a missing browser fails the test,
+// -short or not, as does an AIRLOCK_CHROMIUM that names none.
 func chromium(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
+	path, err := findChromium()
+	switch {
+	case err != nil && (os.Getenv("CI") == "true" || os.Getenv("AIRLOCK_CHROMIUM") != ""):
+		t.Fatal(err)
+	case err != nil:
+		t.Skip(err)
+	case testing.Short():
 		t.Skip("a browser test: -short skips it")
 	}
+	return path
+}
+
+// findChromium returns $AIRLOCK_CHROMIUM, else chromium or
+// chromium-browser on PATH.
+func findChromium() (string, error) {
 	if p := os.Getenv("AIRLOCK_CHROMIUM"); p != "" {
 		found, err := exec.LookPath(p)
 		if err != nil {
-			t.Fatalf("AIRLOCK_CHROMIUM=%s: %v", p, err)
+			return "", fmt.Errorf("AIRLOCK_CHROMIUM=%s: %w", p, err)
 		}
-		return found
+		return found, nil
 	}
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
-			return p
+			return p, nil
 		}
 	}
-	const msg = "no chromium or chromium-browser on PATH: install it (apt-get install -y chromium) or set AIRLOCK_CHROMIUM"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	return "", errors.New("no chromium or chromium-browser on PATH: install it (apt-get install -y chromium) or set AIRLOCK_CHROMIUM")
 }
 
 // browserE2E is the e2e server with a headless Chromium beside it.
@@ -544,6 +556,208 @@ func TestBrowserHostileArgs(t *testing.T) {
 		t.Errorf("the large argument: in a <details> %v, open %v; want collapsed in one", got.InDetails, got.Open)
 	}
 	b.screenshot(t, bob, "2-detail-hostile")
+}
+
+// TestBrowserReviewerKeys clears a queue from the keyboard, watches the
+// countdowns run, sees a request's whole page turn when someone settles it
+// elsewhere, and sees an open inbox say so when its session ends.
+func TestBrowserReviewerKeys(t *testing.T) {
+	b := newBrowserE2E(t)
+	bob := b.newTab(t, "bob's browser")
+	b.signIn(t, bob, b.bob)
+	older := b.ask(t, action("deploy", "older"))
+	newer := b.ask(t, action("deploy", "newer"))
+	bob.waitFor(t, "both rows appear", rowPresent(older.id)+" && "+rowPresent(newer.id))
+
+	// The countdown runs in the page, without a reload.
+	shown := eval[string](t, bob, `document.querySelector("#list time[data-countdown]").textContent`)
+	bob.waitFor(t, "the countdown moves", fmt.Sprintf(`document.querySelector("#list time[data-countdown]").textContent !== %s`, jsString(shown)))
+	bob.notReloaded(t)
+
+	// j and k move through the list (newest first), Enter opens a request.
+	active := `document.activeElement.getAttribute("href")`
+	for _, k := range []struct{ key, want string }{{"j", newer.id}, {"j", older.id}, {"k", newer.id}} {
+		bob.step(t, "press "+k.key, press(k.key))
+		if got := eval[string](t, bob, active); got != "/inbox/approvals/"+k.want {
+			t.Fatalf("after %s the focus is on %q, want the row of %s", k.key, got, k.want)
+		}
+	}
+	if got := bob.follow(t, "press Enter", press(kb.Enter)); got != "/inbox/approvals/"+newer.id {
+		t.Fatalf("Enter opened %s, want the newer request", got)
+	}
+
+	// On a request: a moves to Approve without approving; r to the reason,
+	// where keys type; Escape leaves the field, and leaves the page only
+	// when no reason is written.
+	bob.step(t, "press a", press("a"))
+	if got := eval[string](t, bob, `document.activeElement.type + " " + document.activeElement.form.getAttribute("action")`); got != "submit /inbox/approvals/"+newer.id+"/approve" {
+		t.Fatalf("a moved the focus to %q, want the Approve button", got)
+	}
+	if st := b.status(t, newer.id); st != airlock.StatusPending {
+		t.Fatalf("pressing a left the request %s, want it pending", st)
+	}
+	bob.step(t, "press r and type", press("r"), press("jan"))
+	if got := eval[string](t, bob, `document.activeElement.id + "=" + document.activeElement.value`); got != "reject-reason=jan" {
+		t.Fatalf("after r and typing: %q, want the reject reason holding what was typed", got)
+	}
+	bob.step(t, "press Escape twice", press(kb.Escape), press(kb.Escape))
+	if got := eval[string](t, bob, "location.pathname"); got != "/inbox/approvals/"+newer.id {
+		t.Fatalf("Escape with a reason written went to %s", got)
+	}
+	eval[string](t, bob, `document.getElementById("reject-reason").value = ""`)
+	if got := bob.follow(t, "press Escape", press(kb.Escape)); got != "/inbox" {
+		t.Fatalf("Escape went to %s, want the inbox", got)
+	}
+	// n opens the most urgent request bob may decide: the older one.
+	if got := bob.follow(t, "press n", press("n")); got != "/inbox/approvals/"+older.id {
+		t.Fatalf("n opened %s, want the older request (the first deadline)", got)
+	}
+	bob.step(t, "press ?", press("?"))
+	if !eval[bool](t, bob, `document.getElementById("shortcuts").open`) {
+		t.Fatal("? did not open the shortcuts")
+	}
+	bob.step(t, "close them", press(kb.Escape))
+
+	// Settled from the CLI while bob reads it: the status, the decision
+	// region and the audit events all say so, and nothing counts down.
+	bob.live(t)
+	ap, err := b.client(b.admin).Approval(t.Context(), older.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.client(b.admin).Resolve(t.Context(), older.id, airlock.StatusRejected, ap.ActionHash, "not today", airlock.SurfaceCLI); err != nil {
+		t.Fatal(err)
+	}
+	bob.waitFor(t, "the page shows the rejection", `document.getElementById("status").textContent.includes("rejected")`)
+	bob.notReloaded(t)
+	type whole struct {
+		Status    string `json:"status"`
+		Decide    string `json:"decide"`
+		Ticking   int    `json:"ticking"`
+		Forms     int    `json:"forms"`
+		Resolved  bool   `json:"resolved"`
+		Announced string `json:"announced"`
+	}
+	got := eval[whole](t, bob, `({
+  status: document.getElementById("status").textContent,
+  decide: document.querySelector("#decide h2").textContent,
+  ticking: document.querySelectorAll("#main time[data-countdown], #main time[data-since]").length,
+  forms: document.querySelectorAll('#decide form').length,
+  resolved: [...document.querySelectorAll("#timeline li")].some(li => li.textContent.includes("approval.resolved")),
+  announced: document.getElementById("live-note").textContent,
+})`)
+	if !strings.Contains(got.Status, "admin via cli") || !strings.Contains(got.Status, "not today") || got.Decide != "Settled: rejected" ||
+		got.Ticking != 0 || got.Forms != 0 || !got.Resolved || !strings.Contains(got.Announced, "rejected") {
+		t.Fatalf("the request's page after a rejection from the CLI: %+v", got)
+	}
+	b.screenshot(t, bob, "1-detail-settled-elsewhere")
+
+	// Signed out in another tab of the same browser: the open inbox says
+	// so and stops trying.
+	bob.step(t, "open the inbox", chromedp.Navigate(b.url+"/inbox"))
+	bob.live(t)
+	ctx, cancel := context.WithTimeout(bob.ctx, stepTimeout)
+	defer cancel()
+	if st, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch("/inbox/signout", {method: "POST"}).then(r => r.status)`, chromedp.EvalAwaitPromise)); err != nil || st != 200 {
+		t.Fatalf("sign out from the page: %d %v", st, err)
+	}
+	bob.waitFor(t, "the page says it is signed out", `!document.getElementById("conn").hidden && document.getElementById("conn").textContent.includes("signed out")`)
+	if eval[bool](t, bob, `document.querySelector("[sse-connect]") !== null`) {
+		t.Error("the signed-out page keeps reconnecting its stream")
+	}
+	b.screenshot(t, bob, "2-inbox-signed-out")
+}
+
+// press types keys as a keyboard does: each a keyDown that carries its
+// text, then a keyUp, so that a page that prevents the keydown also
+// prevents the character. (chromedp's KeyEvent sends the character as an
+// event of its own, which no keydown handler can prevent.)
+func press(keys string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, r := range keys {
+			var down *input.DispatchKeyEventParams
+			for _, k := range kb.Encode(r) {
+				switch k.Type {
+				case kb.KeyDown:
+					down = k
+					continue
+				case kb.KeyChar:
+					down.Text, down.UnmodifiedText = k.Text, k.UnmodifiedText
+					continue
+				case kb.KeyUp:
+					if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, *down); err != nil {
+						return err
+					}
+				}
+				if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, *k); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// status returns a request's status as the API tells it.
+func (e *e2e) status(t *testing.T, id string) airlock.ApprovalStatus {
+	t.Helper()
+	ap, err := e.client(e.admin).Approval(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ap.Status
+}
+
+// TestBrowserPhone opens the inbox and a request on a phone-sized touch
+// screen: nothing is wider than the screen, the filters start folded, the
+// keyboard hints are gone, and the buttons are big enough for a finger.
+func TestBrowserPhone(t *testing.T) {
+	b := newBrowserE2E(t)
+	phone := b.newTab(t, "bob's phone")
+	phone.step(t, "a phone's screen", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3), chromedp.EmulateMobile, chromedp.EmulateTouch))
+	b.signIn(t, phone, b.bob)
+	// A long name without a break, which must wrap, not widen the page.
+	long := airlock.Action{Agent: "coder-1", Tool: "deploy", Args: airlock.MustArgs(map[string]any{
+		"target": strings.Repeat("averyveryverylongservicename", 8), "note": "approve‮ later"})}
+	req := b.ask(t, long)
+	phone.waitFor(t, "the row appears", rowPresent(req.id))
+
+	type fit struct {
+		Scroll  int  `json:"scroll"`
+		Client  int  `json:"client"`
+		Folded  bool `json:"folded"`
+		Hints   bool `json:"hints"`
+		Smaller []string
+	}
+	measure := `({
+  scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
+  folded: document.getElementById("filters") ? !document.getElementById("filters").open : true,
+  hints: [...document.querySelectorAll(".keys, .foot")].some(e => e.offsetParent !== null),
+  smaller: [...document.querySelectorAll("main button, .top button, .top nav a")]
+    .filter(e => e.offsetParent !== null && e.getBoundingClientRect().height < 44)
+    .map(e => e.textContent.trim()),
+})`
+	check := func(page string) {
+		t.Helper()
+		got := eval[fit](t, phone, measure)
+		if got.Scroll > got.Client {
+			t.Errorf("%s: the page is %d px wide on a %d px screen", page, got.Scroll, got.Client)
+		}
+		if got.Hints {
+			t.Errorf("%s: keyboard hints shown on a touch screen", page)
+		}
+		if len(got.Smaller) > 0 {
+			t.Errorf("%s: targets under 44 px: %q", page, got.Smaller)
+		}
+		if !got.Folded {
+			t.Errorf("%s: the filters start open on a phone", page)
+		}
+	}
+	check("the inbox")
+	b.screenshot(t, phone, "1-phone-inbox")
+	phone.follow(t, "open the request", chromedp.Click(chromedp.CSS(rowSelector(req.id))))
+	check("the request")
+	b.screenshot(t, phone, "2-phone-detail")
 }
 
 // checkInert fails if hostile text became markup: an element it names, an

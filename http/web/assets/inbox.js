@@ -1,8 +1,11 @@
 // Airlock inbox: counts down each request's time left and up its time
-// waiting, from the <time datetime> the server wrote; and the keyboard
+// waiting, from the <time datetime> the server wrote; shows times in the
+// reader's zone; says when live updates stop, and why; and the keyboard
 // shortcuts of a reviewer clearing a queue (press ? for the list).
 (function () {
   "use strict";
+  var SOON = 5 * 60 * 1000; // a deadline this close is marked
+
   function fmt(ms) {
     var s = Math.max(0, Math.floor(ms / 1000));
     var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
@@ -15,8 +18,10 @@
       if (isNaN(left)) return;
       if (left > 0) {
         el.textContent = fmt(left) + " left";
+        el.classList.toggle("soon", left <= SOON);
       } else {
         el.textContent = "expired";
+        el.classList.remove("soon");
         el.classList.add("over");
       }
     });
@@ -25,13 +30,77 @@
       if (!isNaN(since)) el.textContent = fmt(since);
     });
   }
+  // Times the server wrote in UTC read in the reader's zone; the UTC time
+  // stays in the tooltip.
+  var local = typeof Intl === "object" ? new Intl.DateTimeFormat(undefined, {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit"
+  }) : null;
+  function localTimes(root) {
+    if (!local) return;
+    root.querySelectorAll("time[datetime]:not([data-countdown]):not([data-since]):not([data-local])").forEach(function (el) {
+      var t = Date.parse(el.getAttribute("datetime"));
+      if (isNaN(t)) return;
+      el.title = el.getAttribute("datetime");
+      el.textContent = local.format(new Date(t));
+      el.setAttribute("data-local", "");
+    });
+  }
   tick();
+  localTimes(document);
   setInterval(tick, 1000);
+
+  // The live regions' status, one short line for screen readers. Changes
+  // that come in a burst are told once, after it.
+  var noteTimer = null, pending = { added: 0, removed: 0, changed: null };
+  function note(text) {
+    var el = document.getElementById("live-note");
+    if (el) el.textContent = text;
+  }
+  function rows() { return Array.prototype.slice.call(document.querySelectorAll("#list a.row-link")); }
+  function hrefs() { return rows().map(function (a) { return a.getAttribute("href"); }); }
+  function tellList() {
+    noteTimer = null;
+    var parts = [];
+    if (pending.added) parts.push(pending.added + (pending.added > 1 ? " new requests" : " new request"));
+    if (pending.removed) parts.push(pending.removed + " left the list");
+    pending.added = pending.removed = 0;
+    if (parts.length) note(parts.join(", ") + "; " + rows().length + " shown.");
+  }
+
+  // Live updates. When the stream fails, ask why: a session that ended
+  // (signed out, idle, a restart) stops it for good and says so; a server
+  // that does not answer is retried, and the page says updates wait.
+  function banner(html) {
+    var el = document.getElementById("conn");
+    if (!el) return;
+    if (html) {
+      el.innerHTML = html;
+      el.hidden = false;
+    } else {
+      el.hidden = true;
+      el.textContent = "";
+    }
+  }
+  document.addEventListener("htmx:sseError", function (e) {
+    var source = e.target;
+    fetch("/inbox/session", { headers: { "HX-Request": "true" }, cache: "no-store", credentials: "same-origin" })
+      .then(function (r) {
+        if (r.status === 401) {
+          // No more retries: the stream cannot come back without a sign-in.
+          if (source && source.removeAttribute) source.removeAttribute("sse-connect");
+          banner('You are signed out: this page no longer updates. <a href="/inbox/signin">Sign in again</a>.');
+        } else {
+          banner("Live updates are paused: the server does not answer. Retrying…");
+        }
+      }, function () {
+        banner("Live updates are paused: the server does not answer. Retrying…");
+      });
+  });
+  document.addEventListener("htmx:sseOpen", function () { banner(""); });
 
   // Keyboard shortcuts. None fires while typing in a field, and none
   // approves or rejects by itself: "a" only moves the focus to the Approve
   // button, which Enter then presses.
-  function rows() { return Array.prototype.slice.call(document.querySelectorAll("#list a.row-link")); }
   function move(step) {
     var all = rows();
     if (!all.length) return;
@@ -43,6 +112,8 @@
   function focus(selector) {
     var el = document.querySelector(selector);
     if (!el) return false;
+    var box = el.closest("details");
+    if (box) box.open = true;
     el.focus();
     el.scrollIntoView({ block: "center" });
     return true;
@@ -50,10 +121,14 @@
   function typing(el) {
     return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
   }
+  // A reason being written is not thrown away by a key.
+  function writing() {
+    return Array.prototype.some.call(document.querySelectorAll("textarea"), function (t) { return t.value.trim() !== ""; });
+  }
   var keys = {
     "j": function () { move(1); },
     "k": function () { move(-1); },
-    "/": function () { return focus("#f-search"); },
+    "/": function () { return focus('form[role="search"] input[type="search"], form[role="search"] input'); },
     "n": function () { location.assign("/inbox/next"); },
     "a": function () { return focus('form[action$="/approve"] button[type=submit]'); },
     "r": function () { return focus("#reject-reason"); },
@@ -66,8 +141,12 @@
       if (d && !d.open) d.showModal();
     },
     "Escape": function () {
-      if (location.pathname.indexOf("/inbox/approvals/") === 0) location.assign("/inbox");
-      else return false;
+      if (location.pathname.indexOf("/inbox/approvals/") !== 0) return false;
+      if (writing()) {
+        note("A reason is written on this page: Escape does not leave it.");
+        return false;
+      }
+      location.assign("/inbox");
     }
   };
   // A reviewer who does not want single-key shortcuts (a speech input or
@@ -101,29 +180,44 @@
     if (t && t.id === "show-shortcuts") keys["?"]();
   });
 
+  // On a small screen the filters start folded, unless one is set.
+  var filters = document.getElementById("filters");
+  if (filters && !filters.hasAttribute("data-active") && window.matchMedia && window.matchMedia("(max-width: 40rem)").matches) {
+    filters.open = false;
+  }
+
   // A live refresh of the list keeps the focused row focused.
-  var focused = null;
+  var focused = null, before = null;
   document.addEventListener("htmx:beforeSwap", function (e) {
     var a = document.activeElement;
-    focused = e.target.id === "list" && a && a.classList.contains("row-link") ? a.getAttribute("href") : null;
+    if (e.target.id === "list") {
+      focused = a && a.classList.contains("row-link") ? a.getAttribute("href") : null;
+      before = hrefs();
+    }
+    if (e.target.id === "decide") {
+      // The focus was in the region being replaced.
+      focused = a && e.target.contains(a) ? "decide" : null;
+    }
   });
-  // The regions that update themselves are not live regions (their
-  // countdowns change every second); one short note says what changed.
-  function note(text) {
-    var el = document.getElementById("live-note");
-    if (el) el.textContent = text;
-  }
   document.addEventListener("htmx:afterSwap", function (e) {
     tick();
-    if (e.target.id === "decide") {
-      var h = e.target.querySelector("h2");
+    localTimes(document);
+    var t = e.target;
+    if (t.id === "decide" || (t.closest && t.closest("#decide"))) {
+      var region = document.getElementById("decide");
+      var h = region && region.querySelector("h2");
       note("This request changed: " + (h ? h.textContent : "reload it."));
+      if (h && (focused === "decide" || document.activeElement === document.body)) h.focus();
       return;
     }
-    if (e.target.id !== "list") return;
-    note("The list was updated: " + rows().length + " requests shown.");
+    if (t.id !== "list") return;
+    var now = hrefs(), was = before || [];
+    pending.added += now.filter(function (x) { return was.indexOf(x) < 0; }).length;
+    pending.removed += was.filter(function (x) { return now.indexOf(x) < 0; }).length;
+    if (noteTimer) clearTimeout(noteTimer);
+    noteTimer = setTimeout(tellList, 1500);
     if (!focused) return;
-    var again = e.target.querySelector('a.row-link[href="' + focused + '"]');
+    var again = t.querySelector('a.row-link[href="' + focused + '"]');
     if (again) again.focus();
   });
 })();
