@@ -377,17 +377,21 @@ type InboxRow struct {
 	Tier       airlock.RiskTier
 	NeedsHuman bool
 	IsGrant    bool
-	// Yours is set when the signed-in person may decide the request.
-	Yours   bool
-	Status  airlock.ApprovalStatus
-	Surface airlock.Surface
+	// Pending is set for a request that waits; Foreign for a pending one
+	// the signed-in person may not decide. (Fields, not comparisons in the
+	// template: a template function call per row costs more than the row.)
+	Pending, Foreign bool
+	Status           airlock.ApprovalStatus
+	Surface          airlock.Surface
 	// Created, Expires and ResolvedAt are RFC 3339 ("" for none); Waiting
 	// and Left are how long it has waited and may still wait.
 	Created, Expires, ResolvedAt string
 	Waiting, Left                string
 	// Identical counts the requests on this page (this one included) that
-	// would have the same effect; more than one can be approved together.
+	// would have the same effect; Batch is set when there are more than
+	// one, which can be approved together.
 	Identical int
+	Batch     bool
 }
 
 func newRow(ap *airlock.Approval, rev airlock.Reviewer, now time.Time) InboxRow {
@@ -398,8 +402,8 @@ func newRow(ap *airlock.Approval, rev airlock.Reviewer, now time.Time) InboxRow 
 		Created: rfc3339(ap.Created), Expires: rfc3339(ap.Expires), ResolvedAt: rfc3339(ap.ResolvedAt),
 		Waiting: shortDur(now.Sub(ap.Created)), Left: timeLeft(ap.Expires),
 	}
-	if ap.Status == airlock.StatusPending {
-		row.Yours = ap.Authorize(rev) == nil
+	if row.Pending = ap.Status == airlock.StatusPending; row.Pending {
+		row.Foreign = ap.Authorize(rev) != nil
 	} else {
 		row.By = settledBy(*ap)
 	}
@@ -516,6 +520,7 @@ func rowsOf(aps []airlock.Approval, rev airlock.Reviewer) []InboxRow {
 	for i := range rows {
 		if ok[i] {
 			rows[i].Identical = count[effectOf(&aps[i])]
+			rows[i].Batch = rows[i].Identical > 1
 		}
 	}
 	return rows
