@@ -1004,6 +1004,13 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		buf.Reset()
+		if after > head {
+			// The page read a log that is no longer there (restored from
+			// a backup): start again at the head, and have the page read
+			// what there is now.
+			after = head
+			fmt.Fprintf(&buf, "event: approval\nid: %d\ndata: changed\n\n", head)
+		}
 		for _, e := range evs {
 			after = e.Seq
 			// Every list listens to "approval"; a request's own page to

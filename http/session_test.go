@@ -293,3 +293,33 @@ func TestInboxSessionProbe(t *testing.T) {
 		}
 	})
 }
+
+// Sessions end after 30 minutes without a request, and after 12 hours
+// whatever the activity.
+func TestInboxSessionsExpire(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		bob := ss.reviewer("bob")
+
+		c := ss.signIn(bob)
+		time.Sleep(29 * time.Minute)
+		if !ss.live(c) {
+			t.Fatal("a session ended before 30 idle minutes")
+		}
+		time.Sleep(30 * time.Minute)
+		if ss.live(c) {
+			t.Fatal("a session outlived 30 idle minutes")
+		}
+
+		c = ss.signIn(bob)
+		for range 12 * 3 {
+			if !ss.live(c) {
+				t.Fatal("an active session ended before 12 hours")
+			}
+			time.Sleep(20 * time.Minute)
+		}
+		if ss.live(c) {
+			t.Fatal("a session outlived 12 hours")
+		}
+	})
+}
