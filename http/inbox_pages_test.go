@@ -313,19 +313,26 @@ func TestInboxAuditLog(t *testing.T) {
 	b.get("/inbox/audit/first").want(t, http.StatusBadRequest)
 }
 
-func TestInboxAuditShowsBrokenChain(t *testing.T) {
-	ts := newTestServer(t)
-	queue(t, ts, airlocktest.Action("deploy", "x"))
-	raw, err := sql.Open("sqlite", "file:"+ts.DB.Path)
+// forgeEvent edits event seq of the SQLite database at path behind the
+// store's back, as someone with the file could.
+func forgeEvent(t *testing.T, path string, seq int) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	for _, q := range []string{`DROP TRIGGER events_no_update`, `UPDATE events SET kind = 'forged' WHERE seq = 2`} {
+	for _, q := range []string{`DROP TRIGGER events_no_update`, fmt.Sprintf(`UPDATE events SET kind = 'forged' WHERE seq = %d`, seq)} {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestInboxAuditShowsBrokenChain(t *testing.T) {
+	ts := newTestServer(t)
+	queue(t, ts, airlocktest.Action("deploy", "x"))
+	forgeEvent(t, ts.DB.Path, 2)
 	b := newBrowser(t, ts)
 	b.signIn(ts.BobSecret)
 	p := b.get("/inbox/audit")
@@ -349,16 +356,7 @@ func TestInboxAuditRechecksChain(t *testing.T) {
 		audit := func() page { t.Helper(); return ss.get("/inbox/audit", c) }
 		audit().want(t, http.StatusOK, "<strong>Verified</strong>")
 
-		raw, err := sql.Open("sqlite", "file:"+ss.db.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer raw.Close()
-		for _, q := range []string{`DROP TRIGGER events_no_update`, `UPDATE events SET kind = 'forged' WHERE seq = 2`} {
-			if _, err := raw.Exec(q); err != nil {
-				t.Fatal(err)
-			}
-		}
+		forgeEvent(t, ss.db.Path, 2)
 		// Within the interval the last verification stands.
 		time.Sleep(10 * time.Second)
 		audit().want(t, http.StatusOK, "<strong>Verified</strong>")
