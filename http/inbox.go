@@ -356,14 +356,13 @@ type InboxPage struct {
 	// Done is the request the person just settled from its page, shown
 	// in a note above the list; nil otherwise.
 	Done *airlock.Approval
+
+	filtered bool
 }
 
-// FilterActive reports whether the page lists anything but its default:
-// the filters then start open on a small screen.
-func (p *InboxPage) FilterActive() bool {
-	f := p.Filter
-	return f.Agent != "" || f.Class != "" || f.MinTier != "" || f.Search != "" || f.Cursor != ""
-}
+// FilterActive reports whether the address sets a filter, an order or a
+// page: the filters then start open on a small screen.
+func (p *InboxPage) FilterActive() bool { return p.filtered }
 
 // InboxRow is one request in a list, ready to show: text already escaped
 // (with hidden characters marked) and times already written, because a
@@ -470,6 +469,7 @@ var (
 func (in *inbox) listPage(r *http.Request, v listView) (*InboxPage, int) {
 	p := &InboxPage{Base: baseFor(r, v.heading), Path: v.path, Heading: v.heading, Filter: filterFrom(r), Tiers: airlock.Tiers(),
 		Statuses: append([]airlock.ApprovalStatus{airlock.StatusPending}, settled...), Orders: v.orders}
+	p.filtered = p.Filter != (InboxFilter{})
 	if p.Filter.Status == "" {
 		p.Filter.Status = v.status
 	}
@@ -785,7 +785,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 		name, text string
 		lines      bool
 	}{
-		{"arguments", p.Args, true}, {"tool", ap.Tool, false}, {"agent", ap.Agent, false},
+		{"arguments", p.Args, true}, {"agent's reason", ap.Detail.Reason, false}, {"tool", ap.Tool, false}, {"agent", ap.Agent, false},
 		{"working directory", ap.Cwd, false}, {"summary", ap.Summary, false}, {"requested by", ap.RequestedBy, false},
 		{"session", ap.SessionID, false}, {"trace", ap.TraceID, false}, {"call", ap.CallID, false},
 	} {
@@ -957,17 +957,23 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "after must be an audit sequence number", http.StatusBadRequest)
 		return
 	}
-	ended, ok := in.sessions.openStream(si.id)
-	if !ok {
-		http.Error(w, fmt.Sprintf("this session already holds %d live streams: close some of its tabs", maxStreams), http.StatusTooManyRequests)
+	ended, opening := in.sessions.openStream(si.id)
+	if opening == streamEnded {
+		http.Error(w, "signed out: sign in again at /inbox/signin", http.StatusUnauthorized)
 		return
 	}
-	defer in.sessions.closeStream(si.id)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	if opening == streamTooMany {
+		// An answer the page's EventSource does not retry: the closing
+		// event (the pages' sse-close), which the page reports.
+		fmt.Fprintf(w, "event: %s\ndata: too many live pages (%d) in this session\n\n", streamClosed, maxStreams)
+		return
+	}
+	defer in.sessions.closeStream(si.id)
 	if _, err := io.WriteString(w, ": airlock inbox\nretry: 2000\n\n"); err != nil {
 		return
 	}
@@ -1009,7 +1015,7 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 			// a backup): start again at the head, and have the page read
 			// what there is now.
 			after = head
-			fmt.Fprintf(&buf, "event: approval\nid: %d\ndata: changed\n\n", head)
+			fmt.Fprintf(&buf, "event: approval\nid: %d\ndata: changed\n\nevent: reset\ndata: changed\n\n", head)
 		}
 		for _, e := range evs {
 			after = e.Seq
@@ -1049,6 +1055,10 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// streamClosed is the event that ends a page's stream for good: the pages
+// name it in their sse-close.
+const streamClosed = "airlock-closed"
 
 // sseData keeps an ID on one line of an event's data.
 func sseData(id string) string {

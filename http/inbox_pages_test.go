@@ -595,7 +595,9 @@ func TestInboxDetailShowsSettlementLive(t *testing.T) {
 	b := newBrowser(t, ts)
 	b.signIn(ts.BobSecret)
 	b.get("/inbox/approvals/"+ap.ID).want(t, http.StatusOK,
-		`hx-get="/inbox/approvals/`+ap.ID+`/decide" hx-trigger="sse:approval-`+ap.ID+`"`, `sse-connect="/inbox/events?after=`)
+		`hx-get="/inbox/approvals/`+ap.ID+`/decide" hx-trigger="sse:reset, sse:approval-`+ap.ID+`" hx-swap="innerHTML" hx-sync="this:queue last"`,
+		`sse-connect="/inbox/events?after=`, `sse-close="airlock-closed"`,
+		`id="reject-reason" name="reason" maxlength="2000" rows="2" required placeholder="The agent and its owner read it" hx-preserve="true"`)
 	b.get("/inbox/approvals/"+ap.ID+"/decide").want(t, http.StatusOK, `action="/inbox/approvals/`+ap.ID+`/approve"`)
 
 	if _, err := ts.Admin.Resolve(t.Context(), ap.ID, airlock.StatusRejected, ap.ActionHash, "wrong <env>", airlock.SurfaceCLI); err != nil {

@@ -1003,10 +1003,13 @@ func TestInboxEventStreamChanges(t *testing.T) {
 	}
 
 	// A page that read a log ahead of this one (restored from a backup)
-	// is told to read the list again, and then hears of what comes.
+	// is told to read again (lists hear "approval", a request's page
+	// "reset"), and then hears of what comes.
 	ahead := b.events("/inbox/events", map[string]string{"Last-Event-ID": "1000000"})
-	if e, ok := ahead.next(); !ok || e.name != "approval" || e.data != "changed" {
-		t.Fatalf("a stream resumed beyond the log's head opened with %+v (%v), want a change to re-read", e, ok)
+	for _, name := range []string{"approval", "reset"} {
+		if e, ok := ahead.next(); !ok || e.name != name || e.data != "changed" {
+			t.Fatalf("a stream resumed beyond the log's head sent %+v (%v), want %q to re-read", e, ok, name)
+		}
 	}
 	newest := queue(t, ts, airlocktest.Action("deploy", "w"))
 	if id, _ := ahead.approval(); id != newest.ID {

@@ -129,19 +129,29 @@ func (sm *sessions) get(id string, now time.Time, touch bool) (session, bool) {
 	return *ss, true
 }
 
+// streamOpening is what openStream found.
+type streamOpening int
+
+const (
+	streamOpened  streamOpening = iota
+	streamEnded                 // the session ended meanwhile
+	streamTooMany               // the session holds maxStreams streams
+)
+
 // openStream counts a new event stream of the session with this ID and
-// returns a channel closed when the session ends; ok is false when the
-// session has ended or already holds maxStreams streams. closeStream
-// undoes it.
-func (sm *sessions) openStream(id string) (done <-chan struct{}, ok bool) {
+// returns a channel closed when the session ends. closeStream undoes it.
+func (sm *sessions) openStream(id string) (<-chan struct{}, streamOpening) {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
 	ss, found := sm.m[sessionKey(id)]
-	if !found || ss.streams >= maxStreams {
-		return nil, false
+	switch {
+	case !found:
+		return nil, streamEnded
+	case ss.streams >= maxStreams:
+		return nil, streamTooMany
 	}
 	ss.streams++
-	return ss.done, true
+	return ss.done, streamOpened
 }
 
 func (sm *sessions) closeStream(id string) {
@@ -226,9 +236,11 @@ func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 		if c, err := r.Cookie(sessionCookie); err == nil {
 			id = c.Value
 		}
-		// What the page fetches by itself (htmx, on a live event) is not
-		// the person's activity: an unattended tab must still go idle.
-		ss, ok := in.sessions.get(id, time.Now(), r.Header.Get("HX-Request") != "true")
+		// What a page does by itself (htmx's fetches on a live event, its
+		// event stream opening again) is not the person's activity: an
+		// unattended tab must still go idle.
+		touch := r.Header.Get("HX-Request") != "true" && r.URL.Path != "/inbox/events"
+		ss, ok := in.sessions.get(id, time.Now(), touch)
 		if ok {
 			switch in.checkToken(ctx, &ss) {
 			case tokenDead:

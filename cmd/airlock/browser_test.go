@@ -668,6 +668,55 @@ func TestBrowserReviewerKeys(t *testing.T) {
 	b.screenshot(t, bob, "2-inbox-signed-out")
 }
 
+// TestBrowserIdenticalSettledElsewhere: a reviewer writing a reason on a
+// request whose identical siblings are settled from the API keeps what
+// they wrote and where they were; and when the request itself is settled
+// right after a sibling, while the page re-fetches, the page says so.
+func TestBrowserIdenticalSettledElsewhere(t *testing.T) {
+	b := newBrowserE2E(t)
+	bob := b.newTab(t, "bob's browser")
+	b.signIn(t, bob, b.bob)
+	write := func(session string) asked {
+		return b.ask(t, airlock.Action{Agent: "coder-1", Tool: "write_file", SessionID: session,
+			Args: airlock.MustArgs(map[string]any{"path": "notes.txt", "content": "hello"})})
+	}
+	req, first, second := write("s1"), write("s2"), write("s3")
+	bob.step(t, "open the request", chromedp.Navigate(b.url+"/inbox/approvals/"+req.id))
+	bob.live(t)
+	bob.waitFor(t, "two identical requests are offered", `document.getElementById("h-batch").textContent.startsWith("2 more")`)
+	bob.step(t, "write a reason", press("r"), press("half a reason"))
+
+	admin := b.client(b.admin)
+	resolve := func(a asked, st airlock.ApprovalStatus, reason string) {
+		t.Helper()
+		ap, err := admin.Approval(t.Context(), a.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := admin.Resolve(t.Context(), a.id, st, ap.ActionHash, reason, airlock.SurfaceAPI); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resolve(first, airlock.StatusApproved, "")
+	bob.waitFor(t, "the batch shrinks", `document.getElementById("h-batch").textContent.startsWith("1 more")`)
+	if got := eval[string](t, bob, `document.activeElement.id + "=" + document.activeElement.value`); got != "reject-reason=half a reason" {
+		t.Fatalf("after an identical request was settled elsewhere: %q, want the reason still written and focused", got)
+	}
+	if eval[string](t, bob, `document.getElementById("live-note").textContent`) != "" {
+		t.Error("a change to another request was announced as this one's")
+	}
+
+	// Back to back: the second event comes while the first re-fetch is
+	// under way.
+	resolve(second, airlock.StatusApproved, "")
+	resolve(req, airlock.StatusRejected, "not twice")
+	bob.waitFor(t, "the page shows the rejection", `document.getElementById("status").textContent.includes("rejected")`)
+	if got := eval[string](t, bob, `document.querySelector("#decide h2").textContent`); got != "Settled: rejected" {
+		t.Fatalf("the decision region reads %q after the request was rejected", got)
+	}
+	bob.notReloaded(t)
+}
+
 // press types keys as a keyboard does: each a keyDown that carries its
 // text, then a keyUp, so that a page that prevents the keydown also
 // prevents the character. (chromedp's KeyEvent sends the character as an

@@ -97,6 +97,13 @@
       });
   });
   document.addEventListener("htmx:sseOpen", function () { banner(""); });
+  // The server closed the stream for good (this session holds too many
+  // live pages): the extension does not retry, and the page says why.
+  document.addEventListener("htmx:sseClose", function (e) {
+    if (e.detail && e.detail.type === "message") {
+      banner("This page no longer updates: this session has too many pages open. Close some, then reload this one.");
+    }
+  });
 
   // Keyboard shortcuts. None fires while typing in a field, and none
   // approves or rejects by itself: "a" only moves the focus to the Approve
@@ -186,8 +193,14 @@
     filters.open = false;
   }
 
-  // A live refresh of the list keeps the focused row focused.
-  var focused = null, before = null;
+  // A live refresh of the list keeps the focused row focused; one of the
+  // decision region says so only when the request itself changed, and
+  // gives the focus back only when it was lost.
+  var focused = null, before = null, heading = null, inside = false;
+  function decideHeading() {
+    var h = document.querySelector("#decide h2");
+    return h ? h.textContent : "";
+  }
   document.addEventListener("htmx:beforeSwap", function (e) {
     var a = document.activeElement;
     if (e.target.id === "list") {
@@ -195,19 +208,18 @@
       before = hrefs();
     }
     if (e.target.id === "decide") {
-      // The focus was in the region being replaced.
-      focused = a && e.target.contains(a) ? "decide" : null;
+      heading = decideHeading();
+      inside = !!(a && e.target.contains(a));
     }
   });
   document.addEventListener("htmx:afterSwap", function (e) {
     tick();
     localTimes(document);
     var t = e.target;
-    if (t.id === "decide" || (t.closest && t.closest("#decide"))) {
-      var region = document.getElementById("decide");
-      var h = region && region.querySelector("h2");
-      note("This request changed: " + (h ? h.textContent : "reload it."));
-      if (h && (focused === "decide" || document.activeElement === document.body)) h.focus();
+    if (t.id === "decide") {
+      var h = t.querySelector("h2");
+      if (h && h.textContent !== heading) note("This request changed: " + h.textContent);
+      if (h && inside && !t.contains(document.activeElement)) h.focus();
       return;
     }
     if (t.id !== "list") return;
