@@ -624,12 +624,12 @@ type decisionPayload struct {
 	DecidedBy      string        `json:"decided_by"`
 	Overrides      []Override    `json:"overrides,omitempty"`
 	ConditionError []string      `json:"condition_errors,omitempty"`
-	Commands       []commandNote `json:"commands,omitempty"`
+	Commands       []CommandNote `json:"commands,omitempty"`
 }
 
-// commandNote is one shell command of a decision event, as a reviewer
+// CommandNote is one shell command of a decision event, as a reviewer
 // reads it: what it is, how it was classified and why, and what it got.
-type commandNote struct {
+type CommandNote struct {
 	Text    string   `json:"text"`
 	Class   Class    `json:"class"`
 	Tier    RiskTier `json:"tier"`
@@ -644,6 +644,15 @@ type commandNote struct {
 	Deciding bool   `json:"deciding,omitempty"`
 }
 
+// Verdict is what the command got: its outcome, or "inert" for a command
+// that changes nothing (cd, echo) and takes no part in the decision.
+func (c *CommandNote) Verdict() string {
+	if c.Inert || !c.Outcome.Valid() {
+		return "inert"
+	}
+	return c.Outcome.String()
+}
+
 func decisionEvent(d *Decision, label, approvalID string) Event {
 	p := decisionPayload{
 		Action: d.Action, ActionHash: d.ActionHash, Outcome: d.Outcome, Label: label, Code: d.Code,
@@ -654,7 +663,7 @@ func decisionEvent(d *Decision, label, approvalID string) Event {
 		// Nested commands repeat their parents' text: each is clipped, so
 		// that a deep script cannot make a decision event huge (the whole
 		// script is in the action's arguments, once).
-		n := commandNote{Text: clipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome,
+		n := CommandNote{Text: clipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome,
 			Inert: c.Inert, Reason: clipText(c.Reason, maxNoteText), Via: c.Via, Deciding: i+1 == d.Command}
 		if !c.Inert {
 			n.By = c.Source

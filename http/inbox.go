@@ -381,7 +381,6 @@ type InboxRow struct {
 	// template: a template function call per row costs more than the row.)
 	Pending, Foreign bool
 	Status           airlock.ApprovalStatus
-	Surface          airlock.Surface
 	// Created, Expires and ResolvedAt are RFC 3339 ("" for none); Waiting
 	// and Left are how long it has waited and may still wait.
 	Created, Expires, ResolvedAt string
@@ -397,7 +396,7 @@ func newRow(ap *airlock.Approval, rev airlock.Reviewer, now time.Time) InboxRow 
 	row := InboxRow{
 		ID: ap.ID, Agent: show(ap.Agent, false), Tool: show(ap.Tool, false), Class: show(className(ap.Class), false),
 		Summary: show(ap.Summary, false), Reason: show(ap.Reason, false),
-		Tier: ap.Tier, NeedsHuman: ap.NeedsHuman, IsGrant: ap.IsGrant(), Status: ap.Status, Surface: ap.Surface,
+		Tier: ap.Tier, NeedsHuman: ap.NeedsHuman, IsGrant: ap.IsGrant(), Status: ap.Status,
 		Created: rfc3339(ap.Created), Expires: rfc3339(ap.Expires), ResolvedAt: rfc3339(ap.ResolvedAt),
 		Waiting: shortDur(now.Sub(ap.Created)), Left: timeLeft(ap.Expires),
 	}
@@ -409,18 +408,20 @@ func newRow(ap *airlock.Approval, rev airlock.Reviewer, now time.Time) InboxRow 
 	return row
 }
 
-// settledBy says who settled a request: "bob via cli", or "the system"
+// settler says who settled a request: "bob via cli", or "the system"
 // for an expiry or a resolution no person made.
-func settledBy(ap airlock.Approval) template.HTML {
+func settler(ap *airlock.Approval) string {
 	if ap.ResolvedBy == "" {
 		return "the system"
 	}
-	by := show(ap.ResolvedBy, false)
 	if ap.Surface != "" && ap.Surface != airlock.SurfaceSystem {
-		by += " via " + template.HTML(template.HTMLEscapeString(string(ap.Surface)))
+		return ap.ResolvedBy + " via " + string(ap.Surface)
 	}
-	return by
+	return ap.ResolvedBy
 }
+
+// settledBy is settler as HTML text, for the pages.
+func settledBy(ap airlock.Approval) template.HTML { return show(settler(&ap), false) }
 
 // className is a request's class without its needs-human suffix, which
 // the page shows as a badge.
@@ -513,7 +514,8 @@ func rowsOf(aps []airlock.Approval, rev airlock.Reviewer) []InboxRow {
 	ok := make([]bool, len(aps))
 	for i := range aps {
 		rows[i] = newRow(&aps[i], rev, now)
-		if ok[i] = mayBatch(&aps[i], rev, now) == ""; ok[i] {
+		// newRow authorised the reviewer (Foreign): only the rest is left.
+		if ok[i] = rows[i].Pending && !rows[i].Foreign && batchableNow(&aps[i], now) == ""; ok[i] {
 			count[effectOf(&aps[i])]++
 		}
 	}
@@ -605,7 +607,7 @@ type DetailPage struct {
 	CannotResolve string
 	// Commands are the shell commands Airlock found in the action, each
 	// with its classification and outcome, as the decision recorded them.
-	Commands []CommandNote
+	Commands []airlock.CommandNote
 	// Timeline is the request's events in the audit log, oldest first;
 	// MoreEvents is set when there are more than it shows.
 	Timeline   []airlock.Event
@@ -630,28 +632,6 @@ type HiddenCount struct {
 type Decider struct {
 	Name  string
 	Owner bool
-}
-
-// CommandNote is one shell command of a decision event.
-type CommandNote struct {
-	Text     string           `json:"text"`
-	Class    airlock.Class    `json:"class"`
-	Tier     airlock.RiskTier `json:"tier"`
-	Outcome  airlock.Outcome  `json:"outcome"`
-	Inert    bool             `json:"inert"`
-	Reason   string           `json:"reason"`
-	Via      []string         `json:"via"`
-	By       string           `json:"by"`
-	Deciding bool             `json:"deciding"`
-}
-
-// Verdict is what the command got: its outcome, or "inert" for a command
-// that changes nothing (cd, echo) and takes no part in the decision.
-func (c *CommandNote) Verdict() string {
-	if c.Inert || !c.Outcome.Valid() {
-		return "inert"
-	}
-	return c.Outcome.String()
 }
 
 // maxTimeline bounds the events a request's page lists.
@@ -832,13 +812,13 @@ func (p *DetailPage) EventsURL() string {
 }
 
 // commandsOf returns the shell commands of the request's decision event.
-func commandsOf(evs []airlock.Event) []CommandNote {
+func commandsOf(evs []airlock.Event) []airlock.CommandNote {
 	for _, e := range evs {
 		if e.Kind != airlock.EventDecision {
 			continue
 		}
 		var d struct {
-			Commands []CommandNote `json:"commands"`
+			Commands []airlock.CommandNote `json:"commands"`
 		}
 		if json.Unmarshal(e.Payload, &d) == nil {
 			return d.Commands

@@ -45,26 +45,26 @@ func effectOf(ap *airlock.Approval) effect {
 }
 
 // mayBatch reports why the reviewer may not approve ap in a batch now,
-// "" when they may.
-func mayBatch(ap *airlock.Approval, rev airlock.Reviewer, now time.Time) string {
+// "" when they may; code is the refusal's error code when the reviewer may
+// not resolve ap at all (a refusal that is audited).
+func mayBatch(ap *airlock.Approval, rev airlock.Reviewer, now time.Time) (problem, code string) {
+	if err := ap.Authorize(rev); err != nil {
+		return fmt.Sprintf("Request %s: %s", ap.ID, airlock.ErrorMessage(err)), airlock.ErrorCode(err)
+	}
+	return batchableNow(ap, now), ""
+}
+
+// batchableNow reports why ap cannot go in a batch now, whoever asks, ""
+// when it can.
+func batchableNow(ap *airlock.Approval, now time.Time) string {
 	switch {
 	case ap.Status != airlock.StatusPending:
-		by := ap.ResolvedBy
-		if by == "" {
-			by = "the system"
-		}
-		if ap.Surface != "" {
-			by += " via " + string(ap.Surface)
-		}
-		return fmt.Sprintf("Request %s was %s meanwhile, by %s. Review the others again.", ap.ID, ap.Status, by)
+		return fmt.Sprintf("Request %s was %s meanwhile, by %s. Review the others again.", ap.ID, ap.Status, settler(ap))
 	case !now.Before(ap.Expires):
 		return fmt.Sprintf("Request %s reached its deadline. Review the others again.", ap.ID)
 	case !batchable(ap):
 		return fmt.Sprintf("Request %s (%s, %s) must be approved on its own: only read and write actions without needs-human go in a batch.",
 			ap.ID, ap.Class, ap.Tier)
-	}
-	if err := ap.Authorize(rev); err != nil {
-		return fmt.Sprintf("Request %s: %s", ap.ID, airlock.ErrorMessage(err))
 	}
 	return ""
 }
@@ -87,7 +87,7 @@ func (in *inbox) identical(ctx context.Context, ap *airlock.Approval, rev airloc
 	var out []airlock.Approval
 	for i := range page.Approvals {
 		o := &page.Approvals[i]
-		if o.ID != ap.ID && effectOf(o) == key && mayBatch(o, rev, now) == "" && len(out) < maxBatch-1 {
+		if problem, _ := mayBatch(o, rev, now); o.ID != ap.ID && effectOf(o) == key && problem == "" && len(out) < maxBatch-1 {
 			out = append(out, *o)
 		}
 	}
@@ -215,10 +215,11 @@ func batchProblem(aps []airlock.Approval, shown []airlock.Hash, rev airlock.Revi
 			return fmt.Sprintf("Request %s holds another action than the page showed (sha256:%s). Review it again.", ap.ID, ap.ActionHash),
 				airlock.CodeHashMismatch, ap.Agent
 		}
-		if err := ap.Authorize(rev); err != nil {
-			return fmt.Sprintf("Request %s: %s", ap.ID, airlock.ErrorMessage(err)), airlock.ErrorCode(err), ap.Agent
+		problem, code := mayBatch(ap, rev, now)
+		if code != "" {
+			return problem, code, ap.Agent
 		}
-		if problem := mayBatch(ap, rev, now); problem != "" {
+		if problem != "" {
 			return problem, "", ""
 		}
 		if effectOf(ap) != key {

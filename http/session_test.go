@@ -157,7 +157,7 @@ func TestInboxStreamsAreNotActivity(t *testing.T) {
 		c := ss.signIn(ss.reviewer("bob"))
 		time.Sleep(20 * time.Minute)
 		st := ss.stream(c)
-		st.ended()
+		st.ended() // let it open
 		st.cancel()
 		if !st.ended() {
 			t.Fatal("a cancelled stream did not end")
