@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 // realisticPolicy is the kind of policy a team runs: about twenty rules,
@@ -50,7 +51,7 @@ func benchGate(b *testing.B, src string) *airlock.Gate {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := airlock.NewGate(p)
+	g, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		b.Fatal(err)
 	}

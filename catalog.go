@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/airlock-dev/airlock/sensitive"
 )
 
 // toolKind says how the catalog looks at a tool's arguments to refine its
@@ -156,9 +158,10 @@ func mcpTool(name string) (server, tool string, ok bool) {
 	return server, tool, true
 }
 
-// classifyBuiltin classifies an action with the built-in catalog alone. A
-// tool the catalog does not know is class unknown.
-func classifyBuiltin(x *activation) Classification {
+// classifyBuiltin classifies an action with the built-in catalog alone,
+// and sh for shell commands. A tool the catalog does not know is class
+// unknown.
+func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
 	a := x.a
 	spec, ok := catalog[a.Tool]
 	if !ok {
@@ -181,7 +184,7 @@ func classifyBuiltin(x *activation) Classification {
 	}
 	cwd := a.Cwd
 	if d, ok := firstString(args, dirKeys); ok {
-		cwd = cleanPath(d, a.Cwd)
+		cwd = sensitive.Clean(d, a.Cwd)
 	}
 	switch spec.kind {
 	case kindRead:
@@ -204,7 +207,10 @@ func classifyBuiltin(x *activation) Classification {
 		if !ok {
 			return opaque(c, "the call has no command string (args.command)")
 		}
-		cmds, err := analyseShell(script, cwd)
+		if sh == nil {
+			return opaque(c, errNoShellAnalyser)
+		}
+		cmds, err := sh.AnalyseScript(script, cwd)
 		if err != nil {
 			return opaque(c, err.Error())
 		}
@@ -216,12 +222,15 @@ func classifyBuiltin(x *activation) Classification {
 		if err != nil {
 			return opaque(c, err.Error())
 		}
+		if sh == nil {
+			return opaque(c, errNoShellAnalyser)
+		}
 		var cmds []Command
 		if argv == nil { // a command line without an argument list: run by a shell
 			script, _ := firstString(args, scriptKeys)
-			cmds, err = analyseShell(script, cwd)
+			cmds, err = sh.AnalyseScript(script, cwd)
 		} else {
-			cmds, err = analyseArgv(argv, cwd)
+			cmds, err = sh.AnalyseArgv(argv, cwd)
 		}
 		if err != nil {
 			return opaque(c, err.Error())
@@ -232,6 +241,10 @@ func classifyBuiltin(x *activation) Classification {
 	}
 	return c
 }
+
+// errNoShellAnalyser is why a gate built without a ShellAnalyser denies
+// every shell command.
+const errNoShellAnalyser = "the gate has no shell analyser (see airlock.ShellAnalyser and package shell)"
 
 func unknownTool(name string) Classification {
 	return Classification{
@@ -275,10 +288,10 @@ func aggregate(c *Classification) {
 
 func raiseForSystemPaths(c *Classification, paths []string, cwd string) {
 	for _, p := range paths {
-		if isSystemPath(p, cwd) {
+		if _, ok := sensitive.SystemPlace(sensitive.Clean(p, cwd), false); ok {
 			c.Tier = TierPrivileged
 			c.Capability = CapHostAdmin
-			c.Reason = fmt.Sprintf("%s under a system path: %s", c.Reason, cleanPath(p, cwd))
+			c.Reason = fmt.Sprintf("%s under a system path: %s", c.Reason, sensitive.Clean(p, cwd))
 			return
 		}
 	}
@@ -286,9 +299,9 @@ func raiseForSystemPaths(c *Classification, paths []string, cwd string) {
 
 func raiseForCredentials(c *Classification, paths []string, cwd string) {
 	for _, p := range paths {
-		if isCredentialPath(p, cwd) {
+		if sensitive.IsSecret(sensitive.Clean(p, cwd), false) {
 			c.Class, c.Capability, c.Tier = ClassCredentialsRead, CapCredentialsRead, TierPrivileged
-			c.Reason = fmt.Sprintf("reads credentials: %s", cleanPath(p, cwd))
+			c.Reason = fmt.Sprintf("reads credentials: %s", sensitive.Clean(p, cwd))
 			return
 		}
 	}

@@ -7,11 +7,12 @@ import (
 )
 
 // classify computes an action's classification: the built-in catalog (and
-// shell analysis), then the policy classifiers of every layer. The most
+// sh's analysis of shell commands), then the policy classifiers of every
+// layer. The most
 // restrictive classification wins; a classifier may replace a generic one
 // (an MCP call, an unknown tool, an unknown program) outright.
-func (s stack) classify(ctx context.Context, x *activation) Classification {
-	c := classifyBuiltin(x)
+func (s stack) classify(ctx context.Context, sh ShellAnalyser, x *activation) Classification {
+	c := classifyBuiltin(sh, x)
 	if c.Opaque != "" || !s.hasClassifiers() {
 		return c
 	}

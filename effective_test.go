@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 const effectiveOrg = `name: acme
@@ -81,7 +82,7 @@ func newGate(t *testing.T, files ...string) *airlock.Gate {
 		}
 		layers = append(layers, p)
 	}
-	g, err := airlock.NewGate(layers...)
+	g, err := airlock.NewGate(shell.Analyser{}, layers...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestEffectivePolicyExplain(t *testing.T) {
 		t.Errorf("layers out of order:\n%s", text)
 	}
 
-	g, err := airlock.NewGate()
+	g, err := airlock.NewGate(shell.Analyser{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +340,7 @@ rules:
 	if err != nil {
 		panic(err)
 	}
-	g, err := airlock.NewGate(p)
+	g, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		panic(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -32,7 +33,7 @@ rules:
 	if err != nil {
 		panic(err)
 	}
-	gate, err := airlock.NewGate(policy)
+	gate, err := airlock.NewGate(shell.Analyser{}, policy)
 	if err != nil {
 		panic(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 // A gate in a few lines: load a policy, decide each action before running it.
@@ -23,7 +24,7 @@ rules:
 	if err != nil {
 		panic(err)
 	}
-	gate, err := airlock.NewGate(policy)
+	gate, err := airlock.NewGate(shell.Analyser{}, policy)
 	if err != nil {
 		panic(err)
 	}
@@ -50,7 +51,7 @@ floors:
 rules:
   - {id: deletes-need-a-person, class: fs.delete, needs_human: true, reviewers: [sre-oncall]}
 `))
-	gate, _ := airlock.NewGate(policy)
+	gate, _ := airlock.NewGate(shell.Analyser{}, policy)
 	d := gate.Decide(context.Background(), airlock.Action{
 		Agent: "janitor",
 		Tool:  "delete_file",

@@ -14,6 +14,7 @@ import (
 // narrower policies a session pushed. Decide is pure: it reads no storage,
 // makes no network call, and is safe for concurrent use.
 type Gate struct {
+	shell ShellAnalyser
 	mu    sync.Mutex // serialises changes to the stack
 	state atomic.Pointer[gateState]
 }
@@ -29,18 +30,19 @@ type gateState struct {
 type stack []*Policy
 
 // NewGate returns a gate deciding by the given policies, from the top layer
-// (organisation) down. It refuses a stack out of layer order, and runs
-// every policy's tests against the stack down to that policy: a lower layer
-// can only tighten, so an upper layer's test that expects a refusal must
-// still hold.
-func NewGate(layers ...*Policy) (*Gate, error) {
+// (organisation) down, that sees inside shell commands with sh (package
+// shell; nil denies every shell command). It refuses a stack out of layer
+// order, and runs every policy's tests against the stack down to that
+// policy: a lower layer can only tighten, so an upper layer's test that
+// expects a refusal must still hold.
+func NewGate(sh ShellAnalyser, layers ...*Policy) (*Gate, error) {
 	if err := ValidateStack(layers...); err != nil {
 		return nil, err
 	}
-	if err := testFailures("", RunPolicyTests(layers...)); err != nil {
+	if err := testFailures("", RunPolicyTests(sh, layers...)); err != nil {
 		return nil, err
 	}
-	g := &Gate{}
+	g := &Gate{shell: sh}
 	g.state.Store(&gateState{layers: slices.Clone(layers), sessions: map[string]stack{}})
 	return g, nil
 }
@@ -72,7 +74,7 @@ func (g *Gate) Replace(layers ...*Policy) error {
 	if err := ValidateStack(layers...); err != nil {
 		return err
 	}
-	if err := testFailures("", RunPolicyTests(layers...)); err != nil {
+	if err := testFailures("", RunPolicyTests(g.shell, layers...)); err != nil {
 		return err
 	}
 	g.mu.Lock()
@@ -104,7 +106,7 @@ func (g *Gate) PushSession(sessionID string, p *Policy) error {
 		base = old.layers
 	}
 	s := append(slices.Clone(base), p)
-	if err := testFailures("", runTests(s, len(s)-1)); err != nil {
+	if err := testFailures("", runTests(g.shell, s, len(s)-1)); err != nil {
 		return err
 	}
 	next := &gateState{layers: old.layers, sessions: make(map[string]stack, len(old.sessions)+1)}
@@ -156,7 +158,7 @@ func (g *Gate) Decide(ctx context.Context, a Action) Decision {
 	if err != nil {
 		return invalid(&a, err)
 	}
-	d := g.state.Load().stackFor(a.SessionID).decideValid(ctx, &a)
+	d := g.state.Load().stackFor(a.SessionID).decideValid(ctx, g.shell, &a)
 	d.ActionHash = h
 	return d
 }
@@ -164,7 +166,7 @@ func (g *Gate) Decide(ctx context.Context, a Action) Decision {
 // Resolve is Decide without the action hash, for callers that only need
 // the outcome (dry runs, bulk policy tests, benchmarks of the engine).
 func (g *Gate) Resolve(ctx context.Context, a Action) Decision {
-	return g.state.Load().stackFor(a.SessionID).decide(ctx, &a)
+	return g.state.Load().stackFor(a.SessionID).decide(ctx, g.shell, &a)
 }
 
 // view is one thing to decide about an action: the action itself, or one
@@ -199,11 +201,11 @@ type agentInfo struct {
 }
 
 // decide validates the action and decides it.
-func (s stack) decide(ctx context.Context, a *Action) Decision {
+func (s stack) decide(ctx context.Context, sh ShellAnalyser, a *Action) Decision {
 	if err := a.Validate(); err != nil {
 		return invalid(a, err)
 	}
-	return s.decideValid(ctx, a)
+	return s.decideValid(ctx, sh, a)
 }
 
 // invalid is the decision on a malformed action: denied, with the reason.
@@ -218,10 +220,10 @@ func invalid(a *Action, err error) Decision {
 // decideValid decides an action already validated: classify it, decide
 // each of its views, keep the strictest, then apply what no tier can
 // override (an unanalysable script, needs-human).
-func (s stack) decideValid(ctx context.Context, a *Action) Decision {
+func (s stack) decideValid(ctx context.Context, sh ShellAnalyser, a *Action) Decision {
 	d := Decision{Action: *a}
 	x := activation{a: a}
-	d.Classification = s.classify(ctx, &x)
+	d.Classification = s.classify(ctx, sh, &x)
 	vs := viewsOf(&d.Classification, a.Hints)
 	ag := s.agent(a.Agent)
 	d.Preset = ag.preset

@@ -21,7 +21,7 @@ func mustLoad(tb testing.TB, name, src string) *Policy {
 
 func mustGate(tb testing.TB, layers ...*Policy) *Gate {
 	tb.Helper()
-	g, err := NewGate(layers...)
+	g, err := NewGate(ShellForTests, layers...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestSessionPushPop(t *testing.T) {
 	if err := g.PushSession("s1", mustLoad(t, "p.yaml", "default: ask\n")); ErrorCode(err) != EINVALID {
 		t.Fatalf("push of a project policy = %v, want %s", err, EINVALID)
 	}
-	failing, err := ParsePolicy("f.yaml", []byte(`layer: session
+	failing, err := LoadPolicy("f.yaml", []byte(`layer: session
 tests:
   - {name: writes run, action: {agent: a, tool: write_file}, expect: deny}
 `))
@@ -90,7 +90,7 @@ tests:
 }
 
 func TestNewGateRejectsSessionLayer(t *testing.T) {
-	_, err := NewGate(mustLoad(t, "s.yaml", "layer: session\n"))
+	_, err := NewGate(ShellForTests, mustLoad(t, "s.yaml", "layer: session\n"))
 	if ErrorCode(err) != EINVALID {
 		t.Fatalf("NewGate(session policy) = %v, want %s", err, EINVALID)
 	}
@@ -227,7 +227,7 @@ func randomActions(r *rand.Rand, n int) []Action {
 
 func loadRandom(t *testing.T, name, src string) *Policy {
 	t.Helper()
-	p, err := ParsePolicy(name, []byte(src))
+	p, err := LoadPolicy(name, []byte(src))
 	if err != nil {
 		t.Fatalf("random policy does not load: %v\n%s", err, src)
 	}
@@ -256,7 +256,7 @@ func TestPropertyLayersOnlyTighten(t *testing.T) {
 		before := stack(base)
 		for j, after := range []stack{append(stack{}, append(base, floor)...), append(stack{}, append(base, extra)...)} {
 			for _, a := range randomActions(r, 20) {
-				d1, d2 := before.decide(ctx, &a), after.decide(ctx, &a)
+				d1, d2 := before.decide(ctx, ShellForTests, &a), after.decide(ctx, ShellForTests, &a)
 				if j == 1 && fromTierDefault(d1) {
 					continue
 				}
@@ -280,7 +280,7 @@ func TestPropertyNeedsHumanNeverRuns(t *testing.T) {
 		}
 		s := stack{loadRandom(t, "p.yaml", src)}
 		for _, a := range randomActions(r, 20) {
-			d := s.decide(ctx, &a)
+			d := s.decide(ctx, ShellForTests, &a)
 			if d.NeedsHuman && (d.Outcome.Runs() || d.Outcome == Ask || d.Runs()) {
 				t.Fatalf("needs-human decision %s\n%s", d, src)
 			}
@@ -303,7 +303,7 @@ func TestIndexMatchesLinearScan(t *testing.T) {
 				t.Fatal(err)
 			}
 			x := activation{a: &a}
-			c := stack{p}.classify(ctx, &x)
+			c := stack{p}.classify(ctx, ShellForTests, &x)
 			x.v = &view{class: c.Class, capability: c.Capability, tier: c.Tier, index: -1}
 			var errs []string
 			got, _ := p.resolve(ctx, &x, &errs)
@@ -390,7 +390,7 @@ func TestReplace(t *testing.T) {
 
 func mustParse(tb testing.TB, name, src string) *Policy {
 	tb.Helper()
-	p, err := ParsePolicy(name, []byte(src))
+	p, err := LoadPolicy(name, []byte(src))
 	if err != nil {
 		tb.Fatalf("parse %s: %v", name, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 // goldenCase is one action of a golden file and the decision it must get.
@@ -117,7 +118,7 @@ func loadGolden(ar *txtar.Archive) (*airlock.Gate, error) {
 		}
 		layers = append(layers, p)
 	}
-	g, err := airlock.NewGate(layers...)
+	g, err := airlock.NewGate(shell.Analyser{}, layers...)
 	if err != nil {
 		return nil, err
 	}

@@ -361,8 +361,8 @@ func lookupKey(step int, agent, tool string, class Class) key2 {
 	return key2{}
 }
 
-// LoadPolicyFile reads, parses and compiles the policy in path and checks
-// its tests. See LoadPolicy.
+// LoadPolicyFile reads, parses and compiles the policy in path. See
+// LoadPolicy.
 func LoadPolicyFile(path string) (*Policy, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -371,25 +371,16 @@ func LoadPolicyFile(path string) (*Policy, error) {
 	return LoadPolicy(path, src)
 }
 
-// LoadPolicy parses and compiles a policy document and runs the tests it
-// carries against it. name is used in positions (usually the file name).
-// Any problem — YAML syntax, an unknown field, a bad value, a CEL condition
-// that does not compile, a failing test — is returned as a *PolicyError
-// listing every problem with its file:line:col.
+// LoadPolicy parses and compiles a policy document. name is used in
+// positions (usually the file name). Any problem — YAML syntax, an unknown
+// field, a bad value, a CEL condition that does not compile — is returned
+// as a *PolicyError listing every problem with its file:line:col.
+//
+// The tests a policy carries are decisions, so they run where the policy
+// meets a stack and a shell analyser: when a gate takes it (NewGate,
+// Replace, PushSession; a failing test refuses the stack, located at the
+// test) and with RunPolicyTests.
 func LoadPolicy(name string, src []byte) (*Policy, error) {
-	p, err := ParsePolicy(name, src)
-	if err != nil {
-		return nil, err
-	}
-	if perr := testFailures(p.file, RunPolicyTests(p)); perr != nil {
-		return nil, perr
-	}
-	return p, nil
-}
-
-// ParsePolicy parses and compiles a policy document without running its
-// tests (see TestPolicies).
-func ParsePolicy(name string, src []byte) (*Policy, error) {
 	d := newPolicyDecoder(name, src)
 	p := d.decode()
 	if len(d.problems) > 0 {

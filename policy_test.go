@@ -198,7 +198,7 @@ func FuzzLoadPolicy(f *testing.F) {
 		{Agent: "bob", Tool: "mcp__x__y", Hints: &Hints{Tier: TierSpend}},
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		p, err := ParsePolicy("f.yaml", src)
+		p, err := LoadPolicy("f.yaml", src)
 		if err != nil {
 			var pe *PolicyError
 			if !asPolicyError(err, &pe) || len(pe.Problems) == 0 {
@@ -212,12 +212,12 @@ func FuzzLoadPolicy(f *testing.F) {
 			return
 		}
 		for _, a := range actions {
-			d := stack{p}.decide(context.Background(), &a)
+			d := stack{p}.decide(context.Background(), ShellForTests, &a)
 			if !d.Outcome.Valid() {
 				t.Fatalf("invalid outcome %v", d.Outcome)
 			}
 		}
-		RunPolicyTests(p)
+		RunPolicyTests(ShellForTests, p)
 	})
 }
 

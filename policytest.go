@@ -7,7 +7,8 @@ import (
 )
 
 // PolicyTest is an example action a policy carries with the outcome it must
-// get. Tests run at load time and with `airlock policy test`.
+// get. Tests run whenever a gate takes the policy (NewGate, Replace,
+// PushSession) and with RunPolicyTests (`airlock policy test`).
 type PolicyTest struct {
 	Name   string
 	Action Action
@@ -51,21 +52,21 @@ func (r TestResult) String() string {
 }
 
 // RunPolicyTests runs every policy's tests against the stack from the top
-// layer down to that policy.
-func RunPolicyTests(layers ...*Policy) []TestResult {
+// layer down to that policy, seeing inside shell commands with sh.
+func RunPolicyTests(sh ShellAnalyser, layers ...*Policy) []TestResult {
 	var out []TestResult
 	for i := range layers {
-		out = append(out, runTests(layers[:i+1], i)...)
+		out = append(out, runTests(sh, layers[:i+1], i)...)
 	}
 	return out
 }
 
 // runTests runs the tests of s[i] against the stack s.
-func runTests(s stack, i int) []TestResult {
+func runTests(sh ShellAnalyser, s stack, i int) []TestResult {
 	p := s[i]
 	out := make([]TestResult, 0, len(p.tests))
 	for _, t := range p.tests {
-		d := s.decide(context.Background(), &t.Action)
+		d := s.decide(context.Background(), sh, &t.Action)
 		out = append(out, TestResult{Test: t, Policy: p, Decision: d, Failures: t.Expect.check(d)})
 	}
 	return out

@@ -75,7 +75,7 @@ func TestStarterPolicySourceIsACopy(t *testing.T) {
 }
 
 func TestStarterDecisions(t *testing.T) {
-	g, err := NewGate(StarterPolicy())
+	g, err := NewGate(ShellForTests, StarterPolicy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestStarterDecisions(t *testing.T) {
 // policy queues: a blocking ask is short, a needs-human proposal waits a
 // day.
 func TestStarterTimeouts(t *testing.T) {
-	g, err := NewGate(StarterPolicy())
+	g, err := NewGate(ShellForTests, StarterPolicy())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 // Policy gives each outcome to one tool, for agent-1 (owner alice):
@@ -53,7 +54,7 @@ func NewGate(tb testing.TB) *airlock.Gate {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := airlock.NewGate(p)
+	g, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 // --- the policy, three times -------------------------------------------------
@@ -204,7 +205,7 @@ func newAirlock() (*airlockEngine, error) {
 	if err != nil {
 		return nil, err
 	}
-	g, err := airlock.NewGate(p)
+	g, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		return nil, err
 	}
@@ -476,7 +477,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := airlock.NewGate(p)
+	g, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/sqlite"
 	msqlite "modernc.org/sqlite"
 )
@@ -363,7 +364,7 @@ func openBenchEnforcer(b *testing.B) (e *airlock.Enforcer, commits *atomic.Int64
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := airlock.NewGate(p)
+	g, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -171,7 +172,7 @@ func runCrashChild(path string, seed uint64) {
 	if err != nil {
 		crashChildFail("policy: %v", err)
 	}
-	gate, err := airlock.NewGate(p)
+	gate, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		crashChildFail("gate: %v", err)
 	}

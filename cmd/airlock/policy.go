@@ -14,6 +14,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/schema"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 func newPolicyCmd() *cobra.Command {
@@ -98,7 +99,7 @@ its location and what differed.`,
 			if err := airlock.ValidateStack(layers...); err != nil {
 				return checkFailed(errors.New(airlock.ErrorMessage(err)))
 			}
-			results := airlock.RunPolicyTests(layers...)
+			results := airlock.RunPolicyTests(shell.Analyser{}, layers...)
 			fails := 0
 			for _, r := range results {
 				if !r.Passed() {
@@ -325,7 +326,7 @@ func parseFiles(out io.Writer, files []string) (layers []*airlock.Policy, failed
 			failed = true
 			continue
 		}
-		p, err := airlock.ParsePolicy(file, src)
+		p, err := airlock.LoadPolicy(file, src)
 		if err != nil {
 			fmt.Fprintln(out, policyErrorText(err))
 			failed = true
@@ -369,7 +370,7 @@ func loadLayers(files []string) (*airlock.Gate, []*airlock.Policy, error) {
 			layers = append(layers, p)
 		}
 	}
-	gate, err := airlock.NewGate(layers...)
+	gate, err := airlock.NewGate(shell.Analyser{}, layers...)
 	if err != nil {
 		return nil, nil, errors.New(policyErrorText(err))
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 // Log attribute keys of the policy watcher.
@@ -104,7 +105,7 @@ func (w *policyWatcher) Start(ctx context.Context) (*airlock.Gate, error) {
 			return nil, err
 		}
 	}
-	gate, err := airlock.NewGate(layers...) // checks the stack's order and runs its tests
+	gate, err := airlock.NewGate(shell.Analyser{}, layers...) // checks the stack's order and runs its tests
 	if err != nil {
 		return nil, stackError(err)
 	}
@@ -155,7 +156,7 @@ func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool
 		layers, err = parseStack(w.Files, srcs, sources)
 	}
 	if err == nil {
-		_, err = airlock.NewGate(layers...) // the checks Replace makes, before auditing
+		_, err = airlock.NewGate(shell.Analyser{}, layers...) // the checks Replace makes, before auditing
 		err = stackError(err)
 	}
 	if err == nil {

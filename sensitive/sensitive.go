@@ -1,0 +1,311 @@
+// Package sensitive knows which file paths matter to a gate: those whose
+// reading reveals a secret (a private key, a cloud credential, the shadow
+// password file), and those whose writing changes the system (a system
+// directory, a file that grants access or runs at login).
+//
+// The checks are lexical: Airlock decides before anything runs and does not
+// touch the file system, so symbolic links are not followed.
+package sensitive
+
+import (
+	"path"
+	"strings"
+)
+
+// Clean returns p made absolute against cwd (when cwd is absolute) and
+// cleaned. A leading "~" stays, standing for the home directory.
+func Clean(p, cwd string) string {
+	switch {
+	case p == "":
+		return ""
+	case strings.HasPrefix(p, "~"):
+		return path.Clean(p)
+	case path.IsAbs(p):
+		return path.Clean(p)
+	case path.IsAbs(cwd):
+		return path.Join(cwd, p)
+	}
+	return path.Clean(p)
+}
+
+// systemDirs are the directories where a write changes the system rather
+// than a workspace. /var/tmp and /tmp are not among them.
+var systemDirs = []string{
+	"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/boot", "/sys", "/proc", "/dev", "/var", "/opt", "/root", "/snap", "/srv",
+	"/System", "/Library", "/private/etc", "/private/var",
+}
+
+// scratchDirs are exceptions inside systemDirs where anyone may write.
+var scratchDirs = []string{"/var/tmp", "/var/folders", "/private/var/folders", "/dev/shm"}
+
+// IsNullDevice reports whether p is a sink or a stream that stores nothing.
+func IsNullDevice(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/")
+}
+
+func under(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// isSystem reports whether writing p changes the system: the root itself, a
+// system directory, or a file that grants access or runs at login.
+func isSystem(p string) bool {
+	p = Clean(p, "")
+	if p == "" || IsNullDevice(p) {
+		return false
+	}
+	if p == "/" {
+		return true
+	}
+	for _, d := range scratchDirs {
+		if under(p, d) {
+			return false
+		}
+	}
+	for _, d := range systemDirs {
+		if under(p, d) {
+			return true
+		}
+	}
+	return isPersistencePath(p)
+}
+
+// startupFiles run code at login or grant access when written.
+var startupFiles = map[string]bool{
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true,
+	".profile": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true,
+	".config/fish/config.fish": true,
+}
+
+// isPersistencePath reports whether p is in a home directory's ssh folder, a
+// shell start-up file, or an autostart location.
+func isPersistencePath(p string) bool {
+	_, rest, ok := SplitHome(p)
+	if !ok {
+		return false
+	}
+	switch {
+	case startupFiles[rest]:
+		return true
+	case rest == ".ssh" || strings.HasPrefix(rest, ".ssh/"):
+		return true
+	case strings.HasPrefix(rest, ".config/autostart/"), strings.HasPrefix(rest, ".config/systemd/"),
+		strings.HasPrefix(rest, "Library/LaunchAgents/"):
+		return true
+	}
+	return false
+}
+
+// SplitHome splits a path inside a home directory ("~/x", "/home/u/x",
+// "/Users/u/x", "/root/x") into the home and the rest.
+func SplitHome(p string) (home, rest string, ok bool) {
+	switch {
+	case p == "~":
+		return "~", "", true
+	case strings.HasPrefix(p, "~/"):
+		return "~", p[2:], true
+	case strings.HasPrefix(p, "/root/"):
+		return "/root", p[len("/root/"):], true
+	}
+	for _, base := range []string{"/home/", "/Users/"} {
+		if strings.HasPrefix(p, base) {
+			user, rest, _ := strings.Cut(p[len(base):], "/")
+			if user != "" {
+				return base + user, rest, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// credentialFiles are files whose content is a secret, wherever they are.
+var credentialFiles = map[string]bool{
+	".netrc": true, ".git-credentials": true, ".pgpass": true, ".my.cnf": true,
+	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
+	"id_ecdsa_sk": true, "id_ed25519_sk": true,
+}
+
+// credentialDirs are home-relative folders that hold secrets.
+var credentialDirs = []string{
+	".ssh", ".aws", ".gnupg", ".azure", ".config/gcloud", ".config/gh", ".kube",
+	".docker", ".password-store",
+}
+
+// isCredential reports whether reading p reads a secret: a private key, a
+// cloud or registry credential, the shadow password file.
+func isCredential(p string) bool {
+	p = Clean(p, "")
+	if p == "" {
+		return false
+	}
+	switch p {
+	case "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd":
+		return true
+	}
+	if strings.HasPrefix(p, "/etc/ssh/ssh_host_") && strings.HasSuffix(p, "_key") {
+		return true
+	}
+	base := path.Base(p)
+	if credentialFiles[base] {
+		return true
+	}
+	if _, rest, ok := SplitHome(p); ok {
+		for _, d := range credentialDirs {
+			if !under(rest, d) {
+				continue
+			}
+			// Public halves and host lists are not secrets.
+			if d == ".ssh" && (strings.HasSuffix(base, ".pub") || base == "known_hosts" || base == "config") {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// maySystem reports whether pattern p may match a system path: its
+// pattern characters sit where they decide the directory ("/e*/passwd",
+// "~/.b*rc").
+func maySystem(p string) bool {
+	if strings.HasPrefix(p, "/") {
+		for _, d := range systemDirs {
+			if globPrefixMatch(p, d, true) {
+				return true
+			}
+		}
+		if globPrefixMatch(p, "/", true) {
+			return true
+		}
+	}
+	_, rest, ok := SplitHome(p)
+	if !ok {
+		return false
+	}
+	rest = "~/" + rest
+	for _, f := range persistenceSamples {
+		if globPrefixMatch(rest, f, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// persistenceSamples are home-relative places whose writing
+// isPersistencePath flags; patterns are matched against them.
+var persistenceSamples = []string{
+	"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile",
+	"~/.zshrc", "~/.zprofile", "~/.zshenv", "~/.zlogin", "~/.config/fish/config.fish",
+	"~/.ssh", "~/.config/autostart/x", "~/.config/systemd/x", "~/Library/LaunchAgents/x",
+}
+
+// credentialSamples are typical secrets; patterns are matched against them.
+var credentialSamples = []string{
+	"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/master.passwd",
+	"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key",
+	"~/.ssh/id_rsa", "~/.ssh/id_ecdsa", "~/.ssh/id_ed25519", "~/.ssh/id_dsa",
+	"~/.aws/credentials", "~/.aws/config", "~/.gnupg/private-keys-v1.d", "~/.azure/accessTokens.json",
+	"~/.config/gcloud/credentials.db", "~/.config/gh/hosts.yml", "~/.kube/config",
+	"~/.docker/config.json", "~/.password-store", "~/.netrc", "~/.git-credentials",
+	"~/.pgpass", "~/.my.cnf",
+}
+
+func mayCredential(p string) bool {
+	if _, rest, ok := SplitHome(p); ok {
+		p = "~/" + rest
+	}
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~/") {
+		for _, c := range credentialSamples {
+			if c[0] == p[0] && globPrefixMatch(p, c, false) {
+				return true
+			}
+		}
+	}
+	// A base name pattern counts when it says enough to aim at a key
+	// ("id_*"), not when it matches anything ("*").
+	base := path.Base(p)
+	if len(base)-strings.Count(base, "*")-strings.Count(base, "?") < 2 || strings.ContainsRune(base, '[') {
+		return false
+	}
+	for name := range credentialFiles {
+		if matchName(base, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// globPrefixMatch reports whether the pattern p may name target or a path
+// inside it (or, when p is shorter, a parent of it): each of their common
+// components matches. With needGlob, a pattern character must sit in a
+// common component, so that a literal prefix ("/var/tmp/*") is left to the
+// lexical checks.
+func globPrefixMatch(p, target string, needGlob bool) bool {
+	pc := strings.Split(path.Clean(p), "/")
+	tc := strings.Split(target, "/")
+	if target == "/" {
+		tc = []string{"", ""}
+	}
+	n := min(len(pc), len(tc))
+	globbed := false
+	for i := 0; i < n; i++ {
+		if strings.ContainsAny(pc[i], "*?[") {
+			globbed = true
+		}
+		if !matchName(pc[i], tc[i]) {
+			return false
+		}
+	}
+	return globbed || !needGlob
+}
+
+// matchName matches one path component as bash does by default: a pattern
+// matches a name starting with "." only if it starts with "." itself.
+func matchName(pattern, name string) bool {
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(pattern, ".") {
+		return false
+	}
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
+
+// SystemPlace reports whether writing p (absolute or "~"-relative) changes
+// the system, and says where: "to /", "under /etc", "~/.bashrc". With glob,
+// p is a pattern the shell expands, which counts when it may match a system
+// path.
+func SystemPlace(p string, glob bool) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	if !isSystem(p) && !(glob && maySystem(p)) {
+		return "", false
+	}
+	c := Clean(p, "")
+	if c == "/" {
+		return "to /", true
+	}
+	for _, d := range systemDirs {
+		if under(c, d) {
+			return "under " + d, true
+		}
+	}
+	return c, true
+}
+
+// IsSecret reports whether reading p (absolute or "~"-relative) reveals a
+// secret. With glob, p is a pattern the shell expands, which counts when it
+// may match a secret.
+func IsSecret(p string, glob bool) bool {
+	if p == "" {
+		return false
+	}
+	if isCredential(p) {
+		return true
+	}
+	return glob && mayCredential(p)
+}

@@ -1,0 +1,45 @@
+package shell
+
+import (
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/sensitive"
+)
+
+// Paths: how the paths a command names change its effect. Which paths
+// matter is package sensitive's knowledge.
+
+// raiseWrite raises e when writing p changes the system.
+func raiseWrite(e *effect, p string, glob bool) {
+	if e.tier >= airlock.TierPrivileged {
+		return
+	}
+	if place, ok := sensitive.SystemPlace(p, glob); ok {
+		e.tier, e.cap, e.generic = airlock.TierPrivileged, airlock.CapHostAdmin, false
+		e.reason = verbFor(e.class) + " " + place
+	}
+}
+
+// verbFor names what an effect of class does to files, for reasons such as
+// "writes under /etc".
+func verbFor(class airlock.Class) string {
+	switch class {
+	case airlock.ClassFSMkdir:
+		return "creates directories"
+	case airlock.ClassFSCopy:
+		return "copies files"
+	case airlock.ClassFSMove:
+		return "moves files"
+	case airlock.ClassFSPermissions:
+		return "changes permissions"
+	case airlock.ClassFSDelete:
+		return "deletes files"
+	case airlock.ClassPackageInstall:
+		return "installs packages"
+	}
+	return "writes"
+}
+
+func credentials(p string) effect {
+	return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+		reason: "reads credentials: " + sensitive.Clean(p, "")}
+}

@@ -1,0 +1,125 @@
+// Package shell sees inside shell commands for the gate. A script is
+// parsed once with a real bash parser (mvdan.cc/sh) and every command in
+// the tree becomes an airlock.Command: what runs after ";", "&&", "|",
+// inside "$( )", "<( )", here-documents, function bodies, conditions and
+// assignment values; what wrappers such as sudo, env, xargs, find -exec and
+// sh -c run; and every redirection that writes a file. Each command is
+// classified by the table of programs Airlock knows (program.go, one file
+// per family: builtin.go, wrapper.go, file.go, network.go, admin.go,
+// dev.go, git.go, package.go, infra.go).
+//
+// The analysis is static and conservative: a word whose value is only known
+// at run time is never assumed harmless where it decides what runs (a command
+// name, an eval string, a shell's script). Anything that cannot be analysed
+// (a parse error, a limit) is an error, never a partial result, so the gate
+// can deny. The package classifies; it never decides an outcome.
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/airlock-dev/airlock"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits. Reaching one is an error: the caller then resolves the action to
+// the strictest outcome.
+const (
+	maxScriptBytes = 1 << 20 // 1 MiB
+	maxShellDepth  = 16      // nesting: sh -c inside eval inside sudo ... heredoc interpreters
+	maxCommands    = 4096    // effects found in one script
+)
+
+// maxSyntaxDepth bounds how deeply a script's constructs nest: brackets,
+// and compound commands inside each other. The parser recurses once per
+// level and dies of a stack overflow on a few hundred thousand levels, which
+// fit in maxScriptBytes; no real script comes near this bound.
+const maxSyntaxDepth = 500
+
+var (
+	errShellTooLong   = errors.New("script is longer than 1 MiB")
+	errShellTooNested = fmt.Errorf("script nests constructs more than %d levels deep", maxSyntaxDepth)
+	errShellTooDeep   = fmt.Errorf("commands are nested more than %d levels deep", maxShellDepth)
+	errShellTooMany   = fmt.Errorf("script runs more than %d commands", maxCommands)
+)
+
+// Analyser is the airlock.ShellAnalyser of this package. Its zero value is
+// ready to use, and it is safe for concurrent use.
+type Analyser struct{}
+
+var _ airlock.ShellAnalyser = Analyser{}
+
+// AnalyseScript parses script as bash and returns every command it runs, in
+// source order.
+func (Analyser) AnalyseScript(script, cwd string) ([]airlock.Command, error) {
+	return analyseShell(script, cwd)
+}
+
+// AnalyseArgv returns the commands of a program run without a shell.
+func (Analyser) AnalyseArgv(argv []string, cwd string) ([]airlock.Command, error) {
+	return analyseArgv(argv, cwd)
+}
+
+// analyseShell parses script as bash and returns every effect it finds, in
+// source order. cwd (may be "") resolves relative paths. A non-nil error
+// means the script could not be fully analysed (parse error, a limit
+// reached); its message is shown to people.
+func analyseShell(script, cwd string) ([]airlock.Command, error) {
+	a := newWalker()
+	defer a.release()
+	s := &scope{cwd: startDir(cwd)}
+	if err := a.walkScript(s, script); err != nil {
+		return nil, err
+	}
+	return a.cmds, nil
+}
+
+// analyseArgv classifies a program run without a shell (exec-style tools:
+// argv[0] is the program, no shell syntax is interpreted in the words).
+// Wrappers (sudo, env, sh -c ...) still apply.
+func analyseArgv(argv []string, cwd string) ([]airlock.Command, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("empty argument list")
+	}
+	size := 0
+	for _, w := range argv {
+		size += len(w) + 1
+	}
+	if size > maxScriptBytes {
+		return nil, errShellTooLong
+	}
+	a := newWalker()
+	defer a.release()
+	s := &scope{cwd: startDir(cwd)}
+	words := make([]arg, len(argv))
+	for i, w := range argv {
+		words[i] = literal(w)
+	}
+	if err := a.runCall(s, &call{words: words, cwd: s.cwd}, position{}); err != nil {
+		return nil, err
+	}
+	return a.cmds, nil
+}
+
+// walker walks one script and its nested scripts.
+type walker struct {
+	parser *syntax.Parser
+	cmds   []airlock.Command
+	depth  int // current nesting of wrappers and nested scripts
+	level  int // current nesting of compound commands, for maxSyntaxDepth
+}
+
+// Parsers are reused: building one allocates more than parsing a short
+// command, and every shell action is analysed.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+func newWalker() *walker {
+	return &walker{parser: parsers.Get().(*syntax.Parser)}
+}
+
+func (a *walker) release() {
+	parsers.Put(a.parser)
+	a.parser = nil
+}

@@ -1,0 +1,76 @@
+package shell
+
+import "strings"
+
+// Variables whose setting changes what later commands run.
+
+// sensitiveVars lists the variables whose value changes what later commands
+// run or how; setting one is privileged.
+var sensitiveVars = map[string]string{
+	"PATH":                  "changes which programs later commands run",
+	"LD_PRELOAD":            "loads a library into every program",
+	"LD_LIBRARY_PATH":       "changes which libraries programs load",
+	"LD_AUDIT":              "loads a library into every program",
+	"GLIBC_TUNABLES":        "changes how every program starts",
+	"BASH_ENV":              "runs a file when a shell starts",
+	"ENV":                   "runs a file when a shell starts",
+	"PROMPT_COMMAND":        "runs a command at every prompt",
+	"IFS":                   "changes how the shell splits words",
+	"SHELLOPTS":             "changes the options of child shells",
+	"BASHOPTS":              "changes the options of child shells",
+	"PS4":                   "runs substitutions when the shell traces",
+	"CDPATH":                "changes where cd goes",
+	"HOME":                  "changes the home directory that ~ and programs rely on",
+	"GIT_SSH":               "changes the program git runs to connect",
+	"GIT_SSH_COMMAND":       "changes the command git runs to connect",
+	"GIT_EXEC_PATH":         "changes the programs git runs",
+	"GIT_PROXY_COMMAND":     "changes the command git runs to connect",
+	"GIT_ASKPASS":           "changes the program git runs for passwords",
+	"SSH_ASKPASS":           "changes the program ssh runs for passwords",
+	"GIT_EXTERNAL_DIFF":     "changes the program git runs for diffs",
+	"GIT_CONFIG_PARAMETERS": "changes git configuration, which can run commands",
+	"GIT_CONFIG_COUNT":      "changes git configuration, which can run commands",
+	"GIT_CONFIG":            "changes git configuration, which can run commands",
+	"GIT_CONFIG_GLOBAL":     "changes git configuration, which can run commands",
+	"GIT_CONFIG_SYSTEM":     "changes git configuration, which can run commands",
+	"GIT_DIR":               "changes the repository, whose configuration can run commands",
+	"GIT_TEMPLATE_DIR":      "changes the hooks git installs",
+	"PYTHONPATH":            "changes the code Python loads",
+	"PYTHONSTARTUP":         "runs a file when Python starts",
+	"PYTHONHOME":            "changes the code Python loads",
+	"NODE_OPTIONS":          "changes the code Node.js loads",
+	"NODE_PATH":             "changes the code Node.js loads",
+	"PERL5OPT":              "changes the code Perl loads",
+	"PERL5LIB":              "changes the code Perl loads",
+	"PERLLIB":               "changes the code Perl loads",
+	"RUBYOPT":               "changes the code Ruby loads",
+	"RUBYLIB":               "changes the code Ruby loads",
+	"JAVA_TOOL_OPTIONS":     "changes the code Java loads",
+	"_JAVA_OPTIONS":         "changes the code Java loads",
+}
+
+// sensitiveVar returns why setting name matters, if it does.
+func sensitiveVar(name string) (string, bool) {
+	if r, ok := sensitiveVars[name]; ok {
+		return "sets " + name + ", which " + r, true
+	}
+	switch {
+	case strings.HasPrefix(name, "DYLD_"):
+		return "sets " + name + ", which changes the libraries programs load", true
+	case strings.HasPrefix(name, "BASH_FUNC_"):
+		return "sets " + name + ", which replaces a command in child shells", true
+	case strings.HasPrefix(name, "GIT_CONFIG_KEY_"), strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+		return "sets " + name + ", which changes git configuration", true
+	}
+	return "", false
+}
+
+// commandVar reports whether name holds a command that programs run
+// (git runs $GIT_PAGER); its value is analysed as a command.
+func commandVar(name string) bool {
+	switch name {
+	case "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR":
+		return true
+	}
+	return false
+}

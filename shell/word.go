@@ -1,0 +1,343 @@
+package shell
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// arg is one word of a command.
+type arg struct {
+	val    string // the value, when static
+	text   string // as shown in airlock.Command.Text ("" for the extra words of a brace expansion)
+	static bool   // the value is known before the script runs
+	glob   bool   // has unquoted pattern characters the shell may expand
+	subst  bool   // a process substitution <( ) standing for a file
+	extra  bool   // a second or later word of a brace expansion
+	// path stands for a dynamic word in path checks: find -exec's "{}" is a
+	// file under find's start path.
+	path string
+}
+
+// pathValue is the path a word names, for path checks, if known.
+func (a arg) pathValue() (string, bool) {
+	switch {
+	case a.static && a.val != "":
+		return a.val, true
+	case !a.static && a.path != "":
+		return a.path, true
+	}
+	return "", false
+}
+
+// literal is a word given literally (argv, or built by a rule).
+func literal(v string) arg {
+	return arg{val: v, text: quote(v), static: true}
+}
+
+// quote quotes v for bash only when it needs quoting.
+func quote(v string) string {
+	q, err := syntax.Quote(v, syntax.LangBash)
+	if err != nil {
+		return strconv.Quote(v) // only NUL bytes cannot be quoted
+	}
+	return q
+}
+
+// wordArg converts one word.
+func (s *scope) wordArg(w *syntax.Word) arg {
+	val, static, glob := wordValue(w)
+	a := arg{val: val, static: static, glob: glob}
+	switch {
+	case static && len(w.Parts) == 1 && !strings.ContainsRune(litValue(w.Parts[0]), '\\') && litValue(w.Parts[0]) != "":
+		// An unquoted literal is shown as written: it is valid shell and
+		// keeps its globs, tildes and braces meaningful.
+		a.text = val
+	case static:
+		a.text = quote(val)
+	default:
+		a.text = s.source(w)
+		if len(w.Parts) == 1 {
+			_, a.subst = w.Parts[0].(*syntax.ProcSubst)
+		}
+		a.path = s.knownPrefixPath(w)
+	}
+	return a
+}
+
+// knownPrefixPath returns the path a dynamic word names when it starts with
+// $HOME or $PWD and the rest is static ("$HOME/.bashrc" is "~/.bashrc"), so
+// that path checks see it; "" otherwise.
+func (s *scope) knownPrefixPath(w *syntax.Word) string {
+	parts := w.Parts
+	var inner []syntax.WordPart
+	if dq, ok := parts[0].(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
+		inner, parts = dq.Parts[1:], append([]syntax.WordPart{dq.Parts[0]}, parts[1:]...)
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Excl || pe.Length {
+		return ""
+	}
+	var prefix string
+	switch pe.Param.Value {
+	case "HOME":
+		prefix = "~"
+	case "PWD":
+		prefix = s.cwd
+	}
+	if prefix == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(prefix)
+	for _, p := range inner {
+		lit, ok := p.(*syntax.Lit)
+		if !ok {
+			return ""
+		}
+		unescape(&b, lit.Value, "$`\"\\\n")
+	}
+	rest, static, _ := wordValue(&syntax.Word{Parts: parts[1:]})
+	if len(parts) > 1 && !static {
+		return ""
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+func litValue(p syntax.WordPart) string {
+	if lit, ok := p.(*syntax.Lit); ok {
+		return lit.Value
+	}
+	return ""
+}
+
+// maxBraceWords bounds brace expansion; a word that expands to more is
+// treated as dynamic.
+const maxBraceWords = 64
+
+// appendWord converts w and appends it to args; a brace expansion
+// ({rm,-rf,/}) becomes the words the shell would run.
+func (s *scope) appendWord(args []arg, w *syntax.Word) []arg {
+	a := s.wordArg(w)
+	if !hasBraces(w) {
+		return append(args, a)
+	}
+	words, ok := expandBraces(w)
+	switch {
+	case !ok:
+		a.static, a.val = false, "" // expands to too many words: dynamic
+		return append(args, a)
+	case len(words) == 0:
+		return append(args, a)
+	}
+	words[0].text = a.text
+	return append(args, words...)
+}
+
+// expandBraces returns the words a brace expansion produces, or false
+// when they are more than maxBraceWords.
+func expandBraces(w *syntax.Word) ([]arg, bool) {
+	wc := *w
+	if !syntax.SplitBraces(&wc) {
+		return nil, true
+	}
+	var words []arg
+	for ew, err := range expand.BracesSeq(nil, &wc) {
+		if err != nil || len(words) == maxBraceWords {
+			return nil, false
+		}
+		val, static, glob := wordValue(ew)
+		words = append(words, arg{val: val, static: static, glob: glob, extra: len(words) > 0})
+	}
+	return words, true
+}
+
+// hasBraces reports whether w may hold a brace expansion: a "{" and a ","
+// or ".." in its unquoted text ("{}" alone is find's placeholder).
+func hasBraces(w *syntax.Word) bool {
+	open, sep := false, false
+	for _, p := range w.Parts {
+		if lit, ok := p.(*syntax.Lit); ok {
+			open = open || strings.ContainsRune(lit.Value, '{')
+			sep = sep || strings.ContainsRune(lit.Value, ',') || strings.Contains(lit.Value, "..")
+		}
+	}
+	return open && sep
+}
+
+// wordValue returns the value of a word whose value does not depend on
+// run time: literals and quotes, not parameters or substitutions. Unquoted
+// pattern characters stay in the value and set glob.
+func wordValue(w *syntax.Word) (val string, static, glob bool) {
+	if w == nil {
+		return "", false, false
+	}
+	if len(w.Parts) == 1 {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsRune(lit.Value, '\\') {
+			return lit.Value, true, hasGlob(lit.Value)
+		}
+	}
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			glob = glob || hasGlob(p.Value)
+			unescape(&b, p.Value, "")
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				ansiC(&b, p.Value)
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false, false
+				}
+				unescape(&b, lit.Value, "$`\"\\\n")
+			}
+		case *syntax.ExtGlob:
+			glob = true
+			b.WriteString(p.Op.String())
+			b.WriteString(p.Pattern.Value)
+			b.WriteByte(')')
+		default:
+			return "", false, false
+		}
+	}
+	return b.String(), true, glob
+}
+
+// hasGlob reports unescaped pattern characters in an unquoted literal; a
+// "[" counts only with a "]" after it ("[" alone is the test command).
+func hasGlob(lit string) bool {
+	for i := 0; i < len(lit); i++ {
+		switch lit[i] {
+		case '\\':
+			i++
+		case '*', '?':
+			return true
+		case '[':
+			if strings.IndexByte(lit[i+1:], ']') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unescape writes s without its backslash escapes. escapable lists the
+// characters a backslash escapes ("" means every character, as unquoted); a
+// backslash-newline disappears.
+func unescape(b *strings.Builder, s, escapable string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		next := s[i+1]
+		switch {
+		case next == '\n':
+			i++
+		case escapable == "" || strings.IndexByte(escapable, next) >= 0:
+			b.WriteByte(next)
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+// ansiC decodes the escapes of a $'...' string.
+func ansiC(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch c = s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			digits := 2
+			if c == 'u' {
+				digits = 4
+			} else if c == 'U' {
+				digits = 8
+			}
+			n, used := parseDigits(s[i+1:], 16, digits)
+			if used == 0 {
+				b.WriteByte('\\')
+				b.WriteByte(c)
+				continue
+			}
+			i += used
+			if c == 'x' {
+				b.WriteByte(byte(n))
+			} else if n <= utf8.MaxRune {
+				b.WriteRune(rune(n))
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			n, used := parseDigits(s[i:], 8, 3)
+			i += used - 1
+			b.WriteByte(byte(n))
+		default: // \\ \' \" \? and unknown escapes
+			if !strings.ContainsRune(`\'"?`, rune(c)) {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(c)
+		}
+	}
+}
+
+// parseDigits reads up to max digits of base from the start of s.
+func parseDigits(s string, base, max int) (n, used int) {
+	for used < max && used < len(s) {
+		d := digit(s[used])
+		if d < 0 || d >= base {
+			break
+		}
+		n = n*base + d
+		used++
+	}
+	return n, used
+}
+
+func digit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
