@@ -299,9 +299,9 @@ func raiseForSystemPaths(c *Classification, paths []string, cwd string) {
 
 func raiseForCredentials(c *Classification, paths []string, cwd string) {
 	for _, p := range paths {
-		if sensitive.IsSecret(sensitive.Clean(p, cwd), false) {
+		if what, ok := sensitive.Secret(sensitive.Clean(p, cwd), false); ok {
 			c.Class, c.Capability, c.Tier = ClassCredentialsRead, CapCredentialsRead, TierPrivileged
-			c.Reason = fmt.Sprintf("reads credentials: %s", sensitive.Clean(p, cwd))
+			c.Reason = fmt.Sprintf("reads %s: %s", what, sensitive.Clean(p, cwd))
 			return
 		}
 	}

@@ -123,17 +123,24 @@ func SplitHome(p string) (home, rest string, ok bool) {
 	return "", "", false
 }
 
-// credentialFiles are files whose content is a secret, wherever they are.
+// credentialFiles are files whose content is a secret, wherever they are:
+// keys, and the files where tools keep tokens and passwords.
 var credentialFiles = map[string]bool{
 	".netrc": true, ".git-credentials": true, ".pgpass": true, ".my.cnf": true,
 	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
 	"id_ecdsa_sk": true, "id_ed25519_sk": true,
+	".npmrc": true, ".pypirc": true, ".vault-token": true, ".s3cfg": true, ".boto": true,
+	"credentials.tfrc.json": true, ".bash_history": true, ".zsh_history": true,
+	".psql_history": true, ".mysql_history": true, ".python_history": true,
 }
 
 // credentialDirs are home-relative folders that hold secrets.
 var credentialDirs = []string{
 	".ssh", ".aws", ".gnupg", ".azure", ".config/gcloud", ".config/gh", ".kube",
-	".docker", ".password-store",
+	".docker", ".password-store", ".cargo/credentials", ".cargo/credentials.toml",
+	".gem/credentials", ".config/hub", ".config/rclone", ".oci", ".config/doctl",
+	".terraform.d/credentials.tfrc.json", ".local/share/keyrings", ".mozilla/firefox",
+	".config/google-chrome", ".config/chromium", "Library/Keychains",
 }
 
 // isCredential reports whether reading p reads a secret: a private key, a
@@ -183,17 +190,7 @@ func maySystem(p string) bool {
 			return true
 		}
 	}
-	_, rest, ok := SplitHome(p)
-	if !ok {
-		return false
-	}
-	rest = "~/" + rest
-	for _, f := range persistenceSamples {
-		if globPrefixMatch(rest, f, true) {
-			return true
-		}
-	}
-	return false
+	return Persists(p, true)
 }
 
 // persistenceSamples are home-relative places whose writing
@@ -297,15 +294,129 @@ func SystemPlace(p string, glob bool) (string, bool) {
 	return c, true
 }
 
-// IsSecret reports whether reading p (absolute or "~"-relative) reveals a
-// secret. With glob, p is a pattern the shell expands, which counts when it
-// may match a secret.
-func IsSecret(p string, glob bool) bool {
-	if p == "" {
-		return false
-	}
-	if isCredential(p) {
+// Persists reports whether writing p (absolute or "~"-relative) grants
+// access or runs code later: a shell start-up file, the ssh folder
+// (authorized_keys), an autostart location. With glob, p is a pattern that
+// counts when it may match one.
+func Persists(p string, glob bool) bool {
+	p = Clean(p, "")
+	if isPersistencePath(p) {
 		return true
 	}
-	return glob && mayCredential(p)
+	if !glob {
+		return false
+	}
+	_, rest, ok := SplitHome(p)
+	if !ok {
+		return false
+	}
+	rest = "~/" + rest
+	for _, f := range persistenceSamples {
+		if globPrefixMatch(rest, f, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// Secret reports whether reading p (absolute or "~"-relative) reveals a
+// secret, and which kind: "credentials" (a key, a token, a password file),
+// "a disk device" (every file on it), "memory" (the kernel's or a
+// process's), "a process's environment" (where tokens live), "an input or
+// capture device" (keystrokes, a camera, a microphone). Another process's
+// view of the file system (/proc/PID/root/...) counts as the path it
+// reaches. With glob, p is a pattern the shell expands, which counts when
+// it may match a secret.
+func Secret(p string, glob bool) (what string, ok bool) {
+	p = Clean(p, "")
+	if p == "" {
+		return "", false
+	}
+	if rest, ok := procRoot(p); ok {
+		p = rest
+	}
+	if isCredential(p) || glob && mayCredential(p) {
+		return "credentials", true
+	}
+	for _, s := range secretPlaces {
+		if s.match(p) || glob && globPrefixMatch(p, s.sample, false) && strings.ContainsAny(p, "*?[") {
+			return s.what, true
+		}
+	}
+	return "", false
+}
+
+// procRoot strips the /proc/PID/root prefix through which one process
+// reaches another's file system.
+func procRoot(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return "", false
+	}
+	_, rest, ok = strings.Cut(rest, "/")
+	if !ok {
+		return "", false
+	}
+	rest, ok = strings.CutPrefix(rest, "root")
+	if !ok || rest != "" && rest[0] != '/' {
+		return "", false
+	}
+	return "/" + strings.TrimPrefix(rest, "/"), true
+}
+
+// A secretPlace is a kind of path whose reading reveals secrets, other
+// than credential files; sample is one of them, which patterns are matched
+// against.
+type secretPlace struct {
+	what   string
+	sample string
+	match  func(p string) bool
+}
+
+var secretPlaces = []secretPlace{
+	{"memory", "/dev/mem", func(p string) bool {
+		switch p {
+		case "/dev/mem", "/dev/kmem", "/dev/port", "/proc/kcore", "/dev/crash":
+			return true
+		}
+		return procFile(p, "mem")
+	}},
+	{"a process's environment", "/proc/1/environ", func(p string) bool { return procFile(p, "environ") }},
+	{"a disk device", "/dev/sda", isDiskDevice},
+	{"an input or capture device", "/dev/input/event0", func(p string) bool {
+		return under(p, "/dev/input") || under(p, "/dev/snd") || strings.HasPrefix(p, "/dev/video") ||
+			strings.HasPrefix(p, "/dev/hidraw") || p == "/dev/uinput"
+	}},
+}
+
+// procFile reports whether p is /proc/PID/name (or /proc/PID/task/TID/name).
+func procFile(p, name string) bool {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok || !strings.HasSuffix(rest, "/"+name) {
+		return false
+	}
+	return !strings.Contains(strings.TrimSuffix(rest, "/"+name), "root/")
+}
+
+// diskDevices are the name prefixes of block devices under /dev: Linux
+// disks, partitions, device-mapper and loop devices; BSD and macOS disks.
+var diskDevices = []string{
+	"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "dm-", "md", "loop", "sr", "nbd", "zd", "rbd",
+	"disk", "rdisk", "ada", "da", "nvd", "wd",
+}
+
+func isDiskDevice(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/dev/")
+	if !ok {
+		return false
+	}
+	if under(rest, "mapper") && rest != "mapper/control" || under(rest, "disk") || under(rest, "block") {
+		return rest != "mapper" && rest != "disk" && rest != "block"
+	}
+	for _, d := range diskDevices {
+		if strings.HasPrefix(rest, d) && len(rest) > len(d) && !strings.Contains(rest, "/") {
+			return true
+		}
+	}
+	return false
 }

@@ -118,12 +118,142 @@ func (c *call) raiseReads(e *effect, args ...arg) {
 		if !ok {
 			continue
 		}
-		if p := c.resolve(v); sensitive.IsSecret(p, a.glob) {
-			*e = credentials(p)
+		if s, ok := secretRead(c.resolve(v), a.glob); ok {
+			*e = s
 			return
 		}
 	}
 }
+
+// raiseNamed makes e a secret read when one of the command's words names a
+// secret, wherever it sits: an operand, an option's value (--file=X, -fX),
+// a response file (@X), a URL (file://X), or a string the program
+// evaluates (an SQL command, a script). It runs for every command whose
+// rule found nothing above a write, so that no program's way of reading a
+// file is missed: many print what they read, if only in an error message
+// (date -f, ss -F). A program that only shows information about files
+// (ls, stat) reads no contents, so only its options and response files
+// count. A network client's own rule judges what it reads, since using a
+// key to authenticate (ssh -i) is not reading it out.
+func (c *call) raiseNamed(e *effect, metadata bool) {
+	if e.none || e.inert || e.tier >= airlock.TierNetworkEgress {
+		return
+	}
+	for _, a := range c.args {
+		v, ok := a.pathValue()
+		if !ok || metadata && !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "@") {
+			continue
+		}
+		if s, ok := c.secretIn(v, a.glob); ok {
+			*e = s
+			return
+		}
+	}
+	if e.class == airlock.ClassProcessExec {
+		c.raiseCode(e)
+	}
+}
+
+// raiseCode raises a program Airlock cannot see into (an unknown program,
+// inline code, a build) by what its words name: a place where a write
+// persists (~/.bashrc, ~/.ssh) may be written, and a URL or network code
+// connects.
+func (c *call) raiseCode(e *effect) {
+	for _, a := range c.args {
+		v, ok := a.pathValue()
+		if !ok {
+			continue
+		}
+		if p, ok := c.persistIn(v, a.glob); ok {
+			e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
+			e.reason += ", and names " + p + ", which it may write"
+			return
+		}
+		if e.tier < airlock.TierNetworkEgress && networked(v) {
+			e.cap, e.tier, e.generic = airlock.CapNetworkEgress, airlock.TierNetworkEgress, false
+			e.reason += ", and connects to the network"
+		}
+	}
+}
+
+// persistIn finds, in a word, a path whose writing persists.
+func (c *call) persistIn(v string, glob bool) (string, bool) {
+	found := ""
+	eachPath(v, func(tok string) bool {
+		if p := c.resolve(tok); sensitive.Persists(p, glob) {
+			found = sensitive.Clean(p, "")
+			return true
+		}
+		return false
+	})
+	return found, found != ""
+}
+
+// networked reports whether a word is a URL or code that opens network
+// connections.
+func networked(v string) bool {
+	if strings.Contains(v, "://") {
+		return true
+	}
+	if !strings.ContainsAny(v, "(; \n") {
+		return false // not code
+	}
+	l := strings.ToLower(v)
+	for _, k := range networkCode {
+		if strings.Contains(l, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// networkCode are words that code opening connections uses, in the
+// languages agents run inline.
+var networkCode = []string{
+	"socket", "http", "urllib", "fsockopen", "/inet/", "net.connect", "net.createserver",
+	"require(\"net\")", "require('net')", "smtp", "ftp", "telnet", "paramiko", "websocket",
+	"fetch(", "download(", "open-uri", "lwp::", "net::", "curl",
+}
+
+// secretIn finds a secret named in a word: the word itself, or a path
+// inside it.
+func (c *call) secretIn(v string, glob bool) (effect, bool) {
+	if !strings.HasPrefix(v, "-") {
+		if s, ok := secretRead(c.resolve(v), glob); ok {
+			return s, true
+		}
+	}
+	var found effect
+	ok := eachPath(v, func(tok string) bool {
+		s, ok := secretRead(c.resolve(tok), glob)
+		found = s
+		return ok
+	})
+	return found, ok
+}
+
+// eachPath calls f with each absolute or "~"-relative path inside a word,
+// until f returns true.
+func eachPath(v string, f func(string) bool) bool {
+	v = strings.ReplaceAll(v, "file://", " ")
+	for v != "" {
+		tok := v
+		if i := strings.IndexAny(v, pathSeparators); i >= 0 {
+			tok, v = v[:i], v[i+1:]
+		} else {
+			v = ""
+		}
+		if tok != "" && (tok[0] == '/' || tok[0] == '~') && f(tok) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathSeparators end a path inside a longer word: an option's "=", a
+// response file's "@", a "file:" prefix, quotes, brackets and the
+// punctuation of code and queries.
+const pathSeparators = " \t\n'\"`=@:;,()<>|&{}$"
 
 // raiseWrites makes e privileged when one of args is a system path.
 func (c *call) raiseWrites(e *effect, args ...arg) {

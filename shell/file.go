@@ -21,6 +21,10 @@ var readOnly = []string{
 	"mlr", "jless", "diffstat", "gpg", "gpg2", "ssh-add",
 }
 
+// metadataOnly are the listing programs: their operands name files whose
+// contents they do not read.
+var metadataOnly = stringSet(listing...)
+
 // listing are programs that show information about files, processes or
 // the system without reading file contents.
 var listing = []string{
@@ -228,6 +232,8 @@ func awkRuns(prog string) bool {
 	return false
 }
 
+// sed edits text, in place with -i; its script may also run commands,
+// write and read files (see sedScript).
 func sed(c *call) effect {
 	inPlace := false
 	for _, a := range c.args {
@@ -244,16 +250,60 @@ func sed(c *call) effect {
 		}
 	}
 	ops := c.operands("-e", "--expression", "-f", "--file", "-l", "--line-length")
+	scripts := c.values("-e", "--expression")
 	if !c.has("-e", "--expression", "-f", "--file") && len(ops) > 0 {
-		ops = ops[1:]
-	}
-	if inPlace {
-		e := write(airlock.ClassFSWrite, "edits files in place")
-		c.raiseWrites(&e, ops...)
-		return e
+		scripts, ops = ops[:1], ops[1:]
 	}
 	e := read("edits text")
 	c.raiseReads(&e, ops...)
+	if inPlace {
+		e = write(airlock.ClassFSWrite, "edits files in place")
+		c.raiseWrites(&e, ops...)
+	}
+	if c.has("--sandbox") {
+		return e // e, r and w are refused
+	}
+	if files := c.values("-f", "--file"); len(files) > 0 {
+		x := exec("runs a sed script file, which Airlock cannot inspect")
+		c.raiseReads(&x, files...)
+		return worse(e, x)
+	}
+	for _, s := range scripts {
+		if !s.static {
+			return worse(e, exec("runs a sed script only known at run time"))
+		}
+		e = worse(e, c.sedEffects(s.val))
+	}
+	return e
+}
+
+// sedEffects classifies what a sed script does beyond editing text, and
+// asks for the commands it runs to be analysed.
+func (c *call) sedEffects(script string) effect {
+	ops, err := sedScript(script)
+	if err != nil {
+		return exec("runs a sed script Airlock cannot parse")
+	}
+	var e effect
+	for _, cmd := range ops.commands {
+		c.runScript("sed e", cmd, input{})
+	}
+	if ops.input {
+		e = worse(e, unknown("runs the text it reads as commands (sed e)"))
+	}
+	for _, f := range ops.writes {
+		if f == "/dev/stdout" || f == "/dev/stderr" {
+			continue
+		}
+		w := write(airlock.ClassFSWrite, "writes a file from its script (sed w)")
+		c.raiseWrites(&w, literal(f))
+		e = worse(e, w)
+	}
+	for _, f := range ops.reads {
+		r := read("reads a file into its output (sed r)")
+		c.raiseReads(&r, literal(f))
+		e = worse(e, r)
+	}
 	return e
 }
 
@@ -662,7 +712,7 @@ func sshKeygen(c *call) effect {
 func getent(c *call) effect {
 	for _, op := range c.operands("-s", "--service") {
 		if op.val == "shadow" || op.val == "gshadow" {
-			return credentials("/etc/" + op.val)
+			return readsSecret("/etc/"+op.val, "credentials")
 		}
 	}
 	return read("looks up system databases")

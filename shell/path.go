@@ -39,7 +39,17 @@ func verbFor(class airlock.Class) string {
 	return "writes"
 }
 
-func credentials(p string) effect {
+// secretRead is the effect of reading p when it holds a secret (see
+// sensitive.Secret): credentials, a disk, memory, a process's environment.
+func secretRead(p string, glob bool) (effect, bool) {
+	what, ok := sensitive.Secret(p, glob)
+	if !ok {
+		return effect{}, false
+	}
+	return readsSecret(p, what), true
+}
+
+func readsSecret(p, what string) effect {
 	return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
-		reason: "reads credentials: " + sensitive.Clean(p, "")}
+		reason: "reads " + what + ": " + sensitive.Clean(p, "")}
 }

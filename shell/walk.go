@@ -378,6 +378,7 @@ func (a *walker) runCall(s *scope, c *call, pos position) error {
 			c.raiseReads(&e, c.operands()...)
 		}
 	}
+	c.raiseNamed(&e, metadataOnly[baseName(name)])
 	if !e.none {
 		if err := a.add(commandOf(c.text(), name, e, pos)); err != nil {
 			return err
@@ -898,7 +899,8 @@ func (a *walker) walkRedirects(s *scope, redirs []*syntax.Redirect) error {
 	return nil
 }
 
-// redirect records a redirection that writes a file, or reads a credential.
+// redirect records a redirection that writes a file, reads a secret, or
+// opens a network connection.
 func (a *walker) redirect(s *scope, r *syntax.Redirect) error {
 	e := write(airlock.ClassFSWrite, "writes a file")
 	switch r.Op {
@@ -913,14 +915,26 @@ func (a *walker) redirect(s *scope, r *syntax.Redirect) error {
 			return nil
 		}
 	case syntax.RdrIn:
-		return a.readRedirect(s, r)
+		e = effect{} // reading matters only for what is read
 	default:
 		return nil
 	}
 	target := s.wordArg(r.Word)
-	if v, ok := target.pathValue(); ok {
+	if reason, ok := netRedirect(r.Word, target); ok {
+		e = net(airlock.ClassNetConnect, reason)
+		return a.add(commandOf(s.redirText(r, target.text), "", e, positionOf(r.Pos())))
+	}
+	v, ok := target.pathValue()
+	if !ok && e.tier == 0 {
+		return nil
+	}
+	if ok {
 		p := resolvePath(s.cwd, v)
-		if target.static && sensitive.IsNullDevice(sensitive.Clean(p, "")) {
+		if read, ok := secretRead(p, target.glob); ok && r.Op == syntax.RdrIn {
+			e = read
+		} else if e.tier == 0 {
+			return nil
+		} else if target.static && sensitive.IsNullDevice(sensitive.Clean(p, "")) {
 			return nil
 		}
 		raiseWrite(&e, p, target.glob)
@@ -928,18 +942,70 @@ func (a *walker) redirect(s *scope, r *syntax.Redirect) error {
 	return a.add(commandOf(s.redirText(r, target.text), "", e, positionOf(r.Pos())))
 }
 
-// readRedirect records "< file" when the file is a credential.
-func (a *walker) readRedirect(s *scope, r *syntax.Redirect) error {
-	target := s.wordArg(r.Word)
+// netRedirect reports whether a redirection may open a network connection,
+// and says where: bash itself connects when a redirection names
+// /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, whatever the command, and the
+// host name alone can carry data out. A target only known at run time may
+// be one of them unless its known start rules it out.
+func netRedirect(w *syntax.Word, target arg) (string, bool) {
 	v, ok := target.pathValue()
 	if !ok {
-		return nil
+		prefix := literalPrefix(w)
+		for _, dev := range []string{"/dev/tcp/", "/dev/udp/"} {
+			if strings.HasPrefix(dev, prefix) || strings.HasPrefix(prefix, dev) {
+				return "redirects to a place only known at run time, which may be a network connection (" + dev + "...)", true
+			}
+		}
+		return "", false
 	}
-	p := resolvePath(s.cwd, v)
-	if !sensitive.IsSecret(p, target.glob) {
-		return nil
+	c := strings.Split(path.Clean(v), "/")
+	if len(c) < 3 || c[0] != "" || !matchComponent(c[1], "dev", target.glob) {
+		return "", false
 	}
-	return a.add(commandOf(s.redirText(r, target.text), "", credentials(p), positionOf(r.Pos())))
+	for _, proto := range []string{"tcp", "udp"} {
+		if matchComponent(c[2], proto, target.glob) {
+			host := strings.Join(c[3:], ":")
+			return "opens a network connection to " + host + " (bash's /dev/" + proto + ")", true
+		}
+	}
+	return "", false
+}
+
+// matchComponent reports whether a path component is name, or with glob a
+// pattern that may match it.
+func matchComponent(component, name string, glob bool) bool {
+	if !glob {
+		return component == name
+	}
+	ok, _ := path.Match(component, name)
+	return ok
+}
+
+// literalPrefix is the text a word starts with before its first expansion.
+func literalPrefix(w *syntax.Word) string {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			unescape(&b, p.Value, "")
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return b.String()
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return b.String()
+				}
+				unescape(&b, lit.Value, "$`\"\\\n")
+			}
+		default:
+			return b.String()
+		}
+	}
+	return b.String()
 }
 
 func (s *scope) redirText(r *syntax.Redirect, target string) string {

@@ -570,7 +570,7 @@ func (c *call) representative(starts []arg) arg {
 			continue
 		}
 		p := c.resolve(s.val)
-		if sensitive.IsSecret(p, s.glob) {
+		if _, ok := sensitive.Secret(p, s.glob); ok {
 			return s
 		}
 		if _, ok := sensitive.SystemPlace(p, s.glob); ok {

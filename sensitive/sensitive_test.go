@@ -1,0 +1,81 @@
+package sensitive
+
+import "testing"
+
+func TestSecret(t *testing.T) {
+	tests := []struct {
+		p    string
+		glob bool
+		want string // "" when not a secret
+	}{
+		{"~/.ssh/id_rsa", false, "credentials"},
+		{"/home/u/.aws/credentials", false, "credentials"},
+		{"~/.ssh/id_rsa.pub", false, ""},
+		{"~/.ssh/known_hosts", false, ""},
+		{"/etc/shadow", false, "credentials"},
+		{"/etc/passwd", false, ""},
+		{"~/.npmrc", false, "credentials"},
+		{"~/.bash_history", false, "credentials"},
+		{"~/.cargo/credentials.toml", false, "credentials"},
+		{"/proc/1/environ", false, "a process's environment"},
+		{"/proc/self/environ", false, "a process's environment"},
+		{"/proc/1/task/7/environ", false, "a process's environment"},
+		{"/proc/self/mem", false, "memory"},
+		{"/proc/kcore", false, "memory"},
+		{"/dev/mem", false, "memory"},
+		{"/dev/sda", false, "a disk device"},
+		{"/dev/sda1", false, "a disk device"},
+		{"/dev/nvme0n1p2", false, "a disk device"},
+		{"/dev/mapper/root", false, "a disk device"},
+		{"/dev/disk/by-uuid/1234", false, "a disk device"},
+		{"/dev/input/event3", false, "an input or capture device"},
+		{"/dev/video0", false, "an input or capture device"},
+		{"/dev/null", false, ""},
+		{"/dev/stdin", false, ""},
+		{"/dev/tty", false, ""},
+		{"/dev/shm/x", false, ""},
+		{"/dev/sd", false, ""},
+		{"/proc/1/root/etc/shadow", false, "credentials"},
+		{"/proc/self/root/home/u/.ssh/id_ed25519", false, "credentials"},
+		{"/proc/cpuinfo", false, ""},
+		{"/proc/1/status", false, ""},
+		{"/dev/sd?", true, "a disk device"},
+		{"/proc/*/environ", true, "a process's environment"},
+		{"~/.ssh/id_*", true, "credentials"},
+		{"/tmp/*", true, ""},
+		{"README.md", false, ""},
+	}
+	for _, tc := range tests {
+		got, ok := Secret(tc.p, tc.glob)
+		if ok != (tc.want != "") || got != tc.want {
+			t.Errorf("Secret(%q, %v) = %q, %v; want %q", tc.p, tc.glob, got, ok, tc.want)
+		}
+	}
+}
+
+func TestSystemPlace(t *testing.T) {
+	tests := []struct {
+		p    string
+		glob bool
+		want string // "" when writing p does not change the system
+	}{
+		{"/", false, "to /"},
+		{"/etc/hosts", false, "under /etc"},
+		{"/usr/local/bin/x", false, "under /usr"},
+		{"~/.bashrc", false, "~/.bashrc"},
+		{"/home/u/.ssh/authorized_keys", false, "/home/u/.ssh/authorized_keys"},
+		{"/var/tmp/x", false, ""},
+		{"/tmp/x", false, ""},
+		{"/dev/null", false, ""},
+		{"~/project/main.go", false, ""},
+		{"/e*/passwd", true, "/e*/passwd"},
+		{"~/.b*rc", true, "~/.b*rc"},
+		{"/var/tmp/*", true, ""},
+	}
+	for _, tc := range tests {
+		got, ok := SystemPlace(tc.p, tc.glob)
+		if ok != (tc.want != "") || got != tc.want {
+			t.Errorf("SystemPlace(%q, %v) = %q, %v; want %q", tc.p, tc.glob, got, ok, tc.want)
+		}
+	}
+}
