@@ -496,7 +496,7 @@ func (c *call) envAssigns(args []arg, via string) (reason string, rest []arg) {
 		if r, bad := sensitiveVar(name); bad {
 			reason = r
 		} else if commandVar(name) {
-			c.runScript(via+" "+name, val, input{})
+			c.runScript(via+" "+name, commandScript(name, val), input{})
 		}
 		args = args[1:]
 	}

@@ -46,6 +46,12 @@ var sensitiveVars = map[string]string{
 	"RUBYOPT":               "changes the code Ruby loads",
 	"RUBYLIB":               "changes the code Ruby loads",
 	"JAVA_TOOL_OPTIONS":     "changes the code Java loads",
+	"MANOPT":                "changes the options of man, which name the programs it runs",
+	"LESSOPEN":              "makes less run a command on every file it shows, and show what the command names",
+	"LESSCLOSE":             "makes less run a command on every file it shows",
+	"LESSKEY":               "changes less's key bindings, which can run commands",
+	"LESSKEYIN":             "changes less's key bindings, which can run commands",
+	"LESSSECURE":            "changes whether less may run commands",
 	"_JAVA_OPTIONS":         "changes the code Java loads",
 }
 
@@ -69,8 +75,19 @@ func sensitiveVar(name string) (string, bool) {
 // (git runs $GIT_PAGER); its value is analysed as a command.
 func commandVar(name string) bool {
 	switch name {
-	case "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR":
+	case "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "PSQL_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "BROWSER":
 		return true
 	}
 	return false
+}
+
+// commandScript is the shell command a command variable's value runs:
+// BROWSER is a list of commands separated by colons, each given the URL for
+// %s.
+func commandScript(name, value string) string {
+	if name != "BROWSER" {
+		return value
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(value, ":", "; "), "%s", `"$URL"`)
 }

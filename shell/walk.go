@@ -578,7 +578,7 @@ func (a *walker) assignEffect(s *scope, name string, n syntax.Node, value *synta
 	if !static {
 		return a.add(commandOf(s.source(n), "", unknown("sets "+name+" to a command only known at run time"), pos))
 	}
-	return a.runNested(s, &nested{via: name, script: v}, pos)
+	return a.runNested(s, &nested{via: name, script: commandScript(name, v)}, pos)
 }
 
 // walkDecl handles export, declare, local, readonly, typeset.
