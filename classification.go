@@ -44,6 +44,22 @@ const (
 	ClassUnknown         Class = "unknown"
 )
 
+// classTiers are the tiers the built-in classes have by nature: a command
+// of a class may be raised above it (a write under /etc is privileged), not
+// lowered below it.
+var classTiers = map[Class]RiskTier{
+	ClassFSRead: TierRead, ClassFSWrite: TierWrite, ClassFSMkdir: TierWrite, ClassFSCopy: TierWrite,
+	ClassFSMove: TierWrite, ClassFSDelete: TierDestructive, ClassFSPermissions: TierWrite,
+	ClassProcessExec: TierWrite, ClassProcessKill: TierDestructive, ClassNetHTTP: TierNetworkEgress,
+	ClassNetConnect: TierNetworkEgress, ClassNetSSEWrite: TierNetworkEgress, ClassHostCall: TierWrite,
+	ClassStoreWrite: TierWrite, ClassMetadataWrite: TierWrite, ClassCheckpointWrite: TierWrite,
+	ClassAgentStateWrite: TierWrite, ClassMCPCall: TierWrite, ClassMCPRelease: TierNetworkEgress,
+	ClassGitRead: TierRead, ClassGitWrite: TierWrite, ClassPackageInstall: TierNetworkEgress,
+	ClassPackagePublish: TierDestructive, ClassSystemAdmin: TierPrivileged, ClassInfraRead: TierNetworkEgress,
+	ClassInfraChange: TierDestructive, ClassCredentialsRead: TierPrivileged, ClassShellEnv: TierPrivileged,
+	ClassShellBuiltin: TierRead, ClassSpend: TierSpend, ClassUnknown: TierPrivileged,
+}
+
 // Capability names the permission a class of action needs
 // ("workspace.write_text", "network.egress").
 type Capability string

@@ -43,6 +43,10 @@ type Decision struct {
 	// ConditionErrors lists rule conditions that failed to evaluate, and
 	// whether Airlock applied or skipped the rule (fail closed).
 	ConditionErrors []string `json:"condition_errors,omitempty"`
+	// Ceilings lists the rules that loosen (auto, notify) and matched the
+	// action or one of its commands, but did not apply because its tier is
+	// above their ceiling; resolution went on past them.
+	Ceilings []Ceiling `json:"ceilings,omitempty"`
 
 	// Reviewers may resolve the approval request, besides the agent's owner
 	// and admins.
@@ -97,6 +101,32 @@ type Override struct {
 	// "unanalysable".
 	Kind   string `json:"kind"`
 	Reason string `json:"reason"`
+}
+
+// Ceiling records a rule that loosens and stopped at its ceiling: the
+// highest tier it reaches (DefaultCeiling unless the rule says otherwise
+// with max_tier, min_tier or a class it names) is below the tier of what it
+// matched.
+type Ceiling struct {
+	Rule    *RuleRef `json:"rule"`
+	Ceiling RiskTier `json:"ceiling"`
+	Tier    RiskTier `json:"tier"`
+	Class   Class    `json:"class"`
+	// Command is the shell command the rule matched (1-based), 0 for the
+	// action itself; Text is that command.
+	Command int    `json:"command,omitempty"`
+	Text    string `json:"text,omitempty"`
+}
+
+// String explains the ceiling in one sentence, with the line that would
+// let the rule reach further.
+func (c Ceiling) String() string {
+	what := "the action"
+	if c.Text != "" {
+		what = fmt.Sprintf("command %d (%s)", c.Command, c.Text)
+	}
+	return fmt.Sprintf("%s matched %s but reaches only %s, and %s is %s (%s); to let it decide such actions, add `max_tier: %s` to it",
+		c.Rule, what, c.Ceiling, what, c.Tier, c.Class, c.Tier)
 }
 
 // CommandDecision is the verdict on one command of a shell script.
@@ -213,6 +243,9 @@ func (d Decision) Explain() string {
 	}
 	for _, e := range d.ConditionErrors {
 		line("condition", "%s", e)
+	}
+	for _, c := range d.Ceilings {
+		line("ceiling", "%s", c)
 	}
 	if len(d.Reviewers) > 0 {
 		line("reviewers", "%s", strings.Join(d.Reviewers, ", "))

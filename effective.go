@@ -141,6 +141,11 @@ type EffectiveRule struct {
 	Commands []string `json:"commands,omitempty"`
 	// MinTier is the least tier the rule matches, 0 for any.
 	MinTier RiskTier `json:"min_tier,omitzero"`
+	// Ceiling is the highest tier a rule that loosens (auto, notify)
+	// reaches: its max_tier, else DefaultCeiling raised to its min_tier and
+	// to the tiers of the built-in classes it names. 0 for a rule that does
+	// not loosen. (A class a classifier defines reaches its own tier.)
+	Ceiling RiskTier `json:"ceiling,omitzero"`
 	// Condition is the rule's `when:` expression as written, "" for none.
 	Condition string `json:"condition,omitempty"`
 	// Outcome is what the rule decides, 0 for a rule that only tags
@@ -260,7 +265,7 @@ func (p *Policy) effectiveRule(r *rule) EffectiveRule {
 	return EffectiveRule{
 		ID: r.id, Description: r.description, At: p.at(r.pos), Step: stepNames[r.step()],
 		Agents: texts(r.agents), Tools: texts(r.tools), Classes: texts(r.classes), Commands: texts(r.commands),
-		MinTier: r.minTier, Condition: r.when.source(),
+		MinTier: r.minTier, Ceiling: r.statedCeiling(), Condition: r.when.source(),
 		Outcome: r.outcome, NeedsHuman: r.needsHuman, Reviewers: slices.Clone(r.reviewers), Timeout: r.timeout,
 	}
 }
@@ -429,6 +434,9 @@ func explainRules(b *strings.Builder, rules []EffectiveRule) {
 		}
 		fmt.Fprintf(b, "    %2d. %s: rule %s [%s] %s", i+1, verdict, r.ID, r.Step,
 			matches(r.Agents, r.Tools, r.Classes, r.Commands, r.MinTier))
+		if r.Ceiling != 0 {
+			fmt.Fprintf(b, " · up to %s", r.Ceiling)
+		}
 		if len(r.Reviewers) > 0 {
 			fmt.Fprintf(b, " · reviewers %s", strings.Join(r.Reviewers, ", "))
 		}

@@ -298,9 +298,9 @@ func TestEffectivePolicyExplain(t *testing.T) {
 		"     2. deny: rule no-prod [tool] tool mcp__deploy__* (org.yaml:19:5)\n        conditional: when args.env == \"prod\"\n",
 		"    destructive and above: at least ask (org.yaml:6:5)\n",
 		"  default:      auto (policy default, project.yaml:2:10)\n",
-		"     1. auto: rule ci-writes [agent × tool] agent ci-* · tool write_file (project.yaml:22:5)\n" +
-			"     2. notify: rule ci-anything [agent] agent ci-bot (project.yaml:19:5)\n" +
-			"     3. auto: rule reads [class] class fs.read (project.yaml:12:5)\n",
+		"     1. auto: rule ci-writes [agent × tool] agent ci-* · tool write_file · up to network-egress (project.yaml:22:5)\n" +
+			"     2. notify: rule ci-anything [agent] agent ci-bot · up to network-egress (project.yaml:19:5)\n" +
+			"     3. auto: rule reads [class] class fs.read · up to network-egress (project.yaml:12:5)\n",
 		"     1. tag + needs-human: rule ci-money [agent × tool] agent ci-* · tool wire_money (project.yaml:26:5)\n",
 		"  1 more rule(s) of this policy name other agents only.\n",
 		"    terraform: tool terraform_apply → class infra.apply, destructive (project.yaml:4:5)\n",

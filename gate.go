@@ -228,8 +228,8 @@ func (s stack) decideValid(ctx context.Context, sh ShellAnalyser, a *Action) Dec
 	ag := s.agent(a.Agent)
 	d.Preset = ag.preset
 
-	var errs []string
-	win, best := s.decideViews(ctx, &x, vs, &ag, &d, &errs)
+	var n notes
+	win, best := s.decideViews(ctx, &x, vs, &ag, &d, &n)
 	d.Outcome, d.Source, d.Overrides = win.outcome, win.source, win.overrides
 	if win.rule != nil {
 		d.Rule = win.rule.ref
@@ -260,21 +260,28 @@ func (s stack) decideValid(ctx context.Context, sh ShellAnalyser, a *Action) Dec
 	d.Owner = ag.owner
 	d.Reviewers = reviewers(win.rule, humanRule, ag.reviewers)
 	d.Timeout = timeoutFor(d.Outcome, win.rule, humanRule, ag, s)
-	if len(errs) > 0 {
-		slices.Sort(errs)
-		d.ConditionErrors = slices.Compact(errs)
+	if len(n.errs) > 0 {
+		slices.Sort(n.errs)
+		d.ConditionErrors = slices.Compact(n.errs)
 	}
+	d.Ceilings = n.ceilings
 	return d
 }
 
 // viewsOf returns what to decide about: each command of a shell script
-// that has an effect, or else the action itself. Hints raise every view's
-// tier.
+// that has an effect; in a script of shell built-ins only (echo, cd), each
+// of them, so that a rule naming one (command: "echo *") can decide; else
+// the action itself. Hints raise every view's tier.
 func viewsOf(c *Classification, h *Hints) []view {
 	var vs []view
-	for i := range c.Commands {
-		if cmd := &c.Commands[i]; !cmd.Inert {
-			vs = append(vs, view{class: cmd.Class, capability: cmd.Capability, tier: cmd.Tier, cmd: cmd, index: i})
+	for _, inert := range []bool{false, true} {
+		for i := range c.Commands {
+			if cmd := &c.Commands[i]; cmd.Inert == inert {
+				vs = append(vs, view{class: cmd.Class, capability: cmd.Capability, tier: cmd.Tier, cmd: cmd, index: i})
+			}
+		}
+		if len(vs) > 0 {
+			break
 		}
 	}
 	if len(vs) == 0 {
@@ -295,7 +302,7 @@ func viewsOf(c *Classification, h *Hints) []view {
 // decideViews resolves every view, records each shell command's verdict in
 // d.Commands, and returns the strictest verdict and its view's index (the
 // first on ties).
-func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *agentInfo, d *Decision, errs *[]string) (verdict, int) {
+func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *agentInfo, d *Decision, n *notes) (verdict, int) {
 	if cmds := d.Classification.Commands; len(cmds) > 0 {
 		d.Commands = make([]CommandDecision, len(cmds))
 		for i, cmd := range cmds {
@@ -306,7 +313,7 @@ func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *ag
 	best := -1
 	for i := range vs {
 		x.v = &vs[i]
-		v := s.resolveView(ctx, x, ag, errs)
+		v := s.resolveView(ctx, x, ag, n)
 		if vs[i].cmd != nil {
 			cd := &d.Commands[vs[i].index]
 			cd.Outcome, cd.Source = v.outcome, v.source
@@ -327,14 +334,14 @@ func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *ag
 // lower layer can only tighten. Floors then raise the result. Every step
 // only raises, which is what makes adding a layer or a floor never loosen a
 // decision.
-func (s stack) resolveView(ctx context.Context, x *activation, ag *agentInfo, errs *[]string) verdict {
+func (s stack) resolveView(ctx context.Context, x *activation, ag *agentInfo, n *notes) verdict {
 	v := x.v
 	var opinions [4]verdict
 	ops := opinions[:0]
 	var layers [4]*Policy
 	from := layers[:0]
 	for _, p := range s {
-		r, ok := p.resolve(ctx, x, errs)
+		r, ok := p.resolve(ctx, x, n)
 		if !ok {
 			continue
 		}
@@ -445,10 +452,19 @@ func tierDefault(t RiskTier) Outcome {
 	return Ask
 }
 
-// resolve finds the first rule of this policy that matches the view, in
-// resolution order. It returns (nil, true) when only the policy's default
-// applies and (nil, false) when the policy has no opinion.
-func (p *Policy) resolve(ctx context.Context, x *activation, errs *[]string) (*rule, bool) {
+// notes collects, while a decision resolves, what its explanation reports
+// besides the verdict.
+type notes struct {
+	errs     []string  // conditions that failed to evaluate
+	ceilings []Ceiling // rules that stopped at their ceiling
+}
+
+// resolve finds the first rule of this policy that applies to the view, in
+// resolution order: a rule that matches a view above its ceiling does not
+// apply (n records it), and resolution goes on. It returns (nil, true) when
+// only the policy's default applies and (nil, false) when the policy has no
+// opinion.
+func (p *Policy) resolve(ctx context.Context, x *activation, n *notes) (*rule, bool) {
 	for step := range numSteps {
 		idx := &p.index[step]
 		var exact []int32
@@ -463,15 +479,34 @@ func (p *Policy) resolve(ctx context.Context, x *activation, errs *[]string) (*r
 			} else {
 				i, other = other[0], other[1:]
 			}
-			if r := p.rules[i]; r.matches(ctx, x, errs) {
-				return r, true
+			r := p.rules[i]
+			if !r.matches(ctx, x, &n.errs) {
+				continue
 			}
+			if r.aboveCeiling(x) {
+				n.ceiling(r, x)
+				continue
+			}
+			return r, true
 		}
 	}
 	return nil, p.defaultOutcome != 0
 }
 
-// matches reports whether the rule applies to the activation's view. A
+// ceiling records that rule r stopped at its ceiling for the activation's
+// view, once.
+func (n *notes) ceiling(r *rule, x *activation) {
+	v := x.v
+	c := Ceiling{Rule: r.ref, Ceiling: r.ceiling(x), Tier: v.tier, Class: v.class, Command: v.index + 1}
+	if v.cmd != nil {
+		c.Text = v.cmd.Text
+	}
+	if !slices.Contains(n.ceilings, c) {
+		n.ceilings = append(n.ceilings, c)
+	}
+}
+
+// matches reports whether the rule matches the activation's view. A
 // condition that fails to evaluate fails closed: a restrictive rule (ask or
 // stricter, or a needs-human tag) applies, a permissive one does not.
 func (r *rule) matches(ctx context.Context, x *activation, errs *[]string) bool {

@@ -305,8 +305,7 @@ func TestIndexMatchesLinearScan(t *testing.T) {
 			x := activation{a: &a}
 			c := stack{p}.classify(ctx, ShellForTests, &x)
 			x.v = &view{class: c.Class, capability: c.Capability, tier: c.Tier, index: -1}
-			var errs []string
-			got, _ := p.resolve(ctx, &x, &errs)
+			got, _ := p.resolve(ctx, &x, &notes{})
 			want := linearResolve(ctx, p, &x)
 			if got != want {
 				t.Fatalf("index found %v, a linear scan %v, for %s %s", ruleID(got), ruleID(want), a.Agent, a.Tool)
@@ -333,7 +332,7 @@ func linearResolve(ctx context.Context, p *Policy, x *activation) *rule {
 	var errs []string
 	for step := range numSteps {
 		for _, r := range p.rules {
-			if r.step() == step && r.matches(ctx, x, &errs) {
+			if r.step() == step && r.matches(ctx, x, &errs) && !r.aboveCeiling(x) {
 				return r
 			}
 		}
@@ -422,6 +421,34 @@ func TestClipText(t *testing.T) {
 	} {
 		if got := clipText(c.in, c.n); got != c.want {
 			t.Errorf("clipText(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+// A rule that stopped at its ceiling is named in the explanation, with the
+// line that would let it reach further.
+func TestCeilingExplained(t *testing.T) {
+	g := mustGate(t, mustLoad(t, "p.yaml", "rules:\n  - {id: look, tool: Bash, command: \"cat *\", outcome: auto}\n"))
+	d := g.Decide(context.Background(), Action{Agent: "a", Tool: "Bash", Args: MustArgs(map[string]any{"command": "cat ~/.aws/credentials"})})
+	if d.Outcome != Ask || len(d.Ceilings) != 1 {
+		t.Fatalf("decision %s with ceilings %v, want ask and one ceiling", d, d.Ceilings)
+	}
+	want := "ceiling:     rule look (project p.yaml:2:5) matched command 1 (cat ~/.aws/credentials) but reaches only network-egress, " +
+		"and command 1 (cat ~/.aws/credentials) is privileged (credentials.read); to let it decide such actions, add `max_tier: privileged` to it"
+	if !strings.Contains(d.Explain(), want) {
+		t.Fatalf("explanation lacks\n%s\n%s", want, d.Explain())
+	}
+}
+
+func TestMaxTierErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"rules:\n  - {id: r, tool: x, outcome: ask, max_tier: privileged}\n", "p.yaml:2:46: rules[0].max_tier: only a rule that loosens (auto, notify) has a ceiling, and its outcome is ask"},
+		{"rules:\n  - {id: r, tool: x, needs_human: true, max_tier: spend}\n", "only a rule that loosens (auto, notify) has a ceiling, and it only tags needs_human"},
+		{"rules:\n  - {id: r, tool: x, outcome: auto, min_tier: destructive, max_tier: spend}\n", "rules[0].max_tier: spend is below min_tier destructive: the rule could never apply"},
+	} {
+		_, err := LoadPolicy("p.yaml", []byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("LoadPolicy(%q) = %v, want %q", tc.src, err, tc.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,6 +39,7 @@ type goldenCase struct {
 		Overrides  []string `yaml:"overrides"` // override kinds, in order
 		Command    *int     `yaml:"command"`
 		Commands   []string `yaml:"commands"` // per-command outcome ("inert" for inert ones)
+		Ceilings   []string `yaml:"ceilings"` // the rules that stopped at their ceiling, "id@command"
 		Preset     *string  `yaml:"preset"`
 		Reviewers  []string `yaml:"reviewers"`
 		Owner      *string  `yaml:"owner"`
@@ -235,6 +237,15 @@ func checkGolden(t *testing.T, g *airlock.Gate, c goldenCase) {
 		}
 		if !slices.Equal(got, w.Commands) {
 			fail("command outcomes", got, w.Commands)
+		}
+	}
+	if w.Ceilings != nil {
+		var got []string
+		for _, c := range d.Ceilings {
+			got = append(got, fmt.Sprintf("%s@%d", c.Rule.ID, c.Command))
+		}
+		if !slices.Equal(got, w.Ceilings) {
+			fail("ceilings", got, w.Ceilings)
 		}
 	}
 	if w.Preset != nil && d.Preset.String() != *w.Preset {

@@ -98,6 +98,7 @@ type rule struct {
 	classes     []pattern
 	commands    []pattern
 	minTier     RiskTier
+	maxTier     RiskTier // the ceiling of a rule that loosens, when set (see ceiling)
 	when        *condition
 	outcome     Outcome // 0 for a rule that only tags needs_human
 	reviewers   []string
@@ -106,6 +107,65 @@ type rule struct {
 	pos         Pos
 	order       int32 // position among the policy's outcome rules
 	ref         *RuleRef
+}
+
+// DefaultCeiling is the highest tier a rule that loosens (auto, notify)
+// reaches unless it says otherwise: a wildcard written for reads, writes or
+// network calls never auto-allows spending, destruction or privilege.
+const DefaultCeiling = TierNetworkEgress
+
+// loosens reports whether the rule lets actions run without a person.
+func (r *rule) loosens() bool { return r.outcome == Auto || r.outcome == Notify }
+
+// ceiling is the highest tier the rule reaches for the activation's view,
+// when it loosens: its max_tier; else the default ceiling, raised to its
+// min_tier and to the tier of a class it names exactly (class: fs.delete
+// names destructive actions, class: fs.write only writes, not a write under
+// /etc that is privileged). A class a policy classifier defines carries the
+// tier the classifier gives it, and an unknown tool or command, privileged
+// for want of knowing better, is reached by a rule that names it exactly
+// (the only rule that may allow it).
+func (r *rule) ceiling(x *activation) RiskTier {
+	v := x.v
+	if r.maxTier != 0 {
+		return r.maxTier
+	}
+	if v.class == ClassUnknown && r.namesExactly(x.a.Tool, v.cmd) {
+		return TierPrivileged
+	}
+	c := max(DefaultCeiling, r.minTier)
+	if slices.ContainsFunc(r.classes, func(p pattern) bool { return p.exact() && p.text == string(v.class) }) {
+		natural, builtin := classTiers[v.class]
+		if !builtin {
+			natural = v.tier
+		}
+		c = max(c, natural)
+	}
+	return c
+}
+
+// statedCeiling is the ceiling a rule that loosens states for the actions
+// of the built-in classes it names, 0 for a rule that does not loosen.
+func (r *rule) statedCeiling() RiskTier {
+	if !r.loosens() {
+		return 0
+	}
+	if r.maxTier != 0 {
+		return r.maxTier
+	}
+	c := max(DefaultCeiling, r.minTier)
+	for _, p := range r.classes {
+		if t, ok := classTiers[Class(p.text)]; ok && p.exact() {
+			c = max(c, t)
+		}
+	}
+	return c
+}
+
+// aboveCeiling reports whether a rule that matches the activation's view
+// does not apply because the view is above its ceiling.
+func (r *rule) aboveCeiling(x *activation) bool {
+	return r.loosens() && x.v.tier > r.ceiling(x)
 }
 
 // Name returns the policy's name: its `name:` field, else its file name.

@@ -54,7 +54,7 @@ var (
 	floorFields      = []string{"tiers", "classes"}
 	agentFields      = []string{"description", "preset", "owner", "reviewers", "needs_human", "timeout"}
 	classifierFields = []string{"id", "description", "tool", "command", "when", "class", "capability", "tier", "reason"}
-	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "when", "outcome", "reviewers", "timeout", "needs_human"}
+	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "timeout", "needs_human"}
 	testFields       = []string{"name", "action", "expect"}
 	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints"}
 	hintFields       = []string{"tier", "needs_human", "reason"}
@@ -249,6 +249,7 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 	where := fmt.Sprintf("rules[%d]", i)
 	r := &rule{pos: pos(n), id: fmt.Sprintf("#%d", i+1)}
 	before := len(d.problems)
+	var maxTier ast.Node
 	d.fields(n, where, []field{
 		{"id", func(n ast.Node) { d.str(n, where+".id", &r.id) }},
 		{"description", func(n ast.Node) { d.str(n, where+".description", &r.description) }},
@@ -257,6 +258,7 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 		{"class", func(n ast.Node) { r.classes = d.patterns(n, where+".class", compilePattern) }},
 		{"command", func(n ast.Node) { r.commands = d.patterns(n, where+".command", compileCommandPattern) }},
 		{"min_tier", func(n ast.Node) { r.minTier = d.tier(n, where+".min_tier") }},
+		{"max_tier", func(n ast.Node) { maxTier = n; r.maxTier = d.tier(n, where+".max_tier") }},
 		{"when", func(n ast.Node) { r.when = d.condition(n, where+".when") }},
 		{"outcome", func(n ast.Node) { r.outcome = d.ruleOutcome(n, where+".outcome") }},
 		{"reviewers", func(n ast.Node) { r.reviewers = d.strings(n, where+".reviewers") }},
@@ -268,6 +270,18 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 	}
 	if r.outcome == 0 && !r.needsHuman {
 		d.errorf(n, "%s: a rule needs an outcome or needs_human: true, or it does nothing", where)
+		return r, false
+	}
+	if maxTier != nil && !r.loosens() {
+		what := "its outcome is " + r.outcome.String()
+		if r.outcome == 0 {
+			what = "it only tags needs_human"
+		}
+		d.errorf(maxTier, "%s.max_tier: only a rule that loosens (auto, notify) has a ceiling, and %s", where, what)
+		return r, false
+	}
+	if maxTier != nil && r.minTier > r.maxTier {
+		d.errorf(maxTier, "%s.max_tier: %s is below min_tier %s: the rule could never apply", where, r.maxTier, r.minTier)
 		return r, false
 	}
 	r.ref = &RuleRef{ID: r.id, Policy: p.name, Layer: p.layer, File: d.file, Line: r.pos.Line, Col: r.pos.Col}
@@ -444,17 +458,29 @@ func (d *policyDecoder) strings(n ast.Node, where string) []string {
 	return out
 }
 
-// patterns accepts one pattern or a list of them.
+// patterns accepts one pattern or a list of them, each located where it is
+// written.
 func (d *policyDecoder) patterns(n ast.Node, where string, compile func(string, Pos) (pattern, error)) []pattern {
-	names := d.strings(n, where)
-	if len(names) == 0 {
+	nodes := []ast.Node{n}
+	if _, ok := d.resolve(n).(*ast.SequenceNode); ok {
+		nodes = d.seq(n, where)
+	}
+	if len(nodes) == 0 {
 		d.errorf(n, "%s: needs at least one name or pattern", where)
 	}
 	var out []pattern
-	for _, s := range names {
-		p, err := compile(s, pos(n))
+	for i, e := range nodes {
+		at := where
+		if e != n {
+			at = fmt.Sprintf("%s[%d]", where, i)
+		}
+		s, ok := d.scalar(e, at)
+		if !ok {
+			continue
+		}
+		p, err := compile(s, pos(e))
 		if err != nil {
-			d.errorf(n, "%s: %v", where, err)
+			d.errorf(e, "%s: %v", where, err)
 			continue
 		}
 		out = append(out, p)

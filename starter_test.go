@@ -27,8 +27,8 @@ func TestStarterPolicy(t *testing.T) {
 	if len(p.Tests()) == 0 {
 		t.Error("the starter policy carries no tests")
 	}
-	if len(p.Lint()) > 0 {
-		t.Errorf("lint warnings: %v", p.Lint())
+	if w := p.Lint(ShellForTests); len(w) > 0 {
+		t.Errorf("lint warnings: %v", w)
 	}
 	if StarterPolicy() != p {
 		t.Error("StarterPolicy parses the policy again on every call")

@@ -65,7 +65,7 @@ func TestPolicyCommands(t *testing.T) {
 			"--hint-tier", "huge"}, exitUsage, []string{`unknown risk tier "huge"`}},
 		{"effective", []string{"policy", "effective", "testdata/policy.yaml", "--agent", "coder-1"}, exitOK,
 			[]string{"agent:        coder-1\n", "project layer: demo (testdata/policy.yaml)",
-				"1. auto: rule git-status [tool] tool Bash · command git status * (testdata/policy.yaml:3:5)",
+				"1. auto: rule git-status [tool] tool Bash · command git status * · up to network-egress (testdata/policy.yaml:3:5)",
 				"1. tag + needs-human: rule deletes-need-a-person [class] class fs.delete · reviewers sre (testdata/policy.yaml:7:5)"}},
 		{"effective without agent", []string{"policy", "effective", "testdata/policy.yaml"}, exitUsage,
 			[]string{"--agent is required with policy files"}},

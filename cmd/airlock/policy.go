@@ -54,7 +54,7 @@ the policies' tests (see 'airlock policy test').`,
 			layers, failed := parseFiles(out, files)
 			warnings := 0
 			for _, p := range layers {
-				for _, w := range p.Lint() {
+				for _, w := range p.Lint(shell.Analyser{}) {
 					fmt.Fprintln(out, w)
 					warnings++
 				}
