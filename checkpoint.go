@@ -89,9 +89,10 @@ func ParseSignerKey(skey string) (note.Signer, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	// NewSigner checked the fields; only the public key is left to derive.
-	data := skey[strings.LastIndexByte(skey, '+')+1:]
-	b, err := base64.StdEncoding.DecodeString(data)
+	// NewSigner checked the fields; only the public key is left to derive
+	// from the last (its base64 may hold '+').
+	fields := strings.SplitN(skey, "+", 5)
+	b, err := base64.StdEncoding.DecodeString(fields[len(fields)-1])
 	if err != nil || len(b) != 1+ed25519.SeedSize {
 		return nil, "", errors.New("malformed Ed25519 signer key")
 	}

@@ -2,6 +2,7 @@ package airlock_test
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -139,6 +140,20 @@ func TestParseCheckpoint(t *testing.T) {
 	} {
 		if _, err := airlock.ParseCheckpoint(bad); err == nil {
 			t.Errorf("ParseCheckpoint(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestParseSignerKeyAnyKey parses keys whose base64 holds '+' and '/'.
+func TestParseSignerKeyAnyKey(t *testing.T) {
+	for i := range 64 {
+		skey, vkey, err := note.GenerateKey(rand.Reader, airlock.CheckpointKeyName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, err := airlock.ParseSignerKey(skey)
+		if err != nil || got != vkey {
+			t.Fatalf("key %d: ParseSignerKey = %q, %v; want %q", i, got, err, vkey)
 		}
 	}
 }
