@@ -325,6 +325,13 @@ func exportEvents(ctx context.Context, events eventsFunc, f airlock.EventFilter,
 // writeFileAtomic writes path through a temporary file in the same
 // directory, renamed over path only once write and a sync succeeded.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
+	return writeFileVia(path, write, os.Rename)
+}
+
+// writeFileVia writes a temporary file (mode 0600) in path's directory and,
+// once write and a sync succeeded, gives it path's name with place:
+// os.Rename replaces a file there, os.Link never does.
+func writeFileVia(path string, write func(io.Writer) error, place func(tmp, path string) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -337,11 +344,9 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = place(tmp.Name(), path)
 	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	os.Remove(tmp.Name()) // gone after a rename; after a link, the spare name
 	return err
 }
 

@@ -91,33 +91,21 @@ func loadCheckpointKey(path string) (skey string, created bool, err error) {
 }
 
 // createCheckpointKey writes a new key to path, which must not exist: a
-// temporary file, synced, then linked to path, so that path never holds
-// half a key and an existing file is never replaced.
+// temporary file (mode 0600), synced, then linked to path, so that path
+// never holds half a key and an existing file is never replaced.
 func createCheckpointKey(path string) (string, error) {
 	skey, _, err := note.GenerateKey(rand.Reader, airlock.CheckpointKeyName)
 	if err != nil {
 		return "", fmt.Errorf("create checkpoint key: %w", err)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*") // mode 0600
+	err = writeFileVia(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, skey+"\n")
+		return err
+	}, os.Link)
 	if err != nil {
 		return "", fmt.Errorf("create checkpoint key: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	_, err = io.WriteString(tmp, skey+"\n")
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Link(tmp.Name(), path)
-	}
-	if err != nil {
-		return "", fmt.Errorf("create checkpoint key: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil {
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
 		d.Sync() // the new name survives a crash
 		d.Close()
 	}
