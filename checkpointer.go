@@ -48,12 +48,16 @@ type Checkpointer struct {
 	signer note.Signer
 	key    string // the verifier key
 
-	mu      sync.Mutex
-	started bool   // checked, hash and origin are set
-	checked int64  // the chain is verified up to this seq…
-	hash    Hash   // …whose hash this is
-	origin  string // the log's origin line, once known
-	latest  *SignedCheckpoint
+	mu      sync.Mutex // one Sign at a time
+	started bool       // checked, hash and origin are set
+	checked int64      // the chain is verified up to this seq…
+	hash    Hash       // …whose hash this is
+	origin  string     // the log's origin line, once known
+
+	// latest is kept apart, so that reading it never waits for a Sign
+	// verifying a long log.
+	lmu    sync.Mutex
+	latest *SignedCheckpoint
 }
 
 // NewCheckpointer returns a checkpointer for log that signs with the
@@ -74,8 +78,8 @@ func (c *Checkpointer) VerifierKey() string { return c.key }
 // there is none yet. Errors: ECONFLICT (the recorded checkpoint does not
 // open), EUNAVAILABLE.
 func (c *Checkpointer) Latest(ctx context.Context) (sc SignedCheckpoint, ok bool, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lmu.Lock()
+	defer c.lmu.Unlock()
 	if c.latest != nil {
 		return *c.latest, true, nil
 	}
@@ -133,7 +137,7 @@ func (c *Checkpointer) Sign(ctx context.Context) (sc SignedCheckpoint, signed bo
 	head := evs[0]
 	if head.Kind == EventCheckpoint {
 		if sc, err := recordedCheckpoint(head); err == nil && sc.Seq == head.Seq-1 && sc.Key == c.key {
-			c.latest = &sc
+			c.setLatest(sc)
 			return sc, false, nil
 		}
 	}
@@ -151,8 +155,14 @@ func (c *Checkpointer) Sign(ctx context.Context) (sc SignedCheckpoint, signed bo
 		return sc, false, err
 	}
 	sc = SignedCheckpoint{Checkpoint: cp, Note: msg, Key: c.key, RecordedSeq: got[0].Seq, RecordedAt: got[0].Time}
-	c.latest = &sc
+	c.setLatest(sc)
 	return sc, true, nil
+}
+
+func (c *Checkpointer) setLatest(sc SignedCheckpoint) {
+	c.lmu.Lock()
+	defer c.lmu.Unlock()
+	c.latest = &sc
 }
 
 // verifyTo verifies the chain from where the checkpointer last verified it
