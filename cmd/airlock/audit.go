@@ -67,7 +67,7 @@ are for ('airlock audit checkpoint'). Each --checkpoint FILE is checked
 with the verifier key (--key, --key-file; without them, the server's, which
 the server itself could lie about), then the log must still hold its
 event: a log that ends before it is "truncated", one whose event there has
-another hash is "rewritten". Either exits 1.
+another hash is "rewritten". Any failure exits 1.
 
 Without --db the server verifies its own log (a reviewer or admin token).
 Verifying the file itself with --db trusts nothing but the file and the
