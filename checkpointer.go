@@ -27,8 +27,13 @@ type SignedCheckpoint struct {
 	RecordedAt  time.Time `json:"recorded_at"`
 }
 
-// finalSignTimeout bounds the checkpoint signed when Run stops.
-const finalSignTimeout = 10 * time.Second
+const (
+	// DefaultCheckpointInterval is how often Run signs a moved head, unless
+	// told otherwise.
+	DefaultCheckpointInterval = 5 * time.Minute
+	// finalSignTimeout bounds the checkpoint signed when Run stops.
+	finalSignTimeout = 10 * time.Second
+)
 
 // Checkpointer signs the audit log's head with the server's key and records
 // each checkpoint in the log itself, as an EventCheckpoint whose payload is
@@ -221,10 +226,14 @@ func (c *Checkpointer) verifyTo(ctx context.Context, head Event) error {
 	return nil
 }
 
-// Run signs a checkpoint every interval when the head moved, and a last one
-// when ctx ends (once the server has stopped taking requests, the last
-// head of this run). Failures are logged; an empty log is not one.
+// Run signs a checkpoint every interval (0: DefaultCheckpointInterval) when
+// the head moved, and a last one when ctx ends (once the server has stopped
+// taking requests, the last head of this run). Failures are logged; an
+// empty log is not one.
 func (c *Checkpointer) Run(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = DefaultCheckpointInterval
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -179,7 +179,7 @@ const (
 	defaultSweep      = Duration(30 * time.Second)
 	defaultGrantTTL   = Duration(time.Hour)
 	defaultKeyFile    = "checkpoint.key"
-	defaultCheckpoint = Duration(5 * time.Minute)
+	defaultCheckpoint = Duration(airlock.DefaultCheckpointInterval)
 
 	// envDataDir, when set, is the data directory unless the file says
 	// otherwise.
