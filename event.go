@@ -25,6 +25,10 @@ const (
 	EventTokenCreated      = "token.created"  // a bearer token was created (never its secret)
 	EventTokenRevoked      = "token.revoked"  // a bearer token was revoked
 	EventAccessRefused     = "access.refused" // the API refused a caller: no token, a bad one, or not allowed
+
+	// EventCheckpoint records a checkpoint the server signed (Checkpointer):
+	// its payload holds the signed note and the verifier key.
+	EventCheckpoint = "audit.checkpoint"
 )
 
 // Event is one entry of the audit log. Seq is gapless and Hash chains every

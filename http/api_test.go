@@ -1248,6 +1248,8 @@ func TestOpenAPI(t *testing.T) {
 		"GET /v1/events",
 		"GET /v1/events/stream",
 		"GET /v1/audit/verify",
+		"GET /v1/audit/checkpoint",
+		"POST /v1/audit/checkpoint",
 		"GET /v1/trust",
 		"GET /v1/policy",
 		"GET /v1/policy/effective",

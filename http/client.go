@@ -396,6 +396,20 @@ func (c *Client) Verify(ctx context.Context) (airlock.ChainReport, error) {
 	return r, err
 }
 
+// Checkpoint returns the server's verifier key and its latest checkpoint.
+func (c *Client) Checkpoint(ctx context.Context) (CheckpointInfo, error) {
+	var ci CheckpointInfo
+	err := c.do(ctx, "GET", "/v1/audit/checkpoint", nil, nil, &ci)
+	return ci, err
+}
+
+// SignCheckpoint asks the server to sign its head now (an admin).
+func (c *Client) SignCheckpoint(ctx context.Context) (CheckpointInfo, error) {
+	var ci CheckpointInfo
+	err := c.do(ctx, "POST", "/v1/audit/checkpoint", nil, nil, &ci)
+	return ci, err
+}
+
 // Trust returns trust aggregates per agent × class.
 func (c *Client) Trust(ctx context.Context, f airlock.TrustFilter) ([]airlock.TrustSummary, error) {
 	q := url.Values{}

@@ -50,6 +50,8 @@ type Server struct {
 	// Metrics, when set, are those the store was instrumented with
 	// (Metrics.Instrument); nil: the server makes its own.
 	Metrics *Metrics
+	// Checkpoints signs the audit log's head; nil: the server signs none.
+	Checkpoints *airlock.Checkpointer
 
 	once    sync.Once
 	handler http.Handler
@@ -174,6 +176,8 @@ func (s *Server) build() {
 	register(api, s, "GET /v1/events", "list-events", "Page through the audit log", s.listEvents, 0)
 	registerEventStream(api, s)
 	register(api, s, "GET /v1/audit/verify", "verify-audit", "Verify the audit log's hash chain", s.verifyAudit, 0)
+	register(api, s, "GET /v1/audit/checkpoint", "get-checkpoint", "The verifier key and the latest signed checkpoint", s.getCheckpoint, 0)
+	register(api, s, "POST /v1/audit/checkpoint", "sign-checkpoint", "Sign a checkpoint of the audit log's head now", s.signCheckpoint, maxBodyBytes)
 	register(api, s, "GET /v1/trust", "list-trust", "Trust aggregates per agent and class", s.listTrust, 0)
 
 	// The policy.

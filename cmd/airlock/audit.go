@@ -37,10 +37,12 @@ directly instead, read-only.`,
 		Example: `  airlock audit tail -n 50 --kind decision
   airlock audit tail -f --agent coder-1
   airlock audit verify
+  airlock audit checkpoint > checkpoint.note
+  airlock audit verify --checkpoint checkpoint.note --key-file airlock.vkey
   airlock audit export --since 24h -o last-day.jsonl
   airlock audit verify --db airlock.db`,
 	}
-	cmd.AddCommand(newAuditTailCmd(), newAuditVerifyCmd(), newAuditExportCmd())
+	cmd.AddCommand(newAuditTailCmd(), newAuditVerifyCmd(), newAuditCheckpointCmd(), newAuditExportCmd())
 	return cmd
 }
 
@@ -48,62 +50,124 @@ func newAuditVerifyCmd() *cobra.Command {
 	var (
 		dbPath string
 		asJSON bool
+		cf     checkpointFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "verify [--db FILE]",
+		Use:   "verify [--db FILE] [--checkpoint FILE]...",
 		Short: "Check the audit log's hash chain",
 		Long: `Verify walks the whole audit log in sequence order, in one consistent
 snapshot, and checks that every event links to the one before it and that
 its hash covers its contents. It prints the number of events and the head
-(the last sequence number and its hash: record it elsewhere to detect a
-log rewritten from scratch later), or the first sequence number where the
-chain breaks and why; then it exits 1.
+(the last sequence number and its hash), or the first sequence number where
+the chain breaks and why; then it exits 1.
+
+The chain alone cannot tell a log truncated at its tail, or rewritten and
+re-chained by someone holding the database: that is what signed checkpoints
+are for ('airlock audit checkpoint'). Each --checkpoint FILE is checked
+with the verifier key (--key, --key-file; without them, the server's, which
+the server itself could lie about), then the log must still hold its
+event: a log that ends before it is "truncated", one whose event there has
+another hash is "rewritten". Any failure exits 1.
 
 Without --db the server verifies its own log (a reviewer or admin token).
-Verifying the file itself with --db trusts nothing but the file.`,
+Verifying the file itself with --db trusts nothing but the file and the
+verifier keys given.`,
 		Example: `  airlock audit verify
   airlock audit verify --json
-  airlock audit verify --db airlock.db`,
+  airlock audit verify --db airlock.db
+  airlock audit verify --checkpoint checkpoint.note
+  airlock audit verify --db airlock.db --checkpoint a.note --checkpoint b.note --key-file airlock.vkey`,
 		Args: argsNone(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			print := func(rep airlock.ChainReport) error {
-				out := cmd.OutOrStdout()
-				if asJSON {
-					if err := writeJSON(out, rep); err != nil {
-						return checkFailed(err)
+			files, vkeys, err := cf.read()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			// verify checks the checkpoints against the log and prints
+			// everything; failed reports an error reading the log.
+			verify := func(rep airlock.ChainReport, events eventsFunc, failed func(error) error) error {
+				var results []checkpointResult
+				if len(files) > 0 {
+					keys, err := airlock.ParseVerifierKeys(vkeys)
+					if err != nil {
+						return usageError("%v", err)
 					}
-				} else {
-					fmt.Fprintln(out, chainReportText(rep))
+					if results, err = checkCheckpoints(ctx, files, keys, rep, events); err != nil {
+						return failed(err)
+					}
 				}
-				if !rep.OK() {
-					return checkFailed(nil)
-				}
-				return nil
+				return printVerify(cmd.OutOrStdout(), asJSON, rep, results)
 			}
 			if dbPath == "" {
 				c, err := newClient(cmd)
 				if err != nil {
 					return err
 				}
-				rep, err := c.Verify(cmd.Context())
+				rep, err := c.Verify(ctx)
 				if err != nil {
 					return serverFailed(c, err)
 				}
-				return print(rep)
+				if len(files) > 0 && len(vkeys) == 0 {
+					ci, err := c.Checkpoint(ctx)
+					if err != nil {
+						return serverFailed(c, err)
+					}
+					vkeys = []string{ci.Key}
+					fmt.Fprintf(cmd.ErrOrStderr(), "airlock: checking the checkpoints with the server's verifier key %s; "+
+						"--key or --key-file checks them with one you kept\n", ci.Key)
+				}
+				return verify(rep, clientEvents(c), func(err error) error { return serverFailed(c, err) })
+			}
+			if len(files) > 0 && len(vkeys) == 0 {
+				return usageError("--checkpoint with --db needs the verifier key: --key KEY or --key-file FILE " +
+					"('airlock serve' prints it at start; 'airlock audit checkpoint --json' shows it)")
 			}
 			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
-				rep, err := db.Verify(cmd.Context())
+				rep, err := db.Verify(ctx)
 				if err != nil {
 					return storeFailed(err)
 				}
-				return print(rep)
+				return verify(rep, db.Events, storeFailed)
 			})
 		},
 	}
 	f := cmd.Flags()
 	dbFlag(f.StringVar, &dbPath)
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cf.add(cmd)
 	return cmd
+}
+
+// printVerify prints the chain report and the checkpoints' results, and
+// fails when any of them did.
+func printVerify(out io.Writer, asJSON bool, rep airlock.ChainReport, results []checkpointResult) error {
+	var err error
+	switch {
+	case asJSON && results == nil:
+		err = writeJSON(out, rep)
+	case asJSON:
+		err = writeJSON(out, struct {
+			airlock.ChainReport
+			Checkpoints []checkpointResult `json:"checkpoints"`
+		}{rep, results})
+	default:
+		fmt.Fprintln(out, chainReportText(rep))
+		for _, r := range results {
+			fmt.Fprintln(out, r)
+		}
+	}
+	if err != nil {
+		return checkFailed(err)
+	}
+	ok := rep.OK()
+	for _, r := range results {
+		ok = ok && r.OK
+	}
+	if !ok {
+		return checkFailed(nil)
+	}
+	return nil
 }
 
 // chainReportText is the one-line verdict of verify.
@@ -261,6 +325,13 @@ func exportEvents(ctx context.Context, events eventsFunc, f airlock.EventFilter,
 // writeFileAtomic writes path through a temporary file in the same
 // directory, renamed over path only once write and a sync succeeded.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
+	return writeFileVia(path, write, os.Rename)
+}
+
+// writeFileVia writes a temporary file (mode 0600) in path's directory and,
+// once write and a sync succeeded, gives it path's name with place:
+// os.Rename replaces a file there, os.Link never does.
+func writeFileVia(path string, write func(io.Writer) error, place func(tmp, path string) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -273,11 +344,9 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = place(tmp.Name(), path)
 	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	os.Remove(tmp.Name()) // gone after a rename; after a link, the spare name
 	return err
 }
 

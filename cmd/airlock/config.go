@@ -75,6 +75,10 @@ type Config struct {
 	// request) may be used, once, by the action it approved. Default 1h.
 	GrantTTL Duration `yaml:"grant_ttl"`
 
+	// Checkpoint sets the signed checkpoints of the audit log (see
+	// docs/SERVER.md, "Signed checkpoints").
+	Checkpoint CheckpointConfig `yaml:"checkpoint"`
+
 	// Tokens are bearer tokens the configuration provisions at start-up,
 	// in addition to those created with the API. Default none.
 	Tokens []TokenConfig `yaml:"tokens"`
@@ -110,6 +114,25 @@ type TimeoutsConfig struct {
 	// Sweep is how often requests whose deadline passed are expired.
 	// Default 30s.
 	Sweep Duration `yaml:"sweep"`
+}
+
+// CheckpointConfig sets how the audit log's head is signed.
+type CheckpointConfig struct {
+	// KeyFile is the Ed25519 key that signs checkpoints, one line in the
+	// C2SP signed-note signer key format. Created (mode 0600) at first
+	// start when missing, never overwritten; the server refuses to start
+	// if other users may read or write it, or if it is malformed. Default
+	// <data_dir>/checkpoint.key.
+	KeyFile string `yaml:"key_file"`
+	// Interval is how often the log's head is signed, when it moved since
+	// the last checkpoint; a last one is signed at shutdown. Default 5m.
+	Interval Duration `yaml:"interval"`
+}
+
+// keyFile returns the checkpoint key's file: key_file, else the default
+// in the data directory.
+func (c Config) keyFile() string {
+	return cmp.Or(c.Checkpoint.KeyFile, filepath.Join(c.DataDir, defaultKeyFile))
 }
 
 // TokenConfig is one bearer token provisioned by the configuration. Its
@@ -155,6 +178,8 @@ const (
 	defaultReadHeader = Duration(10 * time.Second)
 	defaultSweep      = Duration(30 * time.Second)
 	defaultGrantTTL   = Duration(time.Hour)
+	defaultKeyFile    = "checkpoint.key"
+	defaultCheckpoint = Duration(airlock.DefaultCheckpointInterval)
 
 	// envDataDir, when set, is the data directory unless the file says
 	// otherwise.
@@ -187,6 +212,7 @@ func (c *Config) setDefaults() {
 	if c.Store.Path == "" && c.Store.Driver == "sqlite" {
 		c.Store.Path = filepath.Join(c.DataDir, defaultDBFile)
 	}
+	c.Checkpoint.Interval = cmp.Or(c.Checkpoint.Interval, defaultCheckpoint)
 	c.PolicyPoll = cmp.Or(c.PolicyPoll, defaultPolicyPoll)
 	c.Timeouts.CheckWait = cmp.Or(c.Timeouts.CheckWait, defaultCheckWait)
 	c.Timeouts.Shutdown = cmp.Or(c.Timeouts.Shutdown, defaultShutdown)
@@ -268,6 +294,7 @@ func (c *Config) resolvePaths(dir string) {
 	}
 	abs(&c.DataDir)
 	abs(&c.Store.Path)
+	abs(&c.Checkpoint.KeyFile)
 	for i := range c.Policies {
 		abs(&c.Policies[i])
 	}
@@ -339,6 +366,7 @@ func (c Config) Validate() error {
 		{"timeouts.read_header", []any{"timeouts", "read_header"}, c.Timeouts.ReadHeader},
 		{"timeouts.sweep", []any{"timeouts", "sweep"}, c.Timeouts.Sweep},
 		{"grant_ttl", []any{"grant_ttl"}, c.GrantTTL},
+		{"checkpoint.interval", []any{"checkpoint", "interval"}, c.Checkpoint.Interval},
 	} {
 		if d.v <= 0 {
 			bad(d.where, fmt.Sprintf("must be positive, not %s", d.v), d.path...)

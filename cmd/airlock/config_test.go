@@ -51,8 +51,9 @@ func TestConfigDefaults(t *testing.T) {
 			ReadHeader: Duration(10 * time.Second),
 			Sweep:      Duration(30 * time.Second),
 		},
-		GrantTTL: Duration(time.Hour),
-		Log:      LogConfig{Level: "info", Format: "text"},
+		GrantTTL:   Duration(time.Hour),
+		Checkpoint: CheckpointConfig{Interval: Duration(5 * time.Minute)},
+		Log:        LogConfig{Level: "info", Format: "text"},
 	}
 	for _, tc := range []struct {
 		name string
@@ -83,6 +84,9 @@ func TestConfigDataDir(t *testing.T) {
 	if got, want := DefaultConfig().Store.Path, "/var/lib/airlock/airlock.db"; got != want {
 		t.Errorf("store path from the environment: got %q, want %q", got, want)
 	}
+	if got, want := DefaultConfig().keyFile(), "/var/lib/airlock/checkpoint.key"; got != want {
+		t.Errorf("checkpoint key from the environment: got %q, want %q", got, want)
+	}
 	path := writeConfig(t, "data_dir: state\n")
 	c := mustLoadConfig(t, path)
 	if got, want := c.DataDir, filepath.Join(filepath.Dir(path), "state"); got != want {
@@ -90,6 +94,9 @@ func TestConfigDataDir(t *testing.T) {
 	}
 	if got, want := c.Store.Path, filepath.Join(filepath.Dir(path), "state", "airlock.db"); got != want {
 		t.Errorf("store path: got %q, want %q", got, want)
+	}
+	if got, want := c.keyFile(), filepath.Join(filepath.Dir(path), "state", "checkpoint.key"); got != want {
+		t.Errorf("checkpoint key: got %q, want %q", got, want)
 	}
 }
 
@@ -115,6 +122,9 @@ timeouts:
   read_header: 5s
   sweep: 10s
 grant_ttl: 2h
+checkpoint:
+  key_file: keys/checkpoint.key
+  interval: 1m
 tokens:
   - role: admin
     name: ops
@@ -144,7 +154,8 @@ log:
 			ReadHeader: Duration(5 * time.Second),
 			Sweep:      Duration(10 * time.Second),
 		},
-		GrantTTL: Duration(2 * time.Hour),
+		GrantTTL:   Duration(2 * time.Hour),
+		Checkpoint: CheckpointConfig{KeyFile: filepath.Join(dir, "keys/checkpoint.key"), Interval: Duration(time.Minute)},
 		Tokens: []TokenConfig{
 			{Role: "admin", Name: "ops", Secret: testSecret1},
 			{Role: "reviewer", Name: "bob", SecretFile: filepath.Join(dir, "reviewer.secret"), Secret: testSecret2},
@@ -498,6 +509,10 @@ func TestConfigDocumented(t *testing.T) {
 	c := mustLoadConfig(t, path)
 	got, want := c, DefaultConfig()
 	got.src, got.DataDir, got.Store.Path, got.Policies, got.Tokens = nil, "", "", nil, nil
+	if got.Checkpoint.KeyFile != filepath.Join(dir, "data", "checkpoint.key") {
+		t.Errorf("checkpoint.key_file %q", got.Checkpoint.KeyFile)
+	}
+	got.Checkpoint.KeyFile = ""
 	want.DataDir, want.Store.Path = "", ""
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("the example's values are not the defaults:\ngot  %+v\nwant %+v", got, want)

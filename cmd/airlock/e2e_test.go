@@ -28,6 +28,21 @@ type e2e struct {
 // e2e policy, and returns it with the admin token it printed, if any.
 func startMain(t *testing.T, dataDir, listen string) (*Main, string) {
 	t.Helper()
+	m, out, err := runMain(t, dataDir, listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := regexp.MustCompile(`AIRLOCK_TOKEN=(\S+)`).FindStringSubmatch(out)
+	if secret == nil {
+		return m, ""
+	}
+	return m, secret[1]
+}
+
+// runMain runs Main on listen over dataDir with the e2e policy, and returns
+// it with what it printed; a Main that failed to start is closed.
+func runMain(t *testing.T, dataDir, listen string) (*Main, string, error) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Listen, cfg.DataDir = listen, dataDir
 	cfg.Store.Path = filepath.Join(dataDir, "airlock.db")
@@ -36,15 +51,11 @@ func startMain(t *testing.T, dataDir, listen string) (*Main, string) {
 	cfg.Timeouts.Shutdown = Duration(5 * time.Second)
 	var out bytes.Buffer
 	m := &Main{Config: cfg, Stdout: &out}
-	if err := m.Run(t.Context()); err != nil {
+	err := m.Run(t.Context())
+	if err != nil {
 		m.Close()
-		t.Fatal(err)
 	}
-	secret := regexp.MustCompile(`AIRLOCK_TOKEN=(\S+)`).FindStringSubmatch(out.String())
-	if secret == nil {
-		return m, ""
-	}
-	return m, secret[1]
+	return m, out.String(), err
 }
 
 func newE2E(t *testing.T) *e2e {

@@ -90,6 +90,8 @@ type Main struct {
 	Enforcer *airlock.Enforcer
 	Server   *airlockhttp.Server
 
+	Checkpoints *airlock.Checkpointer // signs the audit log's head
+
 	stop context.CancelFunc
 	bg   sync.WaitGroup
 }
@@ -125,6 +127,11 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	metrics := airlockhttp.NewMetrics(store)
 	store = metrics.Instrument(store)
+	checkpoints, err := m.openCheckpoints(store)
+	if err != nil {
+		return err
+	}
+	m.Checkpoints = checkpoints
 
 	watcher := &policyWatcher{
 		Files: cfg.Policies, Log: store, Logger: m.Logger.With("component", "policy"),
@@ -145,7 +152,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.Server = &airlockhttp.Server{
-		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: version,
+		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
 		Logger: m.Logger.With("component", "http"),
 	}
@@ -157,6 +164,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.stop = stop
 	m.bg.Go(func() { m.Enforcer.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep)) })
 	m.bg.Go(func() { watcher.Run(bg, m.HUP) })
+	// Stopped after the server: its last checkpoint covers the last request.
+	m.bg.Go(func() { m.Checkpoints.Run(bg, time.Duration(cfg.Checkpoint.Interval)) })
 
 	layers := gate.Layers()
 	names := make([]string, len(layers))
