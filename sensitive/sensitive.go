@@ -48,8 +48,9 @@ func IsNullDevice(p string) bool {
 	return strings.HasPrefix(p, "/dev/fd/")
 }
 
+// under reports whether p is dir or a path inside it.
 func under(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, dir+"/")
+	return strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == '/')
 }
 
 // isSystem reports whether writing p changes the system: the root itself, a
@@ -116,7 +117,7 @@ func SplitHome(p string) (home, rest string, ok bool) {
 		if strings.HasPrefix(p, base) {
 			user, rest, _ := strings.Cut(p[len(base):], "/")
 			if user != "" {
-				return base + user, rest, true
+				return p[:len(base)+len(user)], rest, true
 			}
 		}
 	}
@@ -344,6 +345,23 @@ func Secret(p string, glob bool) (what string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// SecretName reports whether a file of this name holds a secret wherever it
+// is (id_rsa, .netrc); with glob, whether the pattern may match one.
+func SecretName(name string, glob bool) bool {
+	if credentialFiles[name] {
+		return true
+	}
+	if !glob {
+		return false
+	}
+	for n := range credentialFiles {
+		if matchName(name, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // procRoot strips the /proc/PID/root prefix through which one process

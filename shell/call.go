@@ -218,7 +218,7 @@ var networkCode = []string{
 // secretIn finds a secret named in a word: the word itself, or a path
 // inside it.
 func (c *call) secretIn(v string, glob bool) (effect, bool) {
-	if !strings.HasPrefix(v, "-") {
+	if !strings.HasPrefix(v, "-") && c.mayName(v, glob) {
 		if s, ok := secretRead(c.resolve(v), glob); ok {
 			return s, true
 		}
@@ -230,6 +230,20 @@ func (c *call) secretIn(v string, glob bool) (effect, bool) {
 		return ok
 	})
 	return found, ok
+}
+
+// mayName reports whether a word may name a secret: a path, or a bare name
+// that is a credential file's or that sits in a directory of secrets or
+// devices. Most words (status, ./..., -n) are none, and are not resolved.
+func (c *call) mayName(v string, glob bool) bool {
+	if v == "" || v[0] == '/' || v[0] == '~' || strings.Contains(v, "/") || sensitive.SecretName(v, glob) {
+		return true
+	}
+	if c.cwd == "" {
+		return false
+	}
+	_, secret := sensitive.Secret(c.cwd, false)
+	return secret || strings.HasPrefix(c.cwd, "/dev") || strings.HasPrefix(c.cwd, "/proc")
 }
 
 // eachPath calls f with each absolute or "~"-relative path inside a word,
