@@ -371,8 +371,8 @@ func (e *Enforcer) propose(ctx context.Context, d *Decision) Enforcement {
 
 // request queues (or joins) a blocking request and returns it pending.
 func (e *Enforcer) request(ctx context.Context, d *Decision) Enforcement {
-	enf := Enforcement{Decision: *d, Label: LabelApprovalGranted}
-	rec := Record{Events: []Event{decisionEvent(d, "approval_requested", "")}}
+	enf := Enforcement{Decision: *d, Label: LabelApprovalRequested}
+	rec := Record{Events: []Event{decisionEvent(d, LabelApprovalRequested, "")}}
 	ap, _, err := e.Store.RequestApproval(ctx, e.newApproval(d), rec)
 	if err != nil {
 		return e.unavailable(enf, err)
@@ -380,9 +380,10 @@ func (e *Enforcer) request(ctx context.Context, d *Decision) Enforcement {
 	return e.pending(enf, ap)
 }
 
-// pending is the enforcement of an ask request still waiting for a person.
+// pending is the enforcement of an ask request still waiting for a person:
+// a request, not a grant.
 func (e *Enforcer) pending(enf Enforcement, ap Approval) Enforcement {
-	enf.Approval, enf.Pending, enf.Allowed, enf.Code = &ap, true, false, ""
+	enf.Approval, enf.Pending, enf.Allowed, enf.Code, enf.Label = &ap, true, false, "", LabelApprovalRequested
 	enf.Message = fmt.Sprintf("%s waits for approval %s (%s) until %s", actionName(&enf.Decision), ap.ID,
 		reviewersOf(&ap), ap.Expires.UTC().Format(time.RFC3339))
 	return enf

@@ -499,14 +499,18 @@ func TestCheckAndAwait(t *testing.T) {
 		if enf.Allowed || !enf.Pending || enf.Code != "" || enf.Approval == nil || enf.Approval.Status != airlock.StatusPending {
 			t.Fatalf("Check of an ask: %+v, want it pending at once", enf)
 		}
+		// A request waiting for a person is not a grant.
+		if enf.Label != airlock.LabelApprovalRequested {
+			t.Errorf("label of a pending check %q, want %q", enf.Label, airlock.LabelApprovalRequested)
+		}
 		id := enf.Approval.ID
 
 		// A caller that gives up waiting leaves the request pending.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		got, err := e.Await(ctx, id)
 		cancel()
-		if err != nil || !got.Pending || got.Allowed {
-			t.Fatalf("Await that timed out: %+v, %v; want still pending", got, err)
+		if err != nil || !got.Pending || got.Allowed || got.Label != airlock.LabelApprovalRequested {
+			t.Fatalf("Await that timed out: %+v, %v; want still pending, labelled %s", got, err, airlock.LabelApprovalRequested)
 		}
 		if ap, _ := db.Approval(t.Context(), id); ap.Status != airlock.StatusPending {
 			t.Fatalf("the request is %s after the caller left, want pending", ap.Status)

@@ -53,7 +53,8 @@ func TestCheckOutcomes(t *testing.T) {
 	}{
 		{"read_file", airlock.Auto, true, false, "", airlock.LabelAuto, false},
 		{"write_file", airlock.Notify, true, false, "", airlock.LabelNotify, false},
-		{"deploy", airlock.Ask, false, true, "", airlock.LabelApprovalGranted, true},
+		// A pending ask is a request, not a grant.
+		{"deploy", airlock.Ask, false, true, "", airlock.LabelApprovalRequested, true},
 		{"propose", airlock.Suggest, false, false, airlock.CodeSuggested, airlock.LabelSuggest, true},
 		{"shadow_tool", airlock.Shadow, false, false, airlock.CodeShadow, airlock.LabelShadow, false},
 		{"delete_file", airlock.Deny, false, false, airlock.CodeDenied, airlock.LabelDenied, false},
