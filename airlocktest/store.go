@@ -92,6 +92,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"Notifications", testNotifications},
 		{"RacingResolvers", testRacingResolvers},
 		{"CollectApprovalOnce", testCollect},
+		{"CollectableApproval", testCollectable},
 		{"Tokens", testTokens},
 		{"WaitEvents", testWaitEvents},
 	}

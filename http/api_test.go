@@ -224,6 +224,35 @@ func TestCheckWaitEndsPendingThenResumes(t *testing.T) {
 	}
 }
 
+// A caller whose wait ended comes back with the same action: it runs on
+// the approval given meanwhile, once; the reviewer does not approve twice.
+func TestCheckAgainCollectsTheApproval(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := t.Context()
+	a := airlocktest.Action("deploy", "prod")
+	enf, err := ts.Agent.Check(ctx, a, 20*time.Millisecond)
+	if err != nil || !enf.Pending {
+		t.Fatalf("check: %+v %v, want pending", enf, err)
+	}
+	if _, err := ts.Bob.Resolve(ctx, enf.Approval.ID, airlock.StatusApproved, enf.Decision.ActionHash, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	got, err := ts.Agent.Run(ctx, a, func(context.Context) error { ran++; return nil })
+	if err != nil || !got.Allowed || got.Approval.ID != enf.Approval.ID || ran != 1 {
+		t.Fatalf("the same action again: %+v %v (ran %d), want it run once on approval %s", got, err, ran, enf.Approval.ID)
+	}
+	page, err := ts.DB.FindApprovals(ctx, airlock.ApprovalFilter{})
+	if err != nil || len(page.Approvals) != 1 {
+		t.Fatalf("%d requests (%v), want the one", len(page.Approvals), err)
+	}
+	// Used once: the next identical check is a new request.
+	again, err := ts.Agent.Check(ctx, a, 0)
+	if err != nil || !again.Pending || again.Approval.ID == enf.Approval.ID {
+		t.Fatalf("a third check: %+v %v, want a new pending request", again, err)
+	}
+}
+
 // A caller that goes away while it long-polls leaves its request pending,
 // for it to resume later.
 func TestCheckCallerGoneLeavesRequestPending(t *testing.T) {
