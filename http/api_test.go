@@ -460,7 +460,7 @@ func TestExecutions(t *testing.T) {
 	// Posted directly, with a duration and without.
 	h := enf.Decision.ActionHash.String()
 	resp := ts.do(t, "POST", "/v1/executions", ts.AgentSecret, "application/json",
-		mustJSON(t, map[string]any{"action": a, "action_hash": h, "duration": "1.5s"}))
+		mustJSON(t, map[string]any{"action": a, "action_hash": h, "decision_seq": enf.Seq, "duration": "1.5s"}))
 	var out struct{ Recorded bool }
 	resp.decode(t, &out)
 	if !out.Recorded {
