@@ -165,5 +165,8 @@ type Store interface {
 	TokenStore
 	// Now returns the store's clock: deadlines are set and checked by it.
 	Now(ctx context.Context) (time.Time, error)
+	// Ready reports whether the store can record decisions now: it answers
+	// reads and can commit writes. Errors: EUNAVAILABLE, saying what fails.
+	Ready(ctx context.Context) error
 	Close() error
 }

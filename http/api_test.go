@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
@@ -1211,6 +1213,30 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 	if r := ts.do(t, "GET", "/healthz", "", "", nil); r.Status != http.StatusOK {
 		t.Errorf("healthz after Drain: %d, want 200 (alive, not ready)", r.Status)
+	}
+}
+
+// unwritable is a store whose writes fail, as on a full disk.
+type unwritable struct{ airlock.Store }
+
+func (unwritable) Ready(context.Context) error {
+	return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: write: database or disk is full")
+}
+
+// A store that cannot write is not ready, and /readyz says what fails.
+func TestReadinessNeedsWrites(t *testing.T) {
+	_, _, db := startServer(t)
+	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: unwritable{db}}}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	resp, err := http.Get(hs.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "database or disk is full") {
+		t.Fatalf("readyz of a store that cannot write: %d %q, want 503 saying what fails", resp.StatusCode, body)
 	}
 }
 
