@@ -67,6 +67,8 @@ func (s *Server) mountInbox(mux *http.ServeMux) {
 	in := newInbox(s)
 	post := func(h http.HandlerFunc) http.Handler { return in.csrf.Handler(h) }
 
+	// A person who opens the server's address lands on the inbox.
+	mux.Handle("GET /{$}", http.RedirectHandler("/inbox", http.StatusSeeOther))
 	mux.HandleFunc("GET /inbox/signin", in.signinForm)
 	mux.Handle("POST /inbox/signin", post(in.signin))
 	mux.Handle("POST /inbox/signout", post(in.signout))

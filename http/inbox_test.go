@@ -203,6 +203,24 @@ func ids(aps ...airlock.Approval) []string {
 // rfc3339 writes t as the pages do.
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// A person who opens the server's address lands on the inbox; only "/"
+// does, the rest of the unknown paths stay API 404s.
+func TestRootLandsOnTheInbox(t *testing.T) {
+	ts := newTestServer(t)
+	b := newBrowser(t, ts)
+	if p := b.get("/"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/inbox" {
+		t.Fatalf("GET /: %d %q, want a redirect to /inbox", p.status, p.header.Get("Location"))
+	}
+	if p := b.get("/inbox"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/inbox/signin") {
+		t.Fatalf("GET /inbox without a session: %d %q, want the sign-in", p.status, p.header.Get("Location"))
+	}
+	for _, c := range []struct{ method, path string }{{"GET", "/index.html"}, {"POST", "/"}} {
+		if p := b.do(c.method, c.path, nil, nil); p.status != http.StatusNotFound {
+			t.Errorf("%s %s: %d, want 404", c.method, c.path, p.status)
+		}
+	}
+}
+
 func TestInboxSignIn(t *testing.T) {
 	ts := newTestServer(t)
 	b := newBrowser(t, ts)
