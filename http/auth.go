@@ -80,6 +80,12 @@ type requestInfo struct {
 	method, path, remote string
 }
 
+// withRequestInfo returns r's context carrying what a refusal record says
+// of r.
+func withRequestInfo(r *http.Request) context.Context {
+	return context.WithValue(r.Context(), requestKey, requestInfo{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr})
+}
+
 // principalFrom returns the authenticated token of the request.
 func principalFrom(ctx context.Context) *airlock.Token {
 	t, _ := ctx.Value(principalKey).(*airlock.Token)
@@ -90,8 +96,7 @@ func principalFrom(ctx context.Context) *airlock.Token {
 // audits — the rest.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := requestInfo{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr}
-		ctx := context.WithValue(r.Context(), requestKey, info)
+		ctx := withRequestInfo(r)
 		secret, ok := bearer(r)
 		if !ok {
 			writeProblem(w, s.refuse(ctx, nil, "", codeUnauthenticated, "no bearer token: send Authorization: Bearer <token> (airlock token create)"))

@@ -145,6 +145,10 @@ func newInbox(s *Server) *inbox {
 	}
 	in.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secure(w)
+		// Audited like a caller without a token, at a bounded rate: the
+		// sender is another site, whoever's browser carried it.
+		in.s.refuse(withRequestInfo(r), nil, "", airlock.EUNAUTHORIZED, fmt.Sprintf(
+			"cross-origin %s to the inbox refused (Origin %q, Sec-Fetch-Site %q)", r.Method, r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site")))
 		in.fail(w, r, http.StatusForbidden, "Cross-origin request refused",
 			"This form was sent from another site. Open the inbox directly and try again.")
 	}))
