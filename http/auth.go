@@ -141,8 +141,24 @@ func bearer(r *http.Request) (string, bool) {
 // unauthAuditRate a second (the rest are counted, and the next record says
 // how many): they must not be a way to fill the log.
 func (s *Server) refuse(ctx context.Context, t *airlock.Token, target, code, reason string) *Problem {
+	return s.refuseOn(ctx, t, target, nil, code, reason)
+}
+
+// refuseApproval is refuse for a caller refused on a request: the record
+// names the request and, for a person, its action.
+func (s *Server) refuseApproval(ctx context.Context, t *airlock.Token, ap *airlock.Approval, code, reason string) *Problem {
+	return s.refuseOn(ctx, t, ap.Agent, ap, code, reason)
+}
+
+func (s *Server) refuseOn(ctx context.Context, t *airlock.Token, target string, ap *airlock.Approval, code, reason string) *Problem {
 	info, _ := ctx.Value(requestKey).(requestInfo)
 	ev := airlock.AccessRefused{Method: info.method, Path: info.path, Remote: info.remote, Code: code, Reason: reason}
+	if ap != nil {
+		ev.ApprovalID = ap.ID
+		if t != nil && t.Role != airlock.RoleAgent {
+			ev.Action = ap.Summary
+		}
+	}
 	agent := target
 	if t != nil {
 		ev.Subject, ev.TokenID = t.Subject(), t.ID

@@ -890,7 +890,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 			http.Redirect(w, r, "/inbox?done="+url.QueryEscape(ap.ID), http.StatusSeeOther)
 			return
 		case airlock.EUNAUTHORIZED:
-			in.s.refuse(ctx, t, ap.Agent, code, airlock.ErrorMessage(err))
+			in.s.refuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
 			in.render(w, http.StatusForbidden, "error", &ErrorPage{Base: baseFor(r, "Not yours to resolve"), Status: http.StatusForbidden,
 				Heading: "Not yours to resolve", Message: airlock.ErrorMessage(err), ApprovalID: id})
 			return
@@ -901,7 +901,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		}
 		// Another action, or too late: say what the request holds now.
 		if code == airlock.CodeHashMismatch {
-			in.s.refuse(ctx, t, ap.Agent, code, airlock.ErrorMessage(err))
+			in.s.refuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
 		}
 		cur, lerr := in.s.store().Approval(context.WithoutCancel(ctx), id)
 		if lerr != nil {

@@ -314,6 +314,13 @@ func TestApproveRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The audit log says who was refused, on which request and action.
+	stdout := ts.want(t, "bob", []string{"audit", "tail", "--kind", "access.refused"}, exitOK)
+	if !regexp.MustCompile(`access\.refused +reviewer:carol +unauthorized +`+id+` +- +agent-1: deploy `).MatchString(stdout) ||
+		!regexp.MustCompile(`access\.refused +reviewer:bob +AIRLOCK-HASH-MISMATCH +`+id+` `).MatchString(stdout) ||
+		!regexp.MustCompile(`access\.refused +agent:agent-1 +unauthorized +- +- +POST /v1/approvals/`+id+`/resolution`).MatchString(stdout) {
+		t.Errorf("tail --kind access.refused printed:\n%s", stdout)
+	}
 	if ap.Status != airlock.StatusPending {
 		t.Fatalf("a refused resolution changed the request: %+v", ap)
 	}
