@@ -598,15 +598,23 @@ func approve(t *testing.T, db *sqlite.DB, ap *airlock.Approval) {
 	}
 }
 
+// approvedCheck checks an ask without waiting and has its request
+// approved, as a caller that stopped waiting leaves it.
+func approvedCheck(t *testing.T, e *airlock.Enforcer, db *sqlite.DB, a airlock.Action) airlock.Enforcement {
+	t.Helper()
+	enf := e.Check(t.Context(), a)
+	if !enf.Pending {
+		t.Fatalf("check: %+v, want pending", enf)
+	}
+	approve(t, db, enf.Approval)
+	return enf
+}
+
 func TestCheckAgainCollectsTheApproval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e, db := newEnforcer(t)
 		a := airlocktest.Action("deploy", "prod")
-		first := e.Check(t.Context(), a)
-		if !first.Pending {
-			t.Fatalf("first check: %+v, want pending", first)
-		}
-		approve(t, db, first.Approval)
+		first := approvedCheck(t, e, db, a)
 		before := head(t, db)
 
 		// The caller stopped waiting; the same action checked again runs
@@ -653,8 +661,7 @@ func TestChecksRacingForOneApproval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e, db := newEnforcer(t)
 		a := airlocktest.Action("deploy", "prod")
-		first := e.Check(t.Context(), a)
-		approve(t, db, first.Approval)
+		first := approvedCheck(t, e, db, a)
 		var barrier sync.WaitGroup
 		barrier.Add(2)
 		e.Store = barrierLookups{Store: db, barrier: &barrier}
@@ -689,8 +696,7 @@ func TestCheckAgainAfterTheDeadlineOrARejection(t *testing.T) {
 		// An approval nobody collected before the request's deadline is
 		// spent: the same check asks anew.
 		late := airlocktest.Action("deploy", "late")
-		first := e.Check(t.Context(), late)
-		approve(t, db, first.Approval)
+		first := approvedCheck(t, e, db, late)
 		time.Sleep(11 * time.Minute)
 		again := e.Check(t.Context(), late)
 		if !again.Pending || again.Approval.ID == first.Approval.ID {

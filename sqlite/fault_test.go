@@ -86,6 +86,20 @@ func (tx *faultTx) Commit() error {
 	return tx.Tx.Commit()
 }
 
+// openFaulty opens a store whose driver fails where the returned mode
+// says (faultNone at first); it is closed when the test ends.
+func openFaulty(t *testing.T) (*sqlite.DB, *atomic.Int32) {
+	t.Helper()
+	mode := new(atomic.Int32)
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
+	sqlite.WrapDriver(db, func(d driver.Driver) driver.Driver { return faultDriver{d, mode} })
+	if err := db.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, mode
+}
+
 // TestFailClosed injects a store failure under every outcome: each becomes
 // a refusal with AIRLOCK-UNAVAILABLE, nothing runs, and once the store is
 // back the chain is intact and continues.
@@ -93,13 +107,7 @@ func TestFailClosed(t *testing.T) {
 	tools := []string{"read_file", "write_file", "deploy", "propose", "shadow_tool", "delete_file", "wire_money"}
 	for _, f := range []fault{faultBegin, faultCommit, faultLostReply} {
 		t.Run(f.String(), func(t *testing.T) {
-			var mode atomic.Int32
-			db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
-			sqlite.WrapDriver(db, func(d driver.Driver) driver.Driver { return faultDriver{d, &mode} })
-			if err := db.Open(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db, mode := openFaulty(t)
 			e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
 			// Something in the log before the failure, to check the chain
 			// continues from it.
@@ -141,13 +149,7 @@ func TestFailClosed(t *testing.T) {
 // disk fails there in WAL mode), the store says it is not ready, and why,
 // until a commit succeeds again.
 func TestReadyAfterFailedWrites(t *testing.T) {
-	var mode atomic.Int32
-	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
-	sqlite.WrapDriver(db, func(d driver.Driver) driver.Driver { return faultDriver{d, &mode} })
-	if err := db.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, mode := openFaulty(t)
 	if err := db.Ready(t.Context()); err != nil {
 		t.Fatalf("a healthy store: %v", err)
 	}
