@@ -85,7 +85,8 @@ func (r *Refusal) Unwrap() error {
 //   - auto runs; notify runs and queues a notice to the agent's owner;
 //   - ask queues an approval request (or joins the identical pending one)
 //     and blocks until it is approved, rejected or expires, or ctx ends
-//     (then the request is cancelled);
+//     (then the request is cancelled); an approval of the identical action
+//     that no caller collected lets it run at once;
 //   - suggest and needs-human skip the action and queue a non-blocking
 //     request; once approved, the same action runs exactly once;
 //   - shadow skips and records what would have happened; deny refuses.
@@ -99,7 +100,9 @@ func (e *Enforcer) Enforce(ctx context.Context, a Action) Enforcement {
 // Check is Enforce for callers that cannot block, such as a server: an ask
 // request is queued (or joined) and returned at once, Pending, for the
 // caller to Await — now or after a reconnect. It is never cancelled because
-// a caller went away; it waits for a person or its deadline.
+// a caller went away; it waits for a person or its deadline. Once it is
+// approved, the identical action checked again (with Check or Enforce)
+// collects the approval, as Await does.
 func (e *Enforcer) Check(ctx context.Context, a Action) Enforcement {
 	return e.carryOut(ctx, e.Gate.Decide(ctx, a), false)
 }
@@ -142,7 +145,7 @@ func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
 		enf.Message = fmt.Sprintf("%s was approved by %s (approval %s): wait on it again to collect it", actionName(&d), got.ResolvedBy, got.ID)
 		return enf, nil
 	}
-	enf, err = e.collect(ctx, enf)
+	enf, err = e.collect(ctx, enf, Record{})
 	if err != nil {
 		// Still approved and uncollected: the caller may try again.
 		return Enforcement{}, Errorf(EUNAVAILABLE, "approval %s could not be collected now: %s; wait on it again", id, ErrorMessage(err))
@@ -150,13 +153,14 @@ func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
 	return enf, nil
 }
 
-// collect takes the approval of an allowed ask for this one caller: an
-// approval releases one check, once (Store.CollectApproval). A caller that
-// finds it used, or too late, is refused. An error means the store could
-// not say: the approval stays as it was.
-func (e *Enforcer) collect(ctx context.Context, enf Enforcement) (Enforcement, error) {
+// collect takes the approval of an allowed ask for this one caller, and
+// appends rec with it: an approval releases one check, once
+// (Store.CollectApproval). A caller that finds it used, or too late, is
+// refused. An error means the store could not say: the approval stays as
+// it was.
+func (e *Enforcer) collect(ctx context.Context, enf Enforcement, rec Record) (Enforcement, error) {
 	ap := enf.Approval
-	used, err := e.Store.CollectApproval(context.WithoutCancel(ctx), ap.ID, Record{})
+	used, err := e.Store.CollectApproval(context.WithoutCancel(ctx), ap.ID, rec)
 	switch code := ErrorCode(err); code {
 	case "":
 		enf.Approval = &used
@@ -369,10 +373,14 @@ func (e *Enforcer) propose(ctx context.Context, d *Decision) Enforcement {
 	return enf
 }
 
-// request queues (or joins) a blocking request and returns it pending.
+// request queues (or joins) a blocking request and returns it pending, or
+// lets the action through on an approval of it no check has collected.
 func (e *Enforcer) request(ctx context.Context, d *Decision) Enforcement {
-	enf := Enforcement{Decision: *d, Label: LabelApprovalGranted}
-	rec := Record{Events: []Event{decisionEvent(d, "approval_requested", "")}}
+	if enf, ok := e.collectApproved(ctx, d); ok {
+		return enf
+	}
+	enf := Enforcement{Decision: *d, Label: LabelApprovalRequested}
+	rec := Record{Events: []Event{decisionEvent(d, LabelApprovalRequested, "")}}
 	ap, _, err := e.Store.RequestApproval(ctx, e.newApproval(d), rec)
 	if err != nil {
 		return e.unavailable(enf, err)
@@ -380,9 +388,44 @@ func (e *Enforcer) request(ctx context.Context, d *Decision) Enforcement {
 	return e.pending(enf, ap)
 }
 
-// pending is the enforcement of an ask request still waiting for a person.
+// collectApproved collects, for this check, an approval of the identical
+// action (same hash, so same agent) that no check has collected yet: its
+// caller stopped waiting (a check that did not wait, a CLI's --timeout)
+// and checks the action again. Of checks racing for one approval, one
+// collects it and the others are told it was used (CodeUsed), as callers
+// joined on a request are. ok is false when there is none to collect, or
+// its deadline passed meanwhile: the check then queues (or joins) a
+// request. A rejected, expired or cancelled request is never collected.
+func (e *Enforcer) collectApproved(ctx context.Context, d *Decision) (Enforcement, bool) {
+	ap, err := e.Store.CollectableApproval(ctx, d.Action.Agent, d.ActionHash)
+	switch {
+	case ErrorCode(err) == ENOTFOUND:
+		return Enforcement{}, false
+	case err != nil:
+		return e.unavailable(Enforcement{Decision: *d, Label: LabelApprovalRequested}, err), true
+	}
+	enf := e.settle(Enforcement{Decision: *d}, ap, nil, false)
+	got, err := e.collect(ctx, enf, Record{Events: []Event{decisionEvent(d, LabelApprovalGranted, "")}})
+	switch {
+	case err != nil:
+		return e.unavailable(enf, err), true
+	case got.Code == CodeTimeout:
+		return Enforcement{}, false
+	case got.Code != "":
+		// Another check collected it first: record this one's refusal.
+		evs, err := e.Store.Append(ctx, Record{Events: []Event{decisionEvent(d, got.Label, ap.ID)}})
+		if err != nil {
+			return e.unavailable(got, err), true
+		}
+		got.Seq = evs[0].Seq
+	}
+	return got, true
+}
+
+// pending is the enforcement of an ask request still waiting for a person:
+// a request, not a grant.
 func (e *Enforcer) pending(enf Enforcement, ap Approval) Enforcement {
-	enf.Approval, enf.Pending, enf.Allowed, enf.Code = &ap, true, false, ""
+	enf.Approval, enf.Pending, enf.Allowed, enf.Code, enf.Label = &ap, true, false, "", LabelApprovalRequested
 	enf.Message = fmt.Sprintf("%s waits for approval %s (%s) until %s", actionName(&enf.Decision), ap.ID,
 		reviewersOf(&ap), ap.Expires.UTC().Format(time.RFC3339))
 	return enf
@@ -411,7 +454,7 @@ func (e *Enforcer) ask(ctx context.Context, d *Decision) Enforcement {
 	if !enf.Allowed {
 		return enf
 	}
-	got, err := e.collect(ctx, enf)
+	got, err := e.collect(ctx, enf, Record{})
 	if err != nil {
 		return e.unavailable(enf, err)
 	}

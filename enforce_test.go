@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -499,14 +500,18 @@ func TestCheckAndAwait(t *testing.T) {
 		if enf.Allowed || !enf.Pending || enf.Code != "" || enf.Approval == nil || enf.Approval.Status != airlock.StatusPending {
 			t.Fatalf("Check of an ask: %+v, want it pending at once", enf)
 		}
+		// A request waiting for a person is not a grant.
+		if enf.Label != airlock.LabelApprovalRequested {
+			t.Errorf("label of a pending check %q, want %q", enf.Label, airlock.LabelApprovalRequested)
+		}
 		id := enf.Approval.ID
 
 		// A caller that gives up waiting leaves the request pending.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		got, err := e.Await(ctx, id)
 		cancel()
-		if err != nil || !got.Pending || got.Allowed {
-			t.Fatalf("Await that timed out: %+v, %v; want still pending", got, err)
+		if err != nil || !got.Pending || got.Allowed || got.Label != airlock.LabelApprovalRequested {
+			t.Fatalf("Await that timed out: %+v, %v; want still pending, labelled %s", got, err, airlock.LabelApprovalRequested)
 		}
 		if ap, _ := db.Approval(t.Context(), id); ap.Status != airlock.StatusPending {
 			t.Fatalf("the request is %s after the caller left, want pending", ap.Status)
@@ -581,4 +586,140 @@ func TestAwaitOfAGoneCallerLeavesTheApproval(t *testing.T) {
 	if got, err = e.Await(t.Context(), enf.Approval.ID); err != nil || !got.Allowed {
 		t.Fatalf("Await on coming back: %+v, %v; want allowed", got, err)
 	}
+}
+
+// approve resolves a request as bob, who may approve the test policy's
+// deploys.
+func approve(t *testing.T, db *sqlite.DB, ap *airlock.Approval) {
+	t.Helper()
+	if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved,
+		ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceCLI}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// approvedCheck checks an ask without waiting and has its request
+// approved, as a caller that stopped waiting leaves it.
+func approvedCheck(t *testing.T, e *airlock.Enforcer, db *sqlite.DB, a airlock.Action) airlock.Enforcement {
+	t.Helper()
+	enf := e.Check(t.Context(), a)
+	if !enf.Pending {
+		t.Fatalf("check: %+v, want pending", enf)
+	}
+	approve(t, db, enf.Approval)
+	return enf
+}
+
+func TestCheckAgainCollectsTheApproval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		a := airlocktest.Action("deploy", "prod")
+		first := approvedCheck(t, e, db, a)
+		before := head(t, db)
+
+		// The caller stopped waiting; the same action checked again runs
+		// on the approval: the reviewer does not approve twice.
+		again := e.Check(t.Context(), a)
+		if !again.Allowed || again.Pending || again.Label != airlock.LabelApprovalGranted || again.Approval.ID != first.Approval.ID ||
+			again.Approval.GrantUsed.IsZero() {
+			t.Fatalf("the same check after approval: %+v, want allowed by approval %s", again, first.Approval.ID)
+		}
+		if got, want := lastEvents(t, db, before), []string{"decision:ask", "grant.used:approved"}; !slices.Equal(got, want) {
+			t.Fatalf("events %v, want %v", got, want)
+		}
+		wantTrust(t, db, airlock.TrustSuccess, 1) // the verdict, once, with the resolution
+
+		// Collected once: the next identical check asks anew.
+		third := e.Check(t.Context(), a)
+		if !third.Pending || third.Approval.ID == first.Approval.ID {
+			t.Fatalf("a third check: %+v, want a new pending request", third)
+		}
+		// A blocking Enforce collects the same way.
+		approve(t, db, third.Approval)
+		if enf := e.Enforce(t.Context(), a); !enf.Allowed || enf.Approval.ID != third.Approval.ID {
+			t.Fatalf("Enforce after approval: %+v, want allowed by approval %s", enf, third.Approval.ID)
+		}
+	})
+}
+
+// barrierLookups holds every CollectableApproval's answer until all the
+// callers the barrier counts have one, so that they race for the same
+// approval.
+type barrierLookups struct {
+	airlock.Store
+	barrier *sync.WaitGroup
+}
+
+func (b barrierLookups) CollectableApproval(ctx context.Context, agent string, h airlock.Hash) (airlock.Approval, error) {
+	ap, err := b.Store.CollectableApproval(ctx, agent, h)
+	b.barrier.Done()
+	b.barrier.Wait()
+	return ap, err
+}
+
+func TestChecksRacingForOneApproval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		a := airlocktest.Action("deploy", "prod")
+		first := approvedCheck(t, e, db, a)
+		var barrier sync.WaitGroup
+		barrier.Add(2)
+		e.Store = barrierLookups{Store: db, barrier: &barrier}
+		results := make(chan airlock.Enforcement, 2)
+		for range 2 {
+			go func() { results <- e.Check(context.Background(), a) }()
+		}
+		won, used := 0, 0
+		for range 2 {
+			switch enf := <-results; {
+			case enf.Allowed && enf.Approval.ID == first.Approval.ID:
+				won++
+			case enf.Code == airlock.CodeUsed && !enf.Allowed && enf.Seq > 0:
+				used++
+			default:
+				t.Fatalf("racing check: %+v", enf)
+			}
+		}
+		if won != 1 || used != 1 {
+			t.Fatalf("%d checks ran and %d were told the approval was used, want 1 and 1", won, used)
+		}
+		if evs := lastEvents(t, db, 0); !slices.Contains(evs, "decision:ask") ||
+			len(slices.DeleteFunc(slices.Clone(evs), func(s string) bool { return s != "grant.used:approved" })) != 1 {
+			t.Fatalf("events %v, want one grant.used and every check's decision", evs)
+		}
+	})
+}
+
+func TestCheckAgainAfterTheDeadlineOrARejection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, db := newEnforcer(t)
+		// An approval nobody collected before the request's deadline is
+		// spent: the same check asks anew.
+		late := airlocktest.Action("deploy", "late")
+		first := approvedCheck(t, e, db, late)
+		time.Sleep(11 * time.Minute)
+		again := e.Check(t.Context(), late)
+		if !again.Pending || again.Approval.ID == first.Approval.ID {
+			t.Fatalf("the same check after the deadline: %+v, want a new pending request", again)
+		}
+
+		// A rejection answers its request: the same action checked again
+		// is a new request for a person, never the rejected one re-opened.
+		no := airlocktest.Action("deploy", "friday")
+		first = e.Check(t.Context(), no)
+		if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: first.Approval.ID, Status: airlock.StatusRejected,
+			ActionHash: first.Approval.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Reason: "not on a Friday",
+			Surface: airlock.SurfaceCLI}); err != nil {
+			t.Fatal(err)
+		}
+		again = e.Check(t.Context(), no)
+		if again.Allowed || !again.Pending || again.Approval.ID == first.Approval.ID {
+			t.Fatalf("the same check after a rejection: %+v, want a new pending request", again)
+		}
+		// Waiting on the rejected request by its ID tells the verdict.
+		got, err := e.Await(t.Context(), first.Approval.ID)
+		if err != nil || got.Code != airlock.CodeRejected || !strings.Contains(got.Message, "not on a Friday") {
+			t.Fatalf("Await of the rejected request: %+v, %v", got, err)
+		}
+	})
 }

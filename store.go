@@ -99,6 +99,12 @@ type ApprovalStore interface {
 	// succeeds at most once per request. Errors: ENOTFOUND, ECONFLICT,
 	// CodeUsed, CodeTimeout, EUNAVAILABLE.
 	CollectApproval(ctx context.Context, id string, rec Record) (Approval, error)
+	// CollectableApproval returns an approved ask request for this action
+	// hash and agent that no check has collected and whose deadline has not
+	// passed on the store's clock (of several, the one due first), for an
+	// identical check to collect with CollectApproval. It writes nothing.
+	// Errors: ENOTFOUND (none), EUNAVAILABLE.
+	CollectableApproval(ctx context.Context, agent string, h Hash) (Approval, error)
 	// Approval returns one request. Errors: ENOTFOUND, EUNAVAILABLE.
 	Approval(ctx context.Context, id string) (Approval, error)
 	// FindApprovals returns a page of requests. Errors: EINVALID (a bad
@@ -159,5 +165,8 @@ type Store interface {
 	TokenStore
 	// Now returns the store's clock: deadlines are set and checked by it.
 	Now(ctx context.Context) (time.Time, error)
+	// Ready reports whether the store can record decisions now: it answers
+	// reads and can commit writes. Errors: EUNAVAILABLE, saying what fails.
+	Ready(ctx context.Context) error
 	Close() error
 }

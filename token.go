@@ -140,6 +140,11 @@ type AccessRefused struct {
 	Reason  string `json:"reason"`
 	// Target is the agent the caller reached for, when not its own.
 	Target string `json:"target,omitempty"`
+	// ApprovalID is the request the caller was refused on, if any (also the
+	// event's approval_id), and Action its summary when a person was
+	// refused (an agent's refusal never repeats another agent's action).
+	ApprovalID string `json:"approval_id,omitempty"`
+	Action     string `json:"action,omitempty"`
 	// Suppressed counts unauthenticated refusals since the previous
 	// audited one that were only counted (rate limit), not recorded.
 	Suppressed int64 `json:"suppressed,omitempty"`
@@ -154,7 +159,8 @@ const maxRefusalField = 256
 func (r AccessRefused) Record(agent string) Record {
 	r.Path, r.Reason, r.Remote = clip(r.Path), clip(r.Reason), clip(r.Remote)
 	r.Subject, r.Target = clip(r.Subject), clip(r.Target)
-	ev := newEvent(EventAccessRefused, &Action{Agent: clip(agent)}, r.Code, "", r)
+	r.ApprovalID, r.Action = clip(r.ApprovalID), clip(r.Action)
+	ev := newEvent(EventAccessRefused, &Action{Agent: clip(agent)}, r.Code, r.ApprovalID, r)
 	return Record{Events: []Event{ev}}
 }
 

@@ -16,12 +16,14 @@ const (
 )
 
 // Enforcement labels: how the gate carried out a decision. They are stable
-// names stored in trust records.
+// names stored in trust records (LabelApprovalRequested only in decision
+// events and answers: a request still waiting has no verdict to record).
 const (
 	LabelAuto              = "auto"
 	LabelNotify            = "notify"
 	LabelShadow            = "shadow_noop"
 	LabelSuggest           = "suggest_approval_request"
+	LabelApprovalRequested = "approval_requested"
 	LabelApprovalGranted   = "approval_granted"
 	LabelApprovalRejected  = "approval_rejected"
 	LabelApprovalTimeout   = "approval_timeout"

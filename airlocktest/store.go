@@ -92,8 +92,10 @@ func TestStore(t *testing.T, open Opener) {
 		{"Notifications", testNotifications},
 		{"RacingResolvers", testRacingResolvers},
 		{"CollectApprovalOnce", testCollect},
+		{"CollectableApproval", testCollectable},
 		{"Tokens", testTokens},
 		{"WaitEvents", testWaitEvents},
+		{"Ready", testReady},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,6 +190,19 @@ func kinds(evs []airlock.Event) []string {
 		out = append(out, e.Kind)
 	}
 	return out
+}
+
+// testReady: a healthy store, written to, is ready.
+func testReady(t *testing.T, s airlock.Store, _ *Clock) {
+	if err := s.Ready(ctx(t)); err != nil {
+		t.Fatalf("a fresh store: %v", err)
+	}
+	if _, err := s.Append(ctx(t), airlock.Record{Events: []airlock.Event{Event("decision", "a")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ready(ctx(t)); err != nil {
+		t.Fatalf("a store that just wrote: %v", err)
+	}
 }
 
 func testAppendSequence(t *testing.T, s airlock.Store, clock *Clock) {

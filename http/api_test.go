@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
@@ -53,7 +55,8 @@ func TestCheckOutcomes(t *testing.T) {
 	}{
 		{"read_file", airlock.Auto, true, false, "", airlock.LabelAuto, false},
 		{"write_file", airlock.Notify, true, false, "", airlock.LabelNotify, false},
-		{"deploy", airlock.Ask, false, true, "", airlock.LabelApprovalGranted, true},
+		// A pending ask is a request, not a grant.
+		{"deploy", airlock.Ask, false, true, "", airlock.LabelApprovalRequested, true},
 		{"propose", airlock.Suggest, false, false, airlock.CodeSuggested, airlock.LabelSuggest, true},
 		{"shadow_tool", airlock.Shadow, false, false, airlock.CodeShadow, airlock.LabelShadow, false},
 		{"delete_file", airlock.Deny, false, false, airlock.CodeDenied, airlock.LabelDenied, false},
@@ -220,6 +223,35 @@ func TestCheckWaitEndsPendingThenResumes(t *testing.T) {
 	got := c.Enforce(ctx, airlocktest.Action("deploy", "staging"))
 	if !got.Allowed {
 		t.Fatalf("Enforce across polls: %+v", got)
+	}
+}
+
+// A caller whose wait ended comes back with the same action: it runs on
+// the approval given meanwhile, once; the reviewer does not approve twice.
+func TestCheckAgainCollectsTheApproval(t *testing.T) {
+	ts := newTestServer(t)
+	ctx := t.Context()
+	a := airlocktest.Action("deploy", "prod")
+	enf, err := ts.Agent.Check(ctx, a, 20*time.Millisecond)
+	if err != nil || !enf.Pending {
+		t.Fatalf("check: %+v %v, want pending", enf, err)
+	}
+	if _, err := ts.Bob.Resolve(ctx, enf.Approval.ID, airlock.StatusApproved, enf.Decision.ActionHash, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	got, err := ts.Agent.Run(ctx, a, func(context.Context) error { ran++; return nil })
+	if err != nil || !got.Allowed || got.Approval.ID != enf.Approval.ID || ran != 1 {
+		t.Fatalf("the same action again: %+v %v (ran %d), want it run once on approval %s", got, err, ran, enf.Approval.ID)
+	}
+	page, err := ts.DB.FindApprovals(ctx, airlock.ApprovalFilter{})
+	if err != nil || len(page.Approvals) != 1 {
+		t.Fatalf("%d requests (%v), want the one", len(page.Approvals), err)
+	}
+	// Used once: the next identical check is a new request.
+	again, err := ts.Agent.Check(ctx, a, 0)
+	if err != nil || !again.Pending || again.Approval.ID == enf.Approval.ID {
+		t.Fatalf("a third check: %+v %v, want a new pending request", again, err)
 	}
 }
 
@@ -430,7 +462,7 @@ func TestExecutions(t *testing.T) {
 	// Posted directly, with a duration and without.
 	h := enf.Decision.ActionHash.String()
 	resp := ts.do(t, "POST", "/v1/executions", ts.AgentSecret, "application/json",
-		mustJSON(t, map[string]any{"action": a, "action_hash": h, "duration": "1.5s"}))
+		mustJSON(t, map[string]any{"action": a, "action_hash": h, "decision_seq": enf.Seq, "duration": "1.5s"}))
 	var out struct{ Recorded bool }
 	resp.decode(t, &out)
 	if !out.Recorded {
@@ -1181,6 +1213,30 @@ func TestHealthAndReadiness(t *testing.T) {
 	}
 	if r := ts.do(t, "GET", "/healthz", "", "", nil); r.Status != http.StatusOK {
 		t.Errorf("healthz after Drain: %d, want 200 (alive, not ready)", r.Status)
+	}
+}
+
+// unwritable is a store whose writes fail, as on a full disk.
+type unwritable struct{ airlock.Store }
+
+func (unwritable) Ready(context.Context) error {
+	return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: write: database or disk is full")
+}
+
+// A store that cannot write is not ready, and /readyz says what fails.
+func TestReadinessNeedsWrites(t *testing.T) {
+	_, _, db := startServer(t)
+	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: unwritable{db}}}
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	resp, err := http.Get(hs.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "database or disk is full") {
+		t.Fatalf("readyz of a store that cannot write: %d %q, want 503 saying what fails", resp.StatusCode, body)
 	}
 }
 

@@ -108,7 +108,7 @@ func (s *Server) readable(ctx context.Context, id, what string) (*airlock.Token,
 	}
 	if t.Role == airlock.RoleAgent && ap.Agent != t.Agent {
 		// As if it did not exist: an agent learns nothing of others'.
-		s.refuse(ctx, t, ap.Agent, airlock.EUNAUTHORIZED, t.Subject()+" may not "+what+" of agent "+ap.Agent)
+		s.refuseApproval(ctx, t, &ap, airlock.EUNAUTHORIZED, t.Subject()+" may not "+what+" of agent "+ap.Agent)
 		return nil, ap, airlock.Errorf(airlock.ENOTFOUND, "no approval request %s", id)
 	}
 	return t, ap, nil
@@ -153,7 +153,7 @@ func (s *Server) resolveApproval(ctx context.Context, in *resolveInput) (*approv
 		s.metrics.resolved(&ap)
 		return &approvalOutput{Body: ap}, nil
 	case airlock.EUNAUTHORIZED, airlock.CodeHashMismatch:
-		return nil, s.refuse(ctx, t, ap.Agent, code, airlock.ErrorMessage(err))
+		return nil, s.refuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
 	default:
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (s *Server) cancelApproval(ctx context.Context, in *cancelInput) (*approval
 	if t.Role == airlock.RoleAgent {
 		by = t.Subject()
 	} else if err := ap.Authorize(t.Reviewer()); err != nil {
-		return nil, s.refuse(ctx, t, ap.Agent, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
+		return nil, s.refuseApproval(ctx, t, &ap, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
 	}
 	surface := airlock.SurfaceAPI
 	if in.Body.Surface != "" {

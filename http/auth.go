@@ -80,6 +80,12 @@ type requestInfo struct {
 	method, path, remote string
 }
 
+// withRequestInfo returns r's context carrying what a refusal record says
+// of r.
+func withRequestInfo(r *http.Request) context.Context {
+	return context.WithValue(r.Context(), requestKey, requestInfo{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr})
+}
+
 // principalFrom returns the authenticated token of the request.
 func principalFrom(ctx context.Context) *airlock.Token {
 	t, _ := ctx.Value(principalKey).(*airlock.Token)
@@ -90,8 +96,7 @@ func principalFrom(ctx context.Context) *airlock.Token {
 // audits — the rest.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info := requestInfo{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr}
-		ctx := context.WithValue(r.Context(), requestKey, info)
+		ctx := withRequestInfo(r)
 		secret, ok := bearer(r)
 		if !ok {
 			writeProblem(w, s.refuse(ctx, nil, "", codeUnauthenticated, "no bearer token: send Authorization: Bearer <token> (airlock token create)"))
@@ -136,8 +141,24 @@ func bearer(r *http.Request) (string, bool) {
 // unauthAuditRate a second (the rest are counted, and the next record says
 // how many): they must not be a way to fill the log.
 func (s *Server) refuse(ctx context.Context, t *airlock.Token, target, code, reason string) *Problem {
+	return s.refuseOn(ctx, t, target, nil, code, reason)
+}
+
+// refuseApproval is refuse for a caller refused on a request: the record
+// names the request and, for a person, its action.
+func (s *Server) refuseApproval(ctx context.Context, t *airlock.Token, ap *airlock.Approval, code, reason string) *Problem {
+	return s.refuseOn(ctx, t, ap.Agent, ap, code, reason)
+}
+
+func (s *Server) refuseOn(ctx context.Context, t *airlock.Token, target string, ap *airlock.Approval, code, reason string) *Problem {
 	info, _ := ctx.Value(requestKey).(requestInfo)
 	ev := airlock.AccessRefused{Method: info.method, Path: info.path, Remote: info.remote, Code: code, Reason: reason}
+	if ap != nil {
+		ev.ApprovalID = ap.ID
+		if t != nil && t.Role != airlock.RoleAgent {
+			ev.Action = ap.Summary
+		}
+	}
 	agent := target
 	if t != nil {
 		ev.Subject, ev.TokenID = t.Subject(), t.ID

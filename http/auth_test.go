@@ -279,6 +279,9 @@ func TestAgentSeesOnlyItsOwn(t *testing.T) {
 			if r.Subject != "agent:agent-1" || r.Code != airlock.EUNAUTHORIZED || r.Agent != "agent-1" || r.Target != "agent-2" {
 				t.Errorf("refusal %+v, want unauthorized by agent:agent-1 reaching for agent-2", r)
 			}
+			if r.Action != "" {
+				t.Errorf("refusal %+v repeats agent-2's action in agent-1's log", r)
+			}
 			if got, want := approvalStates(t, ts), before.approvals; !slices.Equal(got, want) {
 				t.Errorf("approvals changed: %v, want %v", got, want)
 			}
@@ -444,13 +447,17 @@ func TestReviewerNotListedCannotResolve(t *testing.T) {
 		if r.Subject != "reviewer:carol" || r.Code != airlock.EUNAUTHORIZED || r.Agent != "agent-1" {
 			t.Errorf("refusal %+v, want unauthorized by reviewer:carol on agent-1's request", r)
 		}
+		// It names the request and the action she was refused on.
+		if r.ApprovalID != id || r.Approval != id || r.Action != enf.Approval.Summary {
+			t.Errorf("refusal %+v, want it to name approval %s and its action %q", r, id, enf.Approval.Summary)
+		}
 	}
 	// Nor may she withdraw it.
 	before := takeSnapshot(t, ts)
 	_, err = carol.Cancel(ctx, id, "", "")
 	wantCode(t, err, airlock.EUNAUTHORIZED)
-	if r := oneRefusal(t, ts, before.head); r.Subject != "reviewer:carol" {
-		t.Errorf("refusal %+v, want by reviewer:carol", r)
+	if r := oneRefusal(t, ts, before.head); r.Subject != "reviewer:carol" || r.Approval != id || r.Action == "" {
+		t.Errorf("refusal %+v, want by reviewer:carol on approval %s", r, id)
 	}
 	if ap, _ := ts.DB.Approval(ctx, id); ap.Status != airlock.StatusPending {
 		t.Fatalf("after carol: %s, want pending", ap.Status)

@@ -109,9 +109,10 @@ type executionInput struct {
 	Body struct {
 		Action     airlock.Action `json:"action" doc:"The action that ran, exactly as checked."`
 		ActionHash airlock.Hash   `json:"action_hash" doc:"The action hash the check returned; it must match the action."`
-		// DecisionSeq links the record to the decision's audit event.
-		DecisionSeq int64  `json:"decision_seq,omitempty" doc:"The seq of the check's decision event."`
-		ApprovalID  string `json:"approval_id,omitempty" doc:"The approval or grant that allowed it, if any."`
+		// DecisionSeq and ApprovalID name what allowed the action: a record
+		// names at least one.
+		DecisionSeq int64  `json:"decision_seq,omitempty" doc:"The seq of the check's decision event that let it run (the check's seq). A record names what allowed the action: decision_seq, approval_id, or both; one with neither is refused."`
+		ApprovalID  string `json:"approval_id,omitempty" doc:"The approval or grant it ran on (the check's approval.id), when it ran on one."`
 		Error       string `json:"error,omitempty" doc:"Why running it failed; empty when it succeeded."`
 		Duration    string `json:"duration,omitempty" doc:"How long it ran (a Go duration)." example:"1.5s"`
 	}
@@ -153,6 +154,11 @@ func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*exec
 		return nil, airlock.Errorf(airlock.CodeHashMismatch, "action_hash %s is not the hash of the action (%s)", b.ActionHash, h)
 	}
 	d.ActionHash = b.ActionHash
+	if b.DecisionSeq < 0 || (b.DecisionSeq == 0 && b.ApprovalID == "") {
+		// Nothing vouches for it: it would read as an allowed action ran.
+		return nil, airlock.Errorf(airlock.EINVALID, "an execution record names what allowed the action: "+
+			"decision_seq (the seq of the check that let it run) or approval_id (the approval it ran on)")
+	}
 	if err := s.checkLinks(ctx, b.Action.Agent, b.ActionHash, b.DecisionSeq, b.ApprovalID); err != nil {
 		return nil, err
 	}

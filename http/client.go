@@ -146,8 +146,10 @@ func (c *Client) Run(ctx context.Context, a airlock.Action, fn func(context.Cont
 	body := map[string]any{
 		// The action as the server checked it (it may have filled in who
 		// asked for it), so that its hash is the one decided.
-		"action": enf.Decision.Action, "action_hash": enf.Decision.ActionHash, "decision_seq": enf.Seq,
-		"duration": time.Since(start).String(),
+		"action": enf.Decision.Action, "action_hash": enf.Decision.ActionHash, "duration": time.Since(start).String(),
+	}
+	if enf.Seq > 0 {
+		body["decision_seq"] = enf.Seq
 	}
 	if enf.Approval != nil {
 		body["approval_id"] = enf.Approval.ID

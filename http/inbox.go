@@ -67,6 +67,8 @@ func (s *Server) mountInbox(mux *http.ServeMux) {
 	in := newInbox(s)
 	post := func(h http.HandlerFunc) http.Handler { return in.csrf.Handler(h) }
 
+	// A person who opens the server's address lands on the inbox.
+	mux.Handle("GET /{$}", http.RedirectHandler("/inbox", http.StatusSeeOther))
 	mux.HandleFunc("GET /inbox/signin", in.signinForm)
 	mux.Handle("POST /inbox/signin", post(in.signin))
 	mux.Handle("POST /inbox/signout", post(in.signout))
@@ -143,6 +145,10 @@ func newInbox(s *Server) *inbox {
 	}
 	in.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secure(w)
+		// Audited like a caller without a token, at a bounded rate: the
+		// sender is another site, whoever's browser carried it.
+		in.s.refuse(withRequestInfo(r), nil, "", airlock.EUNAUTHORIZED, fmt.Sprintf(
+			"cross-origin %s to the inbox refused (Origin %q, Sec-Fetch-Site %q)", r.Method, r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site")))
 		in.fail(w, r, http.StatusForbidden, "Cross-origin request refused",
 			"This form was sent from another site. Open the inbox directly and try again.")
 	}))
@@ -884,7 +890,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 			http.Redirect(w, r, "/inbox?done="+url.QueryEscape(ap.ID), http.StatusSeeOther)
 			return
 		case airlock.EUNAUTHORIZED:
-			in.s.refuse(ctx, t, ap.Agent, code, airlock.ErrorMessage(err))
+			in.s.refuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
 			in.render(w, http.StatusForbidden, "error", &ErrorPage{Base: baseFor(r, "Not yours to resolve"), Status: http.StatusForbidden,
 				Heading: "Not yours to resolve", Message: airlock.ErrorMessage(err), ApprovalID: id})
 			return
@@ -895,7 +901,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		}
 		// Another action, or too late: say what the request holds now.
 		if code == airlock.CodeHashMismatch {
-			in.s.refuse(ctx, t, ap.Agent, code, airlock.ErrorMessage(err))
+			in.s.refuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
 		}
 		cur, lerr := in.s.store().Approval(context.WithoutCancel(ctx), id)
 		if lerr != nil {

@@ -153,9 +153,9 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 		aps[i], shown[i] = ap, h
 	}
 	t := principalFrom(ctx)
-	if problem, code, agent := batchProblem(aps, shown, t.Reviewer(), time.Now()); problem != "" {
-		if code != "" {
-			in.s.refuse(ctx, t, agent, code, problem)
+	if problem, code, refused := batchProblem(aps, shown, t.Reviewer(), time.Now()); problem != "" {
+		if refused != nil {
+			in.s.refuseApproval(ctx, t, refused, code, problem)
 		}
 		in.render(w, http.StatusConflict, "error", &ErrorPage{Base: baseFor(r, "Nothing was approved"), Status: http.StatusConflict,
 			Heading: "Nothing was approved", Message: problem, ApprovalID: aps[0].ID})
@@ -177,7 +177,7 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 			res.Applied, res.Approval = true, ap
 			p.Applied++
 		case airlock.EUNAUTHORIZED, airlock.CodeHashMismatch:
-			in.s.refuse(ctx, t, aps[i].Agent, code, airlock.ErrorMessage(err))
+			in.s.refuseApproval(ctx, t, &aps[i], code, airlock.ErrorMessage(err))
 			res.Problem, res.Approval = airlock.ErrorMessage(err), aps[i]
 		case airlock.ECONFLICT:
 			res.Problem = airlock.ErrorMessage(err)
@@ -202,32 +202,32 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 // the reviewer's to resolve, pending before its deadline, batchable, and
 // identical to the first. The refusals that are audited, as the single
 // form's are (another action than shown, not the reviewer's), come with
-// their code and the request's agent.
-func batchProblem(aps []airlock.Approval, shown []airlock.Hash, rev airlock.Reviewer, now time.Time) (problem, code, agent string) {
+// their code and the request.
+func batchProblem(aps []airlock.Approval, shown []airlock.Hash, rev airlock.Reviewer, now time.Time) (problem, code string, refused *airlock.Approval) {
 	seen := map[string]bool{}
 	key := effectOf(&aps[0])
 	for i := range aps {
 		ap := &aps[i]
 		if seen[ap.ID] {
-			return fmt.Sprintf("Request %s appears twice.", ap.ID), "", ""
+			return fmt.Sprintf("Request %s appears twice.", ap.ID), "", nil
 		}
 		if ap.ActionHash != shown[i] {
 			return fmt.Sprintf("Request %s holds another action than the page showed (sha256:%s). Review it again.", ap.ID, ap.ActionHash),
-				airlock.CodeHashMismatch, ap.Agent
+				airlock.CodeHashMismatch, ap
 		}
 		problem, code := mayBatch(ap, rev, now)
 		if code != "" {
-			return problem, code, ap.Agent
+			return problem, code, ap
 		}
 		if problem != "" {
-			return problem, "", ""
+			return problem, "", nil
 		}
 		if effectOf(ap) != key {
-			return fmt.Sprintf("Request %s would do something else than request %s: only identical requests go in a batch.", ap.ID, aps[0].ID), "", ""
+			return fmt.Sprintf("Request %s would do something else than request %s: only identical requests go in a batch.", ap.ID, aps[0].ID), "", nil
 		}
 		seen[ap.ID] = true
 	}
-	return "", "", ""
+	return "", "", nil
 }
 
 // formReason reads a resolution's reason from a posted form, with what is

@@ -203,6 +203,24 @@ func ids(aps ...airlock.Approval) []string {
 // rfc3339 writes t as the pages do.
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// A person who opens the server's address lands on the inbox; only "/"
+// does, the rest of the unknown paths stay API 404s.
+func TestRootLandsOnTheInbox(t *testing.T) {
+	ts := newTestServer(t)
+	b := newBrowser(t, ts)
+	if p := b.get("/"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/inbox" {
+		t.Fatalf("GET /: %d %q, want a redirect to /inbox", p.status, p.header.Get("Location"))
+	}
+	if p := b.get("/inbox"); p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/inbox/signin") {
+		t.Fatalf("GET /inbox without a session: %d %q, want the sign-in", p.status, p.header.Get("Location"))
+	}
+	for _, c := range []struct{ method, path string }{{"GET", "/index.html"}, {"POST", "/"}} {
+		if p := b.do(c.method, c.path, nil, nil); p.status != http.StatusNotFound {
+			t.Errorf("%s %s: %d, want 404", c.method, c.path, p.status)
+		}
+	}
+}
+
 func TestInboxSignIn(t *testing.T) {
 	ts := newTestServer(t)
 	b := newBrowser(t, ts)
@@ -608,6 +626,7 @@ func TestInboxRefusesCrossOriginPosts(t *testing.T) {
 	b.signIn(ts.BobSecret)
 
 	form := approveForm(ap.ActionHash, "")
+	head := headSeq(t, ts)
 	for _, hdr := range []map[string]string{
 		{"Sec-Fetch-Site": "cross-site"},
 		{"Sec-Fetch-Site": "same-site"},
@@ -623,6 +642,19 @@ func TestInboxRefusesCrossOriginPosts(t *testing.T) {
 	if got := status(t, ts, ap.ID); got.Status != airlock.StatusPending {
 		t.Fatalf("after cross-origin posts the request is %s", got.Status)
 	}
+	// Each refusal is audited, as the API's are: where, from where, why.
+	rs := refusals(t, ts, head)
+	if len(rs) != 12 {
+		t.Fatalf("%d cross-origin refusals audited, want 12", len(rs))
+	}
+	if r := rs[0]; r.Code != airlock.EUNAUTHORIZED || r.Method != "POST" || r.Path != "/inbox/approvals/"+ap.ID+"/approve" ||
+		!strings.Contains(r.Reason, "cross-origin POST to the inbox refused") || !strings.Contains(r.Reason, `Sec-Fetch-Site "cross-site"`) ||
+		r.Remote == "" {
+		t.Errorf("the audit of a cross-origin post: %+v", r)
+	}
+	if r := rs[len(rs)-1]; !strings.Contains(r.Reason, `Origin "http://evil.example"`) || r.Path != "/inbox/signin" {
+		t.Errorf("the audit of a cross-origin sign-in: %+v", r)
+	}
 	// A same-origin browser post goes through.
 	p := b.do("POST", "/inbox/approvals/"+ap.ID+"/approve", form, map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": ts.URL})
 	if p.status != http.StatusSeeOther {
@@ -635,6 +667,21 @@ func TestInboxRefusesCrossOriginPosts(t *testing.T) {
 	}
 	if got := status(t, ts, ap2.ID); got.Status != airlock.StatusPending {
 		t.Fatalf("a GET changed the request to %s", got.Status)
+	}
+}
+
+// Cross-origin posts are audited at a bounded rate, like callers without
+// a token: another site cannot fill the log through a reviewer's browser.
+func TestInboxCrossOriginRefusalsAreBounded(t *testing.T) {
+	ts := newTestServer(t)
+	b := newBrowser(t, ts)
+	head := headSeq(t, ts)
+	const n = 120
+	for range n {
+		b.do("POST", "/inbox/signout", nil, map[string]string{"Sec-Fetch-Site": "cross-site"}).want(t, http.StatusForbidden)
+	}
+	if got := len(refusals(t, ts, head)); got == 0 || got >= n {
+		t.Fatalf("%d of %d cross-origin refusals audited, want some but not all", got, n)
 	}
 }
 

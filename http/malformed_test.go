@@ -86,6 +86,10 @@ func TestMalformedRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	read := ts.Agent.Enforce(ctx, readAction) // what an execution record names
+	if !read.Allowed {
+		t.Fatalf("read: %+v", read)
+	}
 
 	var cases []malformed
 	add := func(method, path, secret string, cs ...malformed) {
@@ -159,7 +163,7 @@ func TestMalformedRequests(t *testing.T) {
 	add("GET", "/v1/check/"+id+"?timeout=1s", ts.AgentSecret, malformed{name: "unknown query parameter", status: 422, mention: []string{"query.timeout", "unknown query parameter"}})
 
 	// POST /v1/executions
-	exec := `{"action":` + action + `,"action_hash":"` + readHash.String() + `"}`
+	exec := `{"action":` + action + `,"action_hash":"` + readHash.String() + `","decision_seq":` + fmt.Sprint(read.Seq) + `}`
 	both("POST", "/v1/executions", ts.AgentSecret, exec, checkBodyLimit,
 		malformed{name: "duplicate top-level key", body: []byte(`{"action_hash":"` + readHash.String() + `","action":` + action + `,"action_hash":"` + hash + `"}`),
 			status: 400, mention: []string{"duplicate", `"action_hash"`}},

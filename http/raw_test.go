@@ -219,8 +219,7 @@ func refusals(t *testing.T, ts *testServer, seq int64) []refusedEvent {
 		if err := json.Unmarshal(e.Payload, &r.AccessRefused); err != nil {
 			t.Fatal(err)
 		}
-		r.Agent = e.Agent
-		r.Outcome = e.Outcome
+		r.Agent, r.Outcome, r.Approval = e.Agent, e.Outcome, e.ApprovalID
 		out = append(out, r)
 	}
 	return out
@@ -228,7 +227,8 @@ func refusals(t *testing.T, ts *testServer, seq int64) []refusedEvent {
 
 type refusedEvent struct {
 	airlock.AccessRefused
-	Agent, Outcome string
+	// Agent, Outcome and Approval are the event's headers.
+	Agent, Outcome, Approval string
 }
 
 // waitFor polls cond until it holds or the deadline passes.

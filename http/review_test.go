@@ -56,6 +56,10 @@ func TestExecutionLinksAreChecked(t *testing.T) {
 	}{
 		"another action's decision": {map[string]any{"action": other, "action_hash": h, "decision_seq": mine.Seq}, airlock.EINVALID},
 		"an unknown approval":       {map[string]any{"action": other, "action_hash": h, "approval_id": "0190c0de-0000-7000-8000-000000000000"}, airlock.EINVALID},
+		// An execution record always names what allowed the action.
+		"nothing allowed it":      {map[string]any{"action": mine.Decision.Action, "action_hash": mine.Decision.ActionHash}, airlock.EINVALID},
+		"decision_seq 0":          {map[string]any{"action": mine.Decision.Action, "action_hash": mine.Decision.ActionHash, "decision_seq": 0}, airlock.EINVALID},
+		"a negative decision_seq": {map[string]any{"action": mine.Decision.Action, "action_hash": mine.Decision.ActionHash, "decision_seq": -1}, airlock.EINVALID},
 	} {
 		t.Run(name, func(t *testing.T) {
 			before := takeSnapshot(t, ts)
@@ -143,5 +147,8 @@ func TestOpenAPIDescribesTheWireForm(t *testing.T) {
 	}
 	if p := ap["outcome"]; !slices.Contains(p.Enum, "ask") {
 		t.Errorf("Approval.outcome enum %v", p.Enum)
+	}
+	if p := doc.Components.Schemas["ExecutionInputBody"].Properties["decision_seq"]; !strings.Contains(p.Description, "neither is refused") {
+		t.Errorf("an execution record's decision_seq is documented as %q, want it to say a record names what allowed it", p.Description)
 	}
 }

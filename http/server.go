@@ -275,14 +275,16 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintln(w, "ok")
 }
 
-// readyz reports whether the store answers.
+// readyz reports whether the store can record decisions (it reads and
+// writes), and what fails when it cannot.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	if _, err := s.store().Now(ctx); err != nil {
+	if err := s.store().Ready(ctx); err != nil {
+		s.logger().Warn("not ready", "err", err)
 		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintln(w, "store unavailable")
+		fmt.Fprintln(w, "store unavailable: "+airlock.ErrorMessage(err))
 		return
 	}
 	select {

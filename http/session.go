@@ -230,7 +230,7 @@ func (in *inbox) checkToken(ctx context.Context, ss *session) tokenState {
 // live. Others go to the sign-in page (or get 401 when a script asked).
 func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx := context.WithValue(r.Context(), requestKey, requestInfo{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr})
+		ctx := withRequestInfo(r)
 		secure(w)
 		var id string
 		if c, err := r.Cookie(sessionCookie); err == nil {
@@ -288,7 +288,7 @@ func (in *inbox) signinForm(w http.ResponseWriter, r *http.Request) {
 // same way); there is no lock-out beyond that.
 func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	secure(w)
-	ctx := context.WithValue(r.Context(), requestKey, requestInfo{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr})
+	ctx := withRequestInfo(r)
 	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 	if err := r.ParseForm(); err != nil {
 		in.fail(w, r, http.StatusBadRequest, "The form could not be read", err.Error())

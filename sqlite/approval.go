@@ -308,6 +308,26 @@ func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record
 	return ap, err
 }
 
+// CollectableApproval finds an approved ask request no check has collected
+// yet, before its deadline.
+func (db *DB) CollectableApproval(ctx context.Context, agent string, h airlock.Hash) (airlock.Approval, error) {
+	var ap airlock.Approval
+	// Every ask check asks this: the partial index holds only the approved
+	// requests not yet used, where the planner would otherwise walk all of
+	// the agent's (or all approved) requests. Collect refuses only after
+	// the deadline: one due now is collectable.
+	err := scanApproval(db.read.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals INDEXED BY approvals_grant
+		WHERE action_hash = ? AND agent = ? AND outcome = 'ask' AND status = 'approved'
+		AND grant_used = 0 AND expires >= ? ORDER BY expires LIMIT 1`, h[:], agent, db.now().UnixNano()), &ap)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ap, airlock.Errorf(airlock.ENOTFOUND, "no approval to collect for sha256:%s", h)
+	}
+	if err != nil {
+		return ap, unavailable("read approval", err)
+	}
+	return ap, nil
+}
+
 // searchColumns are the columns ApprovalFilter.Search looks in.
 var searchColumns = []string{"id", "agent", "tool", "class", "trace_id", "summary"}
 

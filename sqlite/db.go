@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -67,6 +68,10 @@ type DB struct {
 	write *sql.DB // one connection, used by one batch at a time
 	read  *sql.DB
 	stmts statements
+
+	// failedAt is when a write batch last failed, nil once a batch that
+	// wrote has committed since (see Ready).
+	failedAt atomic.Pointer[time.Time]
 
 	mu      sync.Mutex
 	queue   []*op     // ops waiting for the next batch
@@ -173,6 +178,39 @@ func (db *DB) now() time.Time {
 
 // Now returns the store's clock.
 func (db *DB) Now(context.Context) (time.Time, error) { return db.now(), nil }
+
+// Ready reports whether the store can record decisions: a read answers,
+// and writes commit. In WAL mode a transaction rolled back writes nothing
+// to disk, so no rolled-back probe can tell a full disk: only a commit
+// does, and the writer's own commits are the cheapest probes. So after a
+// batch failed (a full disk, an I/O error, a file turned read-only), Ready
+// commits a probe — the database's user_version, unchanged — and reports
+// the store not ready until a commit that writes succeeds again.
+func (db *DB) Ready(ctx context.Context) error {
+	if _, err := db.Head(ctx); err != nil {
+		return err
+	}
+	if db.write == nil {
+		return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: %s is open read-only", db.Path)
+	}
+	since := db.failedAt.Load()
+	if since == nil {
+		return nil
+	}
+	err := db.exec(ctx, func(w *wtx) error {
+		var v int64
+		if err := w.tx.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+			return unavailable("read user_version", err)
+		}
+		_, err := w.exec(`PRAGMA user_version = ` + strconv.FormatInt(v, 10))
+		return err
+	})
+	if err != nil {
+		return airlock.Errorf(airlock.EUNAVAILABLE, "%s (writes have failed since %s)",
+			airlock.ErrorMessage(err), since.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
 
 func busyTimeout() string {
 	return "busy_timeout(" + strconv.FormatInt(DefaultBusyTimeout.Milliseconds(), 10) + ")"

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -85,6 +86,20 @@ func (tx *faultTx) Commit() error {
 	return tx.Tx.Commit()
 }
 
+// openFaulty opens a store whose driver fails where the returned mode
+// says (faultNone at first); it is closed when the test ends.
+func openFaulty(t *testing.T) (*sqlite.DB, *atomic.Int32) {
+	t.Helper()
+	mode := new(atomic.Int32)
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
+	sqlite.WrapDriver(db, func(d driver.Driver) driver.Driver { return faultDriver{d, mode} })
+	if err := db.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, mode
+}
+
 // TestFailClosed injects a store failure under every outcome: each becomes
 // a refusal with AIRLOCK-UNAVAILABLE, nothing runs, and once the store is
 // back the chain is intact and continues.
@@ -92,13 +107,7 @@ func TestFailClosed(t *testing.T) {
 	tools := []string{"read_file", "write_file", "deploy", "propose", "shadow_tool", "delete_file", "wire_money"}
 	for _, f := range []fault{faultBegin, faultCommit, faultLostReply} {
 		t.Run(f.String(), func(t *testing.T) {
-			var mode atomic.Int32
-			db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
-			sqlite.WrapDriver(db, func(d driver.Driver) driver.Driver { return faultDriver{d, &mode} })
-			if err := db.Open(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db, mode := openFaulty(t)
 			e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
 			// Something in the log before the failure, to check the chain
 			// continues from it.
@@ -133,5 +142,35 @@ func TestFailClosed(t *testing.T) {
 				t.Fatalf("a failed commit left events: the next decision has seq %d, want 2", after.Seq)
 			}
 		})
+	}
+}
+
+// TestReadyAfterFailedWrites: once a write fails (here a commit: a full
+// disk fails there in WAL mode), the store says it is not ready, and why,
+// until a commit succeeds again.
+func TestReadyAfterFailedWrites(t *testing.T) {
+	db, mode := openFaulty(t)
+	if err := db.Ready(t.Context()); err != nil {
+		t.Fatalf("a healthy store: %v", err)
+	}
+	for _, f := range []fault{faultBegin, faultCommit} {
+		mode.Store(int32(f))
+		if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}); err == nil {
+			t.Fatalf("append with the store failing %s succeeded", f)
+		}
+		for range 2 { // still failing: still not ready
+			err := db.Ready(t.Context())
+			if airlock.ErrorCode(err) != airlock.EUNAVAILABLE || !strings.Contains(err.Error(), errInjected.Error()) ||
+				!strings.Contains(err.Error(), "writes have failed since ") {
+				t.Fatalf("Ready after a write failed %s: %v, want unavailable saying what fails", f, err)
+			}
+		}
+		mode.Store(int32(faultNone))
+		if err := db.Ready(t.Context()); err != nil {
+			t.Fatalf("Ready once writes work again: %v", err)
+		}
+	}
+	if rep := airlocktest.MustVerify(t, db); rep.HeadSeq != 0 {
+		t.Fatalf("the readiness probes left %d events", rep.HeadSeq)
 	}
 }

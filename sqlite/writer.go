@@ -140,12 +140,19 @@ func (db *DB) run(batch []*op) {
 	if err != nil {
 		db.logger().Error("sqlite: write batch failed", "ops", len(batch), "err", err)
 		err = unavailable("write", err)
+		now := time.Now()
+		db.failedAt.Store(&now)
 		for _, o := range batch {
 			if o.err == nil || !isRefusal(o.err) {
 				o.err = err
 			}
 		}
 	} else {
+		if w.writes > 0 {
+			// Only a commit that wrote proves writes work: an empty one
+			// touches no page.
+			db.failedAt.Store(nil)
+		}
 		if len(w.events) > 0 {
 			w.changed = append(w.changed, eventsKey) // wake WaitEvents
 		}

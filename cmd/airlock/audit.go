@@ -527,7 +527,9 @@ func newAuditTailCmd() *cobra.Command {
 		Short: "Print the last events of the server's audit log",
 		Long: `Tail prints the last n events of the server's audit log as a table, oldest
 first: sequence number, time, kind, agent, outcome, approval request and
-trace. With -f it then follows the log, printing each new event as it is
+trace. A refusal (access.refused) shows who was refused (role:name) where
+the agent goes, and at the end what on: the request's agent and action, or
+the route. With -f it then follows the log, printing each new event as it is
 recorded, until interrupted (Ctrl-C); it reconnects by itself when the
 stream breaks, missing nothing.
 
@@ -624,8 +626,27 @@ func eventRow(e airlock.Event) string {
 		}
 		return printable(s, false)
 	}
-	return fmt.Sprintf("%-7d %-21s %-20s %-15s %-13s %-37s %s", e.Seq, e.Time.UTC().Format(time.RFC3339),
-		dash(e.Kind), dash(e.Agent), dash(e.Outcome), dash(e.ApprovalID), dash(e.TraceID))
+	who, what := e.Agent, ""
+	if e.Kind == airlock.EventAccessRefused {
+		who, what = refusedRow(e)
+	}
+	return fmt.Sprintf("%-7d %-21s %-20s %-15s %-13s %-37s %s%s", e.Seq, e.Time.UTC().Format(time.RFC3339),
+		dash(e.Kind), dash(who), dash(e.Outcome), dash(e.ApprovalID), dash(e.TraceID), what)
+}
+
+// refusedRow says who a refusal refused (the token's role and name, "-"
+// without one) instead of the agent it is filed under, and what on: the
+// request's agent and action, or the route.
+func refusedRow(e airlock.Event) (who, what string) {
+	var r airlock.AccessRefused
+	if err := json.Unmarshal(e.Payload, &r); err != nil {
+		return e.Agent, ""
+	}
+	what = r.Method + " " + r.Path
+	if r.Action != "" {
+		what = e.Agent + ": " + r.Action
+	}
+	return r.Subject, "  " + printable(what, false)
 }
 
 // lastEventSeq finds the sequence number of the last event f selects, 0

@@ -30,9 +30,10 @@ func newCheckCmd() *cobra.Command {
 		af             actionFlags
 		noWait, asJSON bool
 		timeout        time.Duration
+		resume         string
 	)
 	cmd := &cobra.Command{
-		Use:   "check --agent AGENT --tool TOOL [--args JSON]",
+		Use:   "check {--agent AGENT --tool TOOL [--args JSON] | --resume ID}",
 		Short: "Ask the server whether an agent may run an action",
 		Long: `Check asks the server whether the agent may run the action, exactly as an
 agent's gate does: the server decides, records the decision and, when the
@@ -41,9 +42,14 @@ decision on one line (outcome, class, risk tier, the rule that decided)
 and, for an ask, waits until the request is approved, rejected or expires,
 showing on standard error who may decide and how long is left.
 
-Stopping the wait (Ctrl-C, --timeout) leaves the request pending: run the
-same check again to wait on it (an identical action joins the pending
-request), or withdraw it with 'airlock approvals cancel ID'.
+Stopping the wait (Ctrl-C, --timeout, --no-wait) leaves the request
+pending: wait on it again with 'airlock check --resume ID', which ends as
+the check would have (allowed, rejected, expired), or withdraw it with
+'airlock approvals cancel ID'. The same check run again also joins the
+pending request, and once it is approved runs on that approval — once: an
+approval lets one check through. After a rejection or an expiry the same
+check asks anew (a new request); --resume ID tells what became of the old
+one.
 
 The token must be an agent token of --agent, or an admin token.
 
@@ -56,22 +62,33 @@ Exit codes:
 		Example: `  airlock check --agent coder-1 --tool Bash --args '{"command":"git push"}'
   airlock check --agent coder-1 --tool write_file --args '{"path":"/etc/hosts"}' --json
   airlock check --agent coder-1 --tool deploy --no-wait   # exit 3 and the approval ID when a person must decide
-  airlock check --agent coder-1 --tool deploy --timeout 5m --trace 4bf92f3577b34da6`,
+  airlock check --agent coder-1 --tool deploy --timeout 5m --trace 4bf92f3577b34da6
+  airlock check --resume 0193a5c2-7d4e-7b1a-9c3f-2e8d1f6a4b70   # wait again on a request left pending`,
 		Args: argsNone(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := af.action("check")
-			if err != nil {
-				return err
-			}
 			if timeout < 0 {
 				return usageError("--timeout takes a positive duration (5m), or 0 to wait until the request is settled")
+			}
+			var a airlock.Action
+			if resume == "" {
+				var err error
+				if a, err = af.action("check"); err != nil {
+					return err
+				}
+			} else if err := resumeAlone(cmd); err != nil {
+				return err
 			}
 			c, err := newClient(cmd)
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			enf, err := c.Check(ctx, a, 0)
+			var enf airlock.Enforcement
+			if resume != "" {
+				enf, err = c.Resume(ctx, resume, 0)
+			} else {
+				enf, err = c.Check(ctx, a, 0)
+			}
 			if err != nil {
 				return serverInvalid(c, err)
 			}
@@ -121,7 +138,28 @@ Exit codes:
 	f.BoolVar(&noWait, "no-wait", false, "do not wait for a person: print the approval ID and exit 3")
 	f.DurationVar(&timeout, "timeout", 0, "stop waiting after this long (exit 1; the request stays pending); 0 waits until it is settled")
 	f.BoolVar(&asJSON, "json", false, "print the final result as JSON (the Enforcement)")
+	f.StringVar(&resume, "resume", "", "wait on the approval request a check left pending, by its ID, instead of checking an action")
+	_ = cmd.RegisterFlagCompletionFunc("resume", completeApprovalID(true))
 	return cmd
+}
+
+// resumeAlone refuses the action's flags beside --resume: the request
+// holds its action.
+func resumeAlone(cmd *cobra.Command) error {
+	var set []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		switch f.Name {
+		case "resume", "no-wait", "timeout", "json":
+		default:
+			if cmd.LocalFlags().Lookup(f.Name) != nil {
+				set = append(set, "--"+f.Name)
+			}
+		}
+	})
+	if len(set) > 0 {
+		return usageError("--resume waits on a request, which holds its action: drop %s", strings.Join(set, ", "))
+	}
+	return nil
 }
 
 // enforcementText is the verdict line: allowed, refused with its code, or
@@ -146,8 +184,10 @@ func stoppedWaiting(enf airlock.Enforcement, cause error) error {
 	ap := enf.Approval
 	id := printable(ap.ID, false)
 	return checkFailed(fmt.Errorf(`airlock: stopped waiting for approval %s: %v
-The request stays pending until %s: run the same check again to wait on it,
-or withdraw it with 'airlock approvals cancel %s'.`, id, cause, ap.Expires.UTC().Format(time.RFC3339), id))
+The request stays pending until %s. Wait on it again with
+  airlock check --resume %s
+or withdraw it with 'airlock approvals cancel %s'. Once it is approved,
+the same check run again also runs on it, once.`, id, cause, ap.Expires.UTC().Format(time.RFC3339), id, id))
 }
 
 // awaitCheck waits on the request a check left pending, one long poll at a

@@ -204,6 +204,18 @@ func DefaultConfig() Config {
 	return c
 }
 
+// overrideDataDir applies a --data flag: the data directory, and the
+// database in it unless the configuration put the database elsewhere.
+func (c *Config) overrideDataDir(dir string) {
+	if dir == "" {
+		return
+	}
+	if c.Store.Path == filepath.Join(c.DataDir, defaultDBFile) {
+		c.Store.Path = filepath.Join(dir, defaultDBFile)
+	}
+	c.DataDir = dir
+}
+
 // setDefaults fills every unset field with its default.
 func (c *Config) setDefaults() {
 	c.Listen = cmp.Or(c.Listen, defaultListen)

@@ -295,3 +295,52 @@ func TestE2ERestart(t *testing.T) {
 		t.Fatalf("resumed by approval ID after the restart: %+v, %v", got, err)
 	}
 }
+
+// The admin token is lost: the operator, with the data directory, makes a
+// new one while the server runs, and revokes the lost one with it.
+func TestE2ELostAdminToken(t *testing.T) {
+	e := newE2E(t)
+	dir := e.main.Config.DataDir
+	t.Setenv("AIRLOCK_TOKEN", "")
+	t.Setenv("AIRLOCK_CONFIG", "")
+	code, stdout, stderr := runCLI(t, "token", "recover", "--data", dir, "--name", "ops", "--json")
+	if code != 0 {
+		t.Fatalf("token recover: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var nt airlockhttp.NewToken
+	if err := json.Unmarshal([]byte(stdout), &nt); err != nil || nt.Secret == "" || nt.Token.Role != airlock.RoleAdmin ||
+		nt.Token.Name != "ops" || !strings.HasPrefix(nt.Token.CreatedBy, "airlock token recover") {
+		t.Fatalf("token recover --json: %v\n%s", err, stdout)
+	}
+
+	// The running server takes it at once: it revokes the lost token.
+	tokens, err := e.client(nt.Secret).Tokens(t.Context())
+	if err != nil {
+		t.Fatalf("the recovered token on the running server: %v", err)
+	}
+	var lost string
+	for _, tok := range tokens {
+		if tok.CreatedBy == "airlock serve (first start)" {
+			lost = tok.ID
+		}
+	}
+	e.cli(t, nt.Secret, 0, "token", "revoke", lost)
+	if _, err := e.client(e.admin).Tokens(t.Context()); airlock.ErrorCode(err) != "unauthenticated" {
+		t.Fatalf("the lost token after its revocation: %v, want unauthenticated", err)
+	}
+	// Audited as made by the recovery, and the chain holds.
+	page, err := e.client(nt.Secret).Events(t.Context(), airlock.EventFilter{Kind: airlock.EventTokenCreated, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := page.Events[len(page.Events)-1]; !strings.Contains(string(last.Payload), `"created_by":"airlock token recover`) ||
+		!strings.Contains(string(last.Payload), nt.Token.ID) {
+		t.Errorf("the last token.created event: %s", last.Payload)
+	}
+	e.cli(t, nt.Secret, 0, "audit", "verify")
+
+	// Without a database there, it creates none.
+	empty := t.TempDir()
+	wantRun(t, []string{"token", "recover", "--data", empty}, exitUsage, "no airlock database at "+filepath.Join(empty, "airlock.db"))
+	wantRun(t, []string{"token", "recover", "--data", dir, "--name", ""}, exitUsage, "--name")
+}

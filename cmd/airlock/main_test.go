@@ -122,3 +122,22 @@ func TestPolicyEffectiveSessionPolicy(t *testing.T) {
 		t.Errorf("the effective policy shows the session policy, or not the project's:\n%s", stdout)
 	}
 }
+
+// TestReadmeNamesTheServer: the README's walkthrough says, before its first
+// command, how to reach a server that is not on the default address.
+func TestReadmeNamesTheServer(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, walk, ok := strings.Cut(string(b), "## Five minutes with the server")
+	if !ok {
+		t.Fatal("README.md has no walkthrough")
+	}
+	before, _, _ := strings.Cut(walk, "./airlock serve")
+	for _, want := range []string{envServer, "--server", defaultListen} {
+		if !strings.Contains(before, want) {
+			t.Errorf("the walkthrough does not say %q before its first command", want)
+		}
+	}
+}

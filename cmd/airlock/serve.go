@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -49,12 +48,7 @@ pending (clients resume them by approval ID), nothing is lost.`,
 			if listen != "" {
 				cfg.Listen = listen
 			}
-			if dataDir != "" {
-				if cfg.Store.Path == filepath.Join(cfg.DataDir, defaultDBFile) {
-					cfg.Store.Path = filepath.Join(dataDir, defaultDBFile)
-				}
-				cfg.DataDir = dataDir
-			}
+			cfg.overrideDataDir(dataDir)
 			hup := make(chan os.Signal, 1)
 			signal.Notify(hup, syscall.SIGHUP)
 			defer signal.Stop(hup)

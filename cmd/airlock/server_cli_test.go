@@ -314,6 +314,13 @@ func TestApproveRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The audit log says who was refused, on which request and action.
+	stdout := ts.want(t, "bob", []string{"audit", "tail", "--kind", "access.refused"}, exitOK)
+	if !regexp.MustCompile(`access\.refused +reviewer:carol +unauthorized +`+id+` +- +agent-1: deploy `).MatchString(stdout) ||
+		!regexp.MustCompile(`access\.refused +reviewer:bob +AIRLOCK-HASH-MISMATCH +`+id+` `).MatchString(stdout) ||
+		!regexp.MustCompile(`access\.refused +agent:agent-1 +unauthorized +- +- +POST /v1/approvals/`+id+`/resolution`).MatchString(stdout) {
+		t.Errorf("tail --kind access.refused printed:\n%s", stdout)
+	}
 	if ap.Status != airlock.StatusPending {
 		t.Fatalf("a refused resolution changed the request: %+v", ap)
 	}
@@ -342,6 +349,43 @@ func TestCheckStopsWaiting(t *testing.T) {
 
 	ts.want(t, "agent", append(deployArgs("dev"), "--timeout", "200ms"), exitCheck,
 		"stopped waiting for approval ", "--timeout 200ms passed", "The request stays pending until")
+}
+
+// A check left pending (--no-wait, --timeout) is not lost: the same check
+// run again runs on its approval, and --resume waits on it by its ID.
+func TestCheckComesBack(t *testing.T) {
+	ts := newTestServer(t)
+	id := ts.checkPending(t, "prod")
+	ts.want(t, "bob", []string{"approvals", "approve", id}, exitOK)
+	ts.want(t, "agent", append(deployArgs("prod"), "--no-wait"), exitOK, "allowed: ", "approved by bob (approval "+id+")")
+	// Once: the next identical check is a new request for a person.
+	if again := ts.checkPending(t, "prod"); again == id {
+		t.Fatalf("the approval of %s let a second check through", id)
+	}
+
+	// --resume waits on the request, and ends as the check would have.
+	id = ts.checkPending(t, "staging")
+	ts.want(t, "agent", []string{"check", "--resume", id, "--no-wait"}, exitPending, "pending: ", "approval "+id)
+	b := ts.background(t, "agent", "check", "--resume", id)
+	b.waitOutput(t, "waiting for approval "+id)
+	if !strings.Contains(b.stdout.String(), "ask: agent-1 deploy") {
+		t.Errorf("--resume does not print the decision:\n%s", b.stdout.String())
+	}
+	ts.want(t, "bob", []string{"approvals", "approve", id}, exitOK)
+	if got := b.wait(t); got != exitOK || !strings.Contains(b.stdout.String(), "allowed: ") {
+		t.Fatalf("check --resume after approval: exit %d\n%s%s", got, b.stdout.String(), b.stderr.String())
+	}
+	ts.want(t, "agent", []string{"check", "--resume", id}, exitCheck, "refused: AIRLOCK-USED: ")
+
+	// A rejection: --resume tells it.
+	id = ts.checkPending(t, "friday")
+	ts.want(t, "bob", []string{"approvals", "reject", id, "--reason", "not on a Friday"}, exitOK)
+	ts.want(t, "agent", []string{"check", "--resume", id}, exitCheck, "refused: AIRLOCK-REJECTED: ", "not on a Friday")
+
+	ts.want(t, "agent", []string{"check", "--resume", id, "--agent", "agent-1", "--args", "{}"}, exitUsage,
+		"--resume waits on a request, which holds its action: drop --agent, --args")
+	ts.want(t, "agent", []string{"check", "--resume", "0193a000-0000-7000-8000-000000000000"}, exitCheck, "not_found")
+	ts.want(t, "agent", append(deployArgs("dev"), "--timeout", "200ms"), exitCheck, "airlock check --resume ")
 }
 
 func TestApprovalsServerMode(t *testing.T) {

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"os/user"
 	"text/tabwriter"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/sqlite"
 )
 
 func newTokenCmd() *cobra.Command {
@@ -20,14 +27,114 @@ the caller is. An agent token checks actions as exactly one agent; a
 reviewer token reads requests and the audit log and resolves requests as
 the person it names; an admin token may do everything, tokens included.
 The server keeps only a hash of each secret, so a secret is shown once, at
-creation. These commands need an admin token.`,
+creation. These commands need an admin token, except recover: the way back
+from a lost admin token, for whoever can write the server's data directory.`,
 		Example: `  airlock token create --role agent --agent coder-1
   airlock token create --role reviewer --name bob --expires 720h
   airlock token list
-  airlock token revoke 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f`,
+  airlock token revoke 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f
+  airlock token recover --data /var/lib/airlock`,
 	}
-	cmd.AddCommand(newTokenCreateCmd(), newTokenListCmd(), newTokenRevokeCmd())
+	cmd.AddCommand(newTokenCreateCmd(), newTokenListCmd(), newTokenRevokeCmd(), newTokenRecoverCmd())
 	return cmd
+}
+
+func newTokenRecoverCmd() *cobra.Command {
+	var configPath, dataDir, name string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "recover [--data DIR | --config FILE] [--name N]",
+		Short: "Make an admin token directly in the database, when none is left",
+		Long: `Recover is the way back from a lost admin token. It needs no token: it
+writes a new admin token straight into the server's database, so it takes
+what only the server's operator has, write access to the data directory
+(the same --data or --config as 'airlock serve'). The new token is audited
+like any other (token.created), as made by 'airlock token recover' and the
+system user who ran it; its secret is printed once.
+
+It works while the server runs: SQLite lets a second process write beside
+it (WAL, one writer at a time, waiting for the lock), and the server finds
+the token on its first use. Recover never creates a database, and refuses
+one whose schema is not exactly this airlock's: run the server's version.
+
+Then revoke the lost token ('airlock token list' shows it).`,
+		Example: `  airlock token recover --data /var/lib/airlock
+  airlock token recover --config /etc/airlock/airlock.yaml --name ops --json`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if name == "" {
+				return usageError("--name is the person the admin token authenticates: it may not be empty")
+			}
+			cfg, err := LoadConfig(configPath)
+			if err != nil {
+				return checkFailed(err)
+			}
+			cfg.overrideDataDir(dataDir)
+			if cfg.Store.Driver != "sqlite" {
+				return usageError("token recover writes SQLite databases, not %s ones", cfg.Store.Driver)
+			}
+			t, secret, err := recoverAdmin(cmd, cfg.Store.Path, name)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if err := writeJSON(out, airlockhttp.NewToken{Token: t, Secret: secret}); err != nil {
+					return checkFailed(err)
+				}
+				return nil
+			}
+			fmt.Fprintf(out, "created admin token %s for %s in %s\n", t.ID, tokenHolder(&t), printable(cfg.Store.Path, false))
+			fmt.Fprintf(out, "secret: %s\n", secret)
+			fmt.Fprintln(cmd.ErrOrStderr(), "airlock: store the secret now: it is not shown again.\n"+
+				"Then revoke the lost token with it: 'airlock token list' shows it, 'airlock token revoke ID' ends it.")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&configPath, "config", "c", os.Getenv("AIRLOCK_CONFIG"), "the server's configuration file (env AIRLOCK_CONFIG)")
+	f.StringVar(&dataDir, "data", "", "the server's data directory, overriding the configuration (default ./airlock-data, env AIRLOCK_DATA)")
+	f.StringVar(&name, "name", "admin", "the person the admin token authenticates")
+	f.BoolVar(&asJSON, "json", false, "print the token and its secret as JSON")
+	return cmd
+}
+
+// recoverAdmin creates an admin token in the database at path, which must
+// exist and have this airlock's schema (a read-write open would migrate
+// it, under a server that may not know the new schema).
+func recoverAdmin(cmd *cobra.Command, path, name string) (airlock.Token, string, error) {
+	ctx := cmd.Context()
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return airlock.Token{}, "", usageError("no airlock database at %s: --data names the server's data directory, --config its configuration", path)
+	}
+	if err := checkDBFile(cmd, path); err != nil {
+		return airlock.Token{}, "", err
+	}
+	check := sqlite.NewDB(path)
+	check.ReadOnly = true
+	if err := check.Open(ctx); err != nil {
+		return airlock.Token{}, "", storeFailed(err)
+	}
+	check.Close()
+	db := sqlite.NewDB(path)
+	if err := db.Open(ctx); err != nil {
+		return airlock.Token{}, "", storeFailed(err)
+	}
+	defer db.Close()
+	id, err := uuid.NewV7()
+	if err != nil {
+		return airlock.Token{}, "", checkFailed(err)
+	}
+	by := "airlock token recover"
+	if u, err := user.Current(); err == nil {
+		by += " (system user " + u.Username + ")"
+	}
+	secret, h := airlock.NewTokenSecret()
+	t, err := db.CreateToken(ctx, airlock.Token{ID: id.String(), Role: airlock.RoleAdmin, Name: name, CreatedBy: by}, h)
+	if err != nil {
+		return airlock.Token{}, "", storeFailed(err)
+	}
+	return t, secret, nil
 }
 
 func newTokenCreateCmd() *cobra.Command {
