@@ -274,7 +274,9 @@ func (db *DB) UseGrant(ctx context.Context, agent string, h airlock.Hash, rec ai
 	var ap airlock.Approval
 	err := db.exec(ctx, func(w *wtx) error {
 		now := w.now()
-		err := scanApproval(w.tx.QueryRow(`SELECT `+approvalColumns+` FROM approvals
+		// As in CollectableApproval: the partial index holds only unused
+		// approvals, where the planner would walk all of the agent's.
+		err := scanApproval(w.tx.QueryRow(`SELECT `+approvalColumns+` FROM approvals INDEXED BY approvals_grant
 			WHERE action_hash = ? AND agent = ? AND outcome = 'suggest' AND status = 'approved'
 			AND grant_used = 0 AND grant_expires > ? ORDER BY resolved_at LIMIT 1`, h[:], agent, now.UnixNano()), &ap)
 		if errors.Is(err, sql.ErrNoRows) {
