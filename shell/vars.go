@@ -52,6 +52,22 @@ var sensitiveVars = map[string]string{
 	"LESSKEY":               "changes less's key bindings, which can run commands",
 	"LESSKEYIN":             "changes less's key bindings, which can run commands",
 	"LESSSECURE":            "changes whether less may run commands",
+	"OPENSSL_CONF":          "changes openssl's configuration, which loads engines and providers",
+	"OPENSSL_ENGINES":       "changes the libraries openssl loads",
+	"OPENSSL_MODULES":       "changes the libraries openssl loads",
+	"APT_CONFIG":            "changes apt's configuration, which can run commands",
+	"WGETRC":                "changes wget's configuration, which can run commands and write files",
+	"CURL_HOME":             "changes where curl reads its configuration",
+	"PSQLRC":                "changes the commands psql runs at start",
+	"MAILRC":                "changes the commands mail runs at start",
+	"BUNDLE_GEMFILE":        "changes the Gemfile bundler evaluates",
+	"COMPOSER":              "changes the composer.json composer evaluates",
+	"PIP_CONFIG_FILE":       "changes pip's configuration, which names the programs it runs",
+	"MYSQL_HISTFILE":        "changes the file mysql writes its history to",
+	"PSQL_HISTORY":          "changes the file psql writes its history to",
+	"SQLITE_HISTORY":        "changes the file sqlite3 writes its history to",
+	"HISTFILE":              "changes the file the shell writes its history to",
+	"YARN_YARN_PATH":        "changes the program yarn runs",
 	"_JAVA_OPTIONS":         "changes the code Java loads",
 }
 
@@ -76,7 +92,9 @@ func sensitiveVar(name string) (string, bool) {
 func commandVar(name string) bool {
 	switch name {
 	case "PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "PSQL_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
-		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "BROWSER":
+		"GIT_SEQUENCE_EDITOR", "SUDO_EDITOR", "SYSTEMD_EDITOR", "BROWSER", "RSYNC_RSH", "RSYNC_CONNECT_PROG",
+		"DPKG_PAGER", "SENSIBLE_PAGER", "SENSIBLE_EDITOR", "GEM_EDITOR", "BUNDLER_EDITOR", "PSQL_EDITOR",
+		"npm_config_script_shell", "npm_config_shell", "NPM_CONFIG_SCRIPT_SHELL", "NPM_CONFIG_SHELL":
 		return true
 	}
 	return false
