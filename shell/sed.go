@@ -99,6 +99,59 @@ func (p *sedParser) delimited(delim byte) (string, error) {
 	return "", errSedSyntax
 }
 
+// regex reads a regular expression up to an unescaped delim: unlike
+// other text, a bracket expression may hold the delimiter ("/[/]/").
+func (p *sedParser) regex(delim byte) error {
+	for !p.done() {
+		switch c := p.s[p.i]; {
+		case c == '\\':
+			p.i += 2
+		case c == '[':
+			if err := p.bracket(); err != nil {
+				return err
+			}
+		case c == delim:
+			p.i++
+			return nil
+		case c == '\n':
+			return errSedSyntax
+		default:
+			p.i++
+		}
+	}
+	return errSedSyntax
+}
+
+// bracket skips a bracket expression: "]" first is a member, and so are the
+// "]" of [:class:], [.coll.] and [=equiv=].
+func (p *sedParser) bracket() error {
+	p.i++ // [
+	if p.peek() == '^' {
+		p.i++
+	}
+	if p.peek() == ']' {
+		p.i++
+	}
+	for !p.done() {
+		switch c := p.s[p.i]; {
+		case c == ']':
+			p.i++
+			return nil
+		case c == '\n':
+			return errSedSyntax
+		case c == '[' && p.i+1 < len(p.s) && strings.IndexByte(":.=", p.s[p.i+1]) >= 0:
+			end := strings.Index(p.s[p.i+2:], string(p.s[p.i+1])+"]")
+			if end < 0 {
+				return errSedSyntax
+			}
+			p.i += 2 + end + 2
+		default:
+			p.i++
+		}
+	}
+	return errSedSyntax
+}
+
 // address skips one address: a line number, $, first~step, /regex/ or
 // \cregexc, with the I and M flags of a regex.
 func (p *sedParser) address() error {
@@ -113,7 +166,7 @@ func (p *sedParser) address() error {
 			delim = p.s[p.i]
 			p.i++
 		}
-		if _, err := p.delimited(delim); err != nil {
+		if err := p.regex(delim); err != nil {
 			return err
 		}
 		p.skip("IM")
@@ -204,10 +257,11 @@ func (p *sedParser) substitute() error {
 	}
 	delim := p.s[p.i]
 	p.i++
-	for range 2 {
-		if _, err := p.delimited(delim); err != nil {
-			return err
-		}
+	if err := p.regex(delim); err != nil {
+		return err
+	}
+	if _, err := p.delimited(delim); err != nil {
+		return err
 	}
 	for !p.done() {
 		switch c := p.s[p.i]; {

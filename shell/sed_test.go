@@ -38,6 +38,11 @@ func TestSedScript(t *testing.T) {
 		{"0~3e date", sedOps{commands: []string{"date"}}},
 		{":a;N;$!ba;s/\\n/ /g", sedOps{}},
 		{"# e rm -rf /\np", sedOps{}},
+		{"/[/]/e rm -rf ~", sedOps{commands: []string{"rm -rf ~"}}}, // the delimiter inside brackets
+		{"s/[/]/x/e", sedOps{input: true}},
+		{"/[]/]/w f", sedOps{writes: []string{"f"}}},
+		{"/[[:alpha:]/]/e id", sedOps{commands: []string{"id"}}},
+		{`\,[,],e id`, sedOps{commands: []string{"id"}}},
 	}
 	for _, tc := range tests {
 		got, err := sedScript(tc.script)
@@ -73,7 +78,7 @@ func TestSedScriptAgainstGNUSed(t *testing.T) {
 	}
 	for _, script := range []string{
 		"e touch ran", "1e touch ran", "s/.*/touch ran/e", "w ran", "1s/x/y/w ran",
-		"/x/W ran", "s/a/b/g", "a e touch ran", "y/ab/ba/", "# w ran",
+		"/x/W ran", "s/a/b/g", "a e touch ran", "y/ab/ba/", "# w ran", "/[/x]/e touch ran", "s/[/]*x/touch ran/e",
 	} {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "in"), []byte("x\n"), 0o644); err != nil {
