@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -12,7 +13,7 @@ import (
 
 // readOnly are programs that read the files they are given.
 var readOnly = []string{
-	"cat", "tac", "nl", "head", "tail", "less", "more", "most", "wc", "cut", "tr", "paste", "join",
+	"cat", "tac", "nl", "head", "tail", "less", "more", "most", "cut", "tr", "paste", "join",
 	"fold", "fmt", "pr", "column", "expand", "unexpand", "comm", "diff", "diff3", "sdiff", "cmp",
 	"colordiff", "strings", "od", "hexdump", "hd", "base64", "base32", "basenc", "md5sum", "sha1sum",
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "md5",
@@ -23,12 +24,15 @@ var readOnly = []string{
 
 // metadataOnly are the listing programs: their operands name files whose
 // contents they do not read.
-var metadataOnly = stringSet(listing...)
+var metadataOnly = stringSet(slices.Concat(listing, listingRules)...)
+
+// listingRules are listing programs with a rule of their own.
+var listingRules = []string{"du"}
 
 // listing are programs that show information about files, processes or
 // the system without reading file contents.
 var listing = []string{
-	"ls", "dir", "vdir", "tree", "exa", "eza", "lsd", "stat", "du", "df", "locate", "mlocate",
+	"ls", "dir", "vdir", "tree", "exa", "eza", "lsd", "stat", "df", "locate", "mlocate",
 	"plocate", "realpath", "readlink", "dirname", "basename", "which", "whereis", "file", "namei",
 	"lsof", "ps", "pgrep", "pidof", "top", "htop", "btop", "atop", "free", "vmstat", "iostat",
 	"mpstat", "uptime", "w", "who", "whoami", "id", "groups", "users", "last", "lastlog", "uname",
@@ -44,35 +48,34 @@ var listing = []string{
 
 var fileCommands = map[string]rule{
 	"grep": grep, "egrep": grep, "fgrep": grep, "rg": rg, "ag": ag, "ack": ag,
-	"sort": sortLines, "uniq": uniq, "shuf": outOpt("shuffles lines", "-o", "--output"),
-	"iconv": outOpt("converts text", "-o", "--output"),
-	"jq":    reads("processes JSON", "--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"),
-	"yq":    yq,
-	"awk":   awk, "gawk": awk, "mawk": awk, "nawk": awk,
+	"sort": sortLines.rule, "uniq": uniq, "shuf": shuf.rule, "iconv": iconv.rule, "wc": wc.rule, "du": du.rule,
+	"jq":  reads("processes JSON", "--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"),
+	"yq":  yq,
+	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
 	"sed": sed, "gsed": sed,
 	"xxd":      xxd,
 	"date":     date,
 	"hostname": hostname,
 	"kill":     killRule, "pkill": killRule, "killall": killRule, "skill": killRule, "xkill": killRule,
 	"fuser":    fuser,
-	"touch":    writes(airlock.ClassFSWrite, "creates or updates files", "-r", "--reference", "-d", "--date", "-t"),
-	"mkdir":    writes(airlock.ClassFSMkdir, "creates directories", "-m", "--mode", "--context"),
+	"touch":    touch,
+	"mkdir":    mkdir,
 	"mktemp":   mktemp,
-	"cp":       copies(airlock.ClassFSCopy, "copies files"),
+	"cp":       copies,
 	"install":  installCmd,
-	"mv":       writes(airlock.ClassFSMove, "moves files", "-t", "--target-directory", "-S", "--suffix"),
+	"mv":       move,
 	"ln":       link,
-	"tee":      writes(airlock.ClassFSWrite, "writes files", "--output-error"),
+	"tee":      tee,
 	"truncate": truncate,
 	"dd":       dd,
 	"rm":       fixed(remove("deletes files")), "rmdir": fixed(remove("deletes directories")),
-	"unlink": fixed(remove("deletes a file")), "shred": fixed(remove("destroys file contents")),
-	"srm": fixed(remove("destroys files")), "wipe": fixed(remove("destroys files")),
-	"chmod": chmod, "chown": chown, "chgrp": chown, "setfacl": chown, "chflags": chown,
+	"unlink": fixed(remove("deletes a file")), "shred": shred("destroys file contents"),
+	"srm": shred("destroys files"), "wipe": shred("destroys files"),
+	"chmod": chmod, "chown": chown, "chgrp": chown, "setfacl": setfacl, "chflags": chflags,
 	"chattr": fixed(effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "changes file attributes"}),
 	"patch":  patch,
-	"split":  writes(airlock.ClassFSWrite, "splits files", "-a", "-b", "-C", "-l", "-n", "-t", "--additional-suffix", "--filter"),
-	"csplit": writes(airlock.ClassFSWrite, "splits files", "-f", "--prefix", "-b", "--suffix-format", "-n", "--digits"),
+	"split":  split,
+	"csplit": csplit,
 	"tar":    tar, "bsdtar": tar, "gtar": tar,
 	"unzip": unzip, "zip": zip, "7z": sevenZip, "7za": sevenZip, "7zr": sevenZip, "cpio": cpio,
 	"gzip": compress, "gunzip": compress, "bzip2": compress, "bunzip2": compress, "xz": compress,
@@ -89,20 +92,6 @@ var fileCommands = map[string]rule{
 	"getent":     getent,
 	"security":   security,
 	"pass":       pass,
-}
-
-// outOpt is a reader that may write its output to a file.
-func outOpt(reason string, opts ...string) rule {
-	return func(c *call) effect {
-		e := read(reason)
-		c.raiseReads(&e, c.operands(opts...)...)
-		if outs := c.values(opts...); len(outs) > 0 {
-			w := write(airlock.ClassFSWrite, reason+" into a file")
-			c.raiseWrites(&w, outs...)
-			e = worse(e, w)
-		}
-		return e
-	}
 }
 
 // grep: the first operand is the pattern unless -e or -f gives it.
@@ -154,26 +143,42 @@ func ag(c *call) effect {
 	return e
 }
 
-func sortLines(c *call) effect {
-	if prog, ok := c.value("--compress-program"); ok {
-		return exec("runs " + prog.text + " to compress temporary files")
-	}
-	return outOpt("sorts lines", "-o", "--output")(c)
-}
+var sortLines = tool{reason: "sorts lines",
+	getopt: getopt{short: "kStTo", optLong: names("--check"), long: names("--random-source --sort --batch-size " +
+		"--compress-program --files0-from --key --output --buffer-size --field-separator --temporary-directory --parallel")},
+	writes: names("-o --output -T --temporary-directory"), reads: names("--random-source"), lists: names("--files0-from"),
+	runs: names("--compress-program")}
 
+var shuf = tool{reason: "shuffles lines", getopt: getopt{short: "ino", long: names("--input-range --head-count --output --random-source")},
+	writes: names("-o --output"), reads: names("--random-source")}
+
+var iconv = tool{reason: "converts text", getopt: getopt{short: "fto", long: names("--from-code --to-code --output")},
+	writes: names("-o --output")}
+
+var wc = tool{reason: "counts lines, words and bytes", getopt: getopt{long: names("--files0-from")}, lists: names("--files0-from")}
+
+var du = tool{reason: "shows disk usage", meta: true,
+	getopt: getopt{short: "BdtX", optLong: names("--time"),
+		long: names("--block-size --max-depth --threshold --time-style --exclude-from --exclude --files0-from")},
+	reads: names("-X --exclude-from"), lists: names("--files0-from")}
+
+// uniq reads its first operand and writes its second; any further operand
+// is an error, but is taken as written in case an option was misread.
 func uniq(c *call) effect {
-	ops := c.operands("-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars")
+	p := uniqOpts.parse(c.args)
 	e := read("filters lines")
-	if len(ops) > 0 {
-		c.raiseReads(&e, ops[0])
+	if len(p.ops) > 0 {
+		c.raiseReads(&e, p.ops[0])
 	}
-	if len(ops) > 1 {
+	if len(p.ops) > 1 {
 		w := write(airlock.ClassFSWrite, "writes filtered lines into a file")
-		c.raiseWrites(&w, ops[1])
+		c.raiseWrites(&w, p.ops[1:]...)
 		e = worse(e, w)
 	}
 	return e
 }
+
+var uniqOpts = getopt{short: "fsw", long: names("--skip-fields --skip-chars --check-chars"), optLong: names("--all-repeated --group")}
 
 func yq(c *call) effect {
 	if c.has("-i", "--inplace") {
@@ -321,20 +326,28 @@ func xxd(c *call) effect {
 	return e
 }
 
+var dateOpts = getopt{short: "dfrs", optShort: "I", long: names("--date --file --reference --set --rfc-3339"),
+	optLong: names("--iso-8601")}
+
+// date sets the clock with -s, or with an operand that is not a format.
 func date(c *call) effect {
-	if c.has("-s", "--set") {
+	p := dateOpts.parse(c.args)
+	if p.has("-s", "--set") {
 		return admin("sets the system clock")
 	}
-	for _, op := range c.operands("-d", "--date", "-f", "--file", "-r", "--reference") {
+	for _, op := range p.ops {
 		if !strings.HasPrefix(op.val, "+") {
 			return admin("sets the system clock")
 		}
 	}
-	return read("prints the date")
+	e := read("prints the date")
+	c.raiseReads(&e, p.values("-f", "--file")...)
+	return e
 }
 
 func hostname(c *call) effect {
-	if c.has("-F", "--file") || len(c.operands()) > 0 {
+	p := getopt{short: "F", long: names("--file")}.parse(c.args)
+	if p.has("-F", "--file") || len(p.ops) > 0 {
 		return admin("sets the host name")
 	}
 	return read("prints the host name")
@@ -359,60 +372,102 @@ func killRule(c *call) effect {
 }
 
 func fuser(c *call) effect {
-	if c.has("-k", "--kill") {
+	if (getopt{short: "n", long: names("--namespace")}).parse(c.args).has("-k", "--kill") {
 		return kill("kills the processes using files")
 	}
 	return read("shows which processes use files")
 }
 
-func mktemp(c *call) effect {
-	e := write(airlock.ClassFSWrite, "creates a temporary file")
-	c.raiseWrites(&e, c.values("-p", "--tmpdir")...)
+var touchOpts = getopt{short: "drt", long: names("--date --reference --time")}
+
+func touch(c *call) effect {
+	p := touchOpts.parse(c.args)
+	e := write(airlock.ClassFSWrite, "creates or updates files")
+	c.raiseWrites(&e, p.ops...)
 	return e
 }
 
-// copies is a copy: sources are read, the destination written.
-func copies(class airlock.Class, reason string) rule {
-	return func(c *call) effect {
-		e := write(class, reason)
-		ops := c.operands("-t", "--target-directory", "-S", "--suffix")
-		dests := c.values("-t", "--target-directory")
-		if len(dests) == 0 && len(ops) > 1 {
-			dests, ops = ops[len(ops)-1:], ops[:len(ops)-1]
-		}
-		c.raiseReads(&e, ops...)
-		c.raiseWrites(&e, dests...)
-		return e
-	}
+var mkdirOpts = getopt{short: "m", long: names("--mode"), optLong: names("--context")}
+
+func mkdir(c *call) effect {
+	p := mkdirOpts.parse(c.args)
+	e := write(airlock.ClassFSMkdir, "creates directories")
+	c.raiseWrites(&e, p.ops...)
+	return e
 }
 
-func installCmd(c *call) effect {
-	if m, ok := c.value("-m", "--mode"); ok && setuidMode(m.val) {
-		return admin("installs a setuid or setgid program")
+var mktempOpts = getopt{short: "p", long: names("--suffix"), optLong: names("--tmpdir")}
+
+// mktemp creates a file from a template ("/etc/cron.d/jobXXXX"), in the
+// directory -p or --tmpdir names.
+func mktemp(c *call) effect {
+	p := mktempOpts.parse(c.args)
+	e := write(airlock.ClassFSWrite, "creates a temporary file")
+	dirs := p.values("-p", "--tmpdir")
+	c.raiseWrites(&e, dirs...)
+	if len(dirs) == 0 {
+		c.raiseWrites(&e, p.ops...)
 	}
-	if c.has("-d", "--directory") {
-		e := write(airlock.ClassFSMkdir, "creates directories")
-		c.raiseWrites(&e, c.operands("-m", "--mode", "-o", "--owner", "-g", "--group", "-t", "--target-directory")...)
-		return e
+	return e
+}
+
+// A copy reads its sources and writes its destination: the directory -t
+// names, or the last operand.
+var copyOpts = getopt{short: "St", long: names("--suffix --target-directory --sparse --no-preserve"),
+	optLong: names("--backup --preserve --reflink --context --update")}
+
+func copies(c *call) effect { return copyLike(c, copyOpts, write(airlock.ClassFSCopy, "copies files")) }
+
+func move(c *call) effect {
+	e := write(airlock.ClassFSMove, "moves files")
+	p := copyOpts.parse(c.args)
+	c.raiseWrites(&e, p.ops...) // moving a file out of a system place changes it too
+	c.raiseWrites(&e, p.values("-t", "--target-directory")...)
+	return e
+}
+
+func copyLike(c *call, g getopt, e effect) effect {
+	p := g.parse(c.args)
+	dests := p.values("-t", "--target-directory")
+	srcs := p.ops
+	if len(dests) == 0 && len(srcs) > 1 {
+		dests, srcs = srcs[len(srcs)-1:], srcs[:len(srcs)-1]
 	}
-	e := write(airlock.ClassFSCopy, "installs files")
-	ops := c.operands("-m", "--mode", "-o", "--owner", "-g", "--group", "-t", "--target-directory", "-S", "--suffix")
-	dests := c.values("-t", "--target-directory")
-	if len(dests) == 0 && len(ops) > 1 {
-		dests, ops = ops[len(ops)-1:], ops[:len(ops)-1]
-	}
-	c.raiseReads(&e, ops...)
+	c.raiseReads(&e, srcs...)
 	c.raiseWrites(&e, dests...)
 	return e
 }
 
+var installOpts = getopt{short: "gmoSt", long: names("--group --mode --owner --strip-program --suffix --target-directory"),
+	optLong: names("--backup --context")}
+
+// installCmd is install: a copy that may set modes and owners, and strip
+// the files it installs with the program --strip-program names.
+func installCmd(c *call) effect {
+	p := installOpts.parse(c.args)
+	for _, prog := range p.values("--strip-program") {
+		c.runWords("install --strip-program", []arg{prog}, input{})
+	}
+	if m, ok := p.value("-m", "--mode"); ok && setuidMode(m.val) {
+		return admin("installs a setuid or setgid program")
+	}
+	if p.has("-d", "--directory") {
+		e := write(airlock.ClassFSMkdir, "creates directories")
+		c.raiseWrites(&e, p.ops...)
+		return e
+	}
+	return copyLike(c, installOpts, write(airlock.ClassFSCopy, "installs files"))
+}
+
+var linkOpts = getopt{short: "St", long: names("--suffix --target-directory"), optLong: names("--backup")}
+
 func link(c *call) effect {
 	e := write(airlock.ClassFSWrite, "creates links")
-	ops := c.operands("-t", "--target-directory", "-S", "--suffix")
-	dests := c.values("-t", "--target-directory")
-	if len(dests) == 0 && len(ops) > 0 {
-		dests = ops[len(ops)-1:]
-		if len(ops) == 1 {
+	p := linkOpts.parse(c.args)
+	dests := p.values("-t", "--target-directory")
+	if len(dests) == 0 && len(p.ops) > 0 {
+		dests = p.ops[len(p.ops)-1:]
+		if len(p.ops) == 1 {
 			dests = []arg{literal(".")}
 		}
 	}
@@ -420,10 +475,106 @@ func link(c *call) effect {
 	return e
 }
 
+// tee writes its operands; --output-error's value is optional, so the word
+// after it is a file.
+func tee(c *call) effect {
+	p := getopt{optLong: names("--output-error")}.parse(c.args)
+	e := write(airlock.ClassFSWrite, "writes files")
+	c.raiseWrites(&e, p.ops...)
+	return e
+}
+
+var truncateOpts = getopt{short: "rs", long: names("--reference --size")}
+
 func truncate(c *call) effect {
 	e := effect{class: airlock.ClassFSWrite, cap: airlock.CapWorkspaceWrite, tier: airlock.TierDestructive, reason: "destroys file contents"}
-	c.raiseWrites(&e, c.operands("-s", "--size", "-r", "--reference")...)
+	c.raiseWrites(&e, truncateOpts.parse(c.args).ops...)
 	return e
+}
+
+// shred overwrites the contents of its operands: overwriting ~/.bashrc or
+// a file under /etc changes the system.
+func shred(reason string) rule {
+	return func(c *call) effect {
+		p := getopt{short: "ns", long: names("--iterations --random-source --size"), optLong: names("--remove")}.parse(c.args)
+		e := remove(reason)
+		c.raiseWrites(&e, p.ops...)
+		return e
+	}
+}
+
+var splitArgs = getopt{short: "abCltn", optLong: names("--numeric-suffixes --hex-suffixes"),
+	long: names("--suffix-length --additional-suffix --bytes --line-bytes --lines --number --separator --filter")}
+
+// split writes its input in pieces named PREFIX followed by a suffix it
+// makes up ("split -a1 x ~/.bashr" writes ~/.bashrc), or gives each piece
+// to the shell command --filter names.
+func split(c *call) effect {
+	p := splitArgs.parse(c.args)
+	e := read("splits a file")
+	if len(p.ops) > 0 {
+		c.raiseReads(&e, p.ops[0])
+	}
+	if filters := p.values("--filter"); len(filters) > 0 {
+		for _, f := range filters {
+			c.runWords("split --filter", []arg{f}, input{kind: inPipe})
+		}
+		return e
+	}
+	prefix := literal("x")
+	if len(p.ops) > 1 {
+		prefix = p.ops[1]
+	}
+	suffix := ""
+	if s, ok := p.value("--additional-suffix"); ok {
+		suffix = s.val
+	}
+	w := write(airlock.ClassFSWrite, "writes the pieces of a file")
+	c.raiseWrites(&w, pieces(prefix, suffix))
+	return worse(e, w)
+}
+
+// csplit writes the pieces of its input as PREFIX (-f) followed by a
+// number its --suffix-format makes.
+func csplit(c *call) effect {
+	p := getopt{short: "bfn", long: names("--suffix-format --prefix --digits")}.parse(c.args)
+	e := read("splits a file")
+	if len(p.ops) > 0 {
+		c.raiseReads(&e, p.ops[0])
+	}
+	prefix := literal("xx")
+	if f, ok := p.value("-f", "--prefix"); ok {
+		prefix = f
+	}
+	suffix := ""
+	if b, ok := p.value("-b", "--suffix-format"); ok {
+		suffix = b.val
+	}
+	w := write(airlock.ClassFSWrite, "writes the pieces of a file")
+	c.raiseWrites(&w, pieces(prefix, suffix))
+	return worse(e, w)
+}
+
+// pieces is the pattern of the files split and csplit write: the prefix,
+// any suffix, and the made-up part (csplit's "%d" conversions) standing
+// for any text.
+func pieces(prefix arg, suffix string) arg {
+	v, ok := prefix.pathValue()
+	if !ok {
+		return prefix
+	}
+	for {
+		i := strings.IndexByte(suffix, '%')
+		if i < 0 || i+1 >= len(suffix) {
+			break
+		}
+		j := i + 1 + strings.IndexAny(suffix[i+1:], "diouxXc%")
+		if j <= i {
+			break
+		}
+		suffix = suffix[:i] + "*" + suffix[j+1:]
+	}
+	return arg{val: v + "*" + suffix, text: prefix.text, static: true, glob: true}
 }
 
 func dd(c *call) effect {
@@ -471,46 +622,71 @@ func setuidMode(m string) bool {
 // setting setuid/setgid bits, permission changes are privileged.
 func chmod(c *call) effect {
 	e := perm("changes file permissions")
-	ops := c.operands("--reference")
-	targets := ops
-	if _, ref := c.value("--reference"); !ref && len(ops) > 0 {
-		targets = ops[1:]
-		if setuidMode(ops[0].val) {
+	p := getopt{long: names("--reference"), flags: names("--recursive")}.parse(c.args)
+	targets := p.ops
+	modeOpt := slices.ContainsFunc(c.args, func(a arg) bool { // "chmod -x file": a mode may look like an option
+		return a.static && len(a.val) > 1 && a.val[0] == '-' && a.val[1] != '-' &&
+			strings.Trim(a.val[1:], "rwxXstugoa+-=,01234567") == "" && strings.ContainsAny(a.val, "rwxXst")
+	})
+	for _, a := range c.args {
+		if modeOpt && a.static && strings.HasPrefix(a.val, "-") && setuidMode(a.val[1:]) && strings.ContainsRune(a.val, 's') {
 			return effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "sets the setuid or setgid bit"}
 		}
 	}
-	for _, a := range c.args { // "chmod -x file": a mode may look like an option
-		if a.static && strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val,
-			"--") && setuidMode(a.val[1:]) && strings.ContainsRune(a.val, 's') {
+	if !modeOpt && !p.has("--reference") && len(p.ops) > 0 {
+		targets = p.ops[1:]
+		if setuidMode(p.ops[0].val) {
 			return effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "sets the setuid or setgid bit"}
 		}
 	}
-	recursiveRoot(c, &e, targets)
+	recursiveRoot(c, &e, p, targets)
 	c.raiseWrites(&e, targets...)
 	return e
 }
 
 func chown(c *call) effect {
 	e := perm("changes file ownership")
-	if c.name == "setfacl" {
-		e.reason = "changes file access lists"
+	p := getopt{long: names("--from --reference"), flags: names("--recursive")}.parse(c.args)
+	targets := p.ops
+	if !p.has("--reference") && len(p.ops) > 0 {
+		targets = p.ops[1:]
 	}
-	if c.name == "chflags" {
-		e.reason = "changes file flags"
-	}
-	ops := c.operands("--reference", "--from", "-m", "-x", "-M", "-X", "--modify", "--remove", "--set", "--set-file")
-	targets := ops
-	if _, ref := c.value("--reference"); !ref && len(ops) > 0 && c.name != "setfacl" {
-		targets = ops[1:]
-	}
-	recursiveRoot(c, &e, targets)
+	recursiveRoot(c, &e, p, targets)
 	c.raiseWrites(&e, targets...)
 	return e
 }
 
+func chflags(c *call) effect {
+	e := perm("changes file flags")
+	p := getopt{}.parse(c.args)
+	if len(p.ops) > 0 {
+		p.ops = p.ops[1:]
+	}
+	recursiveRoot(c, &e, p, p.ops)
+	c.raiseWrites(&e, p.ops...)
+	return e
+}
+
+// setfacl changes the access lists of its operands, or with --restore of
+// every file a backup names, which Airlock cannot see.
+func setfacl(c *call) effect {
+	p := getopt{short: "mMxX", long: names("--modify --modify-file --remove --remove-file --set --set-file --restore"),
+		flags: names("--recursive")}.parse(c.args)
+	if p.has("--restore") {
+		e := effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
+			reason: "restores the access lists of the files a backup names"}
+		return e
+	}
+	e := perm("changes file access lists")
+	c.raiseReads(&e, p.values("-M", "-X", "--modify-file", "--remove-file", "--set-file")...)
+	recursiveRoot(c, &e, p, p.ops)
+	c.raiseWrites(&e, p.ops...)
+	return e
+}
+
 // recursiveRoot raises a recursive change of / or of a home directory.
-func recursiveRoot(c *call, e *effect, targets []arg) {
-	if !c.has("-R", "--recursive") {
+func recursiveRoot(c *call, e *effect, p parsed, targets []arg) {
+	if !p.has("-R", "--recursive") {
 		return
 	}
 	for _, t := range targets {
@@ -526,18 +702,26 @@ func recursiveRoot(c *call, e *effect, targets []arg) {
 	}
 }
 
+var patchOpts = getopt{short: "pdiorBDFVYzg", optLong: names("--merge"),
+	long: names("--strip --directory --input --output --reject-file --prefix --ifdef --fuzz --version-control " +
+		"--basename-prefix --suffix --get --quoting-style --reject-format --read-only")}
+
+// patch writes the files its diff names, under -d's directory, and its
+// output, reject and backup files; -i is the diff it reads.
 func patch(c *call) effect {
+	p := patchOpts.parse(c.args)
 	e := write(airlock.ClassFSWrite, "patches files")
+	if p.has("--dry-run") {
+		e = read("checks that a patch applies")
+	}
 	dir := literal(".")
-	if d, ok := c.value("-d", "--directory"); ok {
+	if d, ok := p.value("-d", "--directory"); ok {
 		dir = d
 	}
-	ops := c.operands("-p", "-d", "--directory", "-i", "--input", "-o", "--output", "-r", "--reject-file",
-		"-B", "--prefix", "-D", "--ifdef", "-F", "--fuzz", "-V", "--version-control", "-Y", "--basename-prefix",
-		"-z", "--suffix", "-g", "--get")
 	c.raiseWrites(&e, dir)
-	c.raiseWrites(&e, ops...)
-	c.raiseWrites(&e, c.values("-o", "--output")...)
+	c.raiseWrites(&e, p.ops...)
+	c.raiseWrites(&e, p.values("-o", "--output", "-r", "--reject-file", "-B", "--prefix")...)
+	c.raiseReads(&e, p.values("-i", "--input")...)
 	return e
 }
 
@@ -750,4 +934,276 @@ func pass(c *call) effect {
 		return remove("deletes stored passwords")
 	}
 	return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged, reason: "reads a stored password"}
+}
+
+// Options: most programs of this family parse their options with
+// getopt_long, which accepts more spellings than a list of exact words
+// catches: clusters ("-mo FILE", "-moFILE"), values attached or not
+// ("--output=FILE", "--output FILE"), options after operands, and long
+// names cut to any unambiguous prefix ("--outp", "--compress-prog"). A
+// rule that looks for a dangerous option parses the command line with the
+// program's getopt, so that every spelling is the same option.
+
+// getopt says how a program parses its options.
+type getopt struct {
+	short    string   // letters that take a value
+	optShort string   // letters whose optional value is only attached ("-iSUFFIX")
+	long     []string // long names that take a value
+	optLong  []string // long names whose optional value is only given with "="
+	flags    []string // long names without a value, so that abbreviations resolve
+}
+
+// parsed is a command line split into options and operands.
+type parsed struct {
+	opts []option // each with its full name: "-o", "--output"
+	ops  []arg
+	dyn  bool // a word only known at run time may hold options
+}
+
+// names splits a space-separated list, to keep tables short.
+func names(s string) []string { return strings.Fields(s) }
+
+type optKind uint8
+
+const (
+	noValue optKind = iota
+	needsValue
+	optionalValue
+)
+
+// resolve returns the long option a word names: itself, or the one
+// option it abbreviates. An ambiguous abbreviation is an error for the
+// program, so it names nothing.
+func (g getopt) resolve(name string) (string, optKind) {
+	lists := []struct {
+		names []string
+		kind  optKind
+	}{{g.long, needsValue}, {g.optLong, optionalValue}, {g.flags, noValue}}
+	found, kind, n := name, noValue, 0
+	for _, l := range lists {
+		for _, o := range l.names {
+			if o == name {
+				return o, l.kind
+			}
+			if len(name) > 2 && strings.HasPrefix(o, name) {
+				found, kind = o, l.kind
+				n++
+			}
+		}
+	}
+	if n != 1 {
+		return name, noValue
+	}
+	return found, kind
+}
+
+// parse splits args as getopt_long would. Everything after "--" is an
+// operand. A word only known at run time is an operand, unless its known
+// start makes it an option ("--output=$F", "-o$F"): then its value is
+// dynamic, and a path it starts with is kept for path checks.
+func (g getopt) parse(args []arg) parsed {
+	var p parsed
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.val
+		if !a.static {
+			v = staticPrefix(a.text)
+			if len(v) < 2 || v[0] != '-' {
+				p.ops = append(p.ops, a)
+				continue
+			}
+		}
+		if len(v) < 2 || v[0] != '-' {
+			p.ops = append(p.ops, a)
+			continue
+		}
+		if v == "--" && a.static {
+			p.ops = append(p.ops, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			name, val, eq := strings.Cut(v, "=")
+			full, kind := g.resolve(name)
+			o := option{name: full}
+			switch {
+			case eq:
+				o.val, o.has = valueArg(a, val), true
+			case !a.static:
+				p.dyn = true
+			case kind == needsValue && i+1 < len(args):
+				i++
+				o.val, o.has = args[i], true
+			}
+			p.opts = append(p.opts, o)
+			continue
+		}
+		i = g.cluster(&p, args, i, v)
+	}
+	return p
+}
+
+// cluster parses a word of short options ("-nf", "-oFILE"), whose known
+// part is v, and returns the index of the last word it used.
+func (g getopt) cluster(p *parsed, args []arg, i int, v string) int {
+	a := args[i]
+	for j := 1; j < len(v); j++ {
+		o := option{name: "-" + v[j:j+1]}
+		value := strings.IndexByte(g.short, v[j]) >= 0
+		optional := strings.IndexByte(g.optShort, v[j]) >= 0
+		switch {
+		case (value || optional) && (j+1 < len(v) || !a.static):
+			o.val, o.has = valueArg(a, v[j+1:]), true
+		case value && i+1 < len(args):
+			i++
+			o.val, o.has = args[i], true
+		}
+		p.opts = append(p.opts, o)
+		if value || optional {
+			return i
+		}
+	}
+	if !a.static {
+		p.dyn = true // more letters may follow
+	}
+	return i
+}
+
+// valueArg is the value attached to an option word, whose known part is
+// v. A dynamic value that starts with a path is a pattern of that path,
+// for path checks ("--output=/etc/$F" may be any file under /etc).
+func valueArg(a arg, v string) arg {
+	if a.static {
+		return arg{val: v, text: quote(v), static: true, glob: a.glob}
+	}
+	out := arg{text: a.text}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
+		out.path, out.glob = v+"*", true
+	}
+	return out
+}
+
+// staticPrefix is the start of a word as written, unquoted, up to its
+// first expansion.
+func staticPrefix(text string) string {
+	var b strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(text); i++ {
+		ch := text[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			} else {
+				b.WriteByte(ch)
+			}
+		case strings.HasPrefix(text[i:], "${HOME}"):
+			b.WriteByte('~') // as knownPrefixPath does for a whole word
+			i += len("${HOME}") - 1
+		case strings.HasPrefix(text[i:], "$HOME") && !syntaxValidName("HOME"+text[i+5:min(i+6, len(text))]):
+			b.WriteByte('~')
+			i += len("$HOME") - 1
+		case ch == '$' || ch == '`':
+			return b.String()
+		case ch == '\\' && i+1 < len(text):
+			i++
+			b.WriteByte(text[i])
+		case ch == '"':
+			if quote == '"' {
+				quote = 0
+			} else {
+				quote = '"'
+			}
+		case ch == '\'':
+			quote = '\''
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}
+
+func (p parsed) has(names ...string) bool {
+	for _, o := range p.opts {
+		if slices.Contains(names, o.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// values returns the values given to names, in order.
+func (p parsed) values(names ...string) []arg {
+	var out []arg
+	for _, o := range p.opts {
+		if o.has && slices.Contains(names, o.name) {
+			out = append(out, o.val)
+		}
+	}
+	return out
+}
+
+func (p parsed) value(names ...string) (arg, bool) {
+	for _, o := range p.opts {
+		if o.has && slices.Contains(names, o.name) {
+			return o.val, true
+		}
+	}
+	return arg{}, false
+}
+
+// tool is a program known by what its options do: it reads its operands
+// (or only shows information about them, with meta), and the values of
+// some options are files it writes, files it reads and may print (a
+// configuration, a list of file names), or commands it runs.
+type tool struct {
+	reason string
+	getopt
+	meta   bool
+	writes []string // options whose value is a file it writes
+	reads  []string // options whose value is a file it reads
+	lists  []string // options whose value is a file of names of files it reads
+	runs   []string // options whose value is a command it runs
+}
+
+func (t tool) rule(c *call) effect { return t.classify(c, t.parse(c.args)) }
+
+func (t tool) classify(c *call, p parsed) effect {
+	e := read(t.reason)
+	if !t.meta {
+		c.raiseReads(&e, p.ops...)
+	}
+	c.raiseReads(&e, p.values(t.reads...)...)
+	for _, l := range p.values(t.lists...) {
+		c.raiseReads(&e, l)
+		c.raiseReads(&e, c.stdinNames(l)...)
+	}
+	for _, o := range p.opts {
+		switch {
+		case !o.has:
+		case slices.Contains(t.writes, o.name):
+			w := write(airlock.ClassFSWrite, "writes the file given to "+o.name)
+			c.raiseWrites(&w, o.val)
+			e = worse(e, w)
+		case slices.Contains(t.runs, o.name):
+			c.runWords(c.name+" "+o.name, []arg{o.val}, input{kind: inPipe})
+		}
+	}
+	if p.dyn && len(t.runs) > 0 {
+		e = worse(e, exec("takes options only known at run time, which may run commands"))
+	}
+	return e
+}
+
+// stdinNames returns the file names a list holds when the list is the
+// command's standard input and Airlock knows it (a here-document): the
+// names a program reads with --files0-from=- or -T -.
+func (c *call) stdinNames(list arg) []arg {
+	if !list.static || list.val != "-" && list.val != "/dev/stdin" || c.in.kind != inText {
+		return nil
+	}
+	var out []arg
+	for _, n := range strings.FieldsFunc(c.in.text, func(r rune) bool { return r == '\n' || r == 0 }) {
+		out = append(out, literal(n))
+	}
+	return out
 }
