@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"errors"
+	"path"
 	"slices"
 	"strings"
 
@@ -17,8 +19,7 @@ var readOnly = []string{
 	"fold", "fmt", "pr", "column", "expand", "unexpand", "comm", "diff", "diff3", "sdiff", "cmp",
 	"colordiff", "strings", "od", "hexdump", "hd", "base64", "base32", "basenc", "md5sum", "sha1sum",
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "md5",
-	"rev", "tsort", "look", "zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zless", "zmore", "zgrep",
-	"zegrep", "zfgrep", "bzgrep", "xzgrep", "zdiff", "bat", "batcat", "view", "xmllint", "csvlook",
+	"rev", "tsort", "look", "zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zless", "zmore", "zdiff", "bat", "batcat", "view", "xmllint", "csvlook",
 	"mlr", "jless", "diffstat", "gpg", "gpg2", "ssh-add",
 }
 
@@ -38,7 +39,7 @@ var listing = []string{
 	"mpstat", "uptime", "w", "who", "whoami", "id", "groups", "users", "last", "lastlog", "uname",
 	"nproc", "lscpu", "lsblk", "lspci", "lsusb", "lshw", "lsmod", "modinfo", "blkid",
 	"findmnt", "hostid", "getconf", "locale", "tty", "stty", "printenv", "cal", "ncal", "sleep",
-	"seq", "expr", "bc", "dc", "factor", "numfmt", "yes", "uuidgen", "man", "info", "apropos",
+	"seq", "expr", "factor", "numfmt", "yes", "uuidgen", "man", "info", "apropos",
 	"whatis", "tldr", "nm", "objdump", "readelf", "ldd", "size", "systemd-analyze", "lsattr",
 	"getfacl", "getcap", "sestatus", "getenforce", "quota", "clear", "reset", "tput", "tabs",
 	"sw_vers", "lsb_release", "loginctl", "busctl",
@@ -47,13 +48,15 @@ var listing = []string{
 }
 
 var fileCommands = map[string]rule{
-	"grep": grep, "egrep": grep, "fgrep": grep, "rg": rg, "ag": ag, "ack": ag,
+	"grep": grep, "egrep": grep, "fgrep": grep, "zgrep": grep, "zegrep": grep, "zfgrep": grep, "bzgrep": grep,
+	"xzgrep": grep, "rg": rg, "ag": ag, "ack": ack,
 	"sort": sortLines.rule, "uniq": uniq, "shuf": shuf.rule, "iconv": iconv.rule, "wc": wc.rule, "du": du.rule,
 	"jq":  reads("processes JSON", "--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"),
 	"yq":  yq,
 	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
 	"sed": sed, "gsed": sed,
-	"xxd":      xxd,
+	"xxd": xxd,
+	"bc":  bc.rule, "dc": dc,
 	"date":     date,
 	"hostname": hostname,
 	"kill":     killRule, "pkill": killRule, "killall": killRule, "skill": killRule, "xkill": killRule,
@@ -94,32 +97,49 @@ var fileCommands = map[string]rule{
 	"pass":       pass,
 }
 
-// grep: the first operand is the pattern unless -e or -f gives it.
+var grepOpts = getopt{short: "efmABCdDX", optLong: names("--color --colour"),
+	long: names("--regexp --file --max-count --after-context --before-context --context --directories --devices " +
+		"--label --group-separator --binary-files --include --exclude --exclude-from --exclude-dir"),
+	flags: names("--recursive --dereference-recursive")}
+
+// grep: the first operand is the pattern unless -e or -f gives it; a
+// recursive search without operands searches the working directory.
 func grep(c *call) effect {
-	ops := c.operands("-e", "--regexp", "-f", "--file", "-m", "--max-count", "-A", "-B", "-C", "--context",
-		"-d", "--directories", "-D", "--devices", "--label", "--group-separator")
-	if !c.has("-e", "--regexp", "-f", "--file") && len(ops) > 0 {
+	p := grepOpts.parse(c.args)
+	ops := p.ops
+	if !p.has("-e", "--regexp", "-f", "--file") && len(ops) > 0 {
 		ops = ops[1:]
 	}
-	if len(ops) == 0 && c.has("-r", "-R", "--recursive", "--dereference-recursive") {
+	recursive := p.has("-r", "-R", "--recursive", "--dereference-recursive")
+	for _, d := range p.values("-d", "--directories") {
+		recursive = recursive || d.val == "recurse"
+	}
+	if len(ops) == 0 && recursive {
 		ops = []arg{literal(".")}
 	}
 	e := read("searches files")
 	c.raiseReads(&e, ops...)
-	c.raiseReads(&e, c.values("-f", "--file")...)
+	c.raiseReads(&e, p.values("-f", "--file", "--exclude-from")...)
 	return e
 }
 
+var rgOpts = getopt{short: "ABCdEefgjMmrtT",
+	long: names("--after-context --before-context --color --colors --context --context-separator --dfa-size-limit " +
+		"--encoding --engine --field-context-separator --field-match-separator --file --glob --iglob --ignore-file " +
+		"--max-columns --max-count --max-depth --max-filesize --path-separator --pre --pre-glob --regex-size-limit " +
+		"--regexp --replace --sort --sortr --threads --type --type-add --type-clear --type-not --hostname-bin " +
+		"--hyperlink-format --generate")}
+
+// rg runs --pre's program on every file it searches (a path, no shell).
 func rg(c *call) effect {
-	if pre, ok := c.value("--pre"); ok {
-		return exec("runs " + pre.text + " on every file it searches")
+	p := rgOpts.parse(c.args)
+	for _, o := range p.opts {
+		if o.has && (o.name == "--pre" || o.name == "--hostname-bin") {
+			c.runWords("rg "+o.name, []arg{o.val}, input{})
+		}
 	}
-	ops := c.operands("-e", "--regexp", "-f", "--file", "-g", "--glob", "--iglob", "-t", "--type", "-T", "--type-not",
-		"-m", "--max-count", "-A", "-B", "-C", "--context", "-j", "--threads", "-M", "--max-columns", "--max-depth",
-		"-d", "-r", "--replace", "--type-add", "-E", "--encoding", "--ignore-file", "--sort", "--sortr",
-		"--path-separator", "--color", "--colors", "--context-separator", "--max-filesize", "--dfa-size-limit",
-		"--regex-size-limit", "--engine", "--field-context-separator", "--field-match-separator")
-	if !c.has("-e", "--regexp", "-f", "--file", "--files", "--type-list") && len(ops) > 0 {
+	ops := p.ops
+	if !p.has("-e", "--regexp", "-f", "--file", "--files", "--type-list") && len(ops) > 0 {
 		ops = ops[1:]
 	}
 	if len(ops) == 0 {
@@ -127,12 +147,49 @@ func rg(c *call) effect {
 	}
 	e := read("searches files")
 	c.raiseReads(&e, ops...)
+	c.raiseReads(&e, p.values("-f", "--file", "--ignore-file")...)
 	return e
 }
 
+var agOpts = getopt{short: "ABCGgmpW",
+	long: names("--after --before --context --file-search-regex --max-count --depth --path-to-ignore --pager " +
+		"--ignore --ignore-dir --width --workers --color-line-number --color-match --color-path --ackmate-dir-filter")}
+
+// ag: -g searches file names; the pattern is the first operand unless -g
+// gives one. --pager names a command it runs.
 func ag(c *call) effect {
-	ops := c.operands("-A", "-B", "-C", "-G", "--file-search-regex", "-m", "--max-count", "--depth", "-p", "--path-to-ignore")
-	if len(ops) > 0 {
+	p := agOpts.parse(c.args)
+	for _, pager := range p.values("--pager") {
+		c.runWords("ag --pager", []arg{pager}, input{kind: inPipe})
+	}
+	return searchOps(c, p, p.has("-g"), p.values("-p", "--path-to-ignore"))
+}
+
+var ackOpts = getopt{short: "ABCgmt",
+	long: names("--pager --ackrc --files-from --output --max-count --after-context --before-context --context " +
+		"--type-set --type-add --type-del --ignore-dir --noignore-dir --ignore-file --match --range-start --range-end " +
+		"--color-filename --color-match --color-lineno --color-colno --type")}
+
+// ack runs --pager's command; an --ackrc file may set one, out of sight.
+func ack(c *call) effect {
+	p := ackOpts.parse(c.args)
+	for _, pager := range p.values("--pager") {
+		c.runWords("ack --pager", []arg{pager}, input{kind: inPipe})
+	}
+	e := searchOps(c, p, p.has("-g", "-f", "--match"), p.values("--files-from"))
+	if rc := p.values("--ackrc"); len(rc) > 0 {
+		x := exec("reads options from an ackrc file, which may name a pager to run")
+		c.raiseReads(&x, rc...)
+		e = worse(e, x)
+	}
+	return e
+}
+
+// searchOps classifies a search of the files named after the pattern (or
+// of the working directory), and of lists of files.
+func searchOps(c *call, p parsed, noPattern bool, lists []arg) effect {
+	ops := p.ops
+	if !noPattern && len(ops) > 0 {
 		ops = ops[1:]
 	}
 	if len(ops) == 0 {
@@ -140,6 +197,7 @@ func ag(c *call) effect {
 	}
 	e := read("searches files")
 	c.raiseReads(&e, ops...)
+	c.raiseReads(&e, lists...)
 	return e
 }
 
@@ -180,106 +238,219 @@ func uniq(c *call) effect {
 
 var uniqOpts = getopt{short: "fsw", long: names("--skip-fields --skip-chars --check-chars"), optLong: names("--all-repeated --group")}
 
+// yq edits files in place with -i, and writes one file per document with
+// -s, named by an expression.
 func yq(c *call) effect {
-	if c.has("-i", "--inplace") {
+	p := getopt{short: "Iops", long: names("--indent --output-format --input-format --split-exp --expression --from-file " +
+		"--front-matter")}.parse(c.args)
+	switch {
+	case p.has("-i", "--inplace"):
 		e := write(airlock.ClassFSWrite, "edits files in place")
-		c.raiseWrites(&e, c.operands()...)
+		c.raiseWrites(&e, p.ops...)
 		return e
+	case p.has("-s", "--split-exp"):
+		return write(airlock.ClassFSWrite, "writes a file for each document")
 	}
-	return reads("processes YAML")(c)
-}
-
-// awk: a program that calls system(), pipes or redirects runs commands or
-// writes files.
-func awk(c *call) effect {
-	ops := c.operands("-F", "--field-separator", "-v", "--assign", "-f", "--file", "-i", "--include",
-		"-l", "--load", "-E", "--exec", "-e", "--source")
-	var progs []arg
-	if c.has("-f", "--file", "-E", "--exec") {
-		return exec("runs an awk program file, which Airlock cannot inspect")
-	}
-	progs = append(progs, c.values("-e", "--source")...)
-	if len(progs) == 0 && len(ops) > 0 {
-		progs, ops = ops[:1], ops[1:]
-	}
-	if inc, ok := c.value("-i", "--include"); ok && inc.val == "inplace" {
-		e := write(airlock.ClassFSWrite, "edits files in place")
-		c.raiseWrites(&e, ops...)
-		return e
-	}
-	if c.has("-l", "--load") {
-		return exec("loads an awk extension library")
-	}
-	for _, p := range progs {
-		if !p.static {
-			return exec("runs an awk program only known at run time")
-		}
-		if awkRuns(p.val) {
-			return exec("runs an awk program that runs commands or writes files")
-		}
-	}
-	e := read("processes text")
-	c.raiseReads(&e, ops...)
+	e := read("processes YAML")
+	c.raiseReads(&e, p.ops...)
 	return e
 }
 
-// awkRuns reports whether an awk program may run commands or write files:
-// system(), a pipe, or print/printf redirected with ">".
-func awkRuns(prog string) bool {
-	if strings.Contains(prog, "system") || strings.Contains(prog, "|") {
-		return true
+var awkOpts = getopt{short: "fFvmeEilW", optShort: "dDopL",
+	long:    names("--file --field-separator --assign --source --exec --include --load"),
+	optLong: names("--dump-variables --debug --pretty-print --profile --lint"),
+	flags:   names("--sandbox")}
+
+// awk is classified by its program (see awkProgram): the commands it runs
+// with system() and pipes, the files it writes with print > and reads with
+// getline <, gawk's network files. Program files, extensions and the
+// debugger are code Airlock cannot see; gawk's --sandbox forbids all of it.
+func awk(c *call) effect {
+	p := awkOpts.parse(c.args)
+	ops := p.ops
+	progs := p.values("-e", "--source")
+	if len(progs) == 0 && !p.has("-f", "--file", "-E", "--exec") && len(ops) > 0 {
+		progs, ops = ops[:1], ops[1:]
 	}
-	for _, kw := range []string{"print", "printf"} {
-		if i := strings.Index(prog, kw); i >= 0 && strings.Contains(prog[i:], ">") {
-			return true
+	vars := awkAssigns(p.values("-v", "--assign"))
+	var files []arg
+	for _, op := range ops {
+		if name, _, ok := strings.Cut(op.val, "="); ok && op.static && syntaxValidName(name) {
+			vars = awkAssigns([]arg{op}, vars)
+			continue
+		}
+		files = append(files, op)
+	}
+	e := read("processes text")
+	c.raiseReads(&e, files...)
+	if p.has("-S", "--sandbox") {
+		return e // no system(), no redirections, no extensions
+	}
+	inPlace := false
+	for _, inc := range p.values("-i", "--include") {
+		if strings.TrimSuffix(inc.val, ".awk") == "inplace" {
+			inPlace = true
+		} else {
+			e = worse(e, exec("includes an awk source file, which Airlock cannot inspect"))
 		}
 	}
-	return false
+	switch {
+	case p.has("-f", "--file", "-E", "--exec"):
+		x := exec("runs an awk program file, which Airlock cannot inspect")
+		c.raiseReads(&x, p.values("-f", "--file", "-E", "--exec")...)
+		e = worse(e, x)
+	case p.has("-l", "--load"):
+		e = worse(e, exec("loads an awk extension library"))
+	case p.has("-D", "--debug"):
+		e = worse(e, exec("runs gawk's debugger, whose commands Airlock cannot see"))
+	}
+	for _, w := range p.values("-W") {
+		if opt, _, _ := strings.Cut(w.val, "="); !w.static || !slices.Contains(names(awkSafeW), opt) {
+			e = worse(e, exec("takes -W "+w.text+", which may run a program file"))
+		}
+	}
+	for _, o := range p.opts {
+		if out, ok := awkReports[o.name]; ok {
+			w := write(airlock.ClassFSWrite, "writes a report of the program")
+			if o.has {
+				out = o.val
+			}
+			c.raiseWrites(&w, out)
+			e = worse(e, w)
+		}
+	}
+	for _, prog := range progs {
+		if !prog.static {
+			return worse(e, exec("runs an awk program only known at run time"))
+		}
+		ops, err := awkProgram(prog.val, vars)
+		if err != nil {
+			return worse(e, exec("runs an awk program Airlock cannot parse"))
+		}
+		inPlace = inPlace || ops.inPlace
+		e = worse(e, c.awkEffects(ops))
+	}
+	if inPlace {
+		w := write(airlock.ClassFSWrite, "edits files in place")
+		c.raiseWrites(&w, files...)
+		e = worse(e, w)
+	}
+	return e
 }
+
+// awkSafeW are the -W options (mawk's, and gawk's names for its long
+// options) that neither run code nor write.
+const awkSafeW = "version usage help dump interactive posix_space random sprintf sandbox traditional posix lint " +
+	"characters-as-bytes re-interval non-decimal-data use-lc-numeric bignum optimize no-optimize copyright"
+
+// awkReports are gawk's options that write a report, with the file each
+// writes by default.
+var awkReports = map[string]arg{
+	"-d": literal("awkvars.out"), "--dump-variables": literal("awkvars.out"),
+	"-o": literal("awkprof.out"), "--pretty-print": literal("awkprof.out"),
+	"-p": literal("awkprof.out"), "--profile": literal("awkprof.out"),
+}
+
+// awkAssigns adds the static values of "name=value" assignments (-v, or
+// operands) to vars, so that system(cmd) finds what cmd holds.
+func awkAssigns(words []arg, into ...map[string][]string) map[string][]string {
+	vars := map[string][]string{}
+	if len(into) > 0 {
+		vars = into[0]
+	}
+	for _, w := range words {
+		if name, val, ok := strings.Cut(w.val, "="); ok && w.static {
+			vars[name] = append(vars[name], val)
+		}
+	}
+	return vars
+}
+
+// awkEffects classifies what an awk program does beyond printing, and
+// asks for the commands it runs to be analysed.
+func (c *call) awkEffects(ops awkOps) effect {
+	e := read("processes text")
+	for _, cmd := range ops.commands {
+		n := c.runScript("awk", cmd, input{})
+		n.lenient = true
+	}
+	if ops.dynamic {
+		e = worse(e, exec("runs commands it builds at run time"))
+		if ops.network {
+			return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged,
+				reason: "runs commands while connected to the network (gawk /inet), as a remote shell does"}
+		}
+	}
+	if ops.network {
+		e = worse(e, net(airlock.ClassNetConnect, "opens network connections (gawk /inet)"))
+	}
+	if ops.code {
+		e = worse(e, exec("loads awk code or an extension library, which Airlock cannot inspect"))
+	}
+	for _, f := range ops.writes {
+		w := write(airlock.ClassFSWrite, "writes a file from its program")
+		if f != "" {
+			c.raiseWrites(&w, literal(f))
+		}
+		e = worse(e, w)
+	}
+	for _, f := range ops.reads {
+		r := read("reads a file from its program")
+		c.raiseReads(&r, literal(f))
+		e = worse(e, r)
+	}
+	return e
+}
+
+// sedOpts: -i's suffix is optional, so "-ie" is in place with suffix "e".
+var sedOpts = getopt{short: "efl", optShort: "i", long: names("--expression --file --line-length"),
+	optLong: names("--in-place"), flags: names("--quiet --silent --debug --posix --sandbox --separate --unbuffered " +
+		"--null-data --zero-terminated --regexp-extended --follow-symlinks --binary")}
 
 // sed edits text, in place with -i; its script may also run commands,
 // write and read files (see sedScript).
 func sed(c *call) effect {
-	inPlace := false
-	for _, a := range c.args {
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			break
-		}
-		if v == "--in-place" || strings.HasPrefix(v,
-			"--in-place=") || v[1] != '-' && strings.ContainsRune(strings.SplitN(v, "e", 2)[0], 'i') {
-			inPlace = true
-		}
-	}
-	ops := c.operands("-e", "--expression", "-f", "--file", "-l", "--line-length")
-	scripts := c.values("-e", "--expression")
-	if !c.has("-e", "--expression", "-f", "--file") && len(ops) > 0 {
+	p := sedOpts.parse(c.args)
+	ops := p.ops
+	scripts := p.values("-e", "--expression")
+	files := p.values("-f", "--file")
+	if len(scripts) == 0 && len(files) == 0 && len(ops) > 0 {
 		scripts, ops = ops[:1], ops[1:]
 	}
 	e := read("edits text")
 	c.raiseReads(&e, ops...)
-	if inPlace {
+	if p.has("-i", "--in-place") {
 		e = write(airlock.ClassFSWrite, "edits files in place")
 		c.raiseWrites(&e, ops...)
+		for _, suffix := range p.values("-i", "--in-place") {
+			if strings.Contains(suffix.val, "/") { // a backup directory
+				for _, op := range ops {
+					c.raiseWrites(&e, literal(strings.ReplaceAll(suffix.val, "*", path.Base(op.val))))
+				}
+			}
+		}
 	}
-	if c.has("--sandbox") {
+	if p.has("--sandbox") {
 		return e // e, r and w are refused
 	}
-	if files := c.values("-f", "--file"); len(files) > 0 {
-		x := exec("runs a sed script file, which Airlock cannot inspect")
-		c.raiseReads(&x, files...)
-		return worse(e, x)
-	}
-	for _, s := range scripts {
-		if !s.static {
-			return worse(e, exec("runs a sed script only known at run time"))
+	for _, f := range files {
+		if f.static && (f.val == "-" || f.val == "/dev/stdin") && c.in.kind == inText {
+			scripts = append(scripts, literal(c.in.text))
+			continue
 		}
-		e = worse(e, c.sedEffects(s.val))
+		x := exec("runs a sed script file, which Airlock cannot inspect")
+		c.raiseReads(&x, f)
+		e = worse(e, x)
 	}
-	return e
+	if len(scripts) == 0 {
+		return e
+	}
+	// sed joins its -e scripts with newlines: "a\" in one continues in the next.
+	script, ok := joinLines(scripts)
+	if !ok {
+		return worse(e, exec("runs a sed script only known at run time"))
+	}
+	return worse(e, c.sedEffects(script))
 }
 
 // sedEffects classifies what a sed script does beyond editing text, and
@@ -312,18 +483,400 @@ func (c *call) sedEffects(script string) effect {
 	return e
 }
 
+func joinLines(words []arg) (string, bool) {
+	var b strings.Builder
+	for i, w := range words {
+		if !w.static {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(w.val)
+	}
+	return b.String(), true
+}
+
+// awkOps is what an awk program does beyond reading its input and printing.
+type awkOps struct {
+	commands []string // commands it runs, given as strings
+	dynamic  bool     // runs commands it builds at run time
+	writes   []string // files it writes ("" for one named at run time)
+	reads    []string // files it reads with getline
+	network  bool     // opens gawk's /inet special files
+	code     bool     // @load or @include of a file other than inplace
+	inPlace  bool     // @include "inplace"
+}
+
+var errAwkSyntax = errors.New("awk program does not scan")
+
+type awkToken struct {
+	kind byte // 's' string, 'r' regex, 'w' word, 'n' newline, else the punctuation itself ('|' for |&)
+	text string
+}
+
+// awkProgram finds, in an awk program, the commands it runs (system(),
+// "cmd" | getline, print | "cmd", |& coprocesses), the files it writes
+// (print > file) and reads (getline < file), and gawk's network files. A
+// command or file held in a variable is found when the program or an
+// assignment (vars) gives the variable a string; otherwise it is built at
+// run time.
+func awkProgram(prog string, vars map[string][]string) (awkOps, error) {
+	toks, err := awkTokens(prog)
+	if err != nil {
+		return awkOps{}, err
+	}
+	strs := map[string][]string{}
+	for k, v := range vars {
+		strs[k] = v
+	}
+	for i := 0; i+2 < len(toks); i++ { // name = "string"
+		if toks[i].kind == 'w' && toks[i+1].kind == '=' && toks[i+2].kind == 's' {
+			strs[toks[i].text] = append(strs[toks[i].text], toks[i+2].text)
+		}
+	}
+	// operand returns the strings a single-token operand stands for; ok is
+	// false when it is an expression built at run time.
+	operand := func(t awkToken) ([]string, bool) {
+		switch t.kind {
+		case 's':
+			return []string{t.text}, true
+		case 'w':
+			v, ok := strs[t.text]
+			return v, ok
+		}
+		return nil, false
+	}
+	var ops awkOps
+	inPrint, depth := false, 0
+	for i, t := range toks {
+		next := awkToken{}
+		if i+1 < len(toks) {
+			next = toks[i+1]
+		}
+		switch {
+		case t.kind == 's' && awkNetFile(t.text):
+			ops.network = true
+		case t.kind == '@' && next.kind == 'w' && (next.text == "include" || next.text == "load"):
+			if i+2 < len(toks) && toks[i+2].kind == 's' && next.text == "include" && strings.TrimSuffix(toks[i+2].text, ".awk") == "inplace" {
+				ops.inPlace = true
+			} else {
+				ops.code = true
+			}
+		case t.kind == 'w' && (t.text == "print" || t.text == "printf"):
+			inPrint, depth = true, 0
+		case t.kind == 'w' && t.text == "system" && next.kind == '(':
+			if i+3 < len(toks) && toks[i+3].kind == ')' {
+				if cmds, ok := operand(toks[i+2]); ok {
+					ops.commands = append(ops.commands, cmds...)
+					continue
+				}
+			}
+			ops.dynamic = true
+		case t.kind == '|' && next.kind == 'w' && next.text == "getline": // cmd | getline
+			cmds, ok := awkOperand(toks, i-1, operand)
+			ops.add(cmds, ok)
+		case t.kind == '|': // print | cmd
+			cmds, ok := awkOperand(toks, i+1, operand)
+			ops.add(cmds, ok)
+		case t.kind == '<' && i > 0 && (toks[i-1].text == "getline" || i > 1 && toks[i-2].text == "getline"):
+			files, ok := awkOperand(toks, i+1, operand)
+			if !ok {
+				files = []string{""}
+			}
+			for _, f := range files {
+				if awkNetFile(f) {
+					ops.network = true
+				} else if f != "" && f != "-" && f != "/dev/stdin" {
+					ops.reads = append(ops.reads, f)
+				}
+			}
+		case inPrint && depth == 0 && (t.kind == '>' || t.kind == 'A'):
+			files, ok := awkOperand(toks, i+1, operand)
+			if !ok {
+				files = []string{""}
+			}
+			for _, f := range files {
+				switch {
+				case awkNetFile(f):
+					ops.network = true
+				case f == "/dev/stdout" || f == "/dev/stderr" || f == "-" || strings.HasPrefix(f, "/dev/fd/"):
+				default:
+					ops.writes = append(ops.writes, f)
+				}
+			}
+		case t.kind == '(':
+			depth++
+		case t.kind == ')':
+			depth--
+		case t.kind == ';' || t.kind == 'n' || t.kind == '}' || t.kind == '{':
+			inPrint = false
+		}
+	}
+	return ops, nil
+}
+
+// awkOperand returns what the token at i stands for, when it is a whole
+// operand: a string, or a variable given one.
+func awkOperand(toks []awkToken, i int, operand func(awkToken) ([]string, bool)) ([]string, bool) {
+	if i < 0 || i >= len(toks) {
+		return nil, false
+	}
+	if i+1 < len(toks) && i > 0 && toks[i-1].kind == '|' { // print | "cmd" ; — nothing may follow
+		if k := toks[i+1].kind; k != ';' && k != 'n' && k != '}' && k != ')' {
+			return nil, false
+		}
+	}
+	return operand(toks[i])
+}
+
+func (ops *awkOps) add(cmds []string, ok bool) {
+	if !ok {
+		ops.dynamic = true
+		return
+	}
+	for _, c := range cmds {
+		if awkNetFile(c) {
+			ops.network = true
+		} else {
+			ops.commands = append(ops.commands, c)
+		}
+	}
+}
+
+// awkNetFile reports whether a file name is one of gawk's network
+// connections: /inet/tcp/lport/host/rport and the like.
+func awkNetFile(f string) bool {
+	return strings.HasPrefix(f, "/inet/") || strings.HasPrefix(f, "/inet4/") || strings.HasPrefix(f, "/inet6/")
+}
+
+// awkTokens splits an awk program into the tokens awkProgram looks at:
+// strings (unescaped), regular expressions, words, and punctuation, with
+// ">>" as 'A' and "|&" as '|'; "||" is dropped. Comments are skipped.
+func awkTokens(prog string) ([]awkToken, error) {
+	var toks []awkToken
+	// regexOK reports whether a "/" here starts a regular expression
+	// rather than dividing.
+	regexOK := func() bool {
+		if len(toks) == 0 {
+			return true
+		}
+		t := toks[len(toks)-1]
+		switch t.kind {
+		case 'w':
+			return t.text == "print" || t.text == "printf" || t.text == "return" || t.text == "in"
+		case 's', 'r', ')', ']', '$':
+			return false
+		}
+		return true
+	}
+	for i := 0; i < len(prog); i++ {
+		ch := prog[i]
+		switch {
+		case ch == ' ' || ch == '\t' || ch == '\r':
+		case ch == '\\' && i+1 < len(prog) && prog[i+1] == '\n':
+			i++
+		case ch == '\n':
+			toks = append(toks, awkToken{kind: 'n'})
+		case ch == '#':
+			for i < len(prog) && prog[i] != '\n' {
+				i++
+			}
+			i--
+		case ch == '"':
+			var b strings.Builder
+			i++
+			for ; i < len(prog) && prog[i] != '"'; i++ {
+				if prog[i] == '\\' && i+1 < len(prog) {
+					i++
+					b.WriteByte(awkEscape(prog[i]))
+					continue
+				}
+				if prog[i] == '\n' {
+					return nil, errAwkSyntax
+				}
+				b.WriteByte(prog[i])
+			}
+			if i >= len(prog) {
+				return nil, errAwkSyntax
+			}
+			toks = append(toks, awkToken{kind: 's', text: b.String()})
+		case ch == '/' && regexOK():
+			i++
+			for ; i < len(prog) && prog[i] != '/'; i++ {
+				if prog[i] == '\\' {
+					i++
+				} else if prog[i] == '[' { // a bracket expression may hold "/"
+					for i++; i < len(prog) && prog[i] != ']'; i++ {
+					}
+				}
+			}
+			if i >= len(prog) {
+				return nil, errAwkSyntax
+			}
+			toks = append(toks, awkToken{kind: 'r'})
+		case ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z':
+			j := i
+			for j < len(prog) && (prog[j] == '_' || prog[j] >= 'a' && prog[j] <= 'z' || prog[j] >= 'A' && prog[j] <= 'Z' ||
+				prog[j] >= '0' && prog[j] <= '9') {
+				j++
+			}
+			toks = append(toks, awkToken{kind: 'w', text: prog[i:j]})
+			i = j - 1
+		case ch >= '0' && ch <= '9' || ch == '.':
+			toks = append(toks, awkToken{kind: '0'})
+			for i+1 < len(prog) && (prog[i+1] >= '0' && prog[i+1] <= '9' || prog[i+1] == '.') {
+				i++
+			}
+		case ch == '|' && i+1 < len(prog) && prog[i+1] == '|':
+			i++
+			toks = append(toks, awkToken{kind: '&'})
+		case ch == '|' && i+1 < len(prog) && prog[i+1] == '&':
+			i++
+			toks = append(toks, awkToken{kind: '|'})
+		case ch == '>' && i+1 < len(prog) && prog[i+1] == '>':
+			i++
+			toks = append(toks, awkToken{kind: 'A'})
+		case ch == '>' && i+1 < len(prog) && prog[i+1] == '=', ch == '=' && i+1 < len(prog) && prog[i+1] == '=',
+			ch == '<' && i+1 < len(prog) && prog[i+1] == '=', ch == '!' && i+1 < len(prog) && prog[i+1] == '=':
+			i++
+			toks = append(toks, awkToken{kind: 'c'}) // a comparison
+		default:
+			toks = append(toks, awkToken{kind: ch})
+		}
+	}
+	return toks, nil
+}
+
+func awkEscape(ch byte) byte {
+	switch ch {
+	case 'n':
+		return '\n'
+	case 't':
+		return '\t'
+	}
+	return ch
+}
+
+// xxd dumps its first operand into its second, and with -r turns a dump
+// back into bytes. Its options are single words it matches by prefix:
+// "-c 8", "-c8", "-cols 8" and "--cols 8" are the same; whatever is misread
+// as an operand, the file it writes is the last one.
 func xxd(c *call) effect {
-	ops := c.operands("-c", "-g", "-l", "-o", "-s", "-n", "--name")
+	var ops []arg
+	for i := 0; i < len(c.args); i++ {
+		a := c.args[i]
+		if !a.static || len(a.val) < 2 || a.val[0] != '-' {
+			ops = append(ops, a)
+			continue
+		}
+		if a.val == "--" {
+			ops = append(ops, c.args[i+1:]...)
+			break
+		}
+		v := a.val[1:]
+		if len(v) > 1 && v[0] == '-' {
+			v = v[1:]
+		}
+		if xxdNextValue(v) {
+			i++
+		}
+	}
 	e := read("dumps bytes")
 	if len(ops) > 0 {
-		c.raiseReads(&e, ops[0])
+		c.raiseReads(&e, ops[:len(ops)-1]...)
 	}
 	if len(ops) > 1 {
 		w := write(airlock.ClassFSWrite, "writes a file")
-		c.raiseWrites(&w, ops[1])
+		c.raiseWrites(&w, ops[len(ops)-1])
 		e = worse(e, w)
+	} else if len(ops) == 1 {
+		c.raiseReads(&e, ops[0])
 	}
 	return e
+}
+
+// xxdNextValue reports whether an xxd option word ("c8", "cols",
+// "capitalize") takes its value from the next word: it is the letter alone
+// or spelled out ("c", "cols"); "c8" carries its value.
+func xxdNextValue(v string) bool {
+	for _, long := range names("cols groupsize len offset seek name R") {
+		if v == long[:1] || strings.HasPrefix(v, long) {
+			return true
+		}
+	}
+	return false
+}
+
+// bc runs the programs in the files it is given, and prints them, in part,
+// when they do not parse.
+var bc = tool{reason: "calculates", getopt: getopt{short: "ef", long: names("--expression --file")}, reads: names("-f --file")}
+
+// dc runs its scripts (-e, -f, operands, or its input), whose "!" command
+// runs the rest of the line as a shell command.
+func dc(c *call) effect {
+	p := getopt{short: "ef", long: names("--expression --file")}.parse(c.args)
+	e := read("calculates")
+	files := append(p.values("-f", "--file"), p.ops...)
+	scripts := p.values("-e", "--expression")
+	if len(files) > 0 {
+		x := exec("runs dc scripts from files, which Airlock cannot inspect")
+		c.raiseReads(&x, files...)
+		e = worse(e, x)
+	}
+	if len(files) == 0 && len(scripts) == 0 {
+		switch c.in.kind {
+		case inText:
+			scripts = append(scripts, literal(c.in.text))
+		case inNull:
+		default:
+			return worse(e, exec("runs dc code read from its input, which Airlock cannot see"))
+		}
+	}
+	for _, s := range scripts {
+		if !s.static {
+			return worse(e, exec("runs dc code only known at run time"))
+		}
+		for _, cmd := range dcCommands(s.val) {
+			n := c.runScript("dc !", cmd, input{})
+			n.lenient = true
+		}
+		if strings.ContainsRune(s.val, '?') && c.in.kind != inText && c.in.kind != inNull {
+			e = worse(e, exec("runs dc code read from its input (?), which Airlock cannot see"))
+		}
+	}
+	return e
+}
+
+// dcCommands returns the shell commands a dc script runs: "!" followed by
+// the rest of the line, unless it is the negation of a comparison ("!<r").
+// Inside a string, which a macro may run, the command ends with the string.
+func dcCommands(script string) []string {
+	var cmds []string
+	depth := 0
+	for i := 0; i < len(script); i++ {
+		switch script[i] {
+		case '[':
+			depth++
+		case ']':
+			depth = max(depth-1, 0)
+		case '!':
+			if i+1 < len(script) && strings.IndexByte("<>=", script[i+1]) >= 0 {
+				continue
+			}
+			end := strings.IndexByte(script[i+1:], '\n')
+			if end < 0 {
+				end = len(script) - i - 1
+			}
+			cmd := script[i+1 : i+1+end]
+			if depth > 0 {
+				cmd, _, _ = strings.Cut(cmd, "]")
+			}
+			cmds = append(cmds, cmd)
+			i += end
+		}
+	}
+	return cmds
 }
 
 var dateOpts = getopt{short: "dfrs", optShort: "I", long: names("--date --file --reference --set --rfc-3339"),
