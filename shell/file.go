@@ -15,11 +15,11 @@ import (
 
 // readOnly are programs that read the files they are given.
 var readOnly = []string{
-	"cat", "tac", "nl", "head", "tail", "less", "more", "most", "cut", "tr", "paste", "join",
+	"cat", "tac", "nl", "head", "tail", "more", "most", "cut", "tr", "paste", "join",
 	"fold", "fmt", "pr", "column", "expand", "unexpand", "comm", "diff", "diff3", "sdiff", "cmp",
 	"colordiff", "strings", "od", "hexdump", "hd", "base64", "base32", "basenc", "md5sum", "sha1sum",
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "md5",
-	"rev", "tsort", "look", "zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zless", "zmore", "zdiff", "bat", "batcat", "view", "xmllint", "csvlook",
+	"rev", "tsort", "look", "zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zmore", "zdiff", "view", "xmllint", "csvlook",
 	"mlr", "jless", "diffstat", "gpg", "gpg2", "ssh-add",
 }
 
@@ -39,8 +39,8 @@ var listing = []string{
 	"mpstat", "uptime", "w", "who", "whoami", "id", "groups", "users", "last", "lastlog", "uname",
 	"nproc", "lscpu", "lsblk", "lspci", "lsusb", "lshw", "lsmod", "modinfo", "blkid",
 	"findmnt", "hostid", "getconf", "locale", "tty", "stty", "printenv", "cal", "ncal", "sleep",
-	"seq", "expr", "factor", "numfmt", "yes", "uuidgen", "man", "info", "apropos",
-	"whatis", "tldr", "nm", "objdump", "readelf", "ldd", "size", "systemd-analyze", "lsattr",
+	"seq", "expr", "factor", "numfmt", "yes", "uuidgen", "apropos",
+	"whatis", "nm", "objdump", "readelf", "ldd", "size", "systemd-analyze", "lsattr",
 	"getfacl", "getcap", "sestatus", "getenforce", "quota", "clear", "reset", "tput", "tabs",
 	"sw_vers", "lsb_release", "loginctl", "busctl",
 	"nvidia-smi", "sensors", "pstree", "pwdx", "iotop", "nethogs", "iftop", "ss", "netstat",
@@ -55,8 +55,9 @@ var fileCommands = map[string]rule{
 	"yq":  yq,
 	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
 	"sed": sed, "gsed": sed,
-	"xxd": xxd,
-	"bc":  bc.rule, "dc": dc,
+	"xxd":  xxd,
+	"less": less, "zless": less, "man": man, "info": info, "bat": bat, "batcat": bat, "tldr": tldr,
+	"bc": bc.rule, "dc": dc,
 	"date":     date,
 	"hostname": hostname,
 	"kill":     killRule, "pkill": killRule, "killall": killRule, "skill": killRule, "xkill": killRule,
@@ -877,6 +878,175 @@ func dcCommands(script string) []string {
 		}
 	}
 	return cmds
+}
+
+// Pagers and manuals.
+
+var lessOpts = getopt{short: `bDhjkoOpPtTxyz"#`,
+	long: names("--buffers --color --max-back-scroll --jump-target --lesskey-file --lesskey-src --lesskey-content " +
+		"--log-file --LOG-FILE --pattern --prompt --tag --tag-file --tabs --max-forw-scroll --window --quotes --shift " +
+		"--line-num-width --rscroll --status-col-width --wheel-lines --header --intr --search-options --match-shift")}
+
+// less shows files. Besides what LESSOPEN, VISUAL and the like make it run
+// (vars.go), it copies what it shows into -o's file, takes key bindings
+// (which can set LESSOPEN) from -k's, and runs the commands of "+cmd"
+// operands as if typed, among them "!cmd" and "|mcmd", which run a shell
+// command, "s file", which saves its input, and ":e file".
+func less(c *call) effect {
+	p := lessOpts.parse(c.args)
+	e := read("shows files")
+	var files []arg
+	for _, op := range p.ops {
+		if op.static && strings.HasPrefix(op.val, "+") {
+			e = worse(e, c.lessCommands(op.val))
+			continue
+		}
+		files = append(files, op)
+	}
+	c.raiseReads(&e, files...)
+	c.raiseReads(&e, p.values("-T", "--tag-file")...)
+	for _, o := range p.opts {
+		switch {
+		case !o.has:
+		case o.name == "-o" || o.name == "-O" || o.name == "--log-file" || o.name == "--LOG-FILE":
+			w := write(airlock.ClassFSWrite, "copies what it shows into a file")
+			c.raiseWrites(&w, o.val)
+			e = worse(e, w)
+		case o.name == "-k" || o.name == "--lesskey-file" || o.name == "--lesskey-src" || o.name == "--lesskey-content":
+			x := exec("takes key bindings from " + o.name + ", which can make it run commands")
+			if o.name != "--lesskey-content" {
+				c.raiseReads(&x, o.val)
+			}
+			e = worse(e, x)
+		}
+	}
+	return e
+}
+
+// lessCommands classifies the commands of a "+cmd" operand: a search or a
+// move is harmless; anything else may run, read or write, and the shell
+// commands among it are analysed.
+func (c *call) lessCommands(v string) effect {
+	v = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(v, "+"), "+"), "0123456789")
+	switch {
+	case v == "", len(v) == 1 && strings.Contains("gGFpP%jkeyfbduRrqQ", v),
+		strings.IndexByte("/?&", v[0]) >= 0 && !strings.ContainsAny(v, "\n\r"):
+		return read("shows files")
+	}
+	for i := 0; i < len(v); i++ {
+		start := -1
+		switch {
+		case v[i] == '!':
+			start = i + 1
+		case v[i] == '|' && i+2 <= len(v):
+			start = i + 2 // after the mark
+		}
+		if start < 0 {
+			continue
+		}
+		end := strings.IndexAny(v[start:], "\n\r")
+		if end < 0 {
+			end = len(v) - start
+		}
+		n := c.runScript("less "+v[i:i+1], v[start:start+end], input{})
+		n.lenient = true
+		i = start + end
+	}
+	return exec("runs the less commands given with +, which can run shell commands, read and write files")
+}
+
+var manOpts = getopt{short: "CRLmMSsepPr", optShort: "THX",
+	long: names("--config-file --recode --locale --systems --manpath --sections --extension --pager --prompt " +
+		"--encoding --preprocessor"),
+	optLong: names("--warnings --troff-device --html --gxditview")}
+
+// man shows manual pages: the pager -P names and the browser -H names are
+// commands it runs; a page given as a path (or with -l) is a file it
+// reads; -C's configuration can name the programs it runs.
+func man(c *call) effect {
+	p := manOpts.parse(c.args)
+	e := read("shows manual pages")
+	for _, pager := range p.values("-P", "--pager") {
+		c.runWords("man --pager", []arg{pager}, input{kind: inPipe})
+	}
+	for _, o := range p.opts {
+		if o.name != "-H" && o.name != "--html" || !o.has {
+			continue
+		}
+		if !o.val.static {
+			c.runUnknown("man "+o.name, o.val.text, "runs a browser only known at run time")
+			continue
+		}
+		c.runScript("man "+o.name, commandScript("BROWSER", o.val.val), input{})
+	}
+	if cfg := p.values("-C", "--config-file"); len(cfg) > 0 {
+		x := exec("takes a configuration file, which can name the programs it runs")
+		c.raiseReads(&x, cfg...)
+		e = worse(e, x)
+	}
+	local := p.has("-l", "--local-file")
+	for _, op := range p.ops {
+		if local || strings.Contains(op.val, "/") || !op.static {
+			c.raiseReads(&e, op)
+		}
+	}
+	return e
+}
+
+var infoOpts = getopt{short: "dfnoI", long: names("--directory --dribble --file --index-search --init-file --node " +
+	"--output --restore")}
+
+// info writes the nodes it shows with -o and the keys typed with
+// --dribble; --restore replays keys from a file.
+func info(c *call) effect {
+	p := infoOpts.parse(c.args)
+	t := tool{reason: "shows manuals", writes: names("-o --output --dribble"), reads: names("-f --file --init-file")}
+	e := t.classify(c, p)
+	if r := p.values("--restore"); len(r) > 0 {
+		x := exec("replays keys from a file, which can run its print command")
+		c.raiseReads(&x, r...)
+		e = worse(e, x)
+	}
+	return e
+}
+
+var batOpts = getopt{short: "lHmr",
+	long: names("--language --highlight-line --file-name --diff-context --tabs --wrap --terminal-width --color " +
+		"--italic-text --decorations --paging --pager --map-syntax --ignored-suffix --theme --theme-dark " +
+		"--theme-light --style --line-range --squeeze-limit --nonprintable-notation --binary --completion " +
+		"--source --target --strip-ansi")}
+
+// bat shows files through the pager --pager names; "bat cache" builds its
+// cache from --source into --target.
+func bat(c *call) effect {
+	p := batOpts.parse(c.args)
+	for _, pager := range p.values("--pager") {
+		c.runWords(c.name+" --pager", []arg{pager}, input{kind: inPipe})
+	}
+	if len(p.ops) > 0 && p.ops[0].val == "cache" {
+		e := write(airlock.ClassFSWrite, "builds or clears its cache")
+		c.raiseWrites(&e, p.values("--target")...)
+		return e
+	}
+	e := read("shows files")
+	c.raiseReads(&e, p.ops...)
+	return e
+}
+
+// tldr fetches the pages it shows, and its page index, from the network;
+// --render shows a local file.
+func tldr(c *call) effect {
+	p := getopt{short: "fpLsr", long: names("--render --platform --language --source --config-path")}.parse(c.args)
+	if p.has("--help", "-h", "--version", "-v") {
+		return read("shows its usage")
+	}
+	if r := p.values("-f", "--render"); len(r) > 0 {
+		e := read("shows a page file")
+		c.raiseReads(&e, r...)
+		return e
+	}
+	e := net(airlock.ClassNetHTTP, "fetches pages from the network")
+	return e
 }
 
 var dateOpts = getopt{short: "dfrs", optShort: "I", long: names("--date --file --reference --set --rfc-3339"),
