@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -19,7 +20,7 @@ var readOnly = []string{
 	"fold", "fmt", "pr", "column", "expand", "unexpand", "comm", "diff", "diff3", "sdiff", "cmp",
 	"colordiff", "strings", "od", "hexdump", "hd", "base64", "base32", "basenc", "md5sum", "sha1sum",
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "md5",
-	"rev", "tsort", "look", "zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zmore", "zdiff", "view", "xmllint", "csvlook",
+	"rev", "tsort", "look", "zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zmore", "zdiff", "xmllint", "csvlook",
 	"mlr", "jless", "diffstat", "gpg", "gpg2", "ssh-add",
 }
 
@@ -87,10 +88,9 @@ var fileCommands = map[string]rule{
 	"lz4": compress, "pigz": compress, "pbzip2": compress, "brotli": compress,
 	"compress": compress, "uncompress": compress,
 	"dos2unix": writes(airlock.ClassFSWrite, "converts files in place"), "unix2dos": writes(airlock.ClassFSWrite, "converts files in place"),
-	"vim": editor, "vi": editor, "nvim": editor, "nano": editor, "emacs": editor, "ed": editor,
-	"ex": editor, "pico": editor, "micro": editor, "hx": editor, "helix": editor, "kak": editor,
-	"joe": editor, "mcedit": editor, "vimdiff": editor, "code": editor, "subl": editor,
-	"gedit": editor, "kate": editor,
+	"vim": vim, "vi": vim, "nvim": vim, "view": vim, "vimdiff": vim, "ex": vim,
+	"nano": nano, "pico": nano, "emacs": emacs, "ed": ed, "kak": kak, "micro": micro, "hx": helix, "helix": helix,
+	"code": code, "subl": subl, "joe": editor, "mcedit": editor, "gedit": editor, "kate": editor,
 	"open": fixed(exec("opens files or URLs with other programs")), "xdg-open": fixed(exec("opens files or URLs with other programs")),
 	"ssh-keygen": sshKeygen,
 	"getent":     getent,
@@ -1585,14 +1585,676 @@ func compress(c *call) effect {
 	return e
 }
 
-func editor(c *call) effect {
-	if c.has("-R") || c.name == "view" {
-		return reads("shows files")(c)
-	}
-	e := write(airlock.ClassFSWrite, "edits files")
-	c.raiseWrites(&e, c.operands("-c", "-S", "-u", "-U", "-i", "-T", "-t", "-q", "-r", "-w", "-W", "-s", "--cmd")...)
+// Editors. An editor's own commands (vim's -c, emacs's --eval, ed's
+// input) are code Airlock cannot fully parse: at least process.exec. The
+// shell commands among them that it can see (vim's ":!cmd", emacs's
+// shell-command, ed's "!cmd") are analysed, an interactive shell started
+// with no visible input (":shell", (term "sh")) is unknown, and the paths
+// the commands name are checked as files they may write.
+
+// editorCode is the effect of editor commands Airlock cannot fully parse:
+// the system paths they name may be written.
+func (c *call) editorCode(reason, text string) effect {
+	e := exec(reason)
+	eachPath(text, func(tok string) bool {
+		raiseWrite(&e, c.resolve(tok), false)
+		return e.tier >= airlock.TierPrivileged
+	})
 	return e
 }
+
+var vimOpts = getopt{short: "cSsuUiwWTtq", optShort: "VopO",
+	long: names("--cmd --startuptime --log --servername --remote-send --remote-expr --socketid --windowid --listen " +
+		"--server"),
+	flags: names("--remote --remote-silent --remote-wait --remote-wait-silent --remote-tab --remote-tab-silent " +
+		"--remote-tab-wait --remote-tab-wait-silent --serverlist --clean --noplugin --not-a-term --ttyfail --headless " +
+		"--embed --api-info --version --help")}
+
+// vim, vi, nvim, view, vimdiff and ex. Commands come from -c, --cmd and
+// "+cmd" operands, from files (-S, -u, -s, nvim's -l), and in Ex mode (ex,
+// -e, -E) from standard input; vim also takes keys from its input when it
+// is not a terminal. -w, -W, -V, --log and --startuptime write files;
+// --remote-send and --remote-expr make another vim run keys or code;
+// nvim's --listen on a network address lets a peer do the same.
+func vim(c *call) effect {
+	exMode := c.name == "ex" || slices.ContainsFunc(c.args, func(a arg) bool {
+		return a.static && len(a.val) > 1 && a.val[0] == '-' && a.val[1] != '-' && strings.ContainsAny(a.val, "eE")
+	})
+	g := vimOpts
+	if exMode {
+		g.short = strings.ReplaceAll(g.short, "s", "") // -s is silent mode
+	}
+	p := g.parse(c.args)
+	e := write(airlock.ClassFSWrite, "edits files")
+	if c.name == "view" || p.has("-R") {
+		e = read("shows files")
+	}
+	var files, cmds []arg
+	stdinText := false
+	for _, op := range p.ops {
+		switch {
+		case op.static && op.val == "-":
+			stdinText = true
+		case op.static && strings.HasPrefix(op.val, "+"):
+			if v := strings.TrimPrefix(op.val, "+"); strings.Trim(v, "0123456789") != "" && !strings.HasPrefix(v, "/") {
+				cmds = append(cmds, arg{val: v, text: op.text, static: true})
+			}
+		default:
+			files = append(files, op)
+		}
+	}
+	if e.tier >= airlock.TierWrite {
+		c.raiseWrites(&e, files...)
+	}
+	c.raiseReads(&e, files...)
+	cmds = append(cmds, p.values("-c", "--cmd")...)
+	for _, cmd := range cmds {
+		e = worse(e, c.vimCommands(cmd))
+	}
+	for _, o := range p.opts {
+		switch {
+		case !o.has:
+		case o.name == "--remote-expr":
+			e = worse(e, c.vimCommands(arg{val: "echo " + o.val.val, static: o.val.static}))
+		case o.name == "-S" || o.name == "-s" ||
+			(o.name == "-u" || o.name == "-U") && !slices.Contains(names("NONE NORC DEFAULTS"), o.val.val):
+			x := exec("runs editor commands from " + o.name + ", which Airlock cannot inspect")
+			c.raiseReads(&x, o.val)
+			e = worse(e, x)
+		case o.name == "--remote-send":
+			e = worse(e, c.vimKeys(o.val))
+		case o.name == "-w" || o.name == "-W" || o.name == "--log" || o.name == "--startuptime" || o.name == "-i" ||
+			o.name == "-V" && strings.TrimLeft(o.val.val, "0123456789") != "":
+			w := write(airlock.ClassFSWrite, "writes a file given to "+o.name)
+			c.raiseWrites(&w, arg{val: strings.TrimLeft(o.val.val, "0123456789"), static: o.val.static, text: o.val.text})
+			e = worse(e, w)
+		case o.name == "--listen" && netAddress(o.val.val):
+			return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged,
+				reason: "lets anyone who reaches " + o.val.text + " control the editor, and so run commands"}
+		case o.name == "--server" && netAddress(o.val.val):
+			e = worse(e, net(airlock.ClassNetConnect, "connects to an editor at "+o.val.text))
+		}
+	}
+	if c.name == "nvim" && p.has("-l") && len(files) > 0 {
+		x := exec("runs a Lua script, which Airlock cannot inspect")
+		c.raiseReads(&x, files[0])
+		e = worse(e, x)
+	}
+	if stdinText {
+		return e
+	}
+	switch c.in.kind {
+	case inText:
+		if exMode {
+			return worse(e, c.vimCommands(literal(c.in.text)))
+		}
+		return worse(e, c.vimKeys(literal(c.in.text)))
+	case inPipe, inDynamic:
+		return worse(e, unknown("runs editor commands read from its input, which can run shell commands"))
+	case inFile:
+		return worse(e, exec("runs editor commands from "+c.in.text+", which Airlock cannot inspect"))
+	case inUnknown:
+		if exMode && len(cmds) == 0 {
+			return worse(e, unknown("runs editor commands read from standard input, which can run shell commands"))
+		}
+	}
+	return e
+}
+
+// netAddress reports whether an address a program listens on or connects
+// to is a network one (host:port) rather than a socket file.
+func netAddress(v string) bool {
+	return strings.Contains(v, ":") && !strings.HasPrefix(v, "/") && !strings.HasPrefix(v, "~")
+}
+
+// vimKeys classifies keys typed into vim: the Ex commands among them
+// (":" up to the end of a line or <CR>) are classified as such.
+func (c *call) vimKeys(keys arg) effect {
+	if !keys.static {
+		return exec("types keys only known at run time into the editor")
+	}
+	e := c.editorCode("types keys into the editor, which can run commands", keys.val)
+	text := strings.NewReplacer("<CR>", "\n", "<cr>", "\n", "<Enter>", "\n", "\r", "\n").Replace(keys.val)
+	for {
+		i := strings.IndexByte(text, ':')
+		if i < 0 {
+			return e
+		}
+		text = text[i+1:]
+		line, rest, _ := strings.Cut(text, "\n")
+		e = worse(e, c.vimCommands(literal(line)))
+		text = rest
+	}
+}
+
+// vimCommands classifies vim Ex commands, one a line or separated by "|".
+func (c *call) vimCommands(cmds arg) effect {
+	if !cmds.static {
+		return exec("runs editor commands only known at run time")
+	}
+	e := c.editorCode("runs editor commands, which Airlock cannot fully inspect", cmds.val)
+	for _, line := range strings.Split(cmds.val, "\n") {
+		e = worse(e, c.vimLine(line, 0))
+	}
+	return e
+}
+
+// vimLine classifies one line of Ex commands.
+func (c *call) vimLine(line string, depth int) effect {
+	var e effect
+	if depth > 4 {
+		return exec("runs nested editor commands")
+	}
+	for line != "" {
+		cmd := strings.TrimLeft(line, " \t:")
+		cmd = vimSkipRange(cmd)
+		if strings.HasPrefix(cmd, "!") { // :!cmd, :{range}!filter: the rest of the line
+			e = worse(e, c.vimShell(strings.TrimPrefix(cmd[1:], "!")))
+			return e
+		}
+		name := cmd
+		for i := 0; i < len(cmd); i++ {
+			if ch := cmd[i]; !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
+				name = cmd[:i]
+				break
+			}
+		}
+		args := strings.TrimLeft(strings.TrimPrefix(cmd[len(name):], "!"), " \t")
+		rest := ""
+		if i := strings.IndexByte(args, '|'); i >= 0 && !vimTakesBar(name) {
+			args, rest = args[:i], args[i+1:]
+		}
+		switch {
+		case vimAbbrev(name, "sh", "shell"):
+			e = worse(e, unknown("starts an interactive shell"))
+		case vimAbbrev(name, "ter", "terminal"):
+			for strings.HasPrefix(args, "++") {
+				_, args, _ = strings.Cut(args, " ")
+			}
+			if strings.TrimSpace(args) == "" {
+				e = worse(e, unknown("starts an interactive shell in a terminal window"))
+			} else {
+				e = worse(e, c.vimShell(args))
+			}
+		case vimAbbrev(name, "r", "read"), vimAbbrev(name, "w", "write"), vimAbbrev(name, "up", "update"):
+			if strings.HasPrefix(args, "!") {
+				e = worse(e, c.vimShell(args[1:]))
+			}
+		case vimAbbrev(name, "mak", "make"), vimAbbrev(name, "lmak", "lmake"):
+			e = worse(e, c.vimShell("make "+args))
+		case vimAbbrev(name, "gr", "grep"), vimAbbrev(name, "lgr", "lgrep"):
+			e = worse(e, c.vimShell("grep "+args))
+		case vimAbbrev(name, "g", "global"), vimAbbrev(name, "v", "vglobal"):
+			if len(args) > 1 {
+				if end := strings.IndexByte(args[1:], args[0]); end >= 0 {
+					e = worse(e, c.vimLine(args[end+2:], depth+1))
+				}
+			}
+		case vimAbbrev(name, "norm", "normal"):
+			e = worse(e, c.vimKeys(literal(args)))
+		case vimAbbrev(name, "exe", "execute"):
+			if s, ok := vimStrings(args); ok {
+				e = worse(e, c.vimLine(s, depth+1))
+			}
+		case vimAbbrev(name, "se", "set"), vimAbbrev(name, "setl", "setlocal"), vimAbbrev(name, "setg", "setglobal"):
+			for _, opt := range strings.Fields(strings.ReplaceAll(args, `\ `, "\x00")) {
+				key, val, _ := strings.Cut(opt, "=")
+				if slices.Contains(names(vimProgramOptions), strings.TrimRight(key, "+-^")) && val != "" {
+					e = worse(e, c.vimShell(strings.ReplaceAll(val, "\x00", " ")))
+				}
+			}
+		case vimAbbrev(name, "au", "autocmd"):
+			if f := strings.Fields(args); len(f) > 2 {
+				e = worse(e, c.vimLine(strings.Join(f[2:], " ")+"|"+rest, depth+1))
+				rest = ""
+			}
+		}
+		for _, s := range vimSystemCalls(args) {
+			e = worse(e, c.vimShell(s))
+		}
+		line = rest
+	}
+	return e
+}
+
+// vimProgramOptions are the options that name a program vim runs.
+const vimProgramOptions = "shell sh makeprg mp grepprg gp keywordprg kp equalprg ep formatprg fp"
+
+// vimShell analyses a shell command vim runs.
+func (c *call) vimShell(cmd string) effect {
+	n := c.runScript("vim !", strings.TrimSpace(cmd), input{})
+	n.lenient = true
+	return effect{}
+}
+
+// vimSkipRange skips the range before an Ex command: "%", "1,$", ".,+3",
+// "'a,'b", "/pat/".
+func vimSkipRange(cmd string) string {
+	for cmd != "" {
+		switch ch := cmd[0]; {
+		case strings.IndexByte("0123456789.,;$%+- \t", ch) >= 0:
+			cmd = cmd[1:]
+		case ch == '\'' && len(cmd) > 1:
+			cmd = cmd[2:]
+		case ch == '/' || ch == '?':
+			end := strings.IndexByte(cmd[1:], ch)
+			if end < 0 {
+				return ""
+			}
+			cmd = cmd[end+2:]
+		default:
+			return cmd
+		}
+	}
+	return cmd
+}
+
+// vimAbbrev reports whether name is command full, abbreviated to at least
+// short.
+func vimAbbrev(name, short, full string) bool {
+	return strings.HasPrefix(name, short) && strings.HasPrefix(full, name)
+}
+
+// vimTakesBar reports whether a command takes "|" as part of its argument.
+func vimTakesBar(name string) bool {
+	for _, c := range [][2]string{{"norm", "normal"}, {"g", "global"}, {"v", "vglobal"}, {"r", "read"},
+		{"w", "write"}, {"ter", "terminal"}, {"au", "autocmd"}, {"com", "command"}, {"exe", "execute"}} {
+		if vimAbbrev(name, c[0], c[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// vimStrings joins the string literals of an :execute argument; ok is
+// false when it holds anything else.
+func vimStrings(args string) (string, bool) {
+	var b strings.Builder
+	for args = strings.TrimSpace(args); args != ""; args = strings.TrimLeft(args, " \t.") {
+		q := args[0]
+		if q != '"' && q != '\'' {
+			return "", false
+		}
+		end := strings.IndexByte(args[1:], q)
+		if end < 0 {
+			return "", false
+		}
+		b.WriteString(args[1 : end+1])
+		args = args[end+2:]
+	}
+	return b.String(), true
+}
+
+// vimSystemCalls returns the commands a vim expression runs as string
+// literals: system("cmd"), systemlist('cmd'), job_start("cmd").
+func vimSystemCalls(expr string) []string {
+	var cmds []string
+	for _, m := range vimSystemCall.FindAllStringSubmatch(expr, -1) {
+		cmds = append(cmds, m[1]+m[2])
+	}
+	return cmds
+}
+
+var vimSystemCall = regexp.MustCompile(`\b(?:system|systemlist|job_start|jobstart|termopen|term_start)\s*\(\s*(?:"([^"]*)"|'([^']*)')`)
+
+var nanoOpts = getopt{short: "sfoCYXTrQJ",
+	long: names("--speller --rcfile --operatingdir --backupdir --syntax --wordchars --tabsize --fill --quotestr " +
+		"--guidestripe")}
+
+// nano and pico run the spell checker -s names; nano's rcfile can name a
+// speller, formatter and linter.
+func nano(c *call) effect {
+	g := nanoOpts
+	if c.name == "pico" {
+		g = getopt{short: "so", optShort: "nr"}
+	}
+	p := g.parse(c.args)
+	for _, s := range p.values("-s", "--speller") {
+		c.runWords(c.name+" --speller", []arg{s}, input{})
+	}
+	e := write(airlock.ClassFSWrite, "edits files")
+	var files []arg
+	for _, op := range p.ops {
+		if !op.static || !strings.HasPrefix(op.val, "+") {
+			files = append(files, op)
+		}
+	}
+	c.raiseWrites(&e, files...)
+	c.raiseWrites(&e, p.values("-C", "--backupdir")...)
+	if rc := p.values("-f", "--rcfile"); len(rc) > 0 {
+		x := exec("takes an rcfile, which can name programs to run")
+		c.raiseReads(&x, rc...)
+		e = worse(e, x)
+	}
+	return e
+}
+
+// emacsValue are the emacs options that take a value, besides those
+// emacs classifies.
+const emacsValue = "chdir directory L terminal t display d init-directory dump-file fg bg bd bw font fn geometry " +
+	"name title T xrm cr ms ib lsp parent-id seccomp foreground-color background-color border-color border-width " +
+	"internal-border color"
+
+// emacs runs Lisp from --eval, -l, --script and -f; -u loads another
+// user's init file; --insert reads a file into the buffer.
+func emacs(c *call) effect {
+	e := write(airlock.ClassFSWrite, "edits files")
+	for i := 0; i < len(c.args); i++ {
+		a := c.args[i]
+		v := strings.TrimPrefix(strings.TrimPrefix(a.val, "-"), "-")
+		if !a.static || !strings.HasPrefix(a.val, "-") || v == "" {
+			if !strings.HasPrefix(a.val, "+") {
+				c.raiseWrites(&e, a)
+			}
+			continue
+		}
+		if a.val == "--" {
+			c.raiseWrites(&e, c.args[i+1:]...)
+			break
+		}
+		name, val, eq := strings.Cut(v, "=")
+		value := literal(val)
+		if !eq && i+1 < len(c.args) {
+			value = c.args[i+1]
+		}
+		takes := true
+		switch {
+		case emacsAbbrev(name, "ev", "eval"), emacsAbbrev(name, "exe", "execute"):
+			e = worse(e, c.elisp(value))
+		case name == "l", emacsAbbrev(name, "lo", "load"), emacsAbbrev(name, "scr", "script"), name == "x":
+			x := exec("runs Lisp from a file, which Airlock cannot inspect")
+			c.raiseReads(&x, value)
+			e = worse(e, x)
+			takes = name != "x"
+		case name == "f", emacsAbbrev(name, "fu", "funcall"):
+			e = worse(e, c.elispFunction(value))
+		case name == "u", emacsAbbrev(name, "us", "user"):
+			e = worse(e, exec("loads the init file of user "+value.text+", which Airlock cannot inspect"))
+		case emacsAbbrev(name, "ins", "insert"):
+			c.raiseReads(&e, value)
+		case emacsAbbrev(name, "fi", "file"), emacsAbbrev(name, "find", "find-file"), emacsAbbrev(name, "vi", "visit"):
+			c.raiseWrites(&e, value)
+		default:
+			takes = slices.Contains(names(emacsValue), name)
+		}
+		if takes && !eq {
+			i++
+		}
+	}
+	return e
+}
+
+func emacsAbbrev(name, short, full string) bool {
+	return strings.HasPrefix(name, short) && strings.HasPrefix(full, name)
+}
+
+// elisp classifies Lisp emacs evaluates: the shell commands it gives as
+// strings are analysed, an interactive shell is unknown.
+func (c *call) elisp(code arg) effect {
+	if !code.static {
+		return exec("evaluates Lisp only known at run time")
+	}
+	e := c.editorCode("evaluates Lisp, which Airlock cannot fully inspect", code.val)
+	for _, m := range elispShellCommand.FindAllStringSubmatch(code.val, -1) {
+		n := c.runScript("emacs "+m[1], strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[2]), input{})
+		n.lenient = true
+	}
+	if elispShell.MatchString(code.val) {
+		e = worse(e, unknown("starts an interactive shell"))
+	}
+	return e
+}
+
+// elispFunction classifies a function emacs -f calls.
+func (c *call) elispFunction(f arg) effect {
+	if f.static && slices.Contains(names("shell eshell term ansi-term vterm"), f.val) {
+		return unknown("starts an interactive shell")
+	}
+	return exec("calls Lisp function " + f.text)
+}
+
+var (
+	elispShellCommand = regexp.MustCompile(`\((shell-command|shell-command-to-string|async-shell-command|` +
+		`call-process-shell-command|compile)\s+"((?:[^"\\]|\\.)*)"`)
+	elispShell = regexp.MustCompile(`\((shell|eshell|term|ansi-term|vterm|make-term)[\s)]`)
+)
+
+// ed edits a file with commands it reads from standard input, whose "!"
+// runs shell commands; a file operand starting with "!" is a command whose
+// output it reads. -r (restricted) refuses both.
+func ed(c *call) effect {
+	p := getopt{short: "p", long: names("--prompt")}.parse(c.args)
+	e := write(airlock.ClassFSWrite, "edits files")
+	restricted := p.has("-r", "--restricted")
+	for _, op := range p.ops {
+		if op.static && strings.HasPrefix(op.val, "!") && !restricted {
+			c.vimShell(op.val[1:])
+			continue
+		}
+		c.raiseWrites(&e, op)
+	}
+	switch c.in.kind {
+	case inText:
+		return worse(e, c.edScript(c.in.text, restricted))
+	case inNull:
+		return e
+	case inFile:
+		return worse(e, exec("runs editor commands from "+c.in.text+", which Airlock cannot inspect"))
+	}
+	if restricted {
+		return worse(e, exec("runs editor commands read from its input"))
+	}
+	return worse(e, unknown("runs editor commands read from its input, which can run shell commands"))
+}
+
+// edScript classifies an ed script: "!cmd", "e !cmd", "r !cmd" and
+// "w !cmd" run shell commands; "w file" and "r file" write and read. The
+// text that a, i and c insert, up to a line ".", is not commands.
+func (c *call) edScript(script string, restricted bool) effect {
+	e := c.editorCode("runs editor commands", script)
+	inText := false
+	for _, line := range strings.Split(script, "\n") {
+		if inText {
+			inText = line != "."
+			continue
+		}
+		cmd := vimSkipRange(line)
+		if cmd == "" {
+			continue
+		}
+		letter, args := cmd[0], strings.TrimLeft(cmd[1:], " \t")
+		switch {
+		case strings.IndexByte("aic", letter) >= 0 && strings.TrimSpace(cmd[1:]) == "":
+			inText = true
+		case restricted:
+		case letter == '!':
+			c.vimShell(cmd[1:])
+		case strings.IndexByte("eErwW", letter) >= 0 && strings.HasPrefix(strings.TrimLeft(args, "q"), "!"):
+			c.vimShell(strings.TrimLeft(args, "q")[1:])
+		case letter == 'r' && args != "":
+			c.raiseReads(&e, literal(args))
+		case letter == 'g' || letter == 'v' || letter == 'G' || letter == 'V':
+			if strings.Contains(args, "!") {
+				e = worse(e, exec("runs a global command that may run shell commands"))
+			}
+		}
+	}
+	return e
+}
+
+// kak runs Kakoune commands from -e and -E, whose %sh{...} expansions run
+// shell commands; -f applies keys to files in place; -p sends the commands
+// it reads to a session.
+func kak(c *call) effect {
+	e := write(airlock.ClassFSWrite, "edits files")
+	for i := 0; i < len(c.args); i++ {
+		a := c.args[i]
+		if !a.static || !strings.HasPrefix(a.val, "-") || a.val == "-" {
+			if !strings.HasPrefix(a.val, "+") {
+				c.raiseWrites(&e, a)
+			}
+			continue
+		}
+		if !slices.Contains(names("-e -E -f -p -c -s -ui -debug -i"), a.val) || i+1 >= len(c.args) {
+			continue
+		}
+		i++
+		v := c.args[i]
+		switch a.val {
+		case "-e", "-E":
+			e = worse(e, c.kakCommands(v))
+		case "-f":
+			e = worse(e, c.editorCode("applies keys to files, which can run shell commands", v.val))
+		case "-p":
+			switch c.in.kind {
+			case inText:
+				e = worse(e, c.kakCommands(literal(c.in.text)))
+			case inNull:
+			default:
+				e = worse(e, unknown("sends commands read from its input to an editor session"))
+			}
+		}
+	}
+	return e
+}
+
+// kakCommands analyses the shell commands of %sh{...} expansions (any
+// delimiter: %sh(...), %sh|...|).
+func (c *call) kakCommands(cmds arg) effect {
+	if !cmds.static {
+		return exec("runs editor commands only known at run time")
+	}
+	e := c.editorCode("runs editor commands, which Airlock cannot fully inspect", cmds.val)
+	s := cmds.val
+	for {
+		i := strings.Index(s, "%sh")
+		if i < 0 || i+3 >= len(s) {
+			return e
+		}
+		open := s[i+3]
+		closing := map[byte]byte{'{': '}', '(': ')', '[': ']', '<': '>'}[open]
+		if closing == 0 {
+			closing = open
+		}
+		depth, j := 1, i+4
+		for ; j < len(s) && depth > 0; j++ {
+			switch {
+			case s[j] == closing:
+				depth--
+			case s[j] == open && open != closing:
+				depth++
+			}
+		}
+		c.vimShell(s[i+4 : max(j-1, i+4)])
+		s = s[j:]
+	}
+}
+
+// micro installs plugins from the network with -plugin; -config-dir's
+// init.lua is code.
+func micro(c *call) effect {
+	e := write(airlock.ClassFSWrite, "edits files")
+	for i, a := range c.args {
+		next := ""
+		if i+1 < len(c.args) {
+			next = c.args[i+1].val
+		}
+		switch a.val {
+		case "-plugin":
+			switch next {
+			case "install", "update", "search", "available":
+				return install(airlock.TierNetworkEgress, "downloads editor plugins")
+			}
+			return write(airlock.ClassFSWrite, "manages editor plugins")
+		case "-config-dir":
+			e = worse(e, exec("runs the configuration in "+c.args[min(i+1, len(c.args)-1)].text+", which Airlock cannot inspect"))
+		}
+	}
+	return e
+}
+
+// helix fetches and builds syntax grammars with -g; --log writes a file.
+func helix(c *call) effect {
+	p := getopt{short: "cgw", long: names("--config --log --grammar --working-dir --health")}.parse(c.args)
+	if g, ok := p.value("-g", "--grammar"); ok {
+		return net(airlock.ClassNetHTTP, "downloads and builds syntax grammars ("+g.text+")")
+	}
+	e := write(airlock.ClassFSWrite, "edits files")
+	c.raiseWrites(&e, p.ops...)
+	c.raiseWrites(&e, p.values("--log")...)
+	c.raiseReads(&e, p.values("-c", "--config")...)
+	return e
+}
+
+// code is Visual Studio Code's command line: tunnel and serve-web give a
+// remote client the machine, extensions are downloaded code, an MCP server
+// is a command it will run.
+func code(c *call) effect {
+	sub := ""
+	if len(c.args) > 0 && c.args[0].static {
+		sub = c.args[0].val
+	}
+	switch sub {
+	case "tunnel", "serve-web":
+		if len(c.args) > 1 && slices.Contains(names("status --help -h"), c.args[1].val) {
+			return read("shows the tunnel's status")
+		}
+		return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged,
+			reason: "lets a remote client use this machine, its files and a shell (code " + sub + ")"}
+	case "chat":
+		return net(airlock.ClassNetHTTP, "sends a prompt to a chat service")
+	}
+	p := getopt{long: names("--install-extension --uninstall-extension --add-mcp --inspect-extensions " +
+		"--inspect-brk-extensions --remote --folder-uri --file-uri --user-data-dir --extensions-dir --profile " +
+		"--locale --log --sync --goto")}.parse(c.args)
+	switch {
+	case p.has("--add-mcp"):
+		return effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
+			reason: "adds an MCP server, a command the editor will run"}
+	case p.has("--inspect-extensions", "--inspect-brk-extensions"):
+		return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged,
+			reason: "opens a debugging port that runs code for whoever connects"}
+	case p.has("--install-extension"):
+		return install(airlock.TierNetworkEgress, "downloads and installs editor extensions")
+	case p.has("--remote", "--folder-uri", "--file-uri"):
+		return net(airlock.ClassNetConnect, "opens files on another machine")
+	}
+	return editorFiles(c, p.ops)
+}
+
+// subl runs Sublime Text commands with --command; "exec" runs shell_cmd.
+func subl(c *call) effect {
+	p := getopt{long: names("--command --project")}.parse(c.args)
+	e := editorFiles(c, p.ops)
+	for _, cmd := range p.values("--command") {
+		if !cmd.static {
+			e = worse(e, exec("runs an editor command only known at run time"))
+			continue
+		}
+		e = worse(e, c.editorCode("runs an editor command", cmd.val))
+		for _, m := range sublShellCmd.FindAllStringSubmatch(cmd.val, -1) {
+			c.vimShell(strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[1]))
+		}
+	}
+	return e
+}
+
+var sublShellCmd = regexp.MustCompile(`"shell_cmd"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+
+// editorFiles is an editor opening files: it may write them.
+func editorFiles(c *call, ops []arg) effect {
+	e := write(airlock.ClassFSWrite, "edits files")
+	for _, op := range ops {
+		if !strings.HasPrefix(op.val, "+") {
+			c.raiseWrites(&e, op)
+		}
+	}
+	return e
+}
+
+// editor is an editor with no option that runs commands: it writes the
+// files it opens.
+func editor(c *call) effect { return editorFiles(c, c.operands()) }
 
 func sshKeygen(c *call) effect {
 	file, hasFile := c.value("-f")
