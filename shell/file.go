@@ -20,7 +20,7 @@ var readOnly = []string{
 	"fold", "fmt", "pr", "column", "expand", "unexpand", "comm", "diff", "diff3", "sdiff", "cmp",
 	"colordiff", "strings", "od", "hexdump", "hd", "base64", "base32", "basenc", "md5sum", "sha1sum",
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "md5",
-	"rev", "tsort", "look", "zcat", "bzcat", "xzcat", "zstdcat", "lz4cat", "zmore", "zdiff", "xmllint", "csvlook",
+	"rev", "tsort", "look", "zmore", "zdiff", "xmllint", "csvlook",
 	"mlr", "jless", "diffstat", "gpg", "gpg2", "ssh-add",
 }
 
@@ -83,11 +83,11 @@ var fileCommands = map[string]rule{
 	"csplit": csplit,
 	"tar":    tar, "bsdtar": tar, "gtar": tar,
 	"unzip": unzip, "zip": zip, "7z": sevenZip, "7za": sevenZip, "7zr": sevenZip, "cpio": cpio,
-	"gzip": compress, "gunzip": compress, "bzip2": compress, "bunzip2": compress, "xz": compress,
-	"unxz": compress, "lzma": compress, "unlzma": compress, "zstd": compress, "unzstd": compress,
-	"lz4": compress, "pigz": compress, "pbzip2": compress, "brotli": compress,
-	"compress": compress, "uncompress": compress,
-	"dos2unix": writes(airlock.ClassFSWrite, "converts files in place"), "unix2dos": writes(airlock.ClassFSWrite, "converts files in place"),
+	"gzip": compress, "gunzip": compress, "zcat": compress, "bzip2": compress, "bunzip2": compress, "bzcat": compress,
+	"xz": compress, "unxz": compress, "xzcat": compress, "lzma": compress, "unlzma": compress, "zstd": compress,
+	"unzstd": compress, "zstdcat": compress, "lz4": compress, "lz4cat": compress, "pigz": compress,
+	"pbzip2": compress, "brotli": compress, "compress": compress, "uncompress": compress,
+	"dos2unix": dos2unix, "unix2dos": dos2unix,
 	"vim": vim, "vi": vim, "nvim": vim, "view": vim, "vimdiff": vim, "ex": vim,
 	"nano": nano, "pico": nano, "emacs": emacs, "ed": ed, "kak": kak, "micro": micro, "hx": helix, "helix": helix,
 	"code": code, "subl": subl, "joe": editor, "mcedit": editor, "gedit": editor, "kate": editor,
@@ -1448,140 +1448,428 @@ func patch(c *call) effect {
 	return e
 }
 
+// Archives and compressors.
+
+// raiseTree raises the effect of writing files of unknown names (the
+// members of an archive) under dir: privileged when dir is a system place,
+// or holds places where a written file runs code or grants access (the
+// home directory holds ~/.bashrc and ~/.ssh).
+func (c *call) raiseTree(e *effect, dir arg) {
+	c.raiseWrites(e, dir)
+	v, ok := dir.pathValue()
+	if !ok || e.tier >= airlock.TierPrivileged {
+		return
+	}
+	p := sensitive.Clean(c.resolve(v), "")
+	for _, pat := range []string{p + "/*", p + "/.*"} {
+		if sensitive.Persists(pat, true) {
+			e.tier, e.cap, e.generic = airlock.TierPrivileged, airlock.CapHostAdmin, false
+			e.reason += " into " + p + ", where files run at login or grant access"
+			return
+		}
+	}
+}
+
+var tarOpts = getopt{short: "bCfFgHIKLNTVX",
+	optLong: names("--occurrence --one-top-level --atime-preserve --backup --checkpoint --totals"),
+	long: names("--listed-incremental --hole-detection --level --sparse-version --add-file --directory --exclude " +
+		"--exclude-ignore --exclude-ignore-recursive --exclude-tag --exclude-tag-all --exclude-tag-under --files-from " +
+		"--exclude-from --to-command --group --group-map --mode --mtime --owner --owner-map --sort --xattrs-exclude " +
+		"--xattrs-include --file --info-script --new-volume-script --tape-length --rmt-command --rsh-command " +
+		"--volno-file --blocking-factor --record-size --format --pax-option --label --use-compress-program " +
+		"--starting-file --newer-mtime --newer --after-date --suffix --strip-components --transform --xform " +
+		"--checkpoint-action --index-file --no-quote-chars --quote-chars --quoting-style --warning --options"),
+	flags: names("--extract --get --create --append --update --catenate --concatenate --delete --list --diff " +
+		"--compare --to-stdout --absolute-names --remove-files --force-local --recursive-unlink")}
+
+// tarValueLetters are the letters of tar's traditional first word ("xzf")
+// that take the next words as values, in order.
+const tarValueLetters = "bCfFgHIKLNTVX"
+
 // tar: extracting or creating writes; options that run commands are
-// parsed.
+// parsed, an archive on another host (host:file) is a network transfer.
 func tar(c *call) effect {
-	for _, o := range []string{"--to-command", "--use-compress-program", "-I", "--info-script",
-		"--new-volume-script", "-F", "--rsh-command"} {
-		if v, ok := c.value(o); ok {
-			c.runWords("tar "+o, []arg{v}, input{})
+	g := tarOpts
+	if c.name == "bsdtar" {
+		g.short += "s" // a substitution, like --transform
+	}
+	p := g.parse(tarArgs(c.args))
+	for _, o := range p.opts {
+		switch {
+		case !o.has:
+		case o.name == "-I" && c.name == "bsdtar":
+		case slices.Contains(names("--to-command --use-compress-program -I --info-script --new-volume-script -F "+
+			"--rsh-command"), o.name):
+			c.runWords("tar "+o.name, []arg{o.val}, input{})
+		case o.name == "--checkpoint-action":
+			if cmd, ok := strings.CutPrefix(o.val.val, "exec="); ok {
+				c.runScript("tar --checkpoint-action", cmd, input{})
+			} else if !o.val.static {
+				c.runUnknown("tar --checkpoint-action", o.val.text, "runs an action only known at run time")
+			}
 		}
 	}
-	for _, v := range c.values("--checkpoint-action") {
-		if cmd, ok := strings.CutPrefix(v.val, "exec="); ok {
-			c.runScript("tar --checkpoint-action", cmd, input{})
+	lists := p.values("-T", "--files-from")
+	if c.name == "bsdtar" {
+		lists = append(lists, p.values("-I")...)
+	}
+	archives := p.values("-f", "--file")
+	e := c.tarMode(p, archives, lists)
+	for _, a := range archives {
+		if isRemote(a) && !p.has("--force-local") {
+			n := net(airlock.ClassNetConnect, "reads or writes an archive on another host")
+			c.raiseReads(&n, p.ops...)
+			e = worse(e, n)
 		}
 	}
-	mode := ""
-	if len(c.args) > 0 && c.args[0].static && !strings.HasPrefix(c.args[0].val, "-") {
-		mode = c.args[0].val // old style: tar xzf a.tgz
+	if p.has("--rmt-command") {
+		e = worse(e, net(airlock.ClassNetConnect, "runs a command on the host that holds the archive"))
 	}
-	has := func(short byte, long ...string) bool {
-		return strings.IndexByte(mode, short) >= 0 || c.has(append([]string{"-" + string(short)}, long...)...)
+	w := write(airlock.ClassFSWrite, "writes tar's index, snapshot or volume file")
+	if outs := p.values("--index-file", "-g", "--listed-incremental", "--volno-file"); len(outs) > 0 {
+		c.raiseWrites(&w, outs...)
+		e = worse(e, w)
 	}
-	valueOpts := []string{"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b",
-		"-H", "--format", "-K", "-L", "-N", "-V", "-g", "-I"}
-	ops := c.operands(valueOpts...)
-	if mode != "" && len(ops) > 0 {
-		ops = ops[1:]
-	}
-	files := c.values("-f", "--file")
-	if mode != "" && strings.IndexByte(mode, 'f') >= 0 && len(ops) > 0 && len(files) == 0 {
-		files, ops = ops[:1], ops[1:]
-	}
+	return e
+}
+
+func (c *call) tarMode(p parsed, archives, lists []arg) effect {
 	switch {
-	case has('x', "--extract", "--get"):
-		e := write(airlock.ClassFSWrite, "extracts an archive")
-		if has('P', "--absolute-names") {
+	case p.has("-x", "--extract", "--get"):
+		if p.has("-O", "--to-stdout") || p.has("--to-command") {
+			return read("prints the members of an archive")
+		}
+		if p.has("-P", "--absolute-names") {
 			return admin("extracts an archive with absolute paths")
 		}
-		dirs := c.values("-C", "--directory")
+		e := write(airlock.ClassFSWrite, "extracts an archive")
+		if p.has("--recursive-unlink") {
+			e = remove("extracts an archive, deleting the directories in its way")
+		}
+		dirs := p.values("-C", "--directory")
 		if len(dirs) == 0 {
 			dirs = []arg{literal(".")}
 		}
-		c.raiseWrites(&e, dirs...)
+		c.raiseTree(&e, dirs[len(dirs)-1])
 		return e
-	case has('c', "--create") || has('r', "--append") || has('u', "--update") || has('A', "--catenate", "--concatenate") || c.has("--delete"):
+	case p.has("-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate", "--delete"):
 		e := write(airlock.ClassFSWrite, "writes an archive")
-		c.raiseReads(&e, ops...)
-		c.raiseWrites(&e, files...)
+		if p.has("--remove-files") {
+			e = remove("archives files, then deletes them")
+			c.raiseWrites(&e, p.ops...)
+		}
+		c.raiseReads(&e, p.ops...)
+		c.raiseReads(&e, p.values("--add-file")...)
+		for _, l := range lists {
+			c.raiseReads(&e, l)
+			c.raiseReads(&e, c.stdinNames(l)...)
+		}
+		c.raiseWrites(&e, archives...)
 		return e
 	}
 	e := read("lists an archive")
-	c.raiseReads(&e, files...)
+	c.raiseReads(&e, archives...)
 	return e
 }
 
+// tarArgs turns tar's traditional first word ("xzvf a.tgz", "cIf prog
+// a.tar") into options, each letter taking its value from the words that
+// follow, in order.
+func tarArgs(args []arg) []arg {
+	if len(args) == 0 || !args[0].static || args[0].val == "" || strings.HasPrefix(args[0].val, "-") {
+		return args
+	}
+	for _, ch := range args[0].val {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z') {
+			return args
+		}
+	}
+	var out []arg
+	rest := args[1:]
+	for _, ch := range args[0].val {
+		out = append(out, literal("-"+string(ch)))
+		if strings.ContainsRune(tarValueLetters, ch) && len(rest) > 0 {
+			out = append(out, rest[0])
+			rest = rest[1:]
+		}
+	}
+	return append(out, rest...)
+}
+
+// unzip extracts into -d's directory; -p and -c print members, -l, -v, -t,
+// -z and -Z list; -K keeps setuid bits and -: lets member names climb out
+// of the directory.
 func unzip(c *call) effect {
-	if c.has("-l", "-v", "-t", "-Z", "-z") {
-		return read("lists an archive")
+	p := getopt{short: "dP"}.parse(c.args)
+	switch {
+	case p.has("-p", "-c", "-l", "-v", "-t", "-z", "-Z"):
+		e := read("lists or prints an archive")
+		c.raiseReads(&e, p.ops...)
+		return e
+	case p.has("-K"):
+		return admin("extracts an archive keeping its setuid and setgid bits")
+	case p.has("-:"):
+		return admin("extracts an archive whose member names may leave the directory (-:)")
 	}
 	e := write(airlock.ClassFSWrite, "extracts an archive")
 	dir := literal(".")
-	if d, ok := c.value("-d"); ok {
+	if d, ok := p.value("-d"); ok {
 		dir = d
 	}
-	c.raiseWrites(&e, dir)
+	c.raiseTree(&e, dir)
 	return e
 }
 
+// zipValue are zip's options that take a value: zip spells some short
+// options with two letters.
+var zipValue = names("-b --temp-path -n --suffixes -t --from-date -tt --before-date -P --password -s --split-size " +
+	"-O --output-file -TT --unzip-command -lf --logfile-path -Z --compression-method -sp -x -i -ds")
+
+// zip writes its first operand, an archive of the others; -TT names the
+// command that tests it, -lf a log file, -m deletes what it archives, -@
+// reads names from its input.
 func zip(c *call) effect {
 	e := write(airlock.ClassFSWrite, "writes an archive")
-	ops := c.operands("-b", "-n", "-t", "-tt", "-x", "-i", "-P", "--password", "-s", "-O", "--output-file", "-TT", "--unzip-command")
-	if cmd, ok := c.value("-TT", "--unzip-command"); ok {
-		c.runWords("zip -TT", []arg{cmd}, input{})
+	var ops, outs []arg
+	for i := 0; i < len(c.args); i++ {
+		a := c.args[i]
+		name, val, eq := strings.Cut(a.val, "=")
+		if !a.static || !strings.HasPrefix(a.val, "-") || a.val == "-" {
+			ops = append(ops, a)
+			continue
+		}
+		if a.val == "--" {
+			ops = append(ops, c.args[i+1:]...)
+			break
+		}
+		if !slices.Contains(zipValue, name) {
+			if a.val == "-m" || a.val == "--move" {
+				e = remove("archives files, then deletes them")
+			}
+			continue
+		}
+		value := literal(val)
+		if !eq {
+			if i+1 >= len(c.args) {
+				break
+			}
+			i++
+			value = c.args[i]
+		}
+		switch name {
+		case "-TT", "--unzip-command":
+			c.runWords("zip -TT", []arg{value}, input{})
+		case "-lf", "--logfile-path", "-O", "--output-file":
+			outs = append(outs, value)
+		case "-x", "-i": // a list of patterns, to the end or "@"
+			for i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1].val, "-") {
+				i++
+			}
+		}
 	}
 	if len(ops) > 0 {
-		c.raiseWrites(&e, ops[0])
+		outs = append(outs, ops[0])
 		c.raiseReads(&e, ops[1:]...)
 	}
+	if slices.ContainsFunc(c.args, func(a arg) bool { return a.static && a.val == "-@" }) {
+		c.raiseReads(&e, c.stdinNames(literal("-"))...)
+	}
+	c.raiseWrites(&e, outs...)
 	return e
 }
 
+// sevenZip: "7z COMMAND [switches] archive files"; switches may come
+// anywhere: -o{dir} is where x and e extract, -so prints, -spf keeps
+// absolute paths, -sdel deletes what it archives, @list and -i@list read
+// names from a file.
 func sevenZip(c *call) effect {
-	if len(c.args) == 0 {
-		return read("shows help")
-	}
-	switch c.args[0].val {
-	case "l", "t", "i", "h", "b":
-		return read("lists or tests an archive")
-	case "x", "e":
-		e := write(airlock.ClassFSWrite, "extracts an archive")
-		dir := literal(".")
-		for _, a := range c.args {
-			if v, ok := strings.CutPrefix(a.val, "-o"); ok && a.static {
-				dir = arg{val: v, static: true, glob: a.glob}
-			}
+	var cmd string
+	var ops, lists []arg
+	dir := literal(".")
+	sw := map[string]bool{}
+	for _, a := range c.args {
+		switch {
+		case !a.static:
+			ops = append(ops, a)
+		case cmd == "" && !strings.HasPrefix(a.val, "-"):
+			cmd = a.val
+		case strings.HasPrefix(a.val, "-o"):
+			dir = arg{val: a.val[2:], text: quote(a.val[2:]), static: true, glob: a.glob}
+		case strings.HasPrefix(a.val, "-i@"), strings.HasPrefix(a.val, "-x@"):
+			lists = append(lists, literal(a.val[3:]))
+		case strings.HasPrefix(a.val, "@"):
+			lists = append(lists, literal(a.val[1:]))
+		case strings.HasPrefix(a.val, "-"):
+			sw[strings.ToLower(a.val)] = true
+		default:
+			ops = append(ops, a)
 		}
-		c.raiseWrites(&e, dir)
+	}
+	switch strings.ToLower(cmd) {
+	case "", "l", "t", "i", "h", "b":
+		e := read("lists, tests or hashes an archive")
+		c.raiseReads(&e, ops...)
+		return e
+	case "x", "e":
+		switch {
+		case sw["-so"]:
+			e := read("prints the members of an archive")
+			c.raiseReads(&e, ops...)
+			return e
+		case sw["-spf"] || sw["-spf2"]:
+			return admin("extracts an archive with absolute paths")
+		}
+		e := write(airlock.ClassFSWrite, "extracts an archive")
+		c.raiseTree(&e, dir)
 		return e
 	}
 	e := write(airlock.ClassFSWrite, "writes an archive")
-	ops := c.operands()
-	if len(ops) > 1 {
-		c.raiseWrites(&e, ops[1])
-		c.raiseReads(&e, ops[2:]...)
+	if sw["-sdel"] {
+		e = remove("archives files, then deletes them")
+	}
+	files := ops
+	if !sw["-an"] && len(ops) > 0 {
+		if !sw["-so"] {
+			c.raiseWrites(&e, ops[0])
+		}
+		files = ops[1:]
+	}
+	if sw["-sdel"] {
+		c.raiseWrites(&e, files...)
+	}
+	c.raiseReads(&e, files...)
+	c.raiseReads(&e, lists...)
+	return e
+}
+
+var cpioOpts = getopt{short: "CDEFHIMOR",
+	long: names("--io-size --directory --pattern-file --file --format --message --owner --rsh-command --block-size"),
+	flags: names("--extract --create --pass-through --list --to-stdout --no-absolute-filenames " +
+		"--make-directories --force-local")}
+
+// cpio: -o archives the files its input names, -i extracts (keeping
+// absolute member names unless --no-absolute-filenames), -p copies the
+// files its input names into a directory. --rsh-command runs a command to
+// reach an archive on another host (-F host:file).
+func cpio(c *call) effect {
+	p := cpioOpts.parse(c.args)
+	for _, cmd := range p.values("--rsh-command") {
+		c.runWords("cpio --rsh-command", []arg{cmd}, input{})
+	}
+	archives := p.values("-F", "--file", "-O", "-I")
+	var e effect
+	switch {
+	case p.has("-t", "--list"):
+		e = read("lists an archive")
+	case p.has("-i", "--extract"):
+		switch {
+		case p.has("--to-stdout"):
+			e = read("prints the members of an archive")
+		case !p.has("--no-absolute-filenames"):
+			e = admin("extracts an archive, keeping its absolute member names")
+		default:
+			e = write(airlock.ClassFSWrite, "extracts an archive")
+			dir := literal(".")
+			if d, ok := p.value("-D", "--directory"); ok {
+				dir = d
+			}
+			c.raiseTree(&e, dir)
+		}
+	case p.has("-p", "--pass-through"):
+		e = write(airlock.ClassFSCopy, "copies the files its input names")
+		for _, d := range p.ops {
+			c.raiseTree(&e, d)
+		}
+		c.raiseReads(&e, c.stdinNames(literal("-"))...)
+	default:
+		e = write(airlock.ClassFSWrite, "writes an archive of the files its input names")
+		c.raiseReads(&e, c.stdinNames(literal("-"))...)
+		c.raiseWrites(&e, p.values("-F", "--file", "-O")...)
+	}
+	c.raiseReads(&e, p.values("-E", "--pattern-file")...)
+	for _, a := range archives {
+		if isRemote(a) && !p.has("--force-local") {
+			e = worse(e, net(airlock.ClassNetConnect, "reads or writes an archive on another host"))
+		}
 	}
 	return e
 }
 
-func cpio(c *call) effect {
-	switch {
-	case c.has("-t", "--list"):
-		return read("lists an archive")
-	case c.has("-i", "--extract"):
-		e := write(airlock.ClassFSWrite, "extracts an archive")
-		dir := literal(".")
-		if d, ok := c.value("-D", "--directory"); ok {
-			dir = d
-		}
-		c.raiseWrites(&e, dir)
-		return e
-	case c.has("-p", "--pass-through"):
-		e := write(airlock.ClassFSCopy, "copies files")
-		c.raiseWrites(&e, c.operands()...)
-		return e
-	}
-	return write(airlock.ClassFSWrite, "writes an archive")
+// compressors: the options of each (a letter that takes a value for one is
+// a flag for another), and the suffix it adds.
+var compressors = map[string]struct {
+	getopt
+	suffix string
+}{
+	"gzip":  {getopt{short: "S", long: names("--suffix")}, ".gz"},
+	"pigz":  {getopt{short: "bpSIJ", long: names("--blocksize --processes --suffix --iterations --maxsplits")}, ".gz"},
+	"bzip2": {getopt{}, ".bz2"},
+	"xz": {getopt{short: "SFCTM", long: names("--suffix --format --check --threads --memlimit --memory --block-size " +
+		"--block-list --flush-timeout --memlimit-compress --memlimit-decompress --memlimit-mt --filters"),
+		optLong: names("--files --files0")}, ".xz"},
+	"zstd": {getopt{short: "oD", long: names("--output-dir-flat --output-dir-mirror --filelist --patch-from --trace")}, ".zst"},
+	"lz4":  {getopt{}, ".lz4"},
+	"brotli": {getopt{short: "oSqwD", long: names("--output --suffix --quality --lgwin --large_window --dictionary")},
+		".br"},
+	"compress": {getopt{short: "b"}, ".Z"},
 }
 
+// compressorOf maps each program to its compressor.
+var compressorOf = map[string]string{
+	"gzip": "gzip", "gunzip": "gzip", "zcat": "gzip", "pigz": "pigz", "unpigz": "pigz",
+	"bzip2": "bzip2", "bunzip2": "bzip2", "bzcat": "bzip2", "pbzip2": "bzip2",
+	"xz": "xz", "unxz": "xz", "xzcat": "xz", "lzma": "xz", "unlzma": "xz", "lzcat": "xz",
+	"zstd": "zstd", "unzstd": "zstd", "zstdcat": "zstd", "lz4": "lz4", "unlz4": "lz4", "lz4cat": "lz4",
+	"brotli": "brotli", "compress": "compress", "uncompress": "compress",
+}
+
+// compress replaces each file it is given with its (de)compressed form,
+// next to it or where -o says; to standard output (-c, the *cat
+// programs) it only reads.
 func compress(c *call) effect {
-	if c.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") {
-		return reads("reads compressed files")(c)
+	spec := compressors[compressorOf[c.name]]
+	p := spec.parse(c.args)
+	outs := p.values("-o", "--output", "--output-dir-flat", "--output-dir-mirror", "--trace")
+	lists := p.values("--filelist", "--files", "--files0")
+	e := read("reads compressed files")
+	c.raiseReads(&e, p.values("-D", "--dictionary", "--patch-from")...)
+	for _, l := range lists {
+		c.raiseReads(&e, l)
 	}
-	e := write(airlock.ClassFSWrite, "replaces files with their (de)compressed form")
-	c.raiseWrites(&e, c.operands("-S", "--suffix", "-o", "--output", "-b", "-T", "--threads", "-p", "--processes")...)
-	c.raiseWrites(&e, c.values("-o", "--output")...)
+	toStdout := strings.HasSuffix(c.name, "cat") || p.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test")
+	if len(outs) == 0 && (toStdout || len(p.ops) == 0 && len(lists) == 0) {
+		c.raiseReads(&e, p.ops...)
+		return e
+	}
+	w := write(airlock.ClassFSWrite, "replaces files with their (de)compressed form")
+	suffix := spec.suffix
+	if s, ok := p.value("-S", "--suffix"); ok {
+		suffix = s.val
+	}
+	for _, op := range p.ops {
+		c.raiseWrites(&w, op)
+		if v, ok := op.pathValue(); ok {
+			c.raiseWrites(&w, arg{val: v + suffix, static: true, glob: op.glob},
+				arg{val: strings.TrimSuffix(v, suffix), static: true, glob: op.glob},
+				arg{val: strings.TrimSuffix(v, path.Ext(v)), static: true, glob: op.glob})
+		}
+	}
+	c.raiseWrites(&w, outs...)
+	c.raiseReads(&w, p.ops...)
+	return worse(e, w)
+}
+
+// dos2unix converts files in place, or into new files (-n IN OUT); with -O
+// it prints, with -i it only reports.
+func dos2unix(c *call) effect {
+	p := getopt{short: "c", long: names("--convmode"), optLong: names("--info")}.parse(c.args)
+	if p.has("-O", "--to-stdout", "-i", "--info") {
+		e := read("prints converted text")
+		c.raiseReads(&e, p.ops...)
+		return e
+	}
+	e := write(airlock.ClassFSWrite, "converts files in place")
+	c.raiseWrites(&e, p.ops...)
 	return e
 }
 
