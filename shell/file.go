@@ -2,9 +2,11 @@ package shell
 
 import (
 	"errors"
+	"net/url"
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -29,22 +31,24 @@ var readOnly = []string{
 var metadataOnly = stringSet(slices.Concat(listing, listingRules)...)
 
 // listingRules are listing programs with a rule of their own.
-var listingRules = []string{"du"}
+var listingRules = []string{"du", "file", "tree", "last", "lastb", "lastlog", "ss", "busctl", "loginctl",
+	"systemd-analyze", "ps", "lshw", "nvidia-smi", "sensors", "blkid", "findmnt", "atop", "stty", "apropos", "whatis",
+	"lspci", "iftop"}
 
 // listing are programs that show information about files, processes or
 // the system without reading file contents.
 var listing = []string{
-	"ls", "dir", "vdir", "tree", "exa", "eza", "lsd", "stat", "df", "locate", "mlocate",
-	"plocate", "realpath", "readlink", "dirname", "basename", "which", "whereis", "file", "namei",
-	"lsof", "ps", "pgrep", "pidof", "top", "htop", "btop", "atop", "free", "vmstat", "iostat",
-	"mpstat", "uptime", "w", "who", "whoami", "id", "groups", "users", "last", "lastlog", "uname",
-	"nproc", "lscpu", "lsblk", "lspci", "lsusb", "lshw", "lsmod", "modinfo", "blkid",
-	"findmnt", "hostid", "getconf", "locale", "tty", "stty", "printenv", "cal", "ncal", "sleep",
-	"seq", "expr", "factor", "numfmt", "yes", "uuidgen", "apropos",
-	"whatis", "nm", "objdump", "readelf", "ldd", "size", "systemd-analyze", "lsattr",
+	"ls", "dir", "vdir", "exa", "eza", "lsd", "stat", "df", "locate", "mlocate",
+	"plocate", "realpath", "readlink", "dirname", "basename", "which", "whereis", "namei",
+	"lsof", "pgrep", "pidof", "top", "htop", "btop", "free", "vmstat", "iostat",
+	"mpstat", "uptime", "w", "whoami", "id", "groups", "uname",
+	"nproc", "lscpu", "lsblk", "lsusb", "lsmod", "modinfo",
+	"hostid", "getconf", "locale", "tty", "printenv", "cal", "ncal", "sleep",
+	"seq", "expr", "factor", "numfmt", "yes", "uuidgen",
+	"lsattr",
 	"getfacl", "getcap", "sestatus", "getenforce", "quota", "clear", "reset", "tput", "tabs",
-	"sw_vers", "lsb_release", "loginctl", "busctl",
-	"nvidia-smi", "sensors", "pstree", "pwdx", "iotop", "nethogs", "iftop", "ss", "netstat",
+	"sw_vers", "lsb_release",
+	"pstree", "pwdx", "iotop", "nethogs", "netstat",
 	"logname",
 }
 
@@ -57,6 +61,12 @@ var fileCommands = map[string]rule{
 	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
 	"sed": sed, "gsed": sed,
 	"xxd":  xxd,
+	"file": file, "tree": tree, "last": lastRecords.rule, "lastb": lastRecords.rule, "who": whoRecords.rule,
+	"users": whoRecords.rule, "lastlog": lastlog, "ss": ss, "busctl": busctl, "loginctl": loginctl,
+	"systemd-analyze": systemdAnalyze, "ps": ps, "lshw": lshw, "nvidia-smi": nvidiaSMI, "sensors": sensors,
+	"blkid": blkid.rule, "findmnt": findmnt.rule, "atop": atop.rule, "stty": stty, "ldd": ldd, "nm": binutils,
+	"objdump": binutils, "readelf": binutils, "size": binutils, "apropos": manConfig.rule, "whatis": manConfig.rule,
+	"lspci": lspci.rule, "iftop": iftop.rule,
 	"less": less, "zless": less, "man": man, "info": info, "bat": bat, "batcat": bat, "tldr": tldr,
 	"bc": bc.rule, "dc": dc,
 	"date":     date,
@@ -2543,6 +2553,321 @@ func editorFiles(c *call, ops []arg) effect {
 // editor is an editor with no option that runs commands: it writes the
 // files it opens.
 func editor(c *call) effect { return editorFiles(c, c.operands()) }
+
+// Listing programs with options that read, write, run or change things.
+
+// file prints the type of files; -f reads names from a file (printing
+// them), -m reads magic files (printing what does not parse), -C writes
+// magic.mgc.
+func file(c *call) effect {
+	p := getopt{short: "mefFP", long: names("--magic-file --exclude --exclude-quiet --files-from --separator --parameter"),
+		flags: names("--compile")}.parse(c.args)
+	e := read("shows file types")
+	c.raiseReads(&e, p.values("-f", "--files-from")...)
+	for _, m := range p.values("-m", "--magic-file") {
+		for _, f := range strings.Split(m.val, ":") {
+			c.raiseReads(&e, arg{val: f, static: m.static, glob: m.glob})
+		}
+	}
+	if p.has("-C", "--compile") {
+		w := write(airlock.ClassFSWrite, "compiles magic files into magic.mgc")
+		e = worse(e, w)
+	}
+	return e
+}
+
+// tree lists directories; -o writes its listing to a file, --fromfile
+// lists the lines of its operands, and the HTML intro and outro files are
+// copied into its output.
+func tree(c *call) effect {
+	p := getopt{short: "LPIHTo", long: names("--charset --filelimit --timefmt --sort --hintro --houtro --gitfile " +
+		"--infofile")}.parse(c.args)
+	t := tool{reason: "lists directories", meta: !p.has("--fromfile"), writes: names("-o"),
+		reads: names("--hintro --houtro --gitfile --infofile")}
+	return t.classify(c, p)
+}
+
+// loginRecords are last, lastb, who and users: they read a login record
+// file, given with -f or as an operand, and print what it holds.
+var lastRecords = tool{reason: "shows login records", meta: true, reads: names("-f --file"),
+	getopt: getopt{short: "fnstp", long: names("--file --limit --since --until --present --time-format")}}
+
+var whoRecords = tool{reason: "shows who is logged in", getopt: getopt{}}
+
+// lastlog changes the lastlog file with -C and -S.
+func lastlog(c *call) effect {
+	p := getopt{short: "btuR", long: names("--before --time --user --root")}.parse(c.args)
+	if p.has("-C", "--clear", "-S", "--set") {
+		return admin("changes the lastlog records")
+	}
+	return read("shows last logins")
+}
+
+// ss lists sockets; -K closes them, -D dumps to a file, -F reads a filter
+// file.
+func ss(c *call) effect {
+	p := getopt{short: "fADFN", long: names("--family --query --socket --diag --filter --net")}.parse(c.args)
+	if p.has("-K", "--kill") {
+		return kill("closes the sockets it matches")
+	}
+	t := tool{reason: "shows sockets", meta: true, writes: names("-D --diag"), reads: names("-F --filter")}
+	return t.classify(c, p)
+}
+
+// systemdHost is the effect of the -H option of systemd's tools, which
+// runs them on another host over ssh.
+func systemdHost(p parsed) (effect, bool) {
+	if h, ok := p.value("-H", "--host"); ok {
+		return net(airlock.ClassNetConnect, "runs on host "+h.text+" over ssh"), true
+	}
+	return effect{}, false
+}
+
+var busctlOpts = getopt{short: "HM",
+	long: names("--host --machine --address --match --size --json --expect-reply --auto-start " +
+		"--allow-interactive-authorization --timeout --augment-creds --watch-bind --destination")}
+
+// busctl talks to a D-Bus bus: calling a method, setting a property or
+// emitting a signal can do anything the service does (the system manager
+// starts programs); monitor and capture record messages, passwords among
+// them. --address=unixexec:path=... runs a program to reach the bus.
+func busctl(c *call) effect {
+	p := busctlOpts.parse(c.args)
+	e := read("shows D-Bus services")
+	for _, a := range p.values("--address") {
+		e = worse(e, c.dbusAddress(a))
+	}
+	if n, ok := systemdHost(p); ok {
+		e = worse(e, n)
+	}
+	sub := ""
+	if len(p.ops) > 0 {
+		sub = p.ops[0].val
+	}
+	switch sub {
+	case "call", "emit", "set-property":
+		if p.has("--user") {
+			return worse(e, exec("calls methods on the user's bus, whose services can run programs"))
+		}
+		return worse(e, admin("calls methods on the system bus"))
+	case "monitor", "capture":
+		return worse(e, effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead,
+			tier: airlock.TierPrivileged, reason: "records bus messages, which can carry passwords"})
+	}
+	return e
+}
+
+// dbusAddress classifies a D-Bus address: unixexec runs a program (path=,
+// argv0=, argv1=...), tcp reaches the network.
+func (c *call) dbusAddress(a arg) effect {
+	if !a.static {
+		return unknown("connects to a bus whose address is only known at run time")
+	}
+	var e effect
+	for _, addr := range strings.Split(a.val, ";") {
+		kind, params, _ := strings.Cut(addr, ":")
+		switch kind {
+		case "unixexec":
+			argv := map[int]string{}
+			prog := ""
+			for _, kv := range strings.Split(params, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				v, _ = url.PathUnescape(v)
+				if k == "path" {
+					prog = v
+				} else if n, ok := strings.CutPrefix(k, "argv"); ok {
+					if i, err := strconv.Atoi(n); err == nil && i > 0 && i < 64 {
+						argv[i] = v
+					}
+				}
+			}
+			words := []arg{literal(prog)}
+			for i := 1; argv[i] != "" || i == 1 && len(argv) > 0; i++ {
+				words = append(words, literal(argv[i]))
+			}
+			c.run("busctl --address", words, effect{})
+		case "tcp", "nonce-tcp":
+			e = worse(e, net(airlock.ClassNetConnect, "connects to a bus over the network"))
+		}
+	}
+	return e
+}
+
+// loginctl manages login sessions: terminating and killing sessions and
+// users is destructive; lingering (a user's services running without a
+// login) and seats are the administrator's.
+func loginctl(c *call) effect {
+	p := getopt{short: "HMpPsnoa", long: names("--host --machine --property --kill-whom --signal --lines --output")}.parse(c.args)
+	e := read("shows login sessions")
+	if n, ok := systemdHost(p); ok {
+		e = worse(e, n)
+	}
+	sub := ""
+	if len(p.ops) > 0 {
+		sub = p.ops[0].val
+	}
+	switch {
+	case strings.HasPrefix(sub, "terminate-"), strings.HasPrefix(sub, "kill-"):
+		return worse(e, kill("ends login sessions and their processes"))
+	case sub == "enable-linger", sub == "disable-linger", sub == "attach", sub == "flush-devices":
+		return worse(e, admin("changes login settings ("+sub+")"))
+	case sub == "activate", strings.HasPrefix(sub, "lock-"), strings.HasPrefix(sub, "unlock-"):
+		return worse(e, write(airlock.ClassSystemAdmin, "locks, unlocks or switches sessions"))
+	}
+	return e
+}
+
+// systemdAnalyze inspects the system manager; log-level, log-target and
+// service-watchdogs with a value change it, and cat-config, verify and
+// inspect-elf read the files they are given.
+func systemdAnalyze(c *call) effect {
+	p := getopt{short: "HM", long: names("--host --machine --root --image --security-policy --offline --threshold " +
+		"--iterations --base-time --unit --profile --json --scale-svg --man --generators --recursive-errors " +
+		"--image-policy --table --debugger --debugger-arguments --fuzz --from-pattern --to-pattern")}.parse(c.args)
+	e := read("shows how the system manager started")
+	if n, ok := systemdHost(p); ok {
+		e = worse(e, n)
+	}
+	c.raiseReads(&e, p.values("--security-policy")...)
+	if len(p.ops) == 0 {
+		return e
+	}
+	switch sub := p.ops[0].val; sub {
+	case "log-level", "log-target", "service-watchdogs", "set-log-level", "set-log-target":
+		if len(p.ops) > 1 {
+			return worse(e, admin("changes the system manager's "+strings.TrimPrefix(sub, "set-")))
+		}
+	case "cat-config", "verify", "inspect-elf", "security", "condition":
+		c.raiseReads(&e, p.ops[1:]...)
+	}
+	return e
+}
+
+// ps: the BSD option "e" (ps e, ps auxe) prints the environment of every
+// process it shows, where tokens and passwords live.
+func ps(c *call) effect {
+	p := getopt{short: "CGgopqstuUO", long: names("--pid --ppid --sid --tty --user --User --group --Group " +
+		"--format --sort --cols --columns --lines --rows --width --quick-pid")}.parse(c.args)
+	for i, op := range p.ops {
+		if i > 0 && slices.Contains(names("o O p t U k q"), p.ops[i-1].val) {
+			continue // the value of a BSD option
+		}
+		if op.static && strings.ContainsRune(op.val, 'e') && strings.Trim(op.val, "aAcCeEfgHhjlLmMnNoOpqrsStTuUvVwxXZ") == "" {
+			return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+				reason: "reads the environment of processes"}
+		}
+	}
+	return read("shows processes")
+}
+
+// lshw writes a database of the hardware with -dump.
+func lshw(c *call) effect {
+	for i, a := range c.args {
+		if a.static && (a.val == "-dump" || a.val == "--dump") && i+1 < len(c.args) {
+			e := write(airlock.ClassFSWrite, "writes a hardware database")
+			c.raiseWrites(&e, c.args[i+1])
+			return e
+		}
+	}
+	return read("shows hardware")
+}
+
+// nvidiaSMISettings are the nvidia-smi options that change a GPU.
+const nvidiaSMISettings = "-pm --persistence-mode -e --ecc-config -p --reset-ecc-errors -c --compute-mode -dm " +
+	"--driver-model -fdm --force-driver-model -r --gpu-reset -lgc --lock-gpu-clocks -rgc --reset-gpu-clocks " +
+	"-lmc --lock-memory-clocks -rmc --reset-memory-clocks -ac --applications-clocks -rac " +
+	"--reset-applications-clocks -acp --applications-clocks-permission -pl --power-limit -cc --cuda-clocks " +
+	"-am --accounting-mode -caa --clear-accounted-apps --auto-boost-default --auto-boost-permission -mig " +
+	"--multi-instance-gpu -gtt --gpu-target-temp"
+
+// nvidiaSMI shows GPUs; its settings change them, -f writes its report.
+func nvidiaSMI(c *call) effect {
+	e := read("shows GPUs")
+	for i, a := range c.args {
+		name, val, eq := strings.Cut(a.val, "=")
+		switch {
+		case !a.static:
+		case slices.Contains(names(nvidiaSMISettings), name), i == 0 && slices.Contains(names("drain mig "+
+			"boost-slider power-hint conf-compute"), a.val):
+			return admin("changes GPU settings")
+		case name == "-f" || name == "--filename":
+			w := write(airlock.ClassFSWrite, "writes its report to a file")
+			if eq {
+				c.raiseWrites(&w, literal(val))
+			} else if i+1 < len(c.args) {
+				c.raiseWrites(&w, c.args[i+1])
+			}
+			e = worse(e, w)
+		}
+	}
+	return e
+}
+
+// sensors sets chip limits with -s; -c is a configuration it reads.
+func sensors(c *call) effect {
+	p := getopt{short: "c", long: names("--config-file")}.parse(c.args)
+	if p.has("-s", "--set") {
+		return admin("sets sensor limits")
+	}
+	e := read("shows sensors")
+	c.raiseReads(&e, p.values("-c", "--config-file")...)
+	return e
+}
+
+var blkid = tool{reason: "shows block devices", meta: true, writes: names("-c --cache-file"),
+	getopt: getopt{short: "coStuLUsnpO", long: names("--cache-file --output --size --match-tag --usages --label " +
+		"--uuid --match-token --match-types --probe --offset")}}
+
+var findmnt = tool{reason: "shows mounts", meta: true, reads: names("-F --tab-file"),
+	getopt: getopt{short: "FNOotSTwdRMQH", long: names("--tab-file --task --options --output --types --source " +
+		"--target --timeout --direction --mountpoint --filter --id --uniq-id --poll")}}
+
+var atop = tool{reason: "shows system activity", meta: true, writes: names("-w"), reads: names("-r"),
+	getopt: getopt{short: "wrbeSPJ"}}
+
+// stty changes the settings of a terminal; alone, or with -a or -g, it
+// prints them.
+func stty(c *call) effect {
+	p := getopt{short: "F", long: names("--file")}.parse(c.args)
+	if len(p.ops) == 0 {
+		return read("shows terminal settings")
+	}
+	return write(airlock.ClassSystemAdmin, "changes terminal settings")
+}
+
+// ldd runs the dynamic loader on programs, and some programs can take it
+// over to run their own code: its manual warns never to run it on an
+// untrusted executable.
+func ldd(c *call) effect {
+	e := exec("runs the dynamic loader on programs, which can run their code")
+	c.raiseReads(&e, c.operands()...)
+	return e
+}
+
+// binutils are nm, objdump, readelf and size: they read (and print parts
+// of) any file; --plugin loads a library.
+func binutils(c *call) effect {
+	p := getopt{short: "tjJMbmeI", long: names("--plugin --target --section --format --radix --size-format " +
+		"--debug-dump --dwarf --dwarf-depth --dwarf-start --string-dump --hex-dump --relocated-dump " +
+		"--architecture --disassembler-options --start-address --stop-address --prefix --prefix-strip " +
+		"--debug-file-directory --disassemble --visualize-jumps --ctf --ctf-parent --sframe --insn-width " +
+		"--source-comment --disassembler-color")}.parse(c.args)
+	e := read("shows the contents of object files")
+	c.raiseReads(&e, p.ops...)
+	if p.has("--plugin") {
+		x := exec("loads a plugin library")
+		e = worse(e, x)
+	}
+	return e
+}
+
+var manConfig = tool{reason: "searches manual pages", meta: true, reads: names("-C --config-file"),
+	getopt: getopt{short: "CLmMs", long: names("--config-file --locale --systems --manpath --sections")}}
+
+var lspci = tool{reason: "shows PCI devices", meta: true, reads: names("-F -i -p"),
+	getopt: getopt{short: "FipOsdAH"}}
+
+var iftop = tool{reason: "shows network traffic", meta: true, reads: names("-c"), getopt: getopt{short: "ifFcmNoLu"}}
 
 func sshKeygen(c *call) effect {
 	file, hasFile := c.value("-f")
