@@ -19,11 +19,11 @@ import (
 // readOnly are programs that read the files they are given.
 var readOnly = []string{
 	"cat", "tac", "nl", "head", "tail", "more", "most", "cut", "tr", "paste", "join",
-	"fold", "fmt", "pr", "column", "expand", "unexpand", "comm", "diff", "diff3", "sdiff", "cmp",
+	"fold", "fmt", "pr", "column", "expand", "unexpand", "comm", "diff", "cmp",
 	"colordiff", "strings", "od", "hexdump", "hd", "base64", "base32", "basenc", "md5sum", "sha1sum",
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "md5",
-	"rev", "tsort", "look", "zmore", "zdiff", "xmllint", "csvlook",
-	"mlr", "jless", "diffstat", "gpg", "gpg2", "ssh-add",
+	"rev", "tsort", "look", "zmore", "zdiff", "csvlook",
+	"jless",
 }
 
 // metadataOnly are the listing programs: their operands name files whose
@@ -60,7 +60,9 @@ var fileCommands = map[string]rule{
 	"yq":  yq,
 	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
 	"sed": sed, "gsed": sed,
-	"xxd":  xxd,
+	"xxd":   xxd,
+	"diff3": diff3.rule, "sdiff": diff3.rule, "diffstat": diffstat.rule, "xmllint": xmllint, "mlr": mlr,
+	"gpg": gpg, "gpg2": gpg, "ssh-add": sshAdd,
 	"file": file, "tree": tree, "last": lastRecords.rule, "lastb": lastRecords.rule, "who": whoRecords.rule,
 	"users": whoRecords.rule, "lastlog": lastlog, "ss": ss, "busctl": busctl, "loginctl": loginctl,
 	"systemd-analyze": systemdAnalyze, "ps": ps, "lshw": lshw, "nvidia-smi": nvidiaSMI, "sensors": sensors,
@@ -2869,69 +2871,324 @@ var lspci = tool{reason: "shows PCI devices", meta: true, reads: names("-F -i -p
 
 var iftop = tool{reason: "shows network traffic", meta: true, reads: names("-c"), getopt: getopt{short: "ifFcmNoLu"}}
 
+var sshKeygenOpts = getopt{short: "CDEFGIJMNOPRVWYZabfjmnrstwz"}
+
+// sshKeygen: -D and -w load a PKCS#11 or security key library; creating
+// or changing a key, hashing or editing known_hosts and -A's host keys
+// write under ~/.ssh or /etc/ssh.
 func sshKeygen(c *call) effect {
-	file, hasFile := c.value("-f")
+	p := sshKeygenOpts.parse(c.args)
+	if p.has("-D", "-w") {
+		return exec("loads a PKCS#11 or security key library")
+	}
+	file, hasFile := p.value("-f")
 	switch {
-	case c.has("-y", "-e"):
+	case p.has("-y", "-e", "-i"):
 		e := read("exports a key")
 		if hasFile {
 			c.raiseReads(&e, file)
 		}
 		return e
-	case c.has("-l", "-L", "-F", "-H", "-B"):
+	case p.has("-l", "-L", "-F", "-B", "-r", "-Q"):
 		return read("shows key fingerprints or known hosts")
-	case c.has("-R"):
-		return write(airlock.ClassFSWrite, "removes a host from known_hosts")
+	case p.has("-Y"):
+		if y, _ := p.value("-Y"); y.val != "sign" {
+			return read("verifies signatures")
+		}
+		e := write(airlock.ClassFSWrite, "signs files")
+		c.raiseWrites(&e, p.ops...)
+		return e
+	case p.has("-A"):
+		e := write(airlock.ClassFSWrite, "creates host keys")
+		dir := literal("")
+		if hasFile {
+			dir = file
+		}
+		c.raiseWrites(&e, literal(dir.val+"/etc/ssh/ssh_host_key"))
+		return e
+	case p.has("-R", "-H"):
+		e := write(airlock.ClassFSWrite, "changes known_hosts")
+		if !hasFile {
+			file = literal("~/.ssh/known_hosts")
+		}
+		c.raiseWrites(&e, file)
+		return e
+	case p.has("-M", "-k", "-K"):
+		e := write(airlock.ClassFSWrite, "writes keys, moduli or revocation lists")
+		c.raiseWrites(&e, p.ops...)
+		if hasFile {
+			c.raiseWrites(&e, file)
+		}
+		return e
 	}
 	e := write(airlock.ClassFSWrite, "creates or changes a key")
 	if !hasFile {
 		file = literal("~/.ssh/id")
 	}
 	c.raiseWrites(&e, file)
+	c.raiseWrites(&e, p.ops...)
 	return e
 }
 
+// sshAdd adds keys to the agent; -s and -S load a PKCS#11 or security key
+// library, -d and -D remove keys, -x and -X lock the agent.
+func sshAdd(c *call) effect {
+	p := getopt{short: "sSeEtHh"}.parse(c.args)
+	switch {
+	case p.has("-s", "-S", "-e"):
+		return exec("loads a PKCS#11 or security key library")
+	case p.has("-d", "-D", "-x", "-X"):
+		return write(airlock.ClassFSWrite, "removes keys from the agent, or locks it")
+	case p.has("-l", "-L", "-T"):
+		return read("lists or tests the agent's keys")
+	}
+	e := read("adds keys to the agent")
+	c.raiseReads(&e, p.ops...)
+	return e
+}
+
+// getent looks up system databases: shadow and gshadow hold password
+// hashes, and looking up a host name asks DNS.
 func getent(c *call) effect {
-	for _, op := range c.operands("-s", "--service") {
-		if op.val == "shadow" || op.val == "gshadow" {
-			return readsSecret("/etc/"+op.val, "credentials")
+	p := getopt{short: "s", long: names("--service")}.parse(c.args)
+	if len(p.ops) > 0 {
+		switch db := p.ops[0].val; db {
+		case "shadow", "gshadow":
+			return readsSecret("/etc/"+db, "credentials")
+		case "hosts", "ahosts", "ahostsv4", "ahostsv6":
+			if len(p.ops) > 1 {
+				return net(airlock.ClassNetConnect, "looks up host names (DNS)")
+			}
 		}
 	}
 	return read("looks up system databases")
 }
 
+// securityReads are the subcommands of macOS security that only show
+// information.
+const securityReads = "help show-keychain-info find-certificate " +
+	"find-identity find-generic-password find-internet-password find-key dump-trust-settings verify-cert error " +
+	"leaks requirement-evaluate cms smartcards"
+
+// security is macOS's keychain tool: printing passwords or exporting keys
+// reads secrets; anything that is not a lookup changes the keychain or
+// trust settings; -i reads commands from its input.
 func security(c *call) effect {
-	if len(c.args) == 0 {
+	p := getopt{short: "p"}.parse(c.args)
+	if p.has("-i") && c.in.kind != inNull {
+		return unknown("runs keychain commands read from its input")
+	}
+	if len(p.ops) == 0 {
 		return read("shows help")
 	}
-	sub := c.args[0].val
+	sub, rest := p.ops[0].val, p.ops[1:]
+	sp := getopt{short: "acCdDkpPrsStTw"}.parse(c.args[slices.IndexFunc(c.args, func(a arg) bool { return a.val == sub })+1:])
 	switch {
-	case strings.HasPrefix(sub, "find-") && strings.HasSuffix(sub, "-password"), sub == "dump-keychain", sub == "export":
-		if sub == "export" || c.has("-w", "-g") || sub == "dump-keychain" {
-			return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged, reason: "reads secrets from the keychain"}
+	case sub == "export", sub == "dump-keychain",
+		strings.HasPrefix(sub, "find-") && strings.HasSuffix(sub, "-password") && sp.has("-w", "-g"):
+		return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged, reason: "reads secrets from the keychain"}
+	case sub == "execute-with-privileges" && len(rest) > 0:
+		c.run("security execute-with-privileges", rest, admin("runs as root"))
+		return effect{none: true}
+	case sub == "authorizationdb" && len(rest) > 0 && rest[0].val == "read":
+		return read("shows authorization rules")
+	case sub == "list-keychains" || sub == "default-keychain" || sub == "login-keychain":
+		if !sp.has("-s") { // -s sets them
+			return read("shows keychains")
 		}
-		return read("looks up keychain items")
-	case strings.HasPrefix(sub, "add-"), strings.HasPrefix(sub, "delete-"), strings.HasPrefix(sub, "set-"),
-		strings.HasPrefix(sub, "import"), strings.HasPrefix(sub, "create-"), strings.HasPrefix(sub, "unlock"):
-		return admin("changes the keychain or trust settings")
+	case slices.Contains(names(securityReads), sub):
+		return read("shows keychain information")
 	}
-	return read("shows keychain information")
+	return admin("changes the keychain or trust settings")
 }
 
+// pass reads, writes and deletes passwords in the store; "pass NAME"
+// shows one; grep decrypts them all; git runs git in the store.
 func pass(c *call) effect {
 	sub := ""
 	if len(c.args) > 0 {
 		sub = c.args[0].val
 	}
 	switch sub {
-	case "ls", "list", "find", "search", "grep", "version", "help", "--help", "--version":
+	case "", "ls", "list", "find", "search", "version", "help", "--help", "--version":
 		return read("lists stored passwords")
-	case "insert", "add", "edit", "generate", "init", "mv", "rename", "cp", "copy", "git":
+	case "show":
+		if len(operands(c.args[1:], "--clip", "-c", "--qrcode", "-q")) == 0 {
+			return read("lists stored passwords")
+		}
+	case "insert", "add", "edit", "generate", "init", "mv", "rename", "cp", "copy":
 		return write(airlock.ClassFSWrite, "changes the password store")
+	case "git":
+		n := c.run("pass git", append([]arg{literal("git")}, c.args[1:]...), effect{})
+		n.cwd, n.setCwd = "~/.password-store", true
+		return write(airlock.ClassFSWrite, "runs git in the password store")
 	case "rm", "remove", "delete":
 		return remove("deletes stored passwords")
 	}
-	return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged, reason: "reads a stored password"}
+	return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged, reason: "reads stored passwords"}
+}
+
+var gpgOpts = getopt{short: "oruzfN",
+	long: names("--output --recipient --local-user --homedir --keyserver --keyserver-options --photo-viewer " +
+		"--agent-program --dirmngr-program --exec-path --options --log-file --logger-file --status-file " +
+		"--attribute-file --command-file --passphrase --passphrase-file --passphrase-fd --command-fd --status-fd " +
+		"--logger-fd --attribute-fd --default-key --trust-model --cipher-algo --digest-algo --compress-algo " +
+		"--set-filename --recipient-file --hidden-recipient-file --sender --set-filesize --max-output --comment " +
+		"--hidden-recipient --encrypt-to --default-recipient --trusted-key --keyring --secret-keyring " +
+		"--primary-keyring --list-options --import-options --export-options --import-filter --export-filter " +
+		"--auto-key-locate --pinentry-mode --compliance --sig-keyserver-url --default-keyserver-url"),
+	flags: names(gpgSecretExports + " " + gpgNetwork + " " + gpgChanges + " --decrypt --decrypt-files --list-keys " +
+		"--list-secret-keys --verify --export --with-secret --dump-options --sign --encrypt --symmetric")}
+
+const (
+	gpgSecretExports = "--export-secret-keys --export-secret-subkeys"
+	gpgNetwork       = "--send-keys --recv-keys --receive-keys --search-keys --refresh-keys --locate-keys " +
+		"--locate-external-keys --fetch-keys"
+	gpgChanges = "--import --fast-import --import-ownertrust --delete-keys --delete-secret-keys " +
+		"--delete-secret-and-public-keys --generate-key --gen-key --quick-generate-key --quick-gen-key " +
+		"--full-generate-key --full-gen-key --quick-add-key --quick-add-uid --quick-revoke-uid --quick-set-expire " +
+		"--quick-set-primary-uid --sign-key --lsign-key --quick-sign-key --quick-lsign-key --edit-key --key-edit " +
+		"--change-passphrase --passwd --generate-revocation --gen-revoke --edit-card --card-edit --update-trustdb " +
+		"--check-trustdb --import-options"
+)
+
+// gpg: exporting secret keys and decrypting read secrets; key servers are
+// the network; --photo-viewer, --agent-program and --dirmngr-program name
+// programs it runs, and --options and --exec-path can; -o, --log-file and
+// --status-file are files it writes.
+func gpg(c *call) effect {
+	p := gpgOpts.parse(c.args)
+	for _, o := range p.opts {
+		if o.has && slices.Contains(names("--photo-viewer --agent-program --dirmngr-program"), o.name) {
+			c.runWords("gpg "+o.name, []arg{o.val}, input{})
+		}
+	}
+	e := read("checks signatures or lists keys")
+	switch {
+	case p.has(names(gpgSecretExports)...):
+		return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+			reason: "exports secret keys"}
+	case p.has("-d", "--decrypt", "--decrypt-files"):
+		return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+			reason: "decrypts with the user's secret keys"}
+	case p.has(names(gpgNetwork)...) || p.has("--auto-key-locate", "--keyserver") && !p.has("--list-keys", "-k"):
+		e = net(airlock.ClassNetConnect, "exchanges keys with a key server")
+	case p.has(names(gpgChanges)...):
+		e = write(airlock.ClassFSWrite, "changes the keyring")
+		if p.has("--delete-secret-keys", "--delete-secret-and-public-keys") {
+			e = remove("deletes secret keys")
+		}
+	case p.has("-s", "--sign", "-e", "--encrypt", "-c", "--symmetric", "--encrypt-files", "--clear-sign",
+		"--clearsign", "-b", "--detach-sign", "--enarmor", "--dearmor"):
+		e = write(airlock.ClassFSWrite, "writes encrypted or signed files")
+	}
+	c.raiseReads(&e, p.ops...)
+	c.raiseReads(&e, p.values("--passphrase-file", "--command-file", "--recipient-file", "-f")...)
+	if x := p.values("--options", "--exec-path"); len(x) > 0 {
+		e = worse(e, exec("takes options or programs from "+x[0].text+", which can name programs it runs"))
+	}
+	w := write(airlock.ClassFSWrite, "writes its output, log or status to a file")
+	if outs := p.values("-o", "--output", "--log-file", "--logger-file", "--status-file", "--attribute-file"); len(outs) > 0 {
+		c.raiseWrites(&w, outs...)
+		e = worse(e, w)
+	}
+	return e
+}
+
+// diff3 and sdiff run the program --diff-program names; sdiff -o merges
+// into a file.
+var diff3 = tool{reason: "compares files", runs: names("--diff-program"), writes: names("-o --output"),
+	getopt: getopt{short: "LIwo", long: names("--diff-program --label --output --ignore-matching-lines --width " +
+		"--tabsize")}}
+
+// diffstat writes its report to -o's file and errors to -e's.
+var diffstat = tool{reason: "summarises a diff", writes: names("-o -e"), reads: names("-D -S"),
+	getopt: getopt{short: "oeDSfFNpmw"}}
+
+// xmllint fetches the documents, DTDs and schemas it names by URL (not
+// with --nonet), writes --output, and runs the commands of its --shell.
+func xmllint(c *call) effect {
+	p := getopt{short: "o", long: names("--output --path --dtdvalid --dtdvalidfpi --relaxng --schema --schematron " +
+		"--xpath --pattern --encode --maxmem --pretty --load-trace")}.parse(c.args)
+	t := tool{reason: "checks XML", writes: names("-o --output"), reads: names("--dtdvalid --relaxng --schema --schematron")}
+	e := t.classify(c, p)
+	if !p.has("--nonet") && slices.ContainsFunc(c.args, func(a arg) bool { return strings.Contains(a.val, "://") }) {
+		e = worse(e, net(airlock.ClassNetHTTP, "fetches documents or schemas from the network"))
+	}
+	if p.has("--shell") {
+		text := ""
+		if c.in.kind == inText {
+			text = c.in.text
+		}
+		e = worse(e, c.editorCode("runs xmllint shell commands, which can write files", text))
+	}
+	return e
+}
+
+// mlrDSL finds what a Miller DSL expression does: system() and exec() run
+// commands, and tee, emit, print and dump redirect to files or commands.
+var (
+	mlrRun      = regexp.MustCompile(`\b(?:system|exec)\s*\(\s*("(?:[^"\\]|\\.)*")?`)
+	mlrRedirect = regexp.MustCompile(`\b(?:tee|emit1?|emitp|emitf|print|printn|eprint|eprintn|dump|edump)\s*(>>|>|\|)\s*("(?:[^"\\]|\\.)*")?`)
+)
+
+// mlr is Miller: its DSL (put, filter) can run commands and write files,
+// --prepipe runs a command on every input, -I edits files in place, the
+// tee and split verbs write files, --load loads DSL files.
+func mlr(c *call) effect {
+	e := read("processes records")
+	for i, a := range c.args {
+		if !a.static {
+			continue
+		}
+		next := arg{}
+		if i+1 < len(c.args) {
+			next = c.args[i+1]
+		}
+		switch {
+		case a.val == "--prepipe" || a.val == "--prepipex":
+			c.runWords("mlr "+a.val, []arg{next}, input{})
+		case a.val == "--load" || a.val == "--mload" || a.val == "-s":
+			e = worse(e, exec("loads Miller code or flags from a file, which Airlock cannot inspect"))
+		case a.val == "--from":
+			c.raiseReads(&e, next)
+		case a.val == "-I":
+			w := write(airlock.ClassFSWrite, "edits files in place")
+			c.raiseWrites(&w, c.args[i+1:]...)
+			e = worse(e, w)
+		case a.val == "tee" || a.val == "split":
+			w := write(airlock.ClassFSWrite, "writes records to files ("+a.val+")")
+			if a.val == "tee" {
+				c.raiseWrites(&w, next)
+			}
+			e = worse(e, w)
+		case a.val == "repl":
+			e = worse(e, unknown("runs Miller code read from its input, which can run commands"))
+		}
+		for _, m := range mlrRun.FindAllStringSubmatch(a.val, -1) {
+			if s, err := strconv.Unquote(m[1]); err == nil {
+				c.vimShell(s)
+			} else {
+				e = worse(e, exec("runs commands it builds at run time"))
+			}
+		}
+		for _, m := range mlrRedirect.FindAllStringSubmatch(a.val, -1) {
+			target, err := strconv.Unquote(m[2])
+			switch {
+			case m[1] == "|" && err == nil:
+				c.vimShell(target)
+			case m[1] == "|":
+				e = worse(e, exec("pipes records to a command it builds at run time"))
+			default:
+				w := write(airlock.ClassFSWrite, "writes records to a file")
+				if err == nil {
+					c.raiseWrites(&w, literal(target))
+				}
+				e = worse(e, w)
+			}
+		}
+	}
+	return e
 }
 
 // Options: most programs of this family parse their options with
