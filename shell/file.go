@@ -74,20 +74,24 @@ var fileCommands = map[string]rule{
 	"date":     date,
 	"hostname": hostname,
 	"kill":     killRule, "pkill": killRule, "killall": killRule, "skill": killRule, "xkill": killRule,
-	"fuser":    fuser,
-	"touch":    touch,
-	"mkdir":    mkdir,
-	"mktemp":   mktemp,
-	"cp":       copies,
-	"install":  installCmd,
-	"mv":       move,
-	"ln":       link,
-	"tee":      tee,
-	"truncate": truncate,
-	"dd":       dd,
-	"rm":       fixed(remove("deletes files")), "rmdir": fixed(remove("deletes directories")),
-	"unlink": fixed(remove("deletes a file")), "shred": shred("destroys file contents"),
-	"srm": shred("destroys files"), "wipe": shred("destroys files"),
+	"fuser": fuser,
+	"touch": writer(write(airlock.ClassFSWrite, "creates or updates files"),
+		getopt{short: "drt", long: names("--date --reference --time")}),
+	"mkdir": writer(write(airlock.ClassFSMkdir, "creates directories"),
+		getopt{short: "m", long: names("--mode"), optLong: names("--context")}),
+	"mktemp":  mktemp,
+	"cp":      copies,
+	"install": installCmd,
+	"mv":      move,
+	"ln":      link,
+	// --output-error's value is optional: the word after it is a file.
+	"tee": writer(write(airlock.ClassFSWrite, "writes files"), getopt{optLong: names("--output-error")}),
+	"truncate": writer(effect{class: airlock.ClassFSWrite, cap: airlock.CapWorkspaceWrite, tier: airlock.TierDestructive,
+		reason: "destroys file contents"}, getopt{short: "rs", long: names("--reference --size")}),
+	"dd": dd,
+	"rm": fixed(remove("deletes files")), "rmdir": fixed(remove("deletes directories")),
+	"unlink": fixed(remove("deletes a file")), "shred": writer(remove("destroys file contents"), shredOpts),
+	"srm": writer(remove("destroys files"), shredOpts), "wipe": writer(remove("destroys files"), shredOpts),
 	"chmod": chmod, "chown": chown, "chgrp": chown, "setfacl": setfacl, "chflags": chflags,
 	"chattr": fixed(effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "changes file attributes"}),
 	"patch":  patch,
@@ -384,8 +388,7 @@ func awkAssigns(words []arg, into ...map[string][]string) map[string][]string {
 func (c *call) awkEffects(ops awkOps) effect {
 	e := read("processes text")
 	for _, cmd := range ops.commands {
-		n := c.runScript("awk", cmd, input{})
-		n.lenient = true
+		c.runsLine("awk system", cmd)
 	}
 	if ops.dynamic {
 		e = worse(e, exec("runs commands it builds at run time"))
@@ -400,15 +403,21 @@ func (c *call) awkEffects(ops awkOps) effect {
 	if ops.code {
 		e = worse(e, exec("loads awk code or an extension library, which Airlock cannot inspect"))
 	}
-	for _, f := range ops.writes {
-		w := write(airlock.ClassFSWrite, "writes a file from its program")
+	return c.scriptFiles(e, "awk program", ops.writes, ops.reads)
+}
+
+// scriptFiles adds to e the files a program's script writes and reads (""
+// for one it names at run time).
+func (c *call) scriptFiles(e effect, script string, writes, reads []string) effect {
+	for _, f := range writes {
+		w := write(airlock.ClassFSWrite, "writes a file from its "+script)
 		if f != "" {
 			c.raiseWrites(&w, literal(f))
 		}
 		e = worse(e, w)
 	}
-	for _, f := range ops.reads {
-		r := read("reads a file from its program")
+	for _, f := range reads {
+		r := read("reads a file from its " + script)
 		c.raiseReads(&r, literal(f))
 		e = worse(e, r)
 	}
@@ -459,11 +468,14 @@ func sed(c *call) effect {
 		return e
 	}
 	// sed joins its -e scripts with newlines: "a\" in one continues in the next.
-	script, ok := joinLines(scripts)
-	if !ok {
-		return worse(e, exec("runs a sed script only known at run time"))
+	lines := make([]string, len(scripts))
+	for i, s := range scripts {
+		if !s.static {
+			return worse(e, exec("runs a sed script only known at run time"))
+		}
+		lines[i] = s.val
 	}
-	return worse(e, c.sedEffects(script))
+	return worse(e, c.sedEffects(strings.Join(lines, "\n")))
 }
 
 // sedEffects classifies what a sed script does beyond editing text, and
@@ -480,34 +492,8 @@ func (c *call) sedEffects(script string) effect {
 	if ops.input {
 		e = worse(e, unknown("runs the text it reads as commands (sed e)"))
 	}
-	for _, f := range ops.writes {
-		if f == "/dev/stdout" || f == "/dev/stderr" {
-			continue
-		}
-		w := write(airlock.ClassFSWrite, "writes a file from its script (sed w)")
-		c.raiseWrites(&w, literal(f))
-		e = worse(e, w)
-	}
-	for _, f := range ops.reads {
-		r := read("reads a file into its output (sed r)")
-		c.raiseReads(&r, literal(f))
-		e = worse(e, r)
-	}
-	return e
-}
-
-func joinLines(words []arg) (string, bool) {
-	var b strings.Builder
-	for i, w := range words {
-		if !w.static {
-			return "", false
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(w.val)
-	}
-	return b.String(), true
+	writes := slices.DeleteFunc(slices.Clone(ops.writes), func(f string) bool { return f == "/dev/stdout" || f == "/dev/stderr" })
+	return c.scriptFiles(e, "sed script", writes, ops.reads)
 }
 
 // awkOps is what an awk program does beyond reading its input and printing.
@@ -851,8 +837,7 @@ func dc(c *call) effect {
 			return worse(e, exec("runs dc code only known at run time"))
 		}
 		for _, cmd := range dcCommands(s.val) {
-			n := c.runScript("dc !", cmd, input{})
-			n.lenient = true
+			c.runsLine("dc !", cmd)
 		}
 		if strings.ContainsRune(s.val, '?') && c.in.kind != inText && c.in.kind != inNull {
 			e = worse(e, exec("runs dc code read from its input (?), which Airlock cannot see"))
@@ -960,8 +945,7 @@ func (c *call) lessCommands(v string) effect {
 		if end < 0 {
 			end = len(v) - start
 		}
-		n := c.runScript("less "+v[i:i+1], v[start:start+end], input{})
-		n.lenient = true
+		c.runsLine("less "+v[i:i+1], v[start:start+end])
 		i = start + end
 	}
 	return exec("runs the less commands given with +, which can run shell commands, read and write files")
@@ -1113,24 +1097,6 @@ func fuser(c *call) effect {
 	return read("shows which processes use files")
 }
 
-var touchOpts = getopt{short: "drt", long: names("--date --reference --time")}
-
-func touch(c *call) effect {
-	p := touchOpts.parse(c.args)
-	e := write(airlock.ClassFSWrite, "creates or updates files")
-	c.raiseWrites(&e, p.ops...)
-	return e
-}
-
-var mkdirOpts = getopt{short: "m", long: names("--mode"), optLong: names("--context")}
-
-func mkdir(c *call) effect {
-	p := mkdirOpts.parse(c.args)
-	e := write(airlock.ClassFSMkdir, "creates directories")
-	c.raiseWrites(&e, p.ops...)
-	return e
-}
-
 var mktempOpts = getopt{short: "p", long: names("--suffix"), optLong: names("--tmpdir")}
 
 // mktemp creates a file from a template ("/etc/cron.d/jobXXXX"), in the
@@ -1210,33 +1176,18 @@ func link(c *call) effect {
 	return e
 }
 
-// tee writes its operands; --output-error's value is optional, so the word
-// after it is a file.
-func tee(c *call) effect {
-	p := getopt{optLong: names("--output-error")}.parse(c.args)
-	e := write(airlock.ClassFSWrite, "writes files")
-	c.raiseWrites(&e, p.ops...)
-	return e
-}
-
-var truncateOpts = getopt{short: "rs", long: names("--reference --size")}
-
-func truncate(c *call) effect {
-	e := effect{class: airlock.ClassFSWrite, cap: airlock.CapWorkspaceWrite, tier: airlock.TierDestructive, reason: "destroys file contents"}
-	c.raiseWrites(&e, truncateOpts.parse(c.args).ops...)
-	return e
-}
-
-// shred overwrites the contents of its operands: overwriting ~/.bashrc or
-// a file under /etc changes the system.
-func shred(reason string) rule {
+// writer is a program that writes its operands: touch, mkdir, tee,
+// truncate, and shred, whose overwriting ~/.bashrc or a file under /etc
+// changes the system.
+func writer(e effect, g getopt) rule {
 	return func(c *call) effect {
-		p := getopt{short: "ns", long: names("--iterations --random-source --size"), optLong: names("--remove")}.parse(c.args)
-		e := remove(reason)
-		c.raiseWrites(&e, p.ops...)
-		return e
+		w := e
+		c.raiseWrites(&w, g.parse(c.args).ops...)
+		return w
 	}
 }
+
+var shredOpts = getopt{short: "ns", long: names("--iterations --random-source --size"), optLong: names("--remove")}
 
 var splitArgs = getopt{short: "abCltn", optLong: names("--numeric-suffixes --hex-suffixes"),
 	long: names("--suffix-length --additional-suffix --bytes --line-bytes --lines --number --separator --filter")}
@@ -2049,7 +2000,7 @@ func (c *call) vimLine(line string, depth int) effect {
 		cmd := strings.TrimLeft(line, " \t:")
 		cmd = vimSkipRange(cmd)
 		if strings.HasPrefix(cmd, "!") { // :!cmd, :{range}!filter: the rest of the line
-			e = worse(e, c.vimShell(strings.TrimPrefix(cmd[1:], "!")))
+			c.runsLine("vim", strings.TrimPrefix(cmd[1:], "!"))
 			return e
 		}
 		name := cmd
@@ -2065,52 +2016,52 @@ func (c *call) vimLine(line string, depth int) effect {
 			args, rest = args[:i], args[i+1:]
 		}
 		switch {
-		case vimAbbrev(name, "sh", "shell"):
+		case abbrev(name, "sh", "shell"):
 			e = worse(e, unknown("starts an interactive shell"))
-		case vimAbbrev(name, "ter", "terminal"):
+		case abbrev(name, "ter", "terminal"):
 			for strings.HasPrefix(args, "++") {
 				_, args, _ = strings.Cut(args, " ")
 			}
 			if strings.TrimSpace(args) == "" {
 				e = worse(e, unknown("starts an interactive shell in a terminal window"))
 			} else {
-				e = worse(e, c.vimShell(args))
+				c.runsLine("vim", args)
 			}
-		case vimAbbrev(name, "r", "read"), vimAbbrev(name, "w", "write"), vimAbbrev(name, "up", "update"):
+		case abbrev(name, "r", "read"), abbrev(name, "w", "write"), abbrev(name, "up", "update"):
 			if strings.HasPrefix(args, "!") {
-				e = worse(e, c.vimShell(args[1:]))
+				c.runsLine("vim", args[1:])
 			}
-		case vimAbbrev(name, "mak", "make"), vimAbbrev(name, "lmak", "lmake"):
-			e = worse(e, c.vimShell("make "+args))
-		case vimAbbrev(name, "gr", "grep"), vimAbbrev(name, "lgr", "lgrep"):
-			e = worse(e, c.vimShell("grep "+args))
-		case vimAbbrev(name, "g", "global"), vimAbbrev(name, "v", "vglobal"):
+		case abbrev(name, "mak", "make"), abbrev(name, "lmak", "lmake"):
+			c.runsLine("vim", "make "+args)
+		case abbrev(name, "gr", "grep"), abbrev(name, "lgr", "lgrep"):
+			c.runsLine("vim", "grep "+args)
+		case abbrev(name, "g", "global"), abbrev(name, "v", "vglobal"):
 			if len(args) > 1 {
 				if end := strings.IndexByte(args[1:], args[0]); end >= 0 {
 					e = worse(e, c.vimLine(args[end+2:], depth+1))
 				}
 			}
-		case vimAbbrev(name, "norm", "normal"):
+		case abbrev(name, "norm", "normal"):
 			e = worse(e, c.vimKeys(literal(args)))
-		case vimAbbrev(name, "exe", "execute"):
+		case abbrev(name, "exe", "execute"):
 			if s, ok := vimStrings(args); ok {
 				e = worse(e, c.vimLine(s, depth+1))
 			}
-		case vimAbbrev(name, "se", "set"), vimAbbrev(name, "setl", "setlocal"), vimAbbrev(name, "setg", "setglobal"):
+		case abbrev(name, "se", "set"), abbrev(name, "setl", "setlocal"), abbrev(name, "setg", "setglobal"):
 			for _, opt := range strings.Fields(strings.ReplaceAll(args, `\ `, "\x00")) {
 				key, val, _ := strings.Cut(opt, "=")
 				if slices.Contains(names(vimProgramOptions), strings.TrimRight(key, "+-^")) && val != "" {
-					e = worse(e, c.vimShell(strings.ReplaceAll(val, "\x00", " ")))
+					c.runsLine("vim", strings.ReplaceAll(val, "\x00", " "))
 				}
 			}
-		case vimAbbrev(name, "au", "autocmd"):
+		case abbrev(name, "au", "autocmd"):
 			if f := strings.Fields(args); len(f) > 2 {
 				e = worse(e, c.vimLine(strings.Join(f[2:], " ")+"|"+rest, depth+1))
 				rest = ""
 			}
 		}
 		for _, s := range vimSystemCalls(args) {
-			e = worse(e, c.vimShell(s))
+			c.runsLine("vim", s)
 		}
 		line = rest
 	}
@@ -2120,11 +2071,13 @@ func (c *call) vimLine(line string, depth int) effect {
 // vimProgramOptions are the options that name a program vim runs.
 const vimProgramOptions = "shell sh makeprg mp grepprg gp keywordprg kp equalprg ep formatprg fp"
 
-// vimShell analyses a shell command vim runs.
-func (c *call) vimShell(cmd string) effect {
-	n := c.runScript("vim !", strings.TrimSpace(cmd), input{})
+// runsLine analyses a shell command line that a program runs from its own
+// language (vim's ":!cmd", ed's "!cmd", awk's system("cmd")). What does
+// not parse is an unknown command rather than an error: the program's
+// quoting is not the shell's.
+func (c *call) runsLine(via, cmd string) {
+	n := c.runScript(via, strings.TrimSpace(cmd), input{})
 	n.lenient = true
-	return effect{}
 }
 
 // vimSkipRange skips the range before an Ex command: "%", "1,$", ".,+3",
@@ -2149,9 +2102,9 @@ func vimSkipRange(cmd string) string {
 	return cmd
 }
 
-// vimAbbrev reports whether name is command full, abbreviated to at least
-// short.
-func vimAbbrev(name, short, full string) bool {
+// abbrev reports whether name is the command or option full, cut to at
+// least short ("w", "wri", "write" for vim's write).
+func abbrev(name, short, full string) bool {
 	return strings.HasPrefix(name, short) && strings.HasPrefix(full, name)
 }
 
@@ -2159,7 +2112,7 @@ func vimAbbrev(name, short, full string) bool {
 func vimTakesBar(name string) bool {
 	for _, c := range [][2]string{{"norm", "normal"}, {"g", "global"}, {"v", "vglobal"}, {"r", "read"},
 		{"w", "write"}, {"ter", "terminal"}, {"au", "autocmd"}, {"com", "command"}, {"exe", "execute"}} {
-		if vimAbbrev(name, c[0], c[1]) {
+		if abbrev(name, c[0], c[1]) {
 			return true
 		}
 	}
@@ -2259,20 +2212,20 @@ func emacs(c *call) effect {
 		}
 		takes := true
 		switch {
-		case emacsAbbrev(name, "ev", "eval"), emacsAbbrev(name, "exe", "execute"):
+		case abbrev(name, "ev", "eval"), abbrev(name, "exe", "execute"):
 			e = worse(e, c.elisp(value))
-		case name == "l", emacsAbbrev(name, "lo", "load"), emacsAbbrev(name, "scr", "script"), name == "x":
+		case name == "l", abbrev(name, "lo", "load"), abbrev(name, "scr", "script"), name == "x":
 			x := exec("runs Lisp from a file, which Airlock cannot inspect")
 			c.raiseReads(&x, value)
 			e = worse(e, x)
 			takes = name != "x"
-		case name == "f", emacsAbbrev(name, "fu", "funcall"):
+		case name == "f", abbrev(name, "fu", "funcall"):
 			e = worse(e, c.elispFunction(value))
-		case name == "u", emacsAbbrev(name, "us", "user"):
+		case name == "u", abbrev(name, "us", "user"):
 			e = worse(e, exec("loads the init file of user "+value.text+", which Airlock cannot inspect"))
-		case emacsAbbrev(name, "ins", "insert"):
+		case abbrev(name, "ins", "insert"):
 			c.raiseReads(&e, value)
-		case emacsAbbrev(name, "fi", "file"), emacsAbbrev(name, "find", "find-file"), emacsAbbrev(name, "vi", "visit"):
+		case abbrev(name, "fi", "file"), abbrev(name, "find", "find-file"), abbrev(name, "vi", "visit"):
 			c.raiseWrites(&e, value)
 		default:
 			takes = slices.Contains(names(emacsValue), name)
@@ -2284,10 +2237,6 @@ func emacs(c *call) effect {
 	return e
 }
 
-func emacsAbbrev(name, short, full string) bool {
-	return strings.HasPrefix(name, short) && strings.HasPrefix(full, name)
-}
-
 // elisp classifies Lisp emacs evaluates: the shell commands it gives as
 // strings are analysed, an interactive shell is unknown.
 func (c *call) elisp(code arg) effect {
@@ -2296,8 +2245,7 @@ func (c *call) elisp(code arg) effect {
 	}
 	e := c.editorCode("evaluates Lisp, which Airlock cannot fully inspect", code.val)
 	for _, m := range elispShellCommand.FindAllStringSubmatch(code.val, -1) {
-		n := c.runScript("emacs "+m[1], strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[2]), input{})
-		n.lenient = true
+		c.runsLine("emacs "+m[1], strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[2]))
 	}
 	if elispShell.MatchString(code.val) {
 		e = worse(e, unknown("starts an interactive shell"))
@@ -2328,7 +2276,7 @@ func ed(c *call) effect {
 	restricted := p.has("-r", "--restricted")
 	for _, op := range p.ops {
 		if op.static && strings.HasPrefix(op.val, "!") && !restricted {
-			c.vimShell(op.val[1:])
+			c.runsLine("ed !", op.val[1:])
 			continue
 		}
 		c.raiseWrites(&e, op)
@@ -2368,9 +2316,9 @@ func (c *call) edScript(script string, restricted bool) effect {
 			inText = true
 		case restricted:
 		case letter == '!':
-			c.vimShell(cmd[1:])
+			c.runsLine("ed !", cmd[1:])
 		case strings.IndexByte("eErwW", letter) >= 0 && strings.HasPrefix(strings.TrimLeft(args, "q"), "!"):
-			c.vimShell(strings.TrimLeft(args, "q")[1:])
+			c.runsLine("ed !", strings.TrimLeft(args, "q")[1:])
 		case letter == 'r' && args != "":
 			c.raiseReads(&e, literal(args))
 		case letter == 'g' || letter == 'v' || letter == 'G' || letter == 'V':
@@ -2445,7 +2393,7 @@ func (c *call) kakCommands(cmds arg) effect {
 				depth++
 			}
 		}
-		c.vimShell(s[i+4 : max(j-1, i+4)])
+		c.runsLine("kak %sh", s[i+4:max(j-1, i+4)])
 		s = s[j:]
 	}
 }
@@ -2533,7 +2481,7 @@ func subl(c *call) effect {
 		}
 		e = worse(e, c.editorCode("runs an editor command", cmd.val))
 		for _, m := range sublShellCmd.FindAllStringSubmatch(cmd.val, -1) {
-			c.vimShell(strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[1]))
+			c.runsLine("subl exec", strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[1]))
 		}
 	}
 	return e
@@ -3167,7 +3115,7 @@ func mlr(c *call) effect {
 		}
 		for _, m := range mlrRun.FindAllStringSubmatch(a.val, -1) {
 			if s, err := strconv.Unquote(m[1]); err == nil {
-				c.vimShell(s)
+				c.runsLine("mlr system", s)
 			} else {
 				e = worse(e, exec("runs commands it builds at run time"))
 			}
@@ -3176,7 +3124,7 @@ func mlr(c *call) effect {
 			target, err := strconv.Unquote(m[2])
 			switch {
 			case m[1] == "|" && err == nil:
-				c.vimShell(target)
+				c.runsLine("mlr |", target)
 			case m[1] == "|":
 				e = worse(e, exec("pipes records to a command it builds at run time"))
 			default:
