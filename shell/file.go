@@ -529,9 +529,15 @@ func awkProgram(prog string, vars map[string][]string) (awkOps, error) {
 	for k, v := range vars {
 		strs[k] = v
 	}
-	for i := 0; i+2 < len(toks); i++ { // name = "string"
-		if toks[i].kind == 'w' && toks[i+1].kind == '=' && toks[i+2].kind == 's' {
-			strs[toks[i].text] = append(strs[toks[i].text], toks[i+2].text)
+	built := map[string]bool{} // variables given a value built at run time
+	for i := 0; i+2 < len(toks); i++ {
+		if toks[i].kind != 'w' || toks[i+1].kind != '=' {
+			continue
+		}
+		if toks[i+2].kind == 's' && (i+3 == len(toks) || strings.IndexByte(";n}", toks[i+3].kind) >= 0) {
+			strs[toks[i].text] = append(strs[toks[i].text], toks[i+2].text) // name = "string"
+		} else {
+			built[toks[i].text] = true
 		}
 	}
 	// operand returns the strings a single-token operand stands for; ok is
@@ -542,7 +548,7 @@ func awkProgram(prog string, vars map[string][]string) (awkOps, error) {
 			return []string{t.text}, true
 		case 'w':
 			v, ok := strs[t.text]
-			return v, ok
+			return v, ok && !built[t.text]
 		}
 		return nil, false
 	}
@@ -671,6 +677,10 @@ func awkTokens(prog string) ([]awkToken, error) {
 	}
 	for i := 0; i < len(prog); i++ {
 		ch := prog[i]
+		if n := len(toks); n > 1 && toks[n-1].kind == 's' && toks[n-2].kind == 's' { // "a" "b" is "ab"
+			toks[n-2].text += toks[n-1].text
+			toks = toks[:n-1]
+		}
 		switch {
 		case ch == ' ' || ch == '\t' || ch == '\r':
 		case ch == '\\' && i+1 < len(prog) && prog[i+1] == '\n':
@@ -2010,9 +2020,14 @@ func (c *call) vimLine(line string, depth int) effect {
 				break
 			}
 		}
-		args := strings.TrimLeft(strings.TrimPrefix(cmd[len(name):], "!"), " \t")
+		if vimModifier(name) { // :silent !cmd, :sil! call system(...)
+			line = strings.TrimLeft(strings.TrimPrefix(cmd[len(name):], "!"), " \t")
+			continue
+		}
+		raw := cmd[len(name):]
+		args := strings.TrimLeft(strings.TrimPrefix(raw, "!"), " \t")
 		rest := ""
-		if i := strings.IndexByte(args, '|'); i >= 0 && !vimTakesBar(name) {
+		if i := vimBar(args); i >= 0 && !vimTakesBar(name) {
 			args, rest = args[:i], args[i+1:]
 		}
 		switch {
@@ -2027,7 +2042,9 @@ func (c *call) vimLine(line string, depth int) effect {
 			} else {
 				c.runsLine("vim", args)
 			}
-		case abbrev(name, "r", "read"), abbrev(name, "w", "write"), abbrev(name, "up", "update"):
+		case abbrev(name, "r", "read") && strings.HasPrefix(strings.TrimLeft(raw, " \t"), "!"): // :r!cmd too
+			c.runsLine("vim", strings.TrimLeft(raw, " \t")[1:])
+		case abbrev(name, "w", "write"), abbrev(name, "up", "update"): // ":w !cmd"; ":w!cmd" writes file cmd
 			if strings.HasPrefix(args, "!") {
 				c.runsLine("vim", args[1:])
 			}
@@ -2062,6 +2079,9 @@ func (c *call) vimLine(line string, depth int) effect {
 		}
 		for _, s := range vimSystemCalls(args) {
 			c.runsLine("vim", s)
+		}
+		for _, argv := range vimSystemLists(args) {
+			c.run("vim system", argv, effect{})
 		}
 		line = rest
 	}
@@ -2108,6 +2128,43 @@ func abbrev(name, short, full string) bool {
 	return strings.HasPrefix(name, short) && strings.HasPrefix(full, name)
 }
 
+// vimModifier reports whether name is a command modifier, followed by the
+// command it modifies.
+func vimModifier(name string) bool {
+	for _, m := range [][2]string{{"sil", "silent"}, {"uns", "unsilent"}, {"verb", "verbose"}, {"noa", "noautocmd"},
+		{"keepa", "keepalt"}, {"keepj", "keepjumps"}, {"loc", "lockmarks"}, {"nos", "noswapfile"},
+		{"kee", "keepmarks"}, {"keepp", "keeppatterns"}, {"vert", "vertical"}, {"hor", "horizontal"},
+		{"lefta", "leftabove"}, {"abo", "aboveleft"}, {"rightb", "rightbelow"}, {"bel", "belowright"},
+		{"to", "topleft"}, {"bo", "botright"}, {"tab", "tab"}, {"bro", "browse"}, {"conf", "confirm"},
+		{"hid", "hide"}, {"sandbox", "sandbox"}, {"leg", "legacy"}, {"vim9", "vim9cmd"}} {
+		if abbrev(name, m[0], m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// vimBar returns the index of the "|" that ends a command, outside quotes
+// and not escaped, or -1.
+func vimBar(args string) int {
+	quote := byte(0)
+	for i := 0; i < len(args); i++ {
+		switch ch := args[i]; {
+		case ch == '\\' && quote != '\'':
+			i++
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '"' || ch == '\'':
+			quote = ch
+		case ch == '|':
+			return i
+		}
+	}
+	return -1
+}
+
 // vimTakesBar reports whether a command takes "|" as part of its argument.
 func vimTakesBar(name string) bool {
 	for _, c := range [][2]string{{"norm", "normal"}, {"g", "global"}, {"v", "vglobal"}, {"r", "read"},
@@ -2147,6 +2204,25 @@ func vimSystemCalls(expr string) []string {
 	}
 	return cmds
 }
+
+// vimSystemLists returns the commands a vim expression runs as lists of
+// string literals, without a shell: system(['rm', '-rf', '~']).
+func vimSystemLists(expr string) [][]arg {
+	var out [][]arg
+	for _, m := range vimSystemList.FindAllStringSubmatch(expr, -1) {
+		var argv []arg
+		for _, w := range vimListItem.FindAllStringSubmatch(m[1], -1) {
+			argv = append(argv, literal(w[1]+w[2]))
+		}
+		out = append(out, argv)
+	}
+	return out
+}
+
+var (
+	vimSystemList = regexp.MustCompile(`\b(?:system|systemlist|job_start|jobstart|termopen|term_start)\s*\(\s*\[([^\]]*)\]`)
+	vimListItem   = regexp.MustCompile(`"([^"]*)"|'([^']*)'`)
+)
 
 var vimSystemCall = regexp.MustCompile(`\b(?:system|systemlist|job_start|jobstart|termopen|term_start)\s*\(\s*(?:"([^"]*)"|'([^']*)')`)
 
