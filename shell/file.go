@@ -286,6 +286,14 @@ func awk(c *call) effect {
 	p := awkOpts.parse(c.args)
 	ops := p.ops
 	progs := p.values("-e", "--source")
+	var progFiles []arg
+	for _, f := range p.values("-f", "--file", "-E", "--exec") {
+		if f.static && (f.val == "-" || f.val == "/dev/stdin") && c.in.kind == inText {
+			progs = append(progs, literal(c.in.text)) // a program in a here-document
+		} else {
+			progFiles = append(progFiles, f)
+		}
+	}
 	if len(progs) == 0 && !p.has("-f", "--file", "-E", "--exec") && len(ops) > 0 {
 		progs, ops = ops[:1], ops[1:]
 	}
@@ -312,9 +320,9 @@ func awk(c *call) effect {
 		}
 	}
 	switch {
-	case p.has("-f", "--file", "-E", "--exec"):
+	case len(progFiles) > 0:
 		x := exec("runs an awk program file, which Airlock cannot inspect")
-		c.raiseReads(&x, p.values("-f", "--file", "-E", "--exec")...)
+		c.raiseReads(&x, progFiles...)
 		e = worse(e, x)
 	case p.has("-l", "--load"):
 		e = worse(e, exec("loads an awk extension library"))
@@ -1661,7 +1669,7 @@ func sevenZip(c *call) effect {
 	dir := literal(".")
 	sw := map[string]bool{}
 	for _, a := range c.args {
-		switch {
+		switch a = known(a); {
 		case !a.static:
 			ops = append(ops, a)
 		case cmd == "" && !strings.HasPrefix(a.val, "-"):
@@ -3283,10 +3291,10 @@ func (g getopt) resolve(name string) (string, optKind) {
 func (g getopt) parse(args []arg) parsed {
 	var p parsed
 	for i := 0; i < len(args); i++ {
-		a := args[i]
+		a := known(args[i])
 		v := a.val
 		if !a.static {
-			v = staticPrefix(a.text)
+			v, _ = staticPrefix(a.text)
 			if len(v) < 2 || v[0] != '-' {
 				p.ops = append(p.ops, a)
 				continue
@@ -3311,7 +3319,7 @@ func (g getopt) parse(args []arg) parsed {
 				p.dyn = true
 			case kind == needsValue && i+1 < len(args):
 				i++
-				o.val, o.has = args[i], true
+				o.val, o.has = known(args[i]), true
 			}
 			p.opts = append(p.opts, o)
 			continue
@@ -3334,7 +3342,7 @@ func (g getopt) cluster(p *parsed, args []arg, i int, v string) int {
 			o.val, o.has = valueArg(a, v[j+1:]), true
 		case value && i+1 < len(args):
 			i++
-			o.val, o.has = args[i], true
+			o.val, o.has = known(args[i]), true
 		}
 		p.opts = append(p.opts, o)
 		if value || optional {
@@ -3362,8 +3370,8 @@ func valueArg(a arg, v string) arg {
 }
 
 // staticPrefix is the start of a word as written, unquoted, up to its
-// first expansion.
-func staticPrefix(text string) string {
+// first expansion other than $HOME; complete when that is the whole word.
+func staticPrefix(text string) (prefix string, complete bool) {
 	var b strings.Builder
 	quote := byte(0)
 	for i := 0; i < len(text); i++ {
@@ -3382,7 +3390,7 @@ func staticPrefix(text string) string {
 			b.WriteByte('~')
 			i += len("$HOME") - 1
 		case ch == '$' || ch == '`':
-			return b.String()
+			return b.String(), false
 		case ch == '\\' && i+1 < len(text):
 			i++
 			b.WriteByte(text[i])
@@ -3398,7 +3406,19 @@ func staticPrefix(text string) string {
 			b.WriteByte(ch)
 		}
 	}
-	return b.String()
+	return b.String(), quote == 0
+}
+
+// known returns a word whose only expansion is $HOME as a static word
+// ("--output=$HOME/.bashrc" is "--output=~/.bashrc").
+func known(a arg) arg {
+	if a.static || a.subst {
+		return a
+	}
+	if v, ok := staticPrefix(a.text); ok {
+		return arg{val: v, text: a.text, static: true, glob: a.glob}
+	}
+	return a
 }
 
 func (p parsed) has(names ...string) bool {

@@ -52,19 +52,23 @@ func TestGetopt(t *testing.T) {
 }
 
 func TestStaticPrefix(t *testing.T) {
-	tests := map[string]string{
-		`--output="$F"`:        "--output=",
-		`-o"$HOME/.bashrc"`:    "-o~/.bashrc",
-		`-o${HOME}/x$Y`:        "-o~/x",
-		`'--filter=$X'"$Y"`:    "--filter=$X",
-		`--a\ b$(x)`:           "--a b",
-		`$HOMER`:               "",
-		"--to-command=`x`":     "--to-command=",
-		`"--checkpoint-a"=x$y`: "--checkpoint-a=x",
+	tests := []struct {
+		text, want string
+		complete   bool
+	}{
+		{`--output="$F"`, "--output=", false},
+		{`-o"$HOME/.bashrc"`, "-o~/.bashrc", true},
+		{`-o${HOME}/x$Y`, "-o~/x", false},
+		{`'--filter=$X'"$Y"`, "--filter=$X", false},
+		{`--a\ b$(x)`, "--a b", false},
+		{`$HOMER`, "", false},
+		{"--to-command=`x`", "--to-command=", false},
+		{`"--checkpoint-a"=x$y`, "--checkpoint-a=x", false},
+		{`\$HOME`, "$HOME", true},
 	}
-	for text, want := range tests {
-		if got := staticPrefix(text); got != want {
-			t.Errorf("staticPrefix(%s) = %q, want %q", text, got, want)
+	for _, tc := range tests {
+		if got, complete := staticPrefix(tc.text); got != tc.want || complete != tc.complete {
+			t.Errorf("staticPrefix(%s) = %q, %v; want %q, %v", tc.text, got, complete, tc.want, tc.complete)
 		}
 	}
 }
