@@ -3412,8 +3412,8 @@ func staticPrefix(text string) (prefix string, complete bool) {
 // known returns a word whose only expansion is $HOME as a static word
 // ("--output=$HOME/.bashrc" is "--output=~/.bashrc").
 func known(a arg) arg {
-	if a.static || a.subst {
-		return a
+	if a.static || a.subst || a.path != "" || !strings.Contains(a.text, "$") {
+		return a // a placeholder (find's {}) keeps the path it stands for
 	}
 	if v, ok := staticPrefix(a.text); ok {
 		return arg{val: v, text: a.text, static: true, glob: a.glob}
