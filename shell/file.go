@@ -16,102 +16,96 @@ import (
 // Files: programs that read, search, write, copy, link, archive, compress
 // and edit files, and the stores that hold secrets.
 
-// readOnly are programs that read the files they are given.
+// readOnly are programs that read the files they are given, with no
+// option that runs, writes or reads anything else.
 var readOnly = []string{
-	"cat", "tac", "nl", "head", "tail", "more", "most", "cut", "tr", "paste", "join",
-	"fold", "fmt", "pr", "column", "expand", "unexpand", "comm", "diff", "cmp",
-	"colordiff", "strings", "od", "hexdump", "hd", "base64", "base32", "basenc", "md5sum", "sha1sum",
-	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "md5",
-	"rev", "tsort", "look", "zmore", "zdiff", "csvlook",
-	"jless",
+	"cat", "tac", "nl", "head", "tail", "more", "most", "zmore", "cut", "tr", "paste", "join", "fold", "fmt",
+	"pr", "column", "expand", "unexpand", "comm", "diff", "zdiff", "colordiff", "cmp", "strings", "od",
+	"hexdump", "hd", "base64", "base32", "basenc", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
+	"sha512sum", "b2sum", "cksum", "sum", "shasum", "md5", "rev", "tsort", "look", "csvlook", "jless",
 }
 
 // metadataOnly are the listing programs: their operands name files whose
 // contents they do not read.
 var metadataOnly = stringSet(slices.Concat(listing, listingRules)...)
 
-// listingRules are listing programs with a rule of their own.
-var listingRules = []string{"du", "file", "tree", "last", "lastb", "lastlog", "ss", "busctl", "loginctl",
-	"systemd-analyze", "ps", "lshw", "nvidia-smi", "sensors", "blkid", "findmnt", "atop", "stty", "apropos", "whatis",
-	"lspci", "iftop"}
-
 // listing are programs that show information about files, processes or
-// the system without reading file contents.
+// the system without reading file contents, with no option that runs,
+// writes or reads anything else.
 var listing = []string{
-	"ls", "dir", "vdir", "exa", "eza", "lsd", "stat", "df", "locate", "mlocate",
-	"plocate", "realpath", "readlink", "dirname", "basename", "which", "whereis", "namei",
-	"lsof", "pgrep", "pidof", "top", "htop", "btop", "free", "vmstat", "iostat",
-	"mpstat", "uptime", "w", "whoami", "id", "groups", "uname",
-	"nproc", "lscpu", "lsblk", "lsusb", "lsmod", "modinfo",
-	"hostid", "getconf", "locale", "tty", "printenv", "cal", "ncal", "sleep",
-	"seq", "expr", "factor", "numfmt", "yes", "uuidgen",
-	"lsattr",
-	"getfacl", "getcap", "sestatus", "getenforce", "quota", "clear", "reset", "tput", "tabs",
-	"sw_vers", "lsb_release",
-	"pstree", "pwdx", "iotop", "nethogs", "netstat",
-	"logname",
+	"ls", "dir", "vdir", "exa", "eza", "lsd", "stat", "df", "locate", "mlocate", "plocate", "realpath",
+	"readlink", "dirname", "basename", "which", "whereis", "namei", "lsof", "pgrep", "pidof", "top", "htop",
+	"btop", "free", "vmstat", "iostat", "mpstat", "uptime", "w", "whoami", "id", "groups", "uname", "nproc",
+	"lscpu", "lsblk", "lsusb", "lsmod", "modinfo", "hostid", "getconf", "locale", "tty", "printenv", "cal",
+	"ncal", "sleep", "seq", "expr", "factor", "numfmt", "yes", "uuidgen", "lsattr", "getfacl", "getcap",
+	"sestatus", "getenforce", "quota", "clear", "reset", "tput", "tabs", "sw_vers", "lsb_release", "pstree",
+	"pwdx", "iotop", "nethogs", "netstat", "logname",
 }
 
+// listingRules are listing programs with a rule of their own.
+var listingRules = []string{"du", "file", "tree", "last", "lastb", "lastlog", "ss", "busctl", "loginctl",
+	"systemd-analyze", "ps", "lshw", "nvidia-smi", "sensors", "blkid", "findmnt", "atop", "stty", "apropos",
+	"whatis", "lspci", "iftop"}
+
 var fileCommands = map[string]rule{
+	// Search and text processing.
 	"grep": grep, "egrep": grep, "fgrep": grep, "zgrep": grep, "zegrep": grep, "zfgrep": grep, "bzgrep": grep,
 	"xzgrep": grep, "rg": rg, "ag": ag, "ack": ack,
-	"sort": sortLines.rule, "uniq": uniq, "shuf": shuf.rule, "iconv": iconv.rule, "wc": wc.rule, "du": du.rule,
+	"sort": sortLines.rule, "uniq": uniq, "shuf": shuf.rule, "iconv": iconv.rule, "wc": wc.rule,
 	"jq":  reads("processes JSON", "--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"),
 	"yq":  yq,
-	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
-	"sed": sed, "gsed": sed,
-	"xxd":   xxd,
+	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk, "sed": sed, "gsed": sed, "xxd": xxd, "bc": bc.rule, "dc": dc,
 	"diff3": diff3.rule, "sdiff": diff3.rule, "diffstat": diffstat.rule, "xmllint": xmllint, "mlr": mlr,
-	"gpg": gpg, "gpg2": gpg, "ssh-add": sshAdd,
-	"file": file, "tree": tree, "last": lastRecords.rule, "lastb": lastRecords.rule, "who": whoRecords.rule,
-	"users": whoRecords.rule, "lastlog": lastlog, "ss": ss, "busctl": busctl, "loginctl": loginctl,
-	"systemd-analyze": systemdAnalyze, "ps": ps, "lshw": lshw, "nvidia-smi": nvidiaSMI, "sensors": sensors,
-	"blkid": blkid.rule, "findmnt": findmnt.rule, "atop": atop.rule, "stty": stty, "ldd": ldd, "nm": binutils,
-	"objdump": binutils, "readelf": binutils, "size": binutils, "apropos": manConfig.rule, "whatis": manConfig.rule,
-	"lspci": lspci.rule, "iftop": iftop.rule,
+
+	// Pagers and manuals.
 	"less": less, "zless": less, "man": man, "info": info, "bat": bat, "batcat": bat, "tldr": tldr,
-	"bc": bc.rule, "dc": dc,
-	"date":     date,
-	"hostname": hostname,
-	"kill":     killRule, "pkill": killRule, "killall": killRule, "skill": killRule, "xkill": killRule,
-	"fuser": fuser,
+	"apropos": manConfig.rule, "whatis": manConfig.rule,
+
+	// Listing programs with options that read, write, run or change.
+	"du": du.rule, "file": file, "tree": tree, "last": lastRecords.rule, "lastb": lastRecords.rule,
+	"who": whoRecords.rule, "users": whoRecords.rule, "lastlog": lastlog, "ss": ss, "busctl": busctl,
+	"loginctl": loginctl, "systemd-analyze": systemdAnalyze, "ps": ps, "lshw": lshw, "nvidia-smi": nvidiaSMI,
+	"sensors": sensors, "blkid": blkid.rule, "findmnt": findmnt.rule, "atop": atop.rule, "stty": stty,
+	"ldd": ldd, "nm": binutils, "objdump": binutils, "readelf": binutils, "size": binutils, "lspci": lspci.rule,
+	"iftop": iftop.rule, "date": date, "hostname": hostname,
+	"kill": killRule, "pkill": killRule, "killall": killRule, "skill": killRule, "xkill": killRule, "fuser": fuser,
+
+	// Writing, copying, linking, deleting, permissions.
 	"touch": writer(write(airlock.ClassFSWrite, "creates or updates files"),
 		getopt{short: "drt", long: names("--date --reference --time")}),
 	"mkdir": writer(write(airlock.ClassFSMkdir, "creates directories"),
 		getopt{short: "m", long: names("--mode"), optLong: names("--context")}),
-	"mktemp":  mktemp,
-	"cp":      copies,
-	"install": installCmd,
-	"mv":      move,
-	"ln":      link,
 	// --output-error's value is optional: the word after it is a file.
 	"tee": writer(write(airlock.ClassFSWrite, "writes files"), getopt{optLong: names("--output-error")}),
 	"truncate": writer(effect{class: airlock.ClassFSWrite, cap: airlock.CapWorkspaceWrite, tier: airlock.TierDestructive,
 		reason: "destroys file contents"}, getopt{short: "rs", long: names("--reference --size")}),
-	"dd": dd,
+	"mktemp": mktemp, "cp": copies, "install": installCmd, "mv": move, "ln": link, "dd": dd,
 	"rm": fixed(remove("deletes files")), "rmdir": fixed(remove("deletes directories")),
 	"unlink": fixed(remove("deletes a file")), "shred": writer(remove("destroys file contents"), shredOpts),
 	"srm": writer(remove("destroys files"), shredOpts), "wipe": writer(remove("destroys files"), shredOpts),
 	"chmod": chmod, "chown": chown, "chgrp": chown, "setfacl": setfacl, "chflags": chflags,
-	"chattr": fixed(effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "changes file attributes"}),
-	"patch":  patch,
-	"split":  split,
-	"csplit": csplit,
-	"tar":    tar, "bsdtar": tar, "gtar": tar,
-	"unzip": unzip, "zip": zip, "7z": sevenZip, "7za": sevenZip, "7zr": sevenZip, "cpio": cpio,
-	"gzip": compress, "gunzip": compress, "zcat": compress, "bzip2": compress, "bunzip2": compress, "bzcat": compress,
-	"xz": compress, "unxz": compress, "xzcat": compress, "lzma": compress, "unlzma": compress, "zstd": compress,
-	"unzstd": compress, "zstdcat": compress, "lz4": compress, "lz4cat": compress, "pigz": compress,
-	"pbzip2": compress, "brotli": compress, "compress": compress, "uncompress": compress,
-	"dos2unix": dos2unix, "unix2dos": dos2unix,
+	"chattr": fixed(effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
+		reason: "changes file attributes"}),
+	"patch": patch, "split": split, "csplit": csplit, "dos2unix": dos2unix, "unix2dos": dos2unix,
+
+	// Archives and compressors.
+	"tar": tar, "bsdtar": tar, "gtar": tar, "unzip": unzip, "zip": zip, "7z": sevenZip, "7za": sevenZip,
+	"7zr": sevenZip, "cpio": cpio,
+	"gzip": compress, "gunzip": compress, "zcat": compress, "pigz": compress, "unpigz": compress,
+	"bzip2": compress, "bunzip2": compress, "bzcat": compress, "pbzip2": compress, "xz": compress,
+	"unxz": compress, "xzcat": compress, "lzma": compress, "unlzma": compress, "lzcat": compress,
+	"zstd": compress, "unzstd": compress, "zstdcat": compress, "lz4": compress, "unlz4": compress,
+	"lz4cat": compress, "brotli": compress, "compress": compress, "uncompress": compress,
+
+	// Editors, and programs that open files with others.
 	"vim": vim, "vi": vim, "nvim": vim, "view": vim, "vimdiff": vim, "ex": vim,
 	"nano": nano, "pico": nano, "emacs": emacs, "ed": ed, "kak": kak, "micro": micro, "hx": helix, "helix": helix,
 	"code": code, "subl": subl, "joe": editor, "mcedit": editor, "gedit": editor, "kate": editor,
 	"open": fixed(exec("opens files or URLs with other programs")), "xdg-open": fixed(exec("opens files or URLs with other programs")),
-	"ssh-keygen": sshKeygen,
-	"getent":     getent,
-	"security":   security,
-	"pass":       pass,
+
+	// Keys and the stores that hold secrets.
+	"gpg": gpg, "gpg2": gpg, "ssh-add": sshAdd, "ssh-keygen": sshKeygen, "getent": getent, "security": security,
+	"pass": pass,
 }
 
 var grepOpts = getopt{short: "efmABCdDX", optLong: names("--color --colour"),
@@ -2621,8 +2615,9 @@ func tree(c *call) effect {
 	return t.classify(c, p)
 }
 
-// loginRecords are last, lastb, who and users: they read a login record
-// file, given with -f or as an operand, and print what it holds.
+// last and lastb read the login records of -f's file and print them, in
+// part, whatever the file holds; who and users read the file they are
+// given.
 var lastRecords = tool{reason: "shows login records", meta: true, reads: names("-f --file"),
 	getopt: getopt{short: "fnstp", long: names("--file --limit --since --until --present --time-format")}}
 
