@@ -494,7 +494,7 @@ func (c *call) sedEffects(script string) effect {
 	if ops.input {
 		e = worse(e, unknown("runs the text it reads as commands (sed e)"))
 	}
-	writes := slices.DeleteFunc(slices.Clone(ops.writes), func(f string) bool { return f == "/dev/stdout" || f == "/dev/stderr" })
+	writes := slices.DeleteFunc(slices.Clone(ops.writes), func(f string) bool { return stream(literal(f)) })
 	return c.scriptFiles(e, "sed script", writes, ops.reads)
 }
 
@@ -607,7 +607,7 @@ func awkProgram(prog string, vars map[string][]string) (awkOps, error) {
 				switch {
 				case awkNetFile(f):
 					ops.network = true
-				case f == "/dev/stdout" || f == "/dev/stderr" || f == "-" || strings.HasPrefix(f, "/dev/fd/"):
+				case stream(literal(f)):
 				default:
 					ops.writes = append(ops.writes, f)
 				}
@@ -3474,7 +3474,7 @@ func (t tool) classify(c *call, p parsed) effect {
 	for _, o := range p.opts {
 		switch {
 		case !o.has:
-		case slices.Contains(t.writes, o.name):
+		case slices.Contains(t.writes, o.name) && !stream(o.val):
 			w := write(airlock.ClassFSWrite, "writes the file given to "+o.name)
 			c.raiseWrites(&w, o.val)
 			e = worse(e, w)
@@ -3486,6 +3486,12 @@ func (t tool) classify(c *call, p parsed) effect {
 		e = worse(e, exec("takes options only known at run time, which may run commands"))
 	}
 	return e
+}
+
+// stream reports whether a file a program writes is standard output or a
+// sink ("-", /dev/stdout, /dev/null), which stores nothing.
+func stream(a arg) bool {
+	return a.static && (a.val == "-" || sensitive.IsNullDevice(a.val))
 }
 
 // stdinNames returns the file names a list holds when the list is the
