@@ -19,15 +19,19 @@ var builtins = map[string]rule{
 	"hash": hash, "set": inertRule("sets shell options"), "shopt": inertRule("sets shell options"),
 	"unset": unset, "export": declare, "declare": declare, "local": declare, "readonly": declare,
 	"typeset": declare, "let": inertRule("evaluates arithmetic"), "umask": inertRule("sets the file mode mask"),
-	"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": inertRule("lists jobs"),
+	"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": jobsRule,
 	"bg": inertRule("resumes a job"), "fg": inertRule("resumes a job"), "disown": inertRule("forgets a job"),
 	"times": inertRule("prints times"), "caller": inertRule("prints the call stack"),
 	"dirs": inertRule("prints the directory stack"), "help": inertRule("prints help"),
-	"suspend": inertRule("suspends the shell"), "compgen": inertRule("lists completions"),
-	"complete": inertRule("sets completions"), "compopt": inertRule("sets completions"),
-	"bind": inertRule("sets key bindings"), "unalias": inertRule("removes aliases"),
-	"mapfile": mapfile, "readarray": mapfile, "enable": enable, "fc": fc, "history": history,
-	"eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
+	"suspend": inertRule("suspends the shell"), "compgen": completes, "complete": completes,
+	"compopt": inertRule("sets completions"),
+	"bind":    bindRule, "unalias": inertRule("removes aliases"),
+	"mapfile": mapfile, "readarray": mapfile, "enable": enable, "fc": fc, "hist": fc,
+	"r": fixed(unknown("runs a command again from the history")), "history": history, "eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
+	// zsh's own built-ins.
+	"ztcp": ztcp, "zsocket": ztcp, "zftp": fixed(net(airlock.ClassNetConnect, "transfers files over FTP")),
+	"zmodload": zmodload, "zpty": zpty, "sched": schedRule, "emulate": emulateRule,
+	"zcompile": writes(airlock.ClassFSWrite, "compiles shell functions to a file"),
 }
 
 func printf(c *call) effect {
@@ -116,25 +120,167 @@ func hash(c *call) effect {
 	return inert("remembers command locations")
 }
 
+// enable loads built-ins from a shared library with -f, and also when a
+// name is no built-in: bash then looks for a library of that name (one with
+// a "/" is the library's path).
 func enable(c *call) effect {
-	if f, ok := c.value("-f"); ok {
+	opts, names := splitOpts(c.args, optSpec{short: "f"})
+	if f, ok := optVal(opts, "-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
+	}
+	if !optHas(opts, "-n", "-d") {
+		for _, n := range names {
+			if !n.static || !bashBuiltins[n.val] {
+				return env("loads shell built-in " + n.text + " from a library")
+			}
+		}
 	}
 	return inert("enables or disables built-ins")
 }
 
+// bashBuiltins are the names of bash's built-ins.
+var bashBuiltins = stringSet(".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command",
+	"compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec",
+	"exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local",
+	"logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set",
+	"shift", "shopt", "source", "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask",
+	"unalias", "unset", "wait")
+
+// fc runs commands from the history again, through the editor -e names
+// ("-e -" and -s run them as they are), unless it only lists them (-l).
 func fc(c *call) effect {
-	if c.has("-l") {
+	opts, _ := splitOpts(c.args, optSpec{short: "e"})
+	if e, ok := optVal(opts, "-e"); optHas(opts, "-l") && !optHas(opts, "-s") && (!ok || e.val != "-") {
 		return read("lists the history")
 	}
 	return unknown("runs commands again from the history")
 }
 
+// history -r and -n read a file into the history (which history then
+// prints), -w and -a write it to a file.
 func history(c *call) effect {
-	if len(c.args) > 0 && strings.HasPrefix(c.args[0].val, "-") {
-		return write(airlock.ClassFSWrite, "changes the shell history")
+	opts, ops := splitOpts(c.args, optSpec{short: "d"})
+	if len(opts) == 0 {
+		return read("prints the shell history")
 	}
-	return read("prints the shell history")
+	e := write(airlock.ClassFSWrite, "changes the shell history")
+	if len(ops) > 0 {
+		switch {
+		case optHas(opts, "-w", "-a"):
+			c.raiseWrites(&e, ops[0])
+		case optHas(opts, "-r", "-n"):
+			c.raiseReads(&e, ops[0])
+		}
+	}
+	return e
+}
+
+// bindRule: bind reads key bindings from a file (-f), whose lines an error message
+// prints, and binds keys to shell commands (-x), which run when the key is
+// pressed.
+func bindRule(c *call) effect {
+	opts, _ := splitOpts(c.args, optSpec{short: "mqurfx"})
+	e := inert("sets key bindings")
+	for _, o := range opts {
+		switch {
+		case o.name == "-f" && o.has:
+			e = c.optRead("reads key bindings from", o.val)
+		case o.name == "-x" && o.has:
+			if !o.val.static {
+				return unknown("binds a key to a command only known at run time")
+			}
+			if _, cmd, ok := strings.Cut(o.val.val, ":"); ok {
+				c.runScript("bind -x", strings.TrimSpace(cmd), input{})
+			}
+		}
+	}
+	return e
+}
+
+// completes is compgen or complete: -C names a command that generates
+// completions, and -W a word list that bash expands, running the command
+// substitutions in it. compgen does so at once, complete when a word is
+// completed.
+func completes(c *call) effect {
+	opts, _ := splitOpts(c.args, optSpec{short: "oAGWFCXPS"})
+	for _, o := range opts {
+		if !o.has || o.name != "-C" && o.name != "-W" {
+			continue
+		}
+		if !o.val.static {
+			return unknown("completes with a command only known at run time")
+		}
+		script := o.val.val
+		if o.name == "-W" {
+			script = ": " + script
+		}
+		n := c.runScript(c.name+" "+o.name, script, input{})
+		n.lenient = true
+	}
+	return inert("lists or sets completions")
+}
+
+// jobsRule: jobs -x runs a command, with job numbers in its words replaced.
+func jobsRule(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{})
+	if !optHas(opts, "-x") || len(rest) == 0 {
+		return inert("lists jobs")
+	}
+	c.run("jobs -x", rest, effect{})
+	return effect{none: true}
+}
+
+// ztcp and zsocket open (or with -l, listen on) TCP and Unix connections.
+func ztcp(c *call) effect {
+	if len(c.args) == 0 {
+		return read("lists connections")
+	}
+	if opts, _ := splitOpts(c.args, optSpec{}); optHas(opts, "-c") {
+		return inert("closes a connection")
+	}
+	return net(airlock.ClassNetConnect, "opens a network connection")
+}
+
+// zmodload loads zsh modules (shared libraries) unless it only lists them.
+func zmodload(c *call) effect {
+	opts, names := splitOpts(c.args, optSpec{})
+	if len(names) == 0 || optHas(opts, "-l", "-L", "-e", "-u") {
+		return inert("lists or unloads zsh modules")
+	}
+	return exec("loads zsh modules, which are libraries")
+}
+
+// zpty runs a command in a pseudo-terminal: "zpty [-eb] NAME COMMAND...";
+// its other options talk to one that runs.
+func zpty(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{})
+	if len(rest) < 2 || optHas(opts, "-d", "-w", "-r", "-t", "-L", "-n") {
+		return inert("talks to a command in a pseudo-terminal")
+	}
+	c.runWords("zpty", rest[1:], input{})
+	return effect{none: true}
+}
+
+// schedRule: sched runs a command later: "sched [-o] [+]TIME COMMAND...".
+func schedRule(c *call) effect {
+	_, rest := splitOpts(c.args, optSpec{})
+	if len(rest) < 2 {
+		return inert("lists or removes scheduled commands")
+	}
+	c.runWords("sched", rest[1:], input{})
+	return effect{none: true}
+}
+
+// emulateRule: emulate runs a command given to -c in another shell's mode.
+func emulateRule(c *call) effect {
+	if cmd, ok := c.value("-c"); ok {
+		if !cmd.static {
+			return unknown("runs a command only known at run time")
+		}
+		c.runScript("emulate -c", cmd.val, c.in)
+		return effect{none: true}
+	}
+	return inert("sets shell options")
 }
 
 func eval(c *call) effect {
@@ -184,6 +330,12 @@ func alias(c *call) effect {
 	return inert("defines aliases")
 }
 
+// netDevice reports whether p is one of bash's network paths, which a
+// redirection opens as a connection (/dev/tcp/HOST/PORT).
+func netDevice(p string) bool {
+	return strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
+}
+
 // runsFile classifies running a script file: a process substitution is code
 // produced by another command; /dev/stdin reads standard input.
 func (c *call) runsFile(f arg, lang string, shell bool) effect {
@@ -212,6 +364,9 @@ func (c *call) stdinCode(lang string, shell bool) effect {
 		}
 		return exec("runs " + lang + " code from a here-document, which Airlock cannot inspect")
 	case inFile:
+		if p := c.resolve(c.in.text); netDevice(p) {
+			return unknown("runs code read from a network connection")
+		}
 		return exec("runs " + lang + " script " + c.in.text)
 	case inNull:
 		return read("runs nothing: its input is empty")
