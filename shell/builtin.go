@@ -330,12 +330,6 @@ func alias(c *call) effect {
 	return inert("defines aliases")
 }
 
-// netDevice reports whether p is one of bash's network paths, which a
-// redirection opens as a connection (/dev/tcp/HOST/PORT).
-func netDevice(p string) bool {
-	return strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
-}
-
 // runsFile classifies running a script file: a process substitution is code
 // produced by another command; /dev/stdin reads standard input.
 func (c *call) runsFile(f arg, lang string, shell bool) effect {
@@ -364,8 +358,8 @@ func (c *call) stdinCode(lang string, shell bool) effect {
 		}
 		return exec("runs " + lang + " code from a here-document, which Airlock cannot inspect")
 	case inFile:
-		if p := c.resolve(c.in.text); netDevice(p) {
-			return unknown("runs code read from a network connection")
+		if p := c.resolve(c.in.text); strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+			return unknown("runs code read from " + c.in.text + ", which Airlock cannot see")
 		}
 		return exec("runs " + lang + " script " + c.in.text)
 	case inNull:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/sensitive"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Wrappers: programs classified by what they run.
@@ -1300,12 +1301,42 @@ loop:
 			return unknown("runs a " + c.name + " command only known at run time")
 		}
 		c.runScript(c.name+" -c", ops[0].val, c.in)
+		c.zshNullCommands(ops[0].val)
 		return e
 	}
 	if smode || len(ops) == 0 {
+		if c.in.kind == inText {
+			c.zshNullCommands(c.in.text)
+		}
 		return worse(c.stdinCode("shell", true), e)
 	}
 	return worse(c.runsFile(ops[0], "shell", true), e)
+}
+
+// zshNullCommands analyses the commands a zsh script puts in NULLCMD and
+// READNULLCMD: zsh runs them for a redirection without a command ("<file"
+// runs the pager READNULLCMD names), which bash, whose grammar Airlock
+// parses, treats as no command at all.
+func (c *call) zshNullCommands(script string) {
+	if c.name != "zsh" || !strings.Contains(script, "NULLCMD") {
+		return
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		return // the script itself is an error
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		as, ok := n.(*syntax.Assign)
+		if !ok || as.Name == nil || as.Name.Value != "NULLCMD" && as.Name.Value != "READNULLCMD" {
+			return true
+		}
+		if v, static, _ := wordValue(as.Value); static {
+			c.runScript("zsh "+as.Name.Value, v, input{kind: inPipe})
+		} else {
+			c.runUnknown("zsh "+as.Name.Value, as.Name.Value, "sets a command only known at run time")
+		}
+		return true
+	})
 }
 
 // foreignShell is a shell whose language Airlock does not parse: code
@@ -1417,18 +1448,18 @@ func pwsh(c *call) effect {
 		switch {
 		case name == "":
 			return unknown("runs PowerShell code read from its input, which Airlock cannot parse")
-		case pwshParam(name, "command", "commandwithargs", "encodedcommand") || name == "cwa" || name == "ec":
+		case abbreviation(name, "command", "commandwithargs", "encodedcommand") || name == "cwa" || name == "ec":
 			return unknown("runs PowerShell code, which Airlock cannot parse")
-		case pwshParam(name, "file"):
+		case abbreviation(name, "file"):
 			if i+1 == len(c.args) || next.static && next.val == "-" {
 				return unknown("runs PowerShell code read from its input, which Airlock cannot parse")
 			}
 			return worse(c.runsFile(next, "PowerShell", false), e)
 		case attached:
-		case pwshParam(name, "settingsfile", "configurationfile"):
+		case abbreviation(name, "settingsfile", "configurationfile"):
 			e = worse(e, c.optRead("reads settings", next))
 			i++
-		case pwshParam(name, "configurationname", "custompipename", "executionpolicy", "inputformat",
+		case abbreviation(name, "configurationname", "custompipename", "executionpolicy", "inputformat",
 			"outputformat", "windowstyle", "workingdirectory") || name == "ep" || name == "wd" || name == "if" || name == "of":
 			i++
 		}
@@ -1436,8 +1467,8 @@ func pwsh(c *call) effect {
 	return unknown("runs PowerShell code read from its input, which Airlock cannot parse")
 }
 
-// pwshParam reports whether name is one of words or a prefix of one.
-func pwshParam(name string, words ...string) bool {
+// abbreviation reports whether name is one of words or a prefix of one.
+func abbreviation(name string, words ...string) bool {
 	for _, w := range words {
 		if strings.HasPrefix(w, name) {
 			return true
