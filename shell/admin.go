@@ -107,7 +107,10 @@ func remoteHost(c *call) effect {
 // program anywhere.
 func service(c *call) effect {
 	ops := c.operands()
-	if len(ops) > 0 && strings.Contains(ops[0].val, "/") || len(ops) > 0 && !ops[0].static {
+	switch {
+	case len(ops) > 0 && !ops[0].static:
+		return admin("manages a service only known at run time")
+	case len(ops) > 0 && strings.Contains(ops[0].val, "/"):
 		c.run("service", append([]arg{literal(path.Join("/etc/init.d", ops[0].val))}, ops[1:]...), effect{})
 		return admin("runs a program outside /etc/init.d")
 	}
