@@ -11,7 +11,7 @@ import (
 var builtins = map[string]rule{
 	":": inertRule("does nothing"), "true": inertRule("does nothing"), "false": inertRule("does nothing"),
 	"echo": inertRule("prints text"), "printf": printf, "read": readVars,
-	"shift": inertRule("shifts arguments"), "wait": inertRule("waits for jobs"),
+	"shift": inertRule("shifts arguments"), "wait": waitRule,
 	"exit": inertRule("exits the shell"), "return": inertRule("returns"), "logout": inertRule("exits the shell"),
 	"break": inertRule("leaves a loop"), "continue": inertRule("continues a loop"),
 	"test": inertRule("tests a condition"), "[": inertRule("tests a condition"),
@@ -64,8 +64,10 @@ func varTargets(names []arg, reason string) effect {
 }
 
 func readVars(c *call) effect {
-	names := c.operands("-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u")
-	names = append(names, c.values("-a")...)
+	opts, names := splitOpts(c.args, optSpec{short: "adinNptu"})
+	if a, ok := optVal(opts, "-a"); ok {
+		names = append(names, a)
+	}
 	return varTargets(names, "reads input into variables")
 }
 
@@ -78,13 +80,14 @@ func getopts(c *call) effect {
 }
 
 func mapfile(c *call) effect {
-	if cb, ok := c.value("-C"); ok {
+	opts, names := splitOpts(c.args, optSpec{short: "dnOsuCc"})
+	if cb, ok := optVal(opts, "-C"); ok {
 		if !cb.static {
 			return unknown("runs a callback only known at run time")
 		}
 		c.runScript("mapfile -C", cb.val, input{})
 	}
-	return varTargets(c.operands("-d", "-n", "-O", "-s", "-u", "-C", "-c"), "reads lines into an array")
+	return varTargets(names, "reads lines into an array")
 }
 
 func unset(c *call) effect {
@@ -114,10 +117,20 @@ func declare(c *call) effect {
 }
 
 func hash(c *call) effect {
-	if p, ok := c.value("-p"); ok {
+	opts, _ := splitOpts(c.args, optSpec{short: "p"})
+	if p, ok := optVal(opts, "-p"); ok {
 		return env("makes a command name run " + p.text)
 	}
 	return inert("remembers command locations")
+}
+
+// waitRule: wait -p NAME puts a process id in a variable.
+func waitRule(c *call) effect {
+	opts, _ := splitOpts(c.args, optSpec{short: "p"})
+	if p, ok := optVal(opts, "-p"); ok {
+		return varTargets([]arg{p}, "waits for jobs")
+	}
+	return inert("waits for jobs")
 }
 
 // enable loads built-ins from a shared library with -f, and also when a
@@ -296,10 +309,14 @@ func eval(c *call) effect {
 }
 
 func source(c *call) effect {
-	if len(c.args) == 0 {
+	args := c.args
+	if len(args) > 0 && args[0].static && args[0].val == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
 		return inert("does nothing")
 	}
-	return c.runsFile(c.args[0], "shell", true)
+	return c.runsFile(args[0], "shell", true)
 }
 
 func trap(c *call) effect {
