@@ -69,6 +69,47 @@ var wrappers = map[string]rule{
 	"script":    scriptRule,
 	"direnv":    direnv,
 	"nix-shell": nixShell,
+	// Programs that run a command with changed rights, limits, scheduling or
+	// surroundings.
+	"setarch": setarch(true), "linux32": setarch(false), "linux64": setarch(false), "i386": setarch(false),
+	"x86_64": setarch(false),
+	"setpriv": wrapper("setpriv", getoptLong{spec: optSpec{long: []string{"--reuid", "--regid", "--ruid",
+		"--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set",
+		"--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access",
+		"--landlock-rule", "--seccomp-filter"}}, flags: []string{"--dump", "--nnp", "--no-new-privs",
+		"--clear-groups", "--keep-groups", "--init-groups", "--reset-env", "--list-caps", "--help", "--version"}}, 0),
+	"capsh": capsh, "sg": sg, "newgrp": fixed(unknown("opens a shell with another group")),
+	"runcon": runcon, "ksu": ksu, "sash": posixShell,
+	"numactl": wrapper("numactl", getoptLong{spec: optSpec{short: "imwpPCNSfLMo", long: []string{"--interleave",
+		"--weighted-interleave", "--membind", "--preferred", "--preferred-many", "--physcpubind", "--cpunodebind",
+		"--shmid", "--file", "--length", "--offset", "--shmmode", "--cpubind"}},
+		flags: []string{"--all", "--localalloc", "--show", "--hardware", "--balancing", "--huge", "--touch",
+			"--verify", "--strict", "--shm", "--help", "--version"}}, 0),
+	"prlimit":   prlimit,
+	"cpulimit":  cpulimit,
+	"aa-exec":   wrapper("aa-exec", getoptLong{spec: optSpec{short: "pn", long: []string{"--profile", "--namespace"}}}, 0),
+	"choom":     choom,
+	"logsave":   logsave,
+	"setlock":   setlock,
+	"softlimit": wrapper("softlimit", getoptLong{spec: optSpec{short: "madoplfcrts"}}, 0),
+	"setuidgid": wrapper("setuidgid", getoptLong{}, 1), "envuidgid": wrapper("envuidgid", getoptLong{}, 1),
+	"chpst": chpst, "envdir": envdir,
+	"rlwrap": rlwrap,
+	"torify": wrapper("torify", getoptLong{}, 0),
+	"grc": wrapper("grc", getoptLong{spec: optSpec{short: "c", long: []string{"--config"}}, flags: []string{
+		"--stderr", "--stdout", "--colour", "--pty"}}, 0),
+	"aoss":      wrapper("aoss", getoptLong{}, 0),
+	"catchsegv": wrapper("catchsegv", getoptLong{}, 0),
+	"trickle":   wrapper("trickle", getoptLong{spec: optSpec{short: "duwtln"}}, 0),
+	"faketime":  faketime,
+	"fakeroot":  fakeroot,
+	"systemd-inhibit": wrapper("systemd-inhibit", getoptLong{spec: optSpec{long: []string{"--what", "--who",
+		"--why", "--mode"}}, flags: []string{"--no-pager", "--no-legend", "--no-ask-password", "--list", "--help",
+		"--version"}}, 0),
+	"systemd-cat": wrapper("systemd-cat", getoptLong{spec: optSpec{short: "tp", long: []string{"--identifier",
+		"--priority", "--stderr-priority", "--level-prefix", "--namespace"}}, flags: []string{"--help", "--version"}}, 0),
+	"bwrap":             bwrap,
+	"start-stop-daemon": startStopDaemon,
 }
 
 // getoptLong is the options of a program that parses them with getopt_long,
@@ -1541,11 +1582,6 @@ var busyboxApplets = map[string]rule{
 	"inotifyd":   inotifyd,
 	"run-parts":  fixed(exec("runs every program in a directory")),
 	"runsv":      fixed(exec("runs a service")), "runsvdir": fixed(exec("runs the services of a directory")),
-	"start-stop-daemon": startStopDaemon,
-	"setuidgid":         wrapper("setuidgid", getoptLong{}, 1), "envuidgid": wrapper("envuidgid", getoptLong{}, 1),
-	"softlimit": wrapper("softlimit", getoptLong{spec: optSpec{short: "madoplfcrts"}}, 0),
-	"chpst":     chpst, "envdir": envdir,
-	"setarch": setarch(true), "linux32": setarch(false), "linux64": setarch(false),
 	"hexedit": fixed(write(airlock.ClassFSWrite, "edits a file")),
 }
 
@@ -1674,23 +1710,39 @@ func inotifyd(c *call) effect {
 	return effect{none: true}
 }
 
+var startStopOpts = getoptLong{spec: optSpec{short: "xapnugcrdNPIksRO", long: []string{"--exec", "--startas",
+	"--pidfile", "--name", "--user", "--group", "--chuid", "--chroot", "--chdir", "--nicelevel", "--procsched",
+	"--iosched", "--umask", "--signal", "--retry", "--output", "--ppid", "--notify-timeout"}},
+	flags: []string{"--start", "--stop", "--status", "--test", "--oknodo", "--quiet", "--verbose", "--background",
+		"--no-close", "--make-pidfile", "--remove-pidfile", "--notify-await", "--help", "--version"}}
+
 // startStopDaemon starts the program of -x (--exec) or -a (--startas),
-// with the arguments after "--"; -K stops it.
+// with the arguments after "--", and writes its output (-O) and its pid
+// file (-m -p); -K stops it.
 func startStopDaemon(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "xapnuNcrs", long: []string{"--exec", "--startas",
-		"--pidfile", "--name", "--user", "--nicelevel", "--chuid", "--chroot", "--signal"}})
-	if optHas(opts, "-K", "--stop") {
+	opts, rest := startStopOpts.parse(c.args)
+	switch {
+	case optHas(opts, "-K", "--stop"):
 		return kill("stops a daemon")
+	case optHas(opts, "-T", "--status", "-t", "--test"):
+		return read("shows a daemon's status")
+	}
+	e := effect{none: true}
+	for _, o := range opts {
+		if o.has && (o.name == "-O" || o.name == "--output" || (o.name == "-p" || o.name == "--pidfile") &&
+			optHas(opts, "-m", "--make-pidfile")) {
+			e = worse(e, c.optWrite("writes", o.val))
+		}
 	}
 	prog, ok := optVal(opts, "-a", "--startas")
 	if !ok {
 		prog, ok = optVal(opts, "-x", "--exec")
 	}
 	if !ok {
-		return read("runs no command")
+		return worse(read("runs no command"), e)
 	}
 	c.run("start-stop-daemon", append([]arg{prog}, rest...), effect{})
-	return effect{none: true}
+	return e
 }
 
 // chpst runs a program with changed limits, user or environment: -e DIR
@@ -1717,24 +1769,307 @@ func envdir(c *call) effect {
 	return env("sets environment variables from the files of " + c.args[0].text)
 }
 
-// setarch runs "setarch ARCH [options] [PROG]" (linux32 and linux64 take
-// no ARCH); without a program it opens a shell.
+// setarch runs "setarch [ARCH] [options] [PROG]" (linux32 and the like
+// take no ARCH); without a program it opens a shell.
 func setarch(named bool) rule {
 	return func(c *call) effect {
 		args := c.args
-		if named {
-			if len(args) == 0 {
-				return read("lists architectures")
-			}
+		if named && len(args) > 0 && !(args[0].static && strings.HasPrefix(args[0].val, "-")) {
 			args = args[1:]
 		}
 		_, rest := splitOpts(args, optSpec{short: "B"})
 		if len(rest) == 0 {
+			if named && len(c.args) == 0 {
+				return read("lists architectures")
+			}
 			return c.stdinCode("shell", true)
 		}
 		c.run("setarch", rest, effect{})
 		return effect{none: true}
 	}
+}
+
+// capsh runs bash (or the program of --shell) with the words after "--",
+// and itself again with those after "=="; otherwise it shows
+// capabilities.
+func capsh(c *call) effect {
+	shell := literal("/bin/bash")
+	for i, a := range c.args {
+		if !a.static {
+			return unknown("runs capsh with an argument only known at run time")
+		}
+		if v, ok := strings.CutPrefix(a.val, "--shell="); ok {
+			shell = literal(v)
+		}
+		switch a.val {
+		case "--":
+			c.run("capsh --", append([]arg{shell}, c.args[i+1:]...), effect{})
+			return effect{none: true}
+		case "==":
+			c.run("capsh ==", append([]arg{literal("capsh")}, c.args[i+1:]...), effect{})
+			return effect{none: true}
+		}
+	}
+	return read("shows capabilities")
+}
+
+// sg runs "sg GROUP [-c] COMMAND" with "sh -c"; without a command it opens
+// a shell.
+func sg(c *call) effect {
+	ops := c.args
+	if len(ops) > 0 && ops[0].static && ops[0].val == "-" {
+		ops = ops[1:]
+	}
+	if len(ops) < 2 {
+		return unknown("opens a shell with another group")
+	}
+	cmd := ops[1:]
+	if cmd[0].static && cmd[0].val == "-c" {
+		cmd = cmd[1:]
+	}
+	c.runWords("sg", cmd, c.in)
+	return effect{none: true}
+}
+
+var runconOpts = getoptLong{spec: optSpec{short: "urtl", long: []string{"--user", "--role", "--type", "--range"}},
+	flags: []string{"--compute", "--help", "--version"}}
+
+// runcon runs "runcon CONTEXT COMMAND", or "runcon -t TYPE ... COMMAND".
+func runcon(c *call) effect {
+	opts, rest := runconOpts.split(c.args)
+	if !optHas(opts, "-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range") && len(rest) > 0 {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return read("shows the security context")
+	}
+	c.run("runcon", rest, effect{})
+	return effect{none: true}
+}
+
+// ksu is Kerberos su: "ksu [USER] [options] -e COMMAND..." runs COMMAND
+// as USER; "-a ARGS" passes ARGS to the shell, and without either it opens
+// one.
+func ksu(c *call) effect {
+	floor := admin("runs as another user")
+	for i, a := range c.args {
+		if !a.static {
+			continue
+		}
+		switch a.val {
+		case "-e":
+			c.run("ksu -e", c.args[i+1:], floor)
+			return effect{none: true}
+		case "-a":
+			c.run("ksu -a", append([]arg{literal("sh")}, c.args[i+1:]...), floor)
+			return effect{none: true}
+		}
+	}
+	return unknown("opens an interactive shell as another user")
+}
+
+var prlimitOpts = getoptLong{spec: optSpec{short: "po", long: []string{"--pid", "--output"}},
+	flags: []string{"--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile",
+		"--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime", "--noheadings",
+		"--raw", "--verbose", "--help", "--version"},
+	optional: map[byte]string{'c': "--core", 'd': "--data", 'e': "--nice", 'f': "--fsize", 'i': "--sigpending",
+		'l': "--memlock", 'm': "--rss", 'n': "--nofile", 'q': "--msgqueue", 'r': "--rtprio", 's': "--stack",
+		't': "--cpu", 'u': "--nproc", 'v': "--as", 'x': "--locks", 'y': "--rttime"}}
+
+// prlimit runs a command with resource limits, or changes those of a
+// running process (--pid).
+func prlimit(c *call) effect {
+	opts, rest := prlimitOpts.split(c.args)
+	if _, ok := optVal(opts, "-p", "--pid"); ok {
+		return exec("changes the resource limits of a running process")
+	}
+	if len(rest) == 0 {
+		return read("shows resource limits")
+	}
+	c.run("prlimit", rest, effect{})
+	return effect{none: true}
+}
+
+var cpulimitOpts = getoptLong{spec: optSpec{short: "lpePsc", long: []string{"--limit", "--pid", "--exe", "--path",
+	"--signal", "--cpu"}}, flags: []string{"--lazy", "--include-children", "--verbose", "--foreground", "--quiet",
+	"--kill", "--restore", "--monitor-forks", "--background", "--help"}}
+
+// cpulimit runs a command with a CPU limit, or limits a running process
+// (-p, -e, -P).
+func cpulimit(c *call) effect {
+	opts, rest := cpulimitOpts.split(c.args)
+	switch {
+	case len(rest) > 0:
+		c.run("cpulimit", rest, effect{})
+		return effect{none: true}
+	case optHas(opts, "-p", "-e", "-P", "--pid", "--exe", "--path"):
+		return exec("limits the CPU of a running process")
+	}
+	return read("runs no command")
+}
+
+// choom runs "choom -n ADJ COMMAND", or with -p changes the OOM score of a
+// running process.
+func choom(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{short: "np", long: []string{"--adjust", "--pid"}})
+	switch {
+	case optHas(opts, "-p", "--pid"):
+		return exec("changes the OOM score of a running process")
+	case len(rest) == 0:
+		return read("runs no command")
+	}
+	c.run("choom", rest, effect{})
+	return effect{none: true}
+}
+
+// logsave runs "logsave [-asv] LOGFILE COMMAND" and writes the command's
+// output to LOGFILE.
+func logsave(c *call) effect {
+	_, rest := splitOpts(c.args, optSpec{})
+	if len(rest) < 2 {
+		return read("runs no command")
+	}
+	e := effect{none: true}
+	if rest[0].val != "-" {
+		e = c.optWrite("writes the output of a command to", rest[0])
+	}
+	c.run("logsave", rest[1:], effect{})
+	return e
+}
+
+// setlock is daemontools' "setlock [-nNxX] FILE PROGRAM": it creates the
+// lock file.
+func setlock(c *call) effect {
+	_, rest := splitOpts(c.args, optSpec{})
+	if len(rest) == 0 {
+		return read("takes a lock")
+	}
+	e := effect{none: true}
+	if lock := c.optWrite("creates a lock file", rest[0]); lock.tier == airlock.TierPrivileged {
+		e = lock
+	}
+	if len(rest) < 2 {
+		return worse(read("takes a lock"), e)
+	}
+	c.run("setlock", rest[1:], effect{})
+	return e
+}
+
+// rlwrap runs a command with line editing: -z runs a filter program, -H
+// and -l write its history and log, -f reads words to complete from a file.
+func rlwrap(c *call) effect {
+	opts, rest := rlwrapOpts.split(c.args)
+	e := effect{none: true}
+	for _, o := range opts {
+		switch {
+		case !o.has:
+		case o.name == "-z" || o.name == "--filter":
+			c.runWords("rlwrap -z", []arg{o.val}, input{kind: inPipe})
+		case o.name == "-H" || o.name == "--history-filename" || o.name == "-l" || o.name == "--logfile":
+			e = worse(e, c.optWrite("writes", o.val))
+		case o.name == "-f" || o.name == "--file":
+			if r := c.optRead("reads completions from", o.val); r.tier > airlock.TierRead {
+				e = worse(e, r)
+			}
+		}
+	}
+	if len(rest) == 0 {
+		return worse(read("runs no command"), e)
+	}
+	c.run("rlwrap", rest, effect{})
+	return e
+}
+
+var rlwrapOpts = getoptLong{spec: optSpec{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
+	"--command-name", "--history-no-dupes", "--extra-char-after-completion", "--file", "--history-format",
+	"--forget-matching", "--history-filename", "--logfile", "--multi-line-ext", "--only-cook", "--pre-given",
+	"--quote-characters", "--histsize", "--substitute-prompt", "--set-term-name", "--wait-before-prompt",
+	"--filter"}}, flags: []string{"--ansi-colour-aware", "--always-readline", "--complete-filenames",
+	"--case-insensitive", "--no-children", "--no-warnings", "--one-shot", "--remember", "--renice", "--mirror-arguments",
+	"--version", "--polling", "--help", "--password", "--multi-line", "--prompt-colour"},
+	optional: map[byte]string{'a': "--always-readline", 'm': "--multi-line", 'p': "--prompt-colour"}}
+
+// faketime runs "faketime [options] TIMESTAMP COMMAND"; --date-prog names
+// the program that reads the timestamp.
+func faketime(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{long: []string{"--date-prog"}})
+	if p, ok := optVal(opts, "--date-prog"); ok {
+		c.run("faketime --date-prog", []arg{p}, effect{})
+	}
+	if len(rest) < 2 {
+		return read("runs no command")
+	}
+	c.run("faketime", rest[1:], effect{})
+	return effect{none: true}
+}
+
+// fakeroot runs a command, or the user's shell, pretending to be root: -l
+// loads a library into it, --faked runs another daemon, -s writes its
+// state to a file and -i reads it.
+func fakeroot(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{short: "lisb", long: []string{"--lib", "--faked", "--fd-base"}})
+	e := effect{none: true}
+	for _, o := range opts {
+		switch {
+		case !o.has:
+		case o.name == "-l" || o.name == "--lib":
+			e = worse(e, env("loads library "+o.val.text+" into the command"))
+		case o.name == "--faked":
+			c.run("fakeroot --faked", []arg{o.val}, effect{})
+		case o.name == "-s":
+			e = worse(e, c.optWrite("saves its state to", o.val))
+		case o.name == "-i":
+			if r := c.optRead("loads its state from", o.val); r.tier > airlock.TierRead {
+				e = worse(e, r)
+			}
+		}
+	}
+	if len(rest) == 0 {
+		return worse(c.stdinCode("shell", true), e)
+	}
+	c.run("fakeroot", rest, effect{})
+	return e
+}
+
+// bwrapArity is how many words each option of bubblewrap takes.
+var bwrapArity = map[string]int{
+	"--args": 1, "--argv0": 1, "--userns": 1, "--userns2": 1, "--pidns": 1, "--uid": 1, "--gid": 1,
+	"--hostname": 1, "--chdir": 1, "--unsetenv": 1, "--lock-file": 1, "--sync-fd": 1, "--remount-ro": 1,
+	"--exec-label": 1, "--file-label": 1, "--proc": 1, "--dev": 1, "--tmpfs": 1, "--mqueue": 1, "--dir": 1,
+	"--seccomp": 1, "--add-seccomp-fd": 1, "--block-fd": 1, "--userns-block-fd": 1, "--info-fd": 1,
+	"--json-status-fd": 1, "--cap-add": 1, "--cap-drop": 1, "--perms": 1, "--size": 1, "--overlay-src": 1,
+	"--tmp-overlay": 1, "--ro-overlay": 1, "--setenv": 2, "--bind": 2, "--bind-try": 2, "--dev-bind": 2,
+	"--dev-bind-try": 2, "--ro-bind": 2, "--ro-bind-try": 2, "--bind-fd": 2, "--ro-bind-fd": 2, "--file": 2,
+	"--bind-data": 2, "--ro-bind-data": 2, "--symlink": 2, "--chmod": 2, "--overlay": 3,
+}
+
+// bwrap is bubblewrap: it runs a command in a sandbox its options build;
+// --setenv sets the command's environment.
+func bwrap(c *call) effect {
+	e := effect{none: true}
+	i := 0
+	for i < len(c.args) {
+		a := c.args[i]
+		if !a.static || !strings.HasPrefix(a.val, "--") {
+			break
+		}
+		i++
+		if a.val == "--" {
+			break
+		}
+		n := bwrapArity[a.val]
+		if a.val == "--setenv" && i+1 < len(c.args) {
+			name, val := c.args[i], c.args[i+1]
+			assign := arg{val: name.val + "=" + val.val, text: name.text + "=" + val.text, static: name.static && val.static}
+			e = worse(e, c.setsEnv("bwrap --setenv", []arg{assign}))
+		}
+		i += n
+	}
+	if i >= len(c.args) {
+		return worse(read("runs no command"), e)
+	}
+	c.run("bwrap", c.args[i:], effect{})
+	return e
 }
 
 var sshOpts = optSpec{short: "BbcDEeFIiJLlmOopQRSWw"}
