@@ -69,6 +69,7 @@ var wrappers = map[string]rule{
 	"script":    scriptRule,
 	"direnv":    direnv,
 	"nix-shell": nixShell,
+	"arch":      arch,
 	// Programs that run a command with changed rights, limits, scheduling or
 	// surroundings.
 	"setarch": setarch(true), "linux32": setarch(false), "linux64": setarch(false), "i386": setarch(false),
@@ -1518,14 +1519,27 @@ func abbreviation(name string, words ...string) bool {
 	return false
 }
 
-// arch is macOS arch: "arch -x86_64 CMD" runs CMD; alone it prints.
+// arch is macOS arch: "arch -x86_64 CMD" runs CMD, -e NAME=VALUE sets its
+// environment; alone it prints the architecture.
 func arch(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{short: "e", long: []string{"-arch"}})
-	if len(rest) == 0 {
-		return read("prints the architecture")
+	e := effect{none: true}
+	i := 0
+	for ; i < len(c.args) && c.args[i].static && strings.HasPrefix(c.args[i].val, "-"); i++ {
+		switch c.args[i].val {
+		case "-arch", "-d":
+			i++
+		case "-e":
+			if i+1 < len(c.args) {
+				i++
+				e = worse(e, c.setsEnv("arch -e", c.args[i:i+1]))
+			}
+		}
 	}
-	c.run("arch", rest, effect{})
-	return effect{none: true}
+	if i >= len(c.args) {
+		return worse(read("prints the architecture"), e)
+	}
+	c.run("arch", c.args[i:], effect{})
+	return e
 }
 
 // busybox runs the applet its first word names: as the program of that
