@@ -169,21 +169,23 @@ func fc(c *call) effect {
 	return unknown("runs commands again from the history")
 }
 
-// history -r and -n read a file into the history (which history then
-// prints), -w and -a write it to a file.
+// history -r and -n read a file (by default the history file) into the
+// history, which history then prints; -w and -a write it to a file.
 func history(c *call) effect {
 	opts, ops := splitOpts(c.args, optSpec{short: "d"})
 	if len(opts) == 0 {
 		return read("prints the shell history")
 	}
 	e := write(airlock.ClassFSWrite, "changes the shell history")
+	file := literal("~/.bash_history") // HISTFILE's default
 	if len(ops) > 0 {
-		switch {
-		case optHas(opts, "-w", "-a"):
-			c.raiseWrites(&e, ops[0])
-		case optHas(opts, "-r", "-n"):
-			c.raiseReads(&e, ops[0])
-		}
+		file = ops[0]
+	}
+	switch {
+	case optHas(opts, "-w", "-a"):
+		c.raiseWrites(&e, file)
+	case optHas(opts, "-r", "-n"):
+		c.raiseReads(&e, file)
 	}
 	return e
 }

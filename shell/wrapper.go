@@ -2092,6 +2092,11 @@ var sshOpts = optSpec{short: "BbcDEeFIiJLlmOopQRSWw"}
 // commands (ProxyCommand) are parsed too.
 func ssh(c *call) effect {
 	opts, rest := splitOpts(c.args, sshOpts)
+	// ssh takes options after the host too, unless "--" came before it.
+	if n := len(c.args) - len(rest); len(rest) > 1 && !(n > 0 && c.args[n-1].static && c.args[n-1].val == "--") {
+		more, cmd := splitOpts(rest[1:], sshOpts)
+		opts, rest = append(opts, more...), append(rest[:1:1], cmd...)
+	}
 	own := c.sshOptions(opts)
 	host := "a host"
 	if len(rest) > 0 {
