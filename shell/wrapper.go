@@ -1050,6 +1050,9 @@ func parallel(c *call) effect {
 		c.runUnknown("parallel", joinTexts(rest[:end]), "runs a command built from its input")
 		return e
 	}
+	if !found {
+		script += " ${PARALLEL_INPUT}" // without a replacement string, parallel appends the input
+	}
 	c.runScript("parallel", script, input{})
 	return e
 }
@@ -1336,6 +1339,9 @@ loop:
 	}
 	ops := args[min(i, len(args)):]
 	if cmode {
+		if len(ops) == 0 && c.xargs {
+			return unknown("runs code named by its input (xargs)")
+		}
 		if len(ops) == 0 {
 			return worse(read("runs no command"), e)
 		}
