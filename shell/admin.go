@@ -83,22 +83,15 @@ func systemctl(c *call) effect {
 	return worse(e, remoteHost(c))
 }
 
-// remoteHost is the effect of systemd's -H/--host option: the program
-// talks to another machine over ssh.
+// systemdHost is the -H (--host) option of systemd's programs, which runs
+// them on another host over ssh.
+var systemdHost = getoptLong{spec: optSpec{short: "H", long: []string{"--host"}}}
+
+// remoteHost is the effect of systemdHost: the program talks to another
+// machine.
 func remoteHost(c *call) effect {
-	for _, a := range c.args {
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			break
-		}
-		name, _, _ := strings.Cut(v, "=")
-		if strings.HasPrefix(v, "--") && len(name) > 3 && strings.HasPrefix("--host", name) ||
-			!strings.HasPrefix(v, "--") && strings.IndexByte(v, 'H') > 0 {
-			return net(airlock.ClassNetConnect, "runs on another host over ssh")
-		}
+	if systemdHost.has(c.args, "-H", "--host") {
+		return net(airlock.ClassNetConnect, "runs on another host over ssh")
 	}
 	return effect{}
 }

@@ -199,7 +199,8 @@ func bindRule(c *call) effect {
 	for _, o := range opts {
 		switch {
 		case o.name == "-f" && o.has:
-			e = c.optRead("reads key bindings from", o.val)
+			e = read("reads key bindings from " + o.val.text)
+			c.raiseReads(&e, o.val)
 		case o.name == "-x" && o.has:
 			if !o.val.static {
 				return unknown("binds a key to a command only known at run time")

@@ -611,18 +611,12 @@ func xvfbRun(c *call) effect {
 					c.raiseWrites(&fb, literal(words[i+1]))
 					e = worse(e, fb)
 				case i > 0 && (words[i-1] == "-auth" || words[i-1] == "-config"):
-					if r := c.optRead("reads", literal(w)); r.tier > airlock.TierRead {
-						e = worse(e, r)
-					}
+					e = c.optReads(e, literal(w))
 				}
 			}
 		}
 	}
-	if len(rest) == 0 {
-		return worse(read("runs no command"), e)
-	}
-	c.run("xvfb-run", rest, effect{})
-	return e
+	return c.wraps("xvfb-run", rest, e)
 }
 
 // dbusRunSession runs a command with a session bus: the daemon it starts
@@ -639,11 +633,7 @@ func dbusRunSession(c *call) effect {
 	if d, ok := optVal(opts, "--dbus-daemon"); ok {
 		c.run("dbus-run-session --dbus-daemon", []arg{d}, effect{})
 	}
-	if len(rest) == 0 {
-		return worse(read("runs no command"), e)
-	}
-	c.run("dbus-run-session", rest, effect{})
-	return e
+	return c.wraps("dbus-run-session", rest, e)
 }
 
 // proxychains runs a command through the proxies its configuration (-f)
@@ -652,15 +642,9 @@ func proxychains(c *call) effect {
 	opts, rest := splitOpts(c.args, optSpec{short: "f"})
 	e := effect{none: true}
 	if f, ok := optVal(opts, "-f"); ok {
-		if r := c.optRead("reads a proxy list", f); r.tier > airlock.TierRead {
-			e = r
-		}
+		e = c.optReads(e, f)
 	}
-	if len(rest) == 0 {
-		return worse(read("runs no command"), e)
-	}
-	c.run(c.name, rest, effect{})
-	return e
+	return c.wraps(c.name, rest, e)
 }
 
 // torsocks runs a command through Tor; --shell opens a shell.
@@ -911,9 +895,7 @@ func xargs(c *call) effect {
 		mark := ""
 		switch {
 		case (o.name == "-a" || o.name == "--arg-file") && o.has:
-			if r := c.optRead("reads arguments from a file", o.val); r.tier > airlock.TierRead {
-				e = worse(e, r)
-			}
+			e = c.optReads(e, o.val)
 			in = c.in
 		case o.name == "-o" || o.name == "--open-tty":
 			in = input{}
@@ -937,12 +919,23 @@ func xargs(c *call) effect {
 	return e
 }
 
-// optRead is the effect of a program's reading a file it is given (its
-// configuration, its input): a read, or a credential read.
-func (c *call) optRead(reason string, f arg) effect {
-	e := read(reason + " " + f.text)
-	c.raiseReads(&e, f)
+// wraps runs rest as the command of a wrapper whose own options did e (or
+// nothing); without a command the wrapper only reads.
+func (c *call) wraps(via string, rest []arg, e effect) effect {
+	if len(rest) == 0 {
+		return worse(read("runs no command"), e)
+	}
+	c.run(via, rest, effect{})
 	return e
+}
+
+// optReads raises e when f, a file one of the program's options names,
+// holds a secret: what the program reads from it, an error message may
+// print. Other files change nothing.
+func (c *call) optReads(e effect, f arg) effect {
+	var r effect
+	c.raiseReads(&r, f)
+	return worse(e, r)
 }
 
 var parallelOpts = getoptLong{spec: optSpec{short: "aCdEIjJLnNPsS", long: []string{
@@ -1022,9 +1015,7 @@ func parallel(c *call) effect {
 		}
 	}
 	for _, f := range inputs {
-		if r := c.optRead("reads inputs from", f); r.tier > airlock.TierRead {
-			e = worse(e, r)
-		}
+		e = c.optReads(e, f)
 	}
 	if perl {
 		e = worse(e, exec("runs Perl code given in its replacement strings"))
@@ -1505,7 +1496,7 @@ func pwsh(c *call) effect {
 			return worse(c.runsFile(next, "PowerShell", false), e)
 		case attached:
 		case abbreviation(name, "settingsfile", "configurationfile"):
-			e = worse(e, c.optRead("reads settings", next))
+			e = c.optReads(e, next)
 			i++
 		case abbreviation(name, "configurationname", "custompipename", "executionpolicy", "inputformat",
 			"outputformat", "windowstyle", "workingdirectory") || name == "ep" || name == "wd" || name == "if" || name == "of":
@@ -1620,7 +1611,7 @@ func httpd(c *call) effect {
 	e := net(airlock.ClassNetConnect, "serves the files of "+dir.text+" over HTTP, and runs its CGI programs")
 	c.servesFiles(&e, dir)
 	if conf, ok := optVal(opts, "-c"); ok {
-		e = worse(e, c.optRead("reads", conf))
+		e = c.optReads(e, conf)
 	}
 	return e
 }
@@ -1773,11 +1764,7 @@ func chpst(c *call) effect {
 	if d, ok := optVal(opts, "-e"); ok {
 		e = env("sets environment variables from the files of " + d.text)
 	}
-	if len(rest) == 0 {
-		return worse(read("runs no command"), e)
-	}
-	c.run("chpst", rest, effect{})
-	return e
+	return c.wraps("chpst", rest, e)
 }
 
 // envdir runs "envdir DIR PROG": its variables come from the files of DIR.
@@ -1988,16 +1975,10 @@ func rlwrap(c *call) effect {
 		case o.name == "-H" || o.name == "--history-filename" || o.name == "-l" || o.name == "--logfile":
 			e = worse(e, c.optWrite("writes", o.val))
 		case o.name == "-f" || o.name == "--file":
-			if r := c.optRead("reads completions from", o.val); r.tier > airlock.TierRead {
-				e = worse(e, r)
-			}
+			e = c.optReads(e, o.val)
 		}
 	}
-	if len(rest) == 0 {
-		return worse(read("runs no command"), e)
-	}
-	c.run("rlwrap", rest, effect{})
-	return e
+	return c.wraps("rlwrap", rest, e)
 }
 
 var rlwrapOpts = getoptLong{spec: optSpec{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
@@ -2039,9 +2020,7 @@ func fakeroot(c *call) effect {
 		case o.name == "-s":
 			e = worse(e, c.optWrite("saves its state to", o.val))
 		case o.name == "-i":
-			if r := c.optRead("loads its state from", o.val); r.tier > airlock.TierRead {
-				e = worse(e, r)
-			}
+			e = c.optReads(e, o.val)
 		}
 	}
 	if len(rest) == 0 {
@@ -2144,7 +2123,7 @@ func (c *call) sshOptions(opts []option) effect {
 		}
 		switch o.name {
 		case "-F":
-			e = worse(e, c.optRead("reads ssh configuration", o.val))
+			e = c.optReads(e, o.val)
 		case "-E":
 			e = worse(e, c.optWrite("writes a log", o.val))
 		case "-I":
@@ -2155,7 +2134,7 @@ func (c *call) sshOptions(opts []option) effect {
 			switch key {
 			case "include", "revokedhostkeys", "globalknownhostsfile":
 				for _, f := range files {
-					e = worse(e, c.optRead("reads", literal(f)))
+					e = c.optReads(e, literal(f))
 				}
 			case "userknownhostsfile":
 				for _, f := range files {
