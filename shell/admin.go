@@ -59,7 +59,7 @@ var adminCommands = map[string]rule{
 	"pmset":          prefixAdmin("changes power settings", "-g"),
 	"spctl":          prefixAdmin("changes Gatekeeper settings", "--status", "--assess", "-a"),
 	"csrutil":        prefixAdmin("changes System Integrity Protection", "status"),
-	"softwareupdate": prefixAdmin("installs system updates", "-l", "--list", "--history"),
+	"softwareupdate": softwareupdate,
 	"dscl":           dscl,
 }
 
@@ -396,6 +396,10 @@ options:
 		c.run("ip "+object+" exec", cmd, admin("runs in a network namespace"))
 		return effect{none: true}
 	}
+	if object == "xfrm" && len(ops) > 1 && firstAbbreviated(ops[1], []string{"state", "policy", "monitor"}) == "state" &&
+		(len(ops) == 2 || abbreviation(ops[2].val, "show", "list", "get") && ops[2].val != "") {
+		return showsSecret("shows IPsec keys")
+	}
 	if len(ops) == 1 || object == "monitor" || object == "help" {
 		return read("shows network settings")
 	}
@@ -423,6 +427,18 @@ func scutil(c *call) effect {
 		}
 	}
 	return admin("changes system configuration")
+}
+
+// softwareupdate installs system updates; --list asks Apple's servers
+// which there are.
+func softwareupdate(c *call) effect {
+	if len(c.args) == 0 || c.args[0].val == "--history" {
+		return read("shows installed updates")
+	}
+	if c.args[0].val == "-l" || c.args[0].val == "--list" {
+		return net(airlock.ClassNetHTTP, "asks Apple's servers for updates")
+	}
+	return admin("installs system updates")
 }
 
 // argsAdmin reads when called with no operands (or only the given
@@ -733,10 +749,16 @@ func sfdisk(c *call) effect {
 			return read("shows what it would do to partitions")
 		}
 	}
+	e := adminDestroy("partitions disks")
 	if reads {
-		return read("lists partitions")
+		e = read("lists partitions")
 	}
-	return adminDestroy("partitions disks")
+	for _, o := range opts {
+		if o.has && (o.name == "-O" || o.name == "--backup-file") {
+			e = worse(e, c.optWrite("backs up the sectors it overwrites to", o.val))
+		}
+	}
+	return e
 }
 
 // sgdiskReads are the options of sgdisk that only show; sgdisk does what
