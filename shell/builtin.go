@@ -24,11 +24,11 @@ var builtins = map[string]rule{
 	"times": inertRule("prints times"), "caller": inertRule("prints the call stack"),
 	"dirs": inertRule("prints the directory stack"), "help": inertRule("prints help"),
 	"suspend": inertRule("suspends the shell"), "compgen": completes, "complete": completes,
-	"compopt": inertRule("sets completions"),
-	"bind":    bindRule, "unalias": inertRule("removes aliases"),
-	"mapfile": mapfile, "readarray": mapfile, "enable": enable, "fc": fc, "hist": fc,
-	"r": fixed(unknown("runs a command again from the history")), "history": history, "eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
-	// zsh's own built-ins.
+	"compopt": inertRule("sets completions"), "bind": bindRule, "unalias": inertRule("removes aliases"),
+	"mapfile": mapfile, "readarray": mapfile, "enable": enable, "history": history,
+	"fc": fc, "hist": fc, "r": fixed(unknown("runs a command again from the history")),
+	"eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
+	// zsh's own.
 	"ztcp": ztcp, "zsocket": ztcp, "zftp": fixed(net(airlock.ClassNetConnect, "transfers files over FTP")),
 	"zmodload": zmodload, "zpty": zpty, "sched": schedRule, "emulate": emulateRule,
 	"zcompile": writes(airlock.ClassFSWrite, "compiles shell functions to a file"),
@@ -124,7 +124,7 @@ func hash(c *call) effect {
 	return inert("remembers command locations")
 }
 
-// waitRule: wait -p NAME puts a process id in a variable.
+// waitRule is wait, whose -p NAME puts a process id in a variable.
 func waitRule(c *call) effect {
 	opts, _ := splitOpts(c.args, optSpec{short: "p"})
 	if p, ok := optVal(opts, "-p"); ok {
@@ -190,9 +190,9 @@ func history(c *call) effect {
 	return e
 }
 
-// bindRule: bind reads key bindings from a file (-f), whose lines an error message
-// prints, and binds keys to shell commands (-x), which run when the key is
-// pressed.
+// bindRule is bind: it reads key bindings from a file (-f), whose lines an
+// error message prints, and binds keys to shell commands (-x), which run
+// when the key is pressed.
 func bindRule(c *call) effect {
 	opts, _ := splitOpts(c.args, optSpec{short: "mqurfx"})
 	e := inert("sets key bindings")
@@ -236,7 +236,7 @@ func completes(c *call) effect {
 	return inert("lists or sets completions")
 }
 
-// jobsRule: jobs -x runs a command, with job numbers in its words replaced.
+// jobsRule is jobs, whose -x runs a command with job numbers in its words.
 func jobsRule(c *call) effect {
 	opts, rest := splitOpts(c.args, optSpec{})
 	if !optHas(opts, "-x") || len(rest) == 0 {
@@ -277,7 +277,8 @@ func zpty(c *call) effect {
 	return effect{none: true}
 }
 
-// schedRule: sched runs a command later: "sched [-o] [+]TIME COMMAND...".
+// schedRule is zsh's sched, which runs a command later: "sched [-o]
+// [+]TIME COMMAND...".
 func schedRule(c *call) effect {
 	_, rest := splitOpts(c.args, optSpec{})
 	if len(rest) < 2 {
@@ -287,7 +288,8 @@ func schedRule(c *call) effect {
 	return effect{none: true}
 }
 
-// emulateRule: emulate runs a command given to -c in another shell's mode.
+// emulateRule is zsh's emulate, which runs the command given to -c in
+// another shell's mode.
 func emulateRule(c *call) effect {
 	if cmd, ok := c.value("-c"); ok {
 		if !cmd.static {

@@ -314,7 +314,7 @@ func cwdArg(c *call, d arg) string {
 }
 
 func doas(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "uC"})
+	opts, rest := splitOpts(c.args, optSpec{short: "auC"})
 	user := "root"
 	if u, ok := optVal(opts, "-u"); ok {
 		user = u.text
