@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -340,12 +341,19 @@ func trap(c *call) effect {
 	return inert("sets a signal handler")
 }
 
+// alias defines commands: each value is analysed as the command it runs.
+// An alias for a wrapper (alias s=sudo) runs what follows it where it is
+// used, which Airlock does not see: its command is only known then.
 func alias(c *call) effect {
 	for _, a := range c.operands() {
 		if !a.static {
 			return unknown("defines an alias only known at run time")
 		}
 		if name, val, ok := strings.Cut(a.val, "="); ok {
+			if f := strings.Fields(val); len(f) > 0 && (wrappers[baseName(path.Base(f[0]))] != nil ||
+				f[0] == "eval" || f[0] == "source" || f[0] == ".") && !strings.ContainsAny(val, ";&|<>()`$\n") {
+				val += " ${ALIAS_ARGUMENTS}"
+			}
 			c.runScript("alias "+name, val, input{})
 		}
 	}
