@@ -151,7 +151,7 @@ func mount(c *call) effect {
 	return read("lists mounted file systems")
 }
 
-var iptablesOpts = getoptLong{spec: optSpec{short: "tjgiopsdmw", long: []string{"--table", "--jump", "--goto",
+var iptablesOpts = getoptLong{spec: optSpec{short: "tjgiopsdm", long: []string{"--table", "--jump", "--goto",
 	"--in-interface", "--out-interface", "--protocol", "--source", "--src", "--destination", "--dst", "--match",
 	"--modprobe", "--wait-interval"}},
 	flags: []string{"--append", "--check", "--delete", "--insert", "--replace", "--list", "--list-rules", "--flush",
@@ -274,7 +274,7 @@ func sysctl(c *call) effect {
 		switch path.Base(p) {
 		case "core_pattern", "modprobe", "hotplug", "poweroff_cmd", "uevent_helper":
 			if prog, ok := strings.CutPrefix(val, "|"); ok || path.Base(p) != "core_pattern" {
-				c.run("sysctl "+key, argsOf(strings.Fields(prog)), admin("runs as root when the kernel asks"))
+				c.run("sysctl "+key, literalArgs(strings.Fields(prog)), admin("runs as root when the kernel asks"))
 			}
 		}
 	}
@@ -299,8 +299,8 @@ func sysctlPath(key string) string {
 	return path.Join("/proc/sys", key)
 }
 
-// argsOf makes words into literal arguments.
-func argsOf(words []string) []arg {
+// literalArgs makes words into literal arguments.
+func literalArgs(words []string) []arg {
 	out := make([]arg, len(words))
 	for i, w := range words {
 		out[i] = literal(w)
