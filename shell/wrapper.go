@@ -701,21 +701,19 @@ func firejail(c *call) effect {
 			return remove("deletes the sandbox overlays")
 		case "--list", "--tree", "--top", "--netstats", "--version", "--help":
 			return read("shows sandboxes")
+		case "--hosts-file", "--profile", "--include", "--netfilter", "--netfilter6", "--private":
+			// Files firejail reads itself, or puts where the command reads
+			// them (--private is its home).
+			if eq {
+				e = c.optReads(e, val)
+			}
 		default:
 			if strings.HasSuffix(name, ".print") || strings.HasPrefix(name, "--debug-") {
 				return read("shows sandbox settings")
 			}
-			if eq {
-				r := read("reads")
-				c.raiseReads(&r, val)
-				e = worse(e, r)
-			}
 		}
 	}
 	e = worse(e, c.setsEnv("firejail --env", vars))
-	if e.tier == airlock.TierRead {
-		e = effect{none: true}
-	}
 	rest := c.args[i:]
 	switch {
 	case shell.val != "" && len(rest) > 0:
