@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -364,4 +365,33 @@ func cloudEffect(cli string, words []string) effect {
 		return infraChange(airlock.TierPrivileged, "changes cloud identities or permissions ("+cli+" "+strings.Join(words, " ")+")")
 	}
 	return spend("creates or changes billed cloud resources (" + cli + " " + strings.Join(words, " ") + ")")
+}
+
+// raiseSent raises a network program by the secrets its words name: what
+// it reads it sends (an upload, a request body, a file:// parameter) or
+// prints, which raiseNamed does not judge for programs at network-egress
+// and above. Options that only use a key to authenticate (skip) do not
+// count.
+func (c *call) raiseSent(e *effect, skip ...string) {
+	if e.none || e.tier >= airlock.TierPrivileged {
+		return
+	}
+	args := c.args
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.static && slices.Contains(skip, optName(a.val)) {
+			if !strings.Contains(a.val, "=") {
+				i++
+			}
+			continue
+		}
+		v, ok := a.pathValue()
+		if !ok {
+			continue
+		}
+		if s, ok := c.secretIn(v, a.glob); ok {
+			*e = s
+			return
+		}
+	}
 }
