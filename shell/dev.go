@@ -62,7 +62,7 @@ var devCommands = map[string]rule{
 	"cmake": cmake, "ninja": ninja, "meson": meson, "bazel": bazel, "bazelisk": bazel,
 	"buck": build("runs a build"), "buck2": build("runs a build"), "gradle": gradle, "gradlew": gradle,
 	"mvn": maven, "mvnw": maven, "ant": build("runs a build", "-l", "-logfile"), "sbt": sbt,
-	"mill": build("runs a build"), "lein": sbt, "just": just, "task": task,
+	"mill": sbt, "lein": sbt, "just": just, "task": task,
 	"rake": build("runs tasks"), "invoke": build("runs tasks"), "scons": build("runs a build"),
 	"xcodebuild": build("runs a build"), "tox": build("runs tests"), "nox": build("runs sessions"),
 	"pytest": pytest, "py.test": pytest, "jest": build("runs tests", "--outputFile", "--coverageDirectory"),
@@ -87,7 +87,7 @@ var devCommands = map[string]rule{
 	"rollup":        build("bundles code", "-o", "--file", "-d", "--dir"),
 	"turbo":         monorepo, "nx": monorepo, "lerna": monorepo,
 	"gcc": cc, "g++": cc, "cc": cc, "c++": cc, "clang": cc, "clang++": cc, "rustc": rustc, "javac": javac,
-	"zig": build("compiles code"), "nasm": asm, "as": asm, "ld": ld,
+	"zig": zig, "nasm": asm, "as": asm, "ld": ld,
 	"flake8": lint("lints code", "--output-file"), "pyflakes": reads("lints code"), "pycodestyle": reads("lints code"),
 	"shellcheck": reads("lints shell scripts"), "hadolint": reads("lints Dockerfiles"), "yamllint": reads("lints YAML"),
 	"markdownlint": markdownlint, "staticcheck": staticcheck,
@@ -1119,6 +1119,20 @@ func (c *call) persists(e *effect) {
 			}
 		}
 	}
+}
+
+// zig cc and zig c++ are C compilers.
+func zig(c *call) effect {
+	if len(c.args) > 0 && c.args[0].static && (c.args[0].val == "cc" || c.args[0].val == "c++") {
+		return c.delegate(c.args[1:], cc)
+	}
+	e := build("compiles code", "--cache-dir", "--prefix", "-p")(c)
+	for _, a := range c.args {
+		if name, p, ok := strings.Cut(a.val, "="); a.static && ok && strings.HasPrefix(name, "-femit-") {
+			c.writesTo(&e, "writes a build output where "+name+" says", literal(p))
+		}
+	}
+	return e
 }
 
 // ld links: -o, -Map and --dependency-file write, plugins load.
