@@ -61,7 +61,7 @@ var devCommands = map[string]rule{
 	"make":   makeRule, "gmake": makeRule, "bmake": makeRule,
 	"cmake": cmake, "ninja": ninja, "meson": meson, "bazel": bazel, "bazelisk": bazel,
 	"buck": build("runs a build"), "buck2": build("runs a build"), "gradle": gradle, "gradlew": gradle,
-	"mvn": maven, "mvnw": maven, "ant": build("runs a build", "-l", "-logfile"), "sbt": sbt,
+	"mvn": maven, "mvnw": maven, "ant": build("runs a build", "-logfile", "-l"), "sbt": sbt,
 	"mill": sbt, "lein": sbt, "just": just, "task": task,
 	"rake": build("runs tasks"), "invoke": build("runs tasks"), "scons": build("runs a build"),
 	"xcodebuild": build("runs a build"), "tox": build("runs tests"), "nox": build("runs sessions"),
@@ -1088,6 +1088,7 @@ func cc(c *call) effect {
 	for _, x := range c.values("-Xlinker") {
 		c.linkerOutputs(&e, []string{x.val})
 	}
+	c.raiseSent(&e)
 	c.persists(&e)
 	return e
 }
@@ -1108,17 +1109,30 @@ func (c *call) linkerOutputs(e *effect, opts []string) {
 	}
 }
 
-// persists makes a compiler privileged when a word names a place where a
-// write persists: whichever option names it, the compiler may write there.
+// persists makes e privileged when a word names a place where a write
+// persists: whichever option names it (a compiler's output, a path in
+// code), the program may write there.
 func (c *call) persists(e *effect) {
 	for _, a := range c.args {
 		if v, ok := a.pathValue(); ok && e.tier < airlock.TierPrivileged {
 			if p, ok := c.persistIn(v, a.glob); ok {
-				e.class, e.cap, e.tier = airlock.ClassFSWrite, airlock.CapHostAdmin, airlock.TierPrivileged
-				e.reason = "compiles code, naming " + p + ", which it may write"
+				e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
+				e.reason += ", and names " + p + ", which it may write"
 			}
 		}
 	}
+}
+
+// raiseNetCode raises code Airlock cannot see that is already a network
+// program (it loads a socket library, opens a port) by what its words
+// name, as raiseNamed and raiseCode do below network-egress: a secret it
+// may send, a place where a write persists.
+func (c *call) raiseNetCode(e *effect) {
+	if e.tier < airlock.TierNetworkEgress {
+		return
+	}
+	c.raiseSent(e)
+	c.persists(e)
 }
 
 // zig cc and zig c++ are C compilers.
@@ -1144,6 +1158,7 @@ func ld(c *call) effect {
 	}
 	c.raiseWrites(&e, c.values("-o", "--output")...)
 	c.linkerOutputs(&e, opts)
+	c.raiseSent(&e)
 	c.persists(&e)
 	return e
 }
@@ -1158,6 +1173,7 @@ func asm(c *call) effect {
 			c.writesTo(&e, "writes a listing", literal(val))
 		}
 	}
+	c.raiseSent(&e)
 	c.persists(&e)
 	return e
 }
@@ -1178,6 +1194,7 @@ func javac(c *call) effect {
 		}
 	}
 	c.jvmOptions(&e, "javac", jvm)
+	c.raiseSent(&e)
 	c.persists(&e)
 	return e
 }
@@ -1201,6 +1218,7 @@ func rustc(c *call) effect {
 	if t := toolchainOf(c.args); t != "" {
 		e = worse(e, customToolchain("rustc", t))
 	}
+	c.raiseSent(&e)
 	c.persists(&e)
 	return e
 }
@@ -1399,6 +1417,7 @@ func interp(l lang) rule {
 			e = worse(e, net(airlock.ClassNetConnect, "connects to other hosts ("+p.connects+")"))
 		}
 		c.writesTo(&e, "writes a file named by an option", p.writes...)
+		c.raiseNetCode(&e)
 		return e
 	}
 }
@@ -1560,6 +1579,7 @@ loop:
 		c.raiseText(&e, c.in.text)
 	}
 	c.writesTo(&e, "writes compiled files under -X pycache_prefix", caches...)
+	c.raiseNetCode(&e)
 	return e
 }
 
@@ -1705,6 +1725,7 @@ func php(c *call) effect {
 			e = worse(e, x)
 		}
 	}
+	c.raiseNetCode(&e)
 	return e
 }
 
@@ -1841,6 +1862,7 @@ func deno(c *call) effect {
 	}
 	c.writesTo(&e, "writes files where -o says", c.values("-o", "--output")...)
 	c.inspects(&e, "JavaScript")
+	c.raiseNetCode(&e)
 	return e
 }
 
@@ -1903,6 +1925,7 @@ func bun(c *call) effect {
 	}
 	c.writesTo(&e, "writes bundles where an option says", c.values("-o", "--outfile", "--outdir")...)
 	c.inspects(&e, "JavaScript")
+	c.raiseNetCode(&e)
 	return e
 }
 
