@@ -398,6 +398,12 @@ func cargo(c *call) effect {
 		switch rest[0].val {
 		case "new", "init", "vendor":
 			c.raiseWrites(&e, operands(rest[1:], "--name", "--vcs", "--edition", "--registry", "-s", "--sync")...)
+		case "rustc", "rustdoc":
+			// Words after -- go to rustc.
+			if flags := gitAfter(rest, "--"); len(flags) > 0 {
+				c.rustcFlags(&e, "cargo "+rest[0].val, append(optValues(flags, false, "-C", "--codegen"), optValues(flags, false, "-Z")...))
+				c.writesTo(&e, "writes compiler output where rustc's options say", optValues(flags, false, "-o", "--out-dir")...)
+			}
 		}
 	}
 	return e
@@ -1052,7 +1058,7 @@ var ccOutputs = []string{"-o", "-MF", "-aux-info", "-dumpdir", "--output", "-fpr
 
 func cc(c *call) effect {
 	e := write(airlock.ClassFSWrite, "compiles code")
-	c.raiseWrites(&e, c.values(ccOutputs...)...)
+	c.raiseWrites(&e, joinedValues(c.args, ccOutputs...)...)
 	for _, a := range c.args {
 		v := a.val
 		if !a.static || !strings.HasPrefix(v, "-") {
@@ -1091,6 +1097,33 @@ func cc(c *call) effect {
 	c.raiseSent(&e)
 	c.persists(&e)
 	return e
+}
+
+// joinedValues returns the values of compiler-style options, which take
+// their value in the next word or joined to the option (-MFdeps.d,
+// -o/etc/x, -aux-info=x).
+func joinedValues(args []arg, opts ...string) []arg {
+	var out []arg
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static || !strings.HasPrefix(a.val, "-") {
+			continue
+		}
+		for _, o := range opts {
+			switch {
+			case a.val == o && i+1 < len(args):
+				i++
+				out = append(out, args[i])
+			case strings.HasPrefix(a.val, o) && len(a.val) > len(o):
+				v := strings.TrimPrefix(a.val[len(o):], "=")
+				out = append(out, arg{val: v, text: quote(v), static: true, glob: a.glob})
+			default:
+				continue
+			}
+			break
+		}
+	}
+	return out
 }
 
 // linkerOutputs raises e by the files that linker options write
@@ -1167,7 +1200,7 @@ func ld(c *call) effect {
 // -o, -l listings, -MF dependencies and -Z error files.
 func asm(c *call) effect {
 	e := write(airlock.ClassFSWrite, "assembles code")
-	c.raiseWrites(&e, c.values("-o", "--MD", "-l", "-MF", "-Z")...)
+	c.raiseWrites(&e, joinedValues(c.args, "-o", "--MD", "-l", "-MF", "-Z")...)
 	for _, a := range c.args {
 		if name, val, ok := strings.Cut(a.val, "="); a.static && ok && strings.HasPrefix(name, "-a") {
 			c.writesTo(&e, "writes a listing", literal(val))
@@ -1182,7 +1215,7 @@ func asm(c *call) effect {
 // processors and plugins run at compile time; -J passes JVM options.
 func javac(c *call) effect {
 	e := write(airlock.ClassFSWrite, "compiles code")
-	c.raiseWrites(&e, c.values("-d", "-s", "-h")...)
+	c.raiseWrites(&e, joinedValues(c.args, "-d", "-s", "-h")...)
 	if c.has("-processor", "-processorpath", "--processor-path", "--processor-module-path") ||
 		slices.ContainsFunc(c.args, func(a arg) bool { return strings.HasPrefix(a.val, "-Xplugin") }) {
 		e = worse(e, exec("runs annotation processors or compiler plugins"))
@@ -1661,7 +1694,11 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 	case "build", "compileall", "py_compile", "ensurepip", "zipapp", "lib2to3":
 		return write(airlock.ClassFSWrite, "builds or compiles Python code")
 	}
-	return exec("runs Python module " + mod)
+	e := exec("runs Python module " + mod)
+	if mod == "cProfile" || mod == "profile" || mod == "trace" {
+		c.writesTo(&e, "writes its report where -o says", optValues(rest, false, "-o", "--outfile", "--file")...)
+	}
+	return e
 }
 
 var phpOpts = optSpec{short: "rBREcdfFtzS", long: []string{"--run", "--process-begin", "--process-code", "--process-end",
