@@ -1263,8 +1263,10 @@ func (c *call) rustcFlags(e *effect, via string, settings []arg) {
 	for _, s := range settings {
 		key, val, _ := strings.Cut(s.val, "=")
 		switch strings.ReplaceAll(key, "_", "-") {
-		case "linker", "ar":
+		case "linker", "ar", "dlltool":
 			c.runWords(via+" -C "+key, []arg{literal(val)}, input{})
+		case "link-arg", "link-args":
+			c.linkerOutputs(e, strings.Fields(val))
 		case "codegen-backend", "llvm-plugins", "linker-plugin-lto":
 			*e = worse(*e, exec("loads a compiler library ("+key+")"))
 		case "incremental", "profile-generate", "self-profile", "dump-mir-dir", "temps-dir":
@@ -1865,11 +1867,12 @@ var nodeLang = lang{name: "Node.js", code: "ep", longCode: []string{"--eval", "-
 	long: []string{"--require", "--import", "--loader", "--experimental-loader", "--conditions", "--env-file",
 		"--input-type", "--title", "--inspect-port", "--stack-size", "--redirect-warnings", "--cpu-prof-dir",
 		"--heap-prof-dir", "--diagnostic-dir", "--report-dir", "--report-directory", "--report-filename", "--tls-keylog",
-		"--trace-event-file-pattern", "--snapshot-blob", "--run"},
+		"--trace-event-file-pattern", "--snapshot-blob", "--run", "--cpu-prof-name", "--heap-prof-name", "--openssl-config"},
 	longLibs: []string{"--require", "--import", "--loader", "--experimental-loader"}, runs: []string{"--test", "--run"},
 	interactive: "i", longInteractive: []string{"--interactive"}, listen: inspectOpts,
 	writes: []string{"--redirect-warnings", "--cpu-prof-dir", "--heap-prof-dir", "--diagnostic-dir", "--report-dir",
-		"--report-directory", "--report-filename", "--tls-keylog", "--trace-event-file-pattern", "--snapshot-blob"}}
+		"--report-directory", "--report-filename", "--tls-keylog", "--trace-event-file-pattern", "--snapshot-blob",
+		"--cpu-prof-name", "--heap-prof-name"}}
 
 var luaLang = lang{name: "Lua", code: "e", values: "l", libs: "l", interactive: "i"}
 

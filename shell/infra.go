@@ -282,7 +282,7 @@ func terraform(c *call) effect {
 		args = args[1:]
 	}
 	e := c.delegate(args, terraformSub)
-	c.writesTo(&e, "writes a plan or state where an option says", goValues(args, "out", "state-out", "backup")...)
+	c.writesTo(&e, "writes a plan or state where an option says", goValues(args, "out", "state-out", "backup", "generate-config-out")...)
 	c.raiseSent(&e)
 	return e
 }
