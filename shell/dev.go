@@ -198,42 +198,30 @@ func ghCommand(c *call) effect {
 // or --name, the value after "=" or in the next word, no clusters).
 func goValues(args []arg, names ...string) []arg {
 	var out []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.static || len(a.val) < 2 || a.val[0] != '-' {
-			continue
-		}
-		if a.val == "--" {
-			break
-		}
+	eachOption(args, func(a arg, next []arg) int {
 		name, val, eq := strings.Cut(strings.TrimPrefix(a.val[1:], "-"), "=")
 		switch {
 		case !slices.Contains(names, name):
 		case eq:
 			out = append(out, arg{val: val, text: quote(val), static: true, glob: a.glob})
-		case i+1 < len(args):
-			i++
-			out = append(out, args[i])
+		case len(next) > 0:
+			out = append(out, next[0])
+			return 1
 		}
-	}
+		return 0
+	})
 	return out
 }
 
 // goHas reports whether a Go-style boolean flag is set (-w, --w, -w=true).
 func goHas(args []arg, name string) bool {
-	for _, a := range args {
-		if !a.static || len(a.val) < 2 || a.val[0] != '-' {
-			continue
-		}
-		if a.val == "--" {
-			return false
-		}
+	found := false
+	eachOption(args, func(a arg, _ []arg) int {
 		n, val, eq := strings.Cut(strings.TrimPrefix(a.val[1:], "-"), "=")
-		if n == name && (!eq || val != "false" && val != "0") {
-			return true
-		}
-	}
-	return false
+		found = found || n == name && (!eq || val != "false" && val != "0")
+		return 0
+	})
+	return found
 }
 
 // goOutputs are the go command's flags whose value is a file or folder it
@@ -1104,25 +1092,20 @@ func cc(c *call) effect {
 // -o/etc/x, -aux-info=x).
 func joinedValues(args []arg, opts ...string) []arg {
 	var out []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.static || !strings.HasPrefix(a.val, "-") {
-			continue
-		}
+	eachOption(args, func(a arg, next []arg) int {
 		for _, o := range opts {
 			switch {
-			case a.val == o && i+1 < len(args):
-				i++
-				out = append(out, args[i])
+			case a.val == o && len(next) > 0:
+				out = append(out, next[0])
+				return 1
 			case strings.HasPrefix(a.val, o) && len(a.val) > len(o):
 				v := strings.TrimPrefix(a.val[len(o):], "=")
 				out = append(out, arg{val: v, text: quote(v), static: true, glob: a.glob})
-			default:
-				continue
+				return 0
 			}
-			break
 		}
-	}
+		return 0
+	})
 	return out
 }
 
@@ -1303,6 +1286,20 @@ type lang struct {
 	listen          []string // options (or first operands) that open a port through which peers run code (node --inspect)
 	connects        []string // options that make it connect to other hosts (julia --machine-file)
 	writes          []string // options whose value is a file or directory it writes (node --redirect-warnings)
+	info            []string // options that only print information; nil: -h, -v, -V, -version, --version
+	module          string   // short options whose value is a module to run (python -m)
+	runModule       func(c *call, mod string, rest []arg) effect
+}
+
+// isInfo reports whether option word v only prints information (--help*).
+func (l lang) isInfo(v string) bool {
+	if strings.HasPrefix(v, "--help") {
+		return true
+	}
+	if l.info != nil {
+		return slices.Contains(l.info, v)
+	}
+	return v == "--version" || v == "-h" || v == "-v" || v == "-V" || v == "-version"
 }
 
 // langParse is what an interpreter's options ask for.
@@ -1310,6 +1307,7 @@ type langParse struct {
 	code, inPlace, info, runs, interactive, batch bool
 	listen, connects                              string // the option that opens a port, or connects
 	libs, writes                                  []arg
+	module                                        *arg  // the module to run
 	ops                                           []arg // the script and its arguments
 }
 
@@ -1339,7 +1337,7 @@ loop:
 		switch {
 		case v == "--":
 			break loop
-		case v == "--version" || strings.HasPrefix(v, "--help") || v == "-h" || v == "-v" || v == "-V" || v == "-version":
+		case l.isInfo(v):
 			p.info = true
 		case slices.Contains(l.runs, v):
 			p.runs = true
@@ -1389,6 +1387,11 @@ loop:
 					p.inPlace = true
 					break
 				}
+				if strings.IndexByte(l.module, ch) >= 0 {
+					x := value(v[j+1:], j < len(v)-1, a)
+					p.module = &x
+					break loop
+				}
 				if strings.IndexByte(l.interactive, ch) >= 0 {
 					p.interactive = true
 				}
@@ -1427,6 +1430,10 @@ func interp(l lang) rule {
 		case p.code:
 			e = exec("runs " + l.name + " code Airlock cannot inspect")
 			c.raiseReads(&e, ops...)
+		case p.module != nil && !p.module.static:
+			e = exec("runs a " + l.name + " module only known at run time")
+		case p.module != nil:
+			e = l.runModule(c, p.module.val, ops)
 		case len(ops) > 0:
 			e = c.runsFile(ops[0], l.name, false)
 			c.raiseReads(&e, ops[1:]...)
@@ -1531,90 +1538,20 @@ func (c *call) raiseText(e *effect, text string) {
 	}
 }
 
+var pythonLang = lang{name: "Python", code: "c", module: "m", values: "WX", interactive: "i",
+	long: []string{"--check-hash-based-pycs"}, info: []string{"--version", "-V", "-h", "-?"}}
+
+// python is an interpreter whose -m runs a module (pythonModule); -X
+// pycache_prefix=DIR writes the compiled files under DIR.
 func python(c *call) effect {
-	args := c.args
-	info, interactive := false, false
-	var caches []arg
-	i := 0
-	e, done := effect{}, false
-loop:
-	for i < len(args) {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			break
-		}
-		i++
-		if v == "--" {
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			info = info || v == "--version" || strings.HasPrefix(v, "--help")
-			if v == "--check-hash-based-pycs" {
-				i++
-			}
-			continue
-		}
-		for j := 1; j < len(v); j++ {
-			switch v[j] {
-			case 'c':
-				e, done = exec("runs Python code Airlock cannot inspect"), true
-				if j == len(v)-1 {
-					i++
-				}
-				c.raiseReads(&e, args[min(i, len(args)):]...)
-				break loop
-			case 'm':
-				mod := v[j+1:]
-				if mod == "" && i < len(args) {
-					mod = args[i].val
-					if !args[i].static {
-						return exec("runs a Python module only known at run time")
-					}
-					i++
-				}
-				e, done = pythonModule(c, mod, args[min(i, len(args)):]), true
-				break loop
-			case 'W', 'X':
-				x := arg{val: v[j+1:], static: true, glob: a.glob}
-				if j == len(v)-1 && i < len(args) {
-					x = args[i]
-					i++
-				}
-				// -X pycache_prefix=DIR writes the compiled files under DIR.
-				if p, ok := strings.CutPrefix(x.val, "pycache_prefix="); v[j] == 'X' && ok {
-					caches = append(caches, arg{val: p, text: quote(p), static: x.static, glob: x.glob})
-				}
-				j = len(v)
-			case 'i':
-				interactive = true
-			case 'V', 'h':
-				info = true
-			}
+	l := pythonLang
+	l.runModule = pythonModule
+	e := interp(l)(c)
+	for _, x := range optValues(c.args, false, "-X") {
+		if p, ok := strings.CutPrefix(x.val, "pycache_prefix="); ok {
+			c.writesTo(&e, "writes compiled files under -X pycache_prefix", arg{val: p, text: quote(p), static: x.static, glob: x.glob})
 		}
 	}
-	ops := args[min(i, len(args)):]
-	stdin := false
-	switch {
-	case done:
-	case len(ops) > 0:
-		e = c.runsFile(ops[0], "Python", false)
-		c.raiseReads(&e, ops[1:]...)
-		stdin = ops[0].static && (ops[0].val == "-" || ops[0].val == "/dev/stdin")
-	case info && !interactive:
-		return read("prints version or help")
-	default:
-		e, stdin = c.stdinCode("Python", false), true
-	}
-	if interactive && !stdin && !e.none {
-		// -i: once the code has run, it reads more from standard input.
-		e, stdin = worse(e, c.stdinCode("Python", false)), true
-	}
-	if stdin && c.in.kind == inText {
-		c.raiseText(&e, c.in.text)
-	}
-	c.writesTo(&e, "writes compiled files under -X pycache_prefix", caches...)
-	c.raiseNetCode(&e)
 	return e
 }
 

@@ -175,65 +175,69 @@ loop:
 // that take a value, to walk bundles.
 func gitValues(args []arg, shorts string, want ...string) []arg {
 	var out []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+	eachOption(args, func(a arg, next []arg) int {
 		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			break
-		}
 		if strings.HasPrefix(v, "--") {
 			name, _, eq := strings.Cut(v, "=")
 			switch {
 			case !gitAbbrev(name, want):
 			case eq:
 				out = append(out, sliceArg(a, len(name)+1))
-			case i+1 < len(args):
-				i++
-				out = append(out, args[i])
+			case len(next) > 0:
+				out = append(out, next[0])
+				return 1
 			}
-			continue
+			return 0
 		}
 		for j := 1; j < len(v); j++ {
 			if strings.IndexByte(shorts, v[j]) < 0 {
 				continue
 			}
 			switch {
-			case !slices.Contains(want, "-"+v[j:j+1]):
-				if j == len(v)-1 {
-					i++ // another option's value
-				}
 			case j+1 < len(v):
-				out = append(out, sliceArg(a, j+1))
-			case i+1 < len(args):
-				i++
-				out = append(out, args[i])
+				if slices.Contains(want, "-"+v[j:j+1]) {
+					out = append(out, sliceArg(a, j+1))
+				}
+			case len(next) > 0:
+				if slices.Contains(want, "-"+v[j:j+1]) {
+					out = append(out, next[0])
+				}
+				return 1 // the option's value
 			}
 			break
 		}
-	}
+		return 0
+	})
 	return out
+}
+
+// eachOption calls f with each option word of args before "--" and the
+// words after it; f returns how many of those it took as the option's
+// value.
+func eachOption(args []arg, f func(a arg, next []arg) int) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static || len(a.val) < 2 || a.val[0] != '-' {
+			continue
+		}
+		if a.val == "--" {
+			return
+		}
+		i += f(a, args[i+1:])
+	}
 }
 
 // gitHas reports whether one of opts is given to a parse-options
 // subcommand, long options possibly shortened (--unsafe for
 // --unsafe-paths), short ones possibly bundled.
 func gitHas(args []arg, opts ...string) bool {
-	for _, a := range args {
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			return false
-		}
-		if name, _, _ := strings.Cut(v, "="); strings.HasPrefix(v, "--") && gitAbbrev(name, opts) || hasOption([]arg{a}, opts...) {
-			return true
-		}
-	}
-	return false
+	found := false
+	eachOption(args, func(a arg, _ []arg) int {
+		name, _, _ := strings.Cut(a.val, "=")
+		found = found || strings.HasPrefix(a.val, "--") && gitAbbrev(name, opts) || hasOption([]arg{a}, opts...)
+		return 0
+	})
+	return found
 }
 
 // gitAbbrev reports whether name is one of the long options opts or a
@@ -829,14 +833,8 @@ func gitAfter(args []arg, word string) []arg {
 // gitGrep: -O[PAGER] (--open-files-in-pager[=PAGER]) runs PAGER with the
 // files that match.
 func gitGrep(c *call) effect {
-	for _, a := range c.args {
+	eachOption(c.args, func(a arg, _ []arg) int {
 		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			break
-		}
 		pager, ok := "", false
 		if name, val, eq := strings.Cut(v, "="); strings.HasPrefix(v, "--") {
 			pager, ok = val, eq && gitAbbrev(name, []string{"--open-files-in-pager"})
@@ -846,7 +844,8 @@ func gitGrep(c *call) effect {
 		if ok && pager != "" {
 			c.runWords("git grep -O", []arg{literal(pager)}, input{})
 		}
-	}
+		return 0
+	})
 	return gitReader("searches the repository")(c)
 }
 
