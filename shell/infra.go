@@ -515,6 +515,11 @@ func docker(c *call) effect {
 		!strings.HasPrefix(h.val, "unix://") && !strings.HasPrefix(h.val, "npipe://")) {
 		e = worse(e, net(airlock.ClassNetConnect, "talks to the container daemon of another machine ("+h.text+")"))
 	}
+	// The configuration folder's cli-plugins hold the programs that run as
+	// docker compose, buildx and scout.
+	if _, ok := optVal(opts, "--config"); ok && dockerGroups[sub] && (sub == "compose" || sub == "buildx" || sub == "scout") {
+		e = worse(e, exec("runs a docker CLI plugin from the --config folder"))
+	}
 	c.raiseSent(&e, dockerAuth...)
 	return e
 }
