@@ -264,6 +264,7 @@ func goCmd(c *call) effect {
 	}
 	e := goSub(c, sub, rest)
 	c.writesTo(&e, "writes files where -o or a profile flag says", goValues(rest, goOutputs...)...)
+	c.raiseNetCode(&e) // go run MODULE@VERSION ~/.ssh/id_rsa
 	return e
 }
 
