@@ -66,13 +66,13 @@ var devCommands = map[string]rule{
 	"rake": build("runs tasks"), "invoke": build("runs tasks"), "scons": build("runs a build"),
 	"xcodebuild": build("runs a build"), "tox": build("runs tests"), "nox": build("runs sessions"),
 	"pytest": pytest, "py.test": pytest, "jest": build("runs tests", "--outputFile", "--coverageDirectory"),
-	"vitest": serves("runs tests", []string{"--ui", "--api"}, nil, "--outputFile"),
-	"mocha":  build("runs tests"), "karma": serves("runs tests", []string{"start", "run"}, nil),
+	"vitest": serves("runs tests", []string{"--ui", "--api"}, "--outputFile"),
+	"mocha":  build("runs tests"), "karma": serves("runs tests", []string{"start", "run"}),
 	"ava": build("runs tests"), "phpunit": build("runs tests", "--log-junit", "--log-teamcity", "--testdox-html",
 		"--testdox-text", "--testdox-xml", "--coverage-html", "--coverage-clover", "--coverage-xml", "--coverage-text",
 		"--coverage-php", "--coverage-cobertura", "--coverage-crap4j"),
 	"rspec": build("runs tests", "-o", "--out"), "cucumber": build("runs tests", "-o", "--out"),
-	"playwright": playwright, "cypress": serves("runs tests", []string{"open", "install"}, nil),
+	"playwright": playwright, "cypress": serves("runs tests", []string{"open", "install"}),
 	"mypy": build("type-checks code, loading its plugins", "--junit-xml", "--html-report", "--txt-report",
 		"--xml-report", "--linecount-report", "--linecoverage-report", "--memory-xml-report", "--cobertura-xml-report",
 		"--lineprecision-report", "--any-exprs-report", "--xslt-html-report", "--xslt-txt-report", "--cache-dir"),
@@ -81,9 +81,9 @@ var devCommands = map[string]rule{
 	"tsc": build("compiles TypeScript", "--outFile", "--outDir", "--out", "--declarationDir", "--tsBuildInfoFile",
 		"--generateTrace", "--generateCpuProfile"),
 	"golangci-lint": build("lints code"),
-	"webpack":       serves("bundles code", []string{"serve", "s", "server"}, nil, "-o", "--output-path"),
-	"vite":          serves("builds or serves code", []string{"", "dev", "serve", "preview"}, nil, "--outDir"),
-	"esbuild":       serves("bundles code", []string{"--serve", "--servedir"}, nil, "--outfile", "--outdir"),
+	"webpack":       serves("bundles code", []string{"serve", "s", "server"}, "-o", "--output-path"),
+	"vite":          serves("builds or serves code", []string{"", "dev", "serve", "preview"}, "--outDir"),
+	"esbuild":       serves("bundles code", []string{"--serve", "--servedir"}, "--outfile", "--outdir"),
 	"rollup":        build("bundles code", "-o", "--file", "-d", "--dir"),
 	"turbo":         monorepo, "nx": monorepo, "lerna": monorepo,
 	"gcc": cc, "g++": cc, "cc": cc, "c++": cc, "clang": cc, "clang++": cc, "rustc": rustc, "javac": javac,
@@ -651,20 +651,16 @@ func build(reason string, outs ...string) rule {
 	}
 }
 
-// serves is a build tool whose subcommands or options serve the network
-// (a dev server, a report viewer) or, for some, publish.
-func serves(reason string, serve []string, publishes []string, outs ...string) rule {
+// serves is a build tool whose subcommands or options (serve) serve the
+// network: a dev server, a report viewer.
+func serves(reason string, serve []string, outs ...string) rule {
 	return func(c *call) effect {
 		e := build(reason, outs...)(c)
-		ops := c.operands(outs...)
 		first := ""
-		if len(ops) > 0 {
+		if ops := c.operands(outs...); len(ops) > 0 {
 			first = ops[0].val
 		}
-		switch {
-		case slices.Contains(publishes, first):
-			return publish("publishes packages (" + c.name + " " + first + ")")
-		case slices.Contains(serve, first) || slices.ContainsFunc(serve, func(o string) bool { return strings.HasPrefix(o, "-") && c.has(o) }):
+		if slices.Contains(serve, first) || slices.ContainsFunc(serve, func(o string) bool { return strings.HasPrefix(o, "-") && c.has(o) }) {
 			e = worse(e, net(airlock.ClassNetConnect, "serves the network ("+c.name+")"))
 		}
 		return e
