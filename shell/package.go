@@ -404,3 +404,12 @@ func toolExec(via string, skip int) rule {
 		return effect{none: true}
 	}
 }
+
+// npmRoles are npm's settings, given as options to npm, pnpm, yarn and npx,
+// that name programs it runs, code it loads and places it writes.
+var npmRoles = map[string]role{
+	"--script-shell": runsCommand, "--shell": runsCommand, "--editor": runsCommand, "--browser": runsCommand,
+	"--git": runsCommand, "--node-options": loadsLibrary, "--onload-script": loadsLibrary,
+	"--userconfig": usesConfig, "--globalconfig": usesConfig, "--prefix": writesFile, "--cache": writesFile,
+	"--logs-dir": writesFile, "--pack-destination": writesFile,
+}
