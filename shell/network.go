@@ -1469,18 +1469,20 @@ func rdesktop(c *call) effect {
 		}
 		for _, share := range strings.Split(disks, ",") {
 			if _, dir, ok := strings.Cut(share, "="); ok {
-				c.shareDir(&e, "rdesktop -r disk", literal(dir))
+				c.shareDir(&e, "rdesktop -r disk", literal(dir), true)
 			}
 		}
 	}
 	return e
 }
 
-// shareDir records that a peer is given a local directory to read and
-// write: what is under it is sent, and may be written.
-func (c *call) shareDir(e *effect, via string, dir arg) {
+// shareDir records that a peer is given a local directory to read, and
+// to write if writable: what is under it is sent, and may be written.
+func (c *call) shareDir(e *effect, via string, dir arg, writable bool) {
 	c.use(e, sendsFile, via, dir)
-	c.use(e, writesFile, via, dir)
+	if writable {
+		c.use(e, writesFile, via, dir)
+	}
 	if p, ok := dir.pathValue(); ok && e.tier < airlock.TierPrivileged && holdsHome(c.resolve(p)) {
 		*e = effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
 			reason: "gives another host " + p + ", which holds the home directory and its keys"}
@@ -1506,6 +1508,7 @@ var opensslFlags = flagSpec{
 		"-nameopt", "-certopt", "-set_serial", "-extensions", "-extfile", "-reqexts", "-addext", "-url", "-host",
 		"-proxy", "-starttls", "-iv", "-iter", "-rand", "-provider", "-propquery", "-server", "-signer", "-pre",
 		"-post"},
+	names: []string{"-WWW", "-HTTP", "-www", "-verify", "-noout", "-nodes", "-quiet"},
 	roles: map[string]role{
 		"-out": writesFile, "-keyout": writesFile, "-certout": writesFile, "-certsout": writesFile,
 		"-cacertsout": writesFile, "-chainout": writesFile, "-extracertsout": writesFile, "-keylogfile": writesFile,
@@ -1544,6 +1547,10 @@ func openssl(c *call) effect {
 	switch {
 	case !c.args[0].static:
 		e = exec("runs an openssl command only known at run time")
+	case sub == "s_server" && optHas(opts, "-WWW", "-HTTP"):
+		// Serves the files under the working directory.
+		e = net(airlock.ClassNetConnect, "serves files to network peers")
+		c.shareDir(&e, "openssl s_server -WWW", literal("."), false)
 	case sub == "s_client" || sub == "s_server" || sub == "s_time" ||
 		(sub == "ocsp" || sub == "cmp") && optHas(opts, "-url", "-host", "-port", "-server"):
 		e = net(airlock.ClassNetConnect, "opens a TLS connection")
@@ -1572,10 +1579,12 @@ func openssl(c *call) effect {
 // Mail.
 
 var mailFlags = flagSpec{
-	short:  "aAbcEqrsSuXYMmOTL",
-	long:   []string{"--append", "--subject", "--return-address", "--content-type", "--content-filename", "--encoding", "--user", "--exec"},
-	roles:  map[string]role{"-A": sendsFile, "--attach": sendsFile, "-a": sendsFile, "-q": sendsFile, "-T": writesFile},
-	abbrev: true,
+	short:    "aAbcEqrsSuXYMmOTL",
+	long:     []string{"--append", "--subject", "--return-address", "--content-type", "--content-filename", "--encoding", "--user", "--exec"},
+	names:    []string{"--file"},
+	optional: []string{"--file"},
+	roles:    map[string]role{"-A": sendsFile, "--attach": sendsFile, "-a": sendsFile, "-q": sendsFile, "-T": writesFile},
+	abbrev:   true,
 }
 
 // mailConsole: mail's commands (-E, --exec, s-nail's -X and -Y, or its
@@ -1747,6 +1756,7 @@ type dbClient struct {
 	scriptExt string   // an operand with this extension is a script it runs (mongosh's .js)
 	con       console
 	local     bool   // the database is a file, the first operand (sqlite3)
+	archive   string // an option after which the operands are archive arguments, which extract files (sqlite3 -A)
 	ops       bool   // the operands (after the database) are queries (sqlite3's SQL)
 	command   bool   // the operands are one query (redis-cli SET K V)
 	safe      string // an option that turns the console's shell and file commands off (sqlite3's -safe)
@@ -1769,6 +1779,12 @@ func database(d *dbClient) rule {
 		con := &d.con
 		if d.safe != "" && optHas(opts, d.safe) {
 			con = &console{}
+		}
+		if d.archive != "" && optHas(opts, d.archive) {
+			for _, op := range ops {
+				c.use(&e, writesFile, c.name+" "+d.archive, op)
+			}
+			return e
 		}
 		queries := optVals(opts, d.queries...)
 		scripts := optVals(opts, d.scripts...)
@@ -1956,7 +1972,7 @@ var sqlite = &dbClient{
 		single: true,
 	},
 	queries: []string{"-cmd"},
-	local:   true, ops: true, safe: "-safe",
+	local:   true, ops: true, safe: "-safe", archive: "-A",
 	con: console{
 		cmds: map[string][]act{
 			".shell": {{role: runsCommand}}, ".system": {{role: runsCommand}},

@@ -16,9 +16,9 @@ import (
 // analysed like the commands they are.
 
 var packageCommands = map[string]rule{
-	"apt":      sysPkg(pkgTool{name: "apt", flags: aptFlags, change: aptChange, look: aptRead}),
-	"apt-get":  sysPkg(pkgTool{name: "apt-get", flags: aptFlags, change: aptChange, look: aptRead}),
-	"aptitude": sysPkg(pkgTool{name: "aptitude", flags: aptFlags, change: aptChange, look: aptRead}),
+	"apt":      sysPkg(pkgTool{name: "apt", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
+	"apt-get":  sysPkg(pkgTool{name: "apt-get", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
+	"aptitude": sysPkg(pkgTool{name: "aptitude", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
 	"apt-cache": sysPkg(pkgTool{name: "apt-cache", flags: aptCacheFlags, change: "gencaches",
 		look: "search show showpkg showsrc stats dump dumpavail unmet depends rdepends pkgnames dotty xvcg policy madison"}),
 	"apt-mark": sysPkg(pkgTool{name: "apt-mark", flags: aptMarkFlags, change: "hold unhold auto manual minimize-manual",
@@ -32,13 +32,13 @@ var packageCommands = map[string]rule{
 		look:   "search se info if list-updates lu repos lr packages pa patches lp products pd locks ll what-provides wp"}),
 	"apk": sysPkg(pkgTool{name: "apk", flags: apkFlags, change: "add del upgrade update fix cache",
 		look: "search info list policy version stats dot audit"}),
-	"snap": sysPkg(pkgTool{name: "snap",
+	"snap": sysPkg(pkgTool{name: "snap", fetch: "find search",
 		change: "install remove refresh revert enable disable connect disconnect set unset alias unalias switch prefer restart start stop save restore forget",
 		look:   "list info find search version services logs connections changes change get known aliases warnings help"}),
 	"port": sysPkg(pkgTool{name: "port", flags: portFlags, console: true,
 		change: "install uninstall upgrade selfupdate sync activate deactivate clean load unload setrequested",
 		look:   "search info list installed outdated deps rdeps contents provides variants echo location dependents log help"}),
-	"flatpak": sysPkg(pkgTool{name: "flatpak",
+	"flatpak": sysPkg(pkgTool{name: "flatpak", fetch: "remote-ls remote-info",
 		change: "install uninstall update remote-add remote-delete remote-modify repair override mask pin",
 		look:   "list info search remotes remote-ls remote-info history ps --version documents permissions"}),
 	"emerge": sysPkg(pkgTool{name: "emerge", look: "--search -s --info --pretend -p"}),
@@ -87,6 +87,7 @@ type pkgTool struct {
 	flags   flagSpec
 	change  string // verbs that change packages, space-separated
 	look    string // verbs (and options) that only show information
+	fetch   string // those of them that fetch it from the network
 	console bool   // with no verb, it runs package commands read from its input (port)
 }
 
@@ -96,7 +97,7 @@ type pkgTool struct {
 // --setopt) name programs it runs: a hook Airlock can see is analysed, the
 // rest is at least exec.
 func sysPkg(t pkgTool) rule {
-	changes, looks := strings.Fields(t.change), strings.Fields(t.look)
+	changes, looks, fetches := strings.Fields(t.change), strings.Fields(t.look), strings.Fields(t.fetch)
 	return func(c *call) effect {
 		opts, ops := parseFlags(c.args, t.flags)
 		verb := ""
@@ -107,6 +108,8 @@ func sysPkg(t pkgTool) rule {
 		switch {
 		case len(ops) > 0 && !ops[0].static:
 			e = install(airlock.TierPrivileged, "changes system packages ("+t.name+", a verb only known at run time)")
+		case slices.Contains(fetches, verb):
+			e = net(airlock.ClassNetHTTP, "fetches package information")
 		case slices.Contains(looks, verb) && !(verb == "history" && len(ops) > 1 && slices.Contains(historyChanges, ops[1].val)),
 			slices.ContainsFunc(opts, func(o option) bool { return slices.Contains(looks, o.name) }):
 			e = read("shows package information")
@@ -463,6 +466,10 @@ func npmVerb(c *call) effect {
 		}
 		return read("shows package information")
 	case "set":
+		if len(rest) > 0 && rest[0].val == "version" {
+			// yarn set version downloads the yarn that later commands run.
+			return install(airlock.TierNetworkEgress, "installs a yarn release for the project")
+		}
 		return npmSetting(rest)
 	case "init", "create", "innit":
 		if len(operands(rest)) > 0 {
@@ -732,7 +739,8 @@ var conda = use(exec("runs a conda command")).withNone(read("shows conda help"))
 	}),
 	on("remove uninstall clean", install(airlock.TierWrite, "removes conda packages")),
 	on("activate deactivate", write(airlock.ClassFSWrite, "activates a conda environment, changing PATH")),
-	on("list info search compare doctor notices --version", read("shows conda information")),
+	on("list info compare doctor notices --version", read("shows conda information")),
+	on("search", net(airlock.ClassNetHTTP, "searches package channels")),
 	on("config", write(airlock.ClassFSWrite, "changes conda settings")),
 	on("init", effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "edits shell start-up files"}),
 	onRule("shell", func(c *call) effect {
@@ -800,7 +808,9 @@ func gemVerb(c *call, opts []option) effect {
 		return net(airlock.ClassNetHTTP, "changes gem owners")
 	case "open":
 		return exec("opens a gem in an editor")
-	case "", "list", "search", "query", "info", "contents", "dependency", "environment", "env", "help", "outdated",
+	case "search":
+		return net(airlock.ClassNetHTTP, "searches RubyGems")
+	case "", "list", "query", "info", "contents", "dependency", "environment", "env", "help", "outdated",
 		"specification", "spec", "which", "stale", "check", "lock", "--version", "-v", "-h", "--help":
 		return read("shows gem information")
 	}
@@ -831,7 +841,8 @@ var composerVerbs = use(exec("runs a composer command")).withNone(read("shows co
 	on("install i require update upgrade u remove rm create-project reinstall self-update selfupdate", install(airlock.TierNetworkEgress, "changes PHP dependencies")),
 	onRule("exec", toolExec("composer exec", 0)),
 	on("run-script run test", exec("runs a package script")),
-	on("show info outdated validate depends why why-not licenses search check-platform-reqs diagnose about help list audit", read("shows package information")),
+	on("show info outdated validate depends why why-not licenses check-platform-reqs diagnose about help list audit", read("shows package information")),
+	on("search", net(airlock.ClassNetHTTP, "searches Packagist")),
 	on("dump-autoload dumpautoload init config clear-cache archive", write(airlock.ClassFSWrite, "changes project files")),
 )
 
