@@ -70,7 +70,7 @@ type flagSpec struct {
 // named as in spec whatever its spelling; a short one is "-x".
 func parseFlags(args []arg, spec flagSpec) (opts []option, ops []arg) {
 	for i := 0; i < len(args); i++ {
-		a := args[i]
+		a := homeWord(args[i])
 		v := a.val
 		if !a.static || len(v) < 2 || v[0] != '-' {
 			if spec.posix {
@@ -92,7 +92,7 @@ func parseFlags(args []arg, spec flagSpec) (opts []option, ops []arg) {
 					o.val, o.has = sliceArg(a, len(word)+1), true
 				case takes && i+1 < len(args):
 					i++
-					o.val, o.has = args[i], true
+					o.val, o.has = homeWord(args[i]), true
 				}
 				opts = append(opts, o)
 				continue
@@ -105,7 +105,7 @@ func parseFlags(args []arg, spec flagSpec) (opts []option, ops []arg) {
 					o.val, o.has = sliceArg(a, j+1), true
 				} else if i+1 < len(args) {
 					i++
-					o.val, o.has = args[i], true
+					o.val, o.has = homeWord(args[i]), true
 				}
 				opts = append(opts, o)
 				break
@@ -165,6 +165,20 @@ func (s flagSpec) takesShort(ch byte) bool {
 	return strings.IndexByte(s.short, ch) >= 0 || s.roles["-"+string(ch)] != 0
 }
 
+// homeWord returns a word whose only expansion is $HOME as the path it
+// names ("@$HOME/.ssh/id_rsa" is "@~/.ssh/id_rsa"), so that the rules see
+// what it sends or writes; any other dynamic word is returned unchanged.
+func homeWord(a arg) arg {
+	if a.static || !strings.Contains(a.text, "HOME") {
+		return a
+	}
+	v := strings.NewReplacer(`"`, "", "${HOME}", "~", "$HOME", "~").Replace(a.text)
+	if strings.ContainsAny(v, "$`'\\") {
+		return a
+	}
+	return arg{val: v, text: a.text, static: true, glob: a.glob}
+}
+
 // optVals returns the values of every occurrence of the options named.
 func optVals(opts []option, names ...string) []arg {
 	var out []arg
@@ -184,6 +198,7 @@ const (
 	writesFile   role = iota + 1 // writes the file or directory it names
 	sendsFile                    // reads the file it names and sends or prints it
 	runsCommand                  // runs it as a shell command
+	runsProgram                  // runs it as a program, with arguments of its own (a shell given runs a script)
 	runsFile                     // follows the commands or the configuration in the file it names, which Airlock cannot see
 	usesConfig                   // like runsFile, for a configuration that also holds its credentials (mysql --defaults-file)
 	loadsLibrary                 // loads a library, an engine or a plugin
@@ -239,6 +254,8 @@ func (c *call) use(e *effect, r role, via string, v arg) {
 		c.raiseReads(e, v)
 	case runsCommand:
 		c.runWords(via, []arg{v}, input{}).lenient = true
+	case runsProgram:
+		c.runWords(via, []arg{v, literal("...")}, input{}).lenient = true
 	case runsFile, usesConfig:
 		*e = worse(*e, exec("follows the commands or settings in "+v.text+", which Airlock cannot see ("+via+")"))
 		if r == runsFile {
@@ -726,6 +743,14 @@ func curl(c *call) effect {
 	if m, ok := optVal(opts, "-X", "--request"); ok && strings.EqualFold(m.val, "DELETE") {
 		e = effect{class: airlock.ClassNetHTTP, cap: airlock.CapNetworkEgress, tier: airlock.TierDestructive, reason: "sends an HTTP DELETE request"}
 	}
+	var config []arg
+	if k, ok := optVal(opts, "-K", "--config"); ok && k.val == "-" && c.in.kind == inText {
+		// Options read from a here-document.
+		for _, o := range curlConfig(c.in.text) {
+			opts = append(opts, o)
+			config = append(config, o.val)
+		}
+	}
 	c.useFlags(&e, opts, curlFlags.roles)
 	if optHas(opts, "-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name") {
 		dir, _ := optVal(opts, "--output-dir")
@@ -745,7 +770,7 @@ func curl(c *call) effect {
 			c.use(&e, writesFile, "curl --write-out", literal(f))
 		}
 	}
-	sent := fileRefs(c.args)
+	sent := fileRefs(append(config, c.args...))
 	// NAME@FILE sends FILE's content as NAME's value.
 	for _, v := range optVals(opts, "--data-urlencode", "--variable", "--url-query") {
 		if name, f, ok := strings.Cut(v.val, "@"); ok && v.static && !strings.Contains(name, "=") {
@@ -756,12 +781,36 @@ func curl(c *call) effect {
 	return e
 }
 
+// curlConfig reads the options of a curl configuration: "name = value",
+// "name value" or "--name value", a line each.
+func curlConfig(text string) []option {
+	var opts []option
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimLeft(strings.TrimSpace(line), "-")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, val := line, ""
+		if i := strings.IndexAny(line, " \t=:"); i >= 0 {
+			name, val = line[:i], strings.TrimLeft(line[i:], " \t=:")
+		}
+		val = strings.Trim(val, `"`)
+		if len(name) == 1 {
+			name = "-" + name
+		} else {
+			name, _, _ = curlFlags.lookup("--" + name)
+		}
+		opts = append(opts, option{name: name, val: literal(val), has: val != ""})
+	}
+	return opts
+}
+
 // fileRefs returns the local files an HTTP client would send: "@file",
 // "name=@file", "name=<file", "file://path".
 func fileRefs(words []arg) []arg {
 	var out []arg
 	for _, w := range words {
-		if !w.static {
+		if w = homeWord(w); !w.static {
 			continue
 		}
 		v := w.val
@@ -803,7 +852,7 @@ var wgetFlags = flagSpec{
 		"--warc-file": writesFile, "--warc-tempdir": writesFile,
 		"-i": sendsFile, "--input-file": sendsFile, "--post-file": sendsFile, "--body-file": sendsFile,
 		"--load-cookies": sendsFile,
-		"--config":       runsFile, "--use-askpass": runsCommand,
+		"--config":       runsFile, "--use-askpass": runsProgram,
 	},
 	abbrev: true,
 }
@@ -902,9 +951,9 @@ var aria2cFlags = flagSpec{
 		"--dht-file-path6": writesFile, "--server-stat-of": writesFile,
 		"-i": sendsFile, "--input-file": sendsFile, "--load-cookies": sendsFile,
 		"--conf-path":            runsFile,
-		"--on-download-complete": runsCommand, "--on-download-error": runsCommand,
-		"--on-download-start": runsCommand, "--on-download-pause": runsCommand,
-		"--on-download-stop": runsCommand, "--on-bt-download-complete": runsCommand,
+		"--on-download-complete": runsProgram, "--on-download-error": runsProgram,
+		"--on-download-start": runsProgram, "--on-download-pause": runsProgram,
+		"--on-download-stop": runsProgram, "--on-bt-download-complete": runsProgram,
 	},
 	abbrev: true,
 }
@@ -994,7 +1043,7 @@ func transfer(c *call, ops []arg, reason string) effect {
 // PKCS11Provider loads a library, UserKnownHostsFile is written.
 var sshConfig = map[string]role{
 	"proxycommand": runsCommand, "localcommand": runsCommand, "knownhostscommand": runsCommand,
-	"xauthlocation": runsCommand, "pkcs11provider": loadsLibrary, "securitykeyprovider": loadsLibrary,
+	"xauthlocation": runsProgram, "pkcs11provider": loadsLibrary, "securitykeyprovider": loadsLibrary,
 	"userknownhostsfile": writesFile, "controlpath": writesFile,
 }
 
@@ -1030,7 +1079,7 @@ func (c *call) sshOptions(e *effect, opts []option) {
 	}
 }
 
-var scpFlags = flagSpec{short: "cFiJloPX", roles: map[string]role{"-S": runsCommand, "-D": runsCommand}}
+var scpFlags = flagSpec{short: "cFiJloPX", roles: map[string]role{"-S": runsProgram, "-D": runsCommand}}
 
 func scp(c *call) effect {
 	opts, ops := parseFlags(c.args, scpFlags)
@@ -1040,7 +1089,7 @@ func scp(c *call) effect {
 	return e
 }
 
-var sftpFlags = flagSpec{short: "BbcFiJloPRsX", roles: map[string]role{"-S": runsCommand, "-D": runsCommand}}
+var sftpFlags = flagSpec{short: "BbcFiJloPRsX", roles: map[string]role{"-S": runsProgram, "-D": runsCommand}}
 
 // sftpConsole: sftp's commands ("-" or "@" in front ignores errors or
 // echo). get writes its second word, or the remote file's name here.
@@ -1076,7 +1125,7 @@ var rsyncFlags = flagSpec{
 		"--compress-level", "--checksum-choice", "--info", "--debug", "--iconv", "--address", "--sockopts",
 		"--outbuf", "--stop-after", "--stop-at", "--remote-option", "--rsync-path", "--dparam", "--confine-root"},
 	roles: map[string]role{
-		"-e": runsCommand, "--rsh": runsCommand,
+		"-e": runsProgram, "--rsh": runsProgram,
 		"--log-file": writesFile, "--write-batch": writesFile, "--only-write-batch": writesFile,
 		"--backup-dir": writesFile, "-T": writesFile, "--temp-dir": writesFile, "--partial-dir": writesFile,
 		"--files-from": sendsFile, "--early-input": sendsFile, "--read-batch": sendsFile,
@@ -1431,7 +1480,7 @@ func nmap(c *call) effect {
 
 var moshFlags = flagSpec{
 	short: "p", long: []string{"--port", "--predict", "--family", "--bind-server", "--experimental-remote-ip", "--server"},
-	roles: map[string]role{"--ssh": runsCommand, "--client": runsCommand}, abbrev: true,
+	roles: map[string]role{"--ssh": runsProgram, "--client": runsProgram}, abbrev: true,
 }
 
 func mosh(c *call) effect {
@@ -1608,7 +1657,7 @@ var mailConsole = console{
 		"~e": {{role: opensEditor}}, "~v": {{role: opensEditor}}, "~:": {{role: runsConsole}}, "~_": {{role: runsConsole}},
 	},
 	vars: map[string]role{
-		"sendmail": runsCommand, "mta": runsCommand, "PAGER": runsCommand, "EDITOR": runsCommand,
+		"sendmail": runsProgram, "mta": runsProgram, "PAGER": runsCommand, "EDITOR": runsCommand,
 		"VISUAL": runsCommand, "SHELL": runsCommand, "LISTER": runsCommand, "record": writesFile,
 		"MBOX": writesFile, "DEAD": writesFile, "folder": writesFile, "signature": sendsFile,
 	},

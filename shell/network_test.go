@@ -198,3 +198,23 @@ func showOpts(opts []option) string {
 	}
 	return strings.Join(b, " ")
 }
+
+func TestHomeWord(t *testing.T) {
+	tests := []struct {
+		text string
+		val  string // "" when the word stays dynamic
+	}{
+		{`@"$HOME/.ssh/id_rsa"`, "@~/.ssh/id_rsa"},
+		{`--post-file="${HOME}/.netrc"`, "--post-file=~/.netrc"},
+		{`"$HOME"/.aws/credentials`, "~/.aws/credentials"},
+		{`"$OUT"`, ""},
+		{`"$HOME/$X"`, ""},
+		{`"$(cat f)"`, ""},
+	}
+	for _, tc := range tests {
+		got := homeWord(arg{text: tc.text})
+		if got.static != (tc.val != "") || got.val != tc.val {
+			t.Errorf("homeWord(%s) = %q static=%v, want %q", tc.text, got.val, got.static, tc.val)
+		}
+	}
+}

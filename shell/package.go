@@ -211,8 +211,8 @@ var pacmanFlags = flagSpec{
 		"--logfile": writesFile, "--config": runsFile, "--hookdir": usesConfig, "--pacman-conf": usesConfig,
 		"--makepkgconf": usesConfig,
 		// yay and paru run these programs.
-		"--makepkg": runsCommand, "--pacman": runsCommand, "--git": runsCommand, "--gpg": runsCommand,
-		"--sudo": runsCommand, "--editor": runsCommand, "--fm": runsCommand, "--bat": runsCommand,
+		"--makepkg": runsProgram, "--pacman": runsProgram, "--git": runsProgram, "--gpg": runsProgram,
+		"--sudo": runsProgram, "--editor": runsProgram, "--fm": runsProgram, "--bat": runsProgram,
 	},
 	abbrev: true,
 }
@@ -382,8 +382,8 @@ var brew = use(exec("runs a brew command")).withNone(read("shows brew help")).on
 // npmRoles are npm's settings, given as options to npm, pnpm, yarn and npx,
 // that name programs it runs, code it loads and places it writes.
 var npmRoles = map[string]role{
-	"--script-shell": runsCommand, "--shell": runsCommand, "--editor": runsCommand, "--browser": runsCommand,
-	"--git": runsCommand, "--node-options": loadsLibrary, "--onload-script": loadsLibrary,
+	"--script-shell": runsProgram, "--shell": runsProgram, "--editor": runsProgram, "--browser": runsProgram,
+	"--git": runsProgram, "--node-options": loadsLibrary, "--onload-script": loadsLibrary,
 	"--userconfig": usesConfig, "--globalconfig": usesConfig, "--prefix": writesFile, "--cache": writesFile,
 	"--logs-dir": writesFile, "--pack-destination": writesFile,
 }
@@ -542,7 +542,7 @@ var pipFlags = flagSpec{
 		"--dest": writesFile, "-w": writesFile, "--wheel-dir": writesFile, "--cache-dir": writesFile,
 		"-o": writesFile, "--output": writesFile,
 		"-r": sendsFile, "--requirement": sendsFile, "-c": sendsFile, "--constraint": sendsFile,
-		"--editor": runsCommand,
+		"--editor": runsProgram,
 	},
 	abbrev: true,
 }
@@ -716,7 +716,7 @@ var twineFlags = flagSpec{
 	long: []string{"--repository", "--repository-url", "--username", "--password", "--identity", "--comment",
 		"--config-file", "--cert", "--client-cert"},
 	names: []string{"--sign"},
-	roles: map[string]role{"--sign-with": runsCommand}, abbrev: true,
+	roles: map[string]role{"--sign-with": runsProgram}, abbrev: true,
 }
 
 func twine(c *call) effect {
@@ -764,7 +764,7 @@ var gemFlags = flagSpec{
 	short: "CgosvNPpd",
 	long:  []string{"--config-file", "--source", "--version", "--platform", "--trust-policy", "--target", "--format"},
 	roles: map[string]role{
-		"-e": runsCommand, "--editor": runsCommand, "-i": writesFile, "--install-dir": writesFile,
+		"-e": runsProgram, "--editor": runsProgram, "-i": writesFile, "--install-dir": writesFile,
 		"-n": writesFile, "--bindir": writesFile, "--build-root": writesFile, "--file": sendsFile,
 	},
 	abbrev: true,
