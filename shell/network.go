@@ -327,10 +327,10 @@ func urlName(u string) string {
 	return "index.html"
 }
 
-// saved returns the files a downloader writes for its URL operands, in dir
-// ("" for the working directory).
-func saved(dir arg, urls []arg) []arg {
-	var out []arg
+// saves records the files a downloader writes for its URL operands when
+// not told where: the last part of each URL's path, in dir (the working
+// directory if not static).
+func (c *call) saves(e *effect, via string, dir arg, urls []arg) {
 	for _, u := range urls {
 		if !u.static || !strings.Contains(u.val, "://") {
 			continue
@@ -339,9 +339,8 @@ func saved(dir arg, urls []arg) []arg {
 		if dir.static && dir.val != "" {
 			name = path.Join(dir.val, name)
 		}
-		out = append(out, arg{val: name, text: quote(name), static: true})
+		c.use(e, writesFile, via, literal(name))
 	}
-	return out
 }
 
 // Consoles.
@@ -754,9 +753,7 @@ func curl(c *call) effect {
 	c.useFlags(&e, opts, curlFlags.roles)
 	if optHas(opts, "-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name") {
 		dir, _ := optVal(opts, "--output-dir")
-		for _, f := range saved(dir, ops) {
-			c.use(&e, writesFile, "curl -O", f)
-		}
+		c.saves(&e, "curl -O", dir, ops)
 	}
 	for _, lib := range optVals(opts, "--engine") {
 		if lib.val != "list" {
@@ -877,9 +874,7 @@ func wget(c *call) effect {
 	c.useFlags(&e, opts, wgetFlags.roles)
 	if _, ok := optVal(opts, "-O", "--output-document"); !ok {
 		dir, _ := optVal(opts, "-P", "--directory-prefix")
-		for _, f := range saved(dir, ops) {
-			c.use(&e, writesFile, "wget", f)
-		}
+		c.saves(&e, "wget", dir, ops)
 	}
 	c.raiseReads(&e, fileRefs(ops)...)
 	return e
@@ -916,9 +911,7 @@ func httpie(c *call) effect {
 	}
 	c.useFlags(&e, opts, httpieFlags.roles)
 	if _, ok := optVal(opts, "-o", "--output"); !ok && optHas(opts, "-d", "--download") {
-		for _, f := range saved(arg{}, ops) {
-			c.use(&e, writesFile, c.name+" --download", f)
-		}
+		c.saves(&e, c.name+" --download", arg{}, ops)
 	}
 	sent := fileRefs(ops)
 	// Request items: "field@FILE" uploads FILE, "Header:@FILE" sends it.
@@ -966,16 +959,17 @@ func aria2c(c *call) effect {
 			reason: "lets any network peer direct its downloads, which can write any file and run commands"}
 	}
 	c.useFlags(&e, opts, aria2cFlags.roles)
+	// -o names a file in -d's directory.
 	dir, _ := optVal(opts, "-d", "--dir")
 	outs := optVals(opts, "-o", "--out")
-	if len(outs) == 0 {
-		outs = saved(arg{}, ops)
-	}
 	for _, o := range outs {
 		if dir.static && o.static && dir.val != "" {
 			o = literal(path.Join(dir.val, o.val))
 		}
-		c.use(&e, writesFile, "aria2c", o)
+		c.use(&e, writesFile, "aria2c -o", o)
+	}
+	if len(outs) == 0 {
+		c.saves(&e, "aria2c", dir, ops)
 	}
 	return e
 }
@@ -991,9 +985,7 @@ func axel(c *call) effect {
 	e := net(airlock.ClassNetHTTP, "downloads files")
 	c.useFlags(&e, opts, axelFlags.roles)
 	if _, ok := optVal(opts, "-o", "--output"); !ok {
-		for _, f := range saved(arg{}, ops) {
-			c.use(&e, writesFile, "axel", f)
-		}
+		c.saves(&e, "axel", arg{}, ops)
 	}
 	return e
 }
@@ -1340,9 +1332,7 @@ func ftp(c *call) effect {
 		// ftp -u URL FILE... uploads the files.
 		c.raiseReads(&e, ops...)
 	} else if _, ok := optVal(opts, "-o"); !ok {
-		for _, f := range saved(arg{}, ops) {
-			c.use(&e, writesFile, "ftp", f)
-		}
+		c.saves(&e, "ftp", arg{}, ops)
 	}
 	c.stdinConsole(&e, &ftpConsole, "ftp commands")
 	return e

@@ -6,6 +6,23 @@ import (
 	"testing"
 )
 
+// flagCase is a command's arguments and how parseFlags reads them: its
+// options as name=value (a name alone has no value) and its operands.
+type flagCase struct{ args, opts, ops string }
+
+func checkFlags(t *testing.T, spec flagSpec, tests []flagCase) {
+	t.Helper()
+	for _, tc := range tests {
+		opts, ops := parseFlags(words(tc.args), spec)
+		if got := showOpts(opts); got != tc.opts {
+			t.Errorf("parseFlags(%q) options = %q, want %q", tc.args, got, tc.opts)
+		}
+		if got := joinTexts(ops); got != tc.ops {
+			t.Errorf("parseFlags(%q) operands = %q, want %q", tc.args, got, tc.ops)
+		}
+	}
+}
+
 func TestParseFlags(t *testing.T) {
 	spec := flagSpec{
 		short:    "o",
@@ -15,11 +32,7 @@ func TestParseFlags(t *testing.T) {
 		optional: []string{"--pager"},
 		abbrev:   true,
 	}
-	tests := []struct {
-		args string
-		opts string // name=value, space-separated; a name alone has no value
-		ops  string
-	}{
+	checkFlags(t, spec, []flagCase{
 		{"-o f url", "-o=f", "url"},
 		{"-of url", "-o=f", "url"},
 		{"-sSLo f url", "-s -S -L -o=f", "url"},
@@ -32,29 +45,17 @@ func TestParseFlags(t *testing.T) {
 		{"--pref x", "--prefix=x", ""},            // but its own prefix is
 		{"--u x", "--upload-file=x", ""},          // ambiguous: the option that matters
 		{"--pager db", "--pager", "db"},           // an optional value must be attached
-		{"--pager=less db", "--pager=less", "db"}, //
-		{"--verb url", "--verbose", "url"},        //
+		{"--pager=less db", "--pager=less", "db"},
+		{"--verb url", "--verbose", "url"},
 		{"-- -o f", "", "-o f"},                   // operands after --
 		{"--unknown=x url", "--unknown=x", "url"}, // unknown options keep their spelling
-		{"--unknown x url", "--unknown", "x url"}, //
-		{"-", "", "-"},                            // stdin
-	}
-	for _, tc := range tests {
-		opts, ops := parseFlags(words(tc.args), spec)
-		if got := showOpts(opts); got != tc.opts {
-			t.Errorf("parseFlags(%q) options = %q, want %q", tc.args, got, tc.opts)
-		}
-		if got := joinTexts(ops); got != tc.ops {
-			t.Errorf("parseFlags(%q) operands = %q, want %q", tc.args, got, tc.ops)
-		}
-	}
-}
-
-func TestParseFlagsSingleDash(t *testing.T) {
+		{"--unknown x url", "--unknown", "x url"},
+		{"-", "", "-"}, // stdin
+	})
 	// openssl, sqlite3 and getopt_long_only (nmap) take long options after
 	// one dash.
-	spec := flagSpec{short: "op", roles: map[string]role{"-iL": sendsFile, "-oN": writesFile, "-out": writesFile}, single: true, abbrev: true}
-	tests := []struct{ args, opts, ops string }{
+	single := flagSpec{short: "op", roles: map[string]role{"-iL": sendsFile, "-oN": writesFile, "-out": writesFile}, single: true, abbrev: true}
+	checkFlags(t, single, []flagCase{
 		{"-iL f", "-iL=f", ""},
 		{"-oN=f x", "-oN=f", "x"},
 		{"--out f", "-out=f", ""},
@@ -62,21 +63,9 @@ func TestParseFlagsSingleDash(t *testing.T) {
 		{"-oXf x", "-o=Xf", "x"}, // not a long option: -o with a value
 		{"-p 80 x", "-p=80", "x"},
 		{"-sV x", "-s -V", "x"},
-	}
-	for _, tc := range tests {
-		opts, ops := parseFlags(words(tc.args), spec)
-		if got := showOpts(opts); got != tc.opts {
-			t.Errorf("parseFlags(%q) options = %q, want %q", tc.args, got, tc.opts)
-		}
-		if got := joinTexts(ops); got != tc.ops {
-			t.Errorf("parseFlags(%q) operands = %q, want %q", tc.args, got, tc.ops)
-		}
-	}
+	})
 	// A command's options are its own (npx CMD -c).
-	opts, ops := parseFlags(words("-y eslint -c x"), flagSpec{short: "c", posix: true})
-	if got, want := showOpts(opts)+"|"+joinTexts(ops), "-y|eslint -c x"; got != want {
-		t.Errorf("posix parseFlags = %q, want %q", got, want)
-	}
+	checkFlags(t, flagSpec{short: "c", posix: true}, []flagCase{{"-y eslint -c x", "-y", "eslint -c x"}})
 }
 
 func TestConsole(t *testing.T) {
