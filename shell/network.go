@@ -209,7 +209,7 @@ const (
 	runsKeys                     // types it as keys, which can run shell commands (mutt's push)
 )
 
-// client is a program whose options' values are all that matters beyond e.
+// client is a program that does base, and what its options' values say.
 func client(spec flagSpec, base effect) rule {
 	return func(c *call) effect {
 		e := base

@@ -124,7 +124,7 @@ func sysPkg(t pkgTool) rule {
 		}
 		c.useFlags(&e, opts, t.flags.roles)
 		c.pkgSettings(&e, t.name, opts)
-		if e.tier < airlock.TierPrivileged && verb == "" && slices.ContainsFunc(opts, func(o option) bool { return t.flags.roles[o.name] == runsFile }) {
+		if t.console && verb == "" && slices.ContainsFunc(opts, func(o option) bool { return t.flags.roles[o.name] == runsFile }) {
 			// Commands from a file (port -F): they may change packages.
 			e = install(airlock.TierPrivileged, "changes system packages ("+t.name+" commands from a file)")
 		}
