@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -11,7 +12,7 @@ import (
 var builtins = map[string]rule{
 	":": inertRule("does nothing"), "true": inertRule("does nothing"), "false": inertRule("does nothing"),
 	"echo": inertRule("prints text"), "printf": printf, "read": readVars,
-	"shift": inertRule("shifts arguments"), "wait": inertRule("waits for jobs"),
+	"shift": inertRule("shifts arguments"), "wait": waitRule,
 	"exit": inertRule("exits the shell"), "return": inertRule("returns"), "logout": inertRule("exits the shell"),
 	"break": inertRule("leaves a loop"), "continue": inertRule("continues a loop"),
 	"test": inertRule("tests a condition"), "[": inertRule("tests a condition"),
@@ -19,15 +20,19 @@ var builtins = map[string]rule{
 	"hash": hash, "set": inertRule("sets shell options"), "shopt": inertRule("sets shell options"),
 	"unset": unset, "export": declare, "declare": declare, "local": declare, "readonly": declare,
 	"typeset": declare, "let": inertRule("evaluates arithmetic"), "umask": inertRule("sets the file mode mask"),
-	"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": inertRule("lists jobs"),
+	"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": jobsRule,
 	"bg": inertRule("resumes a job"), "fg": inertRule("resumes a job"), "disown": inertRule("forgets a job"),
 	"times": inertRule("prints times"), "caller": inertRule("prints the call stack"),
 	"dirs": inertRule("prints the directory stack"), "help": inertRule("prints help"),
-	"suspend": inertRule("suspends the shell"), "compgen": inertRule("lists completions"),
-	"complete": inertRule("sets completions"), "compopt": inertRule("sets completions"),
-	"bind": inertRule("sets key bindings"), "unalias": inertRule("removes aliases"),
-	"mapfile": mapfile, "readarray": mapfile, "enable": enable, "fc": fc, "history": history,
+	"suspend": inertRule("suspends the shell"), "compgen": completes, "complete": completes,
+	"compopt": inertRule("sets completions"), "bind": bindRule, "unalias": inertRule("removes aliases"),
+	"mapfile": mapfile, "readarray": mapfile, "enable": enable, "history": history,
+	"fc": fc, "hist": fc, "r": fixed(unknown("runs a command again from the history")),
 	"eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
+	// zsh's own.
+	"ztcp": ztcp, "zsocket": ztcp, "zftp": fixed(net(airlock.ClassNetConnect, "transfers files over FTP")),
+	"zmodload": zmodload, "zpty": zpty, "sched": schedRule, "emulate": emulateRule,
+	"zcompile": writes(airlock.ClassFSWrite, "compiles shell functions to a file"),
 }
 
 func printf(c *call) effect {
@@ -60,8 +65,10 @@ func varTargets(names []arg, reason string) effect {
 }
 
 func readVars(c *call) effect {
-	names := c.operands("-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u")
-	names = append(names, c.values("-a")...)
+	opts, names := splitOpts(c.args, optSpec{short: "adinNptu"})
+	if a, ok := optVal(opts, "-a"); ok {
+		names = append(names, a)
+	}
 	return varTargets(names, "reads input into variables")
 }
 
@@ -74,13 +81,14 @@ func getopts(c *call) effect {
 }
 
 func mapfile(c *call) effect {
-	if cb, ok := c.value("-C"); ok {
+	opts, names := splitOpts(c.args, optSpec{short: "dnOsuCc"})
+	if cb, ok := optVal(opts, "-C"); ok {
 		if !cb.static {
 			return unknown("runs a callback only known at run time")
 		}
 		c.runScript("mapfile -C", cb.val, input{})
 	}
-	return varTargets(c.operands("-d", "-n", "-O", "-s", "-u", "-C", "-c"), "reads lines into an array")
+	return varTargets(names, "reads lines into an array")
 }
 
 func unset(c *call) effect {
@@ -110,31 +118,188 @@ func declare(c *call) effect {
 }
 
 func hash(c *call) effect {
-	if p, ok := c.value("-p"); ok {
+	opts, _ := splitOpts(c.args, optSpec{short: "p"})
+	if p, ok := optVal(opts, "-p"); ok {
 		return env("makes a command name run " + p.text)
 	}
 	return inert("remembers command locations")
 }
 
+// waitRule is wait, whose -p NAME puts a process id in a variable.
+func waitRule(c *call) effect {
+	opts, _ := splitOpts(c.args, optSpec{short: "p"})
+	if p, ok := optVal(opts, "-p"); ok {
+		return varTargets([]arg{p}, "waits for jobs")
+	}
+	return inert("waits for jobs")
+}
+
+// enable loads built-ins from a shared library with -f, and also when a
+// name is no built-in: bash then looks for a library of that name (one with
+// a "/" is the library's path).
 func enable(c *call) effect {
-	if f, ok := c.value("-f"); ok {
+	opts, names := splitOpts(c.args, optSpec{short: "f"})
+	if f, ok := optVal(opts, "-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
+	}
+	if !optHas(opts, "-n", "-d") {
+		for _, n := range names {
+			if !n.static || !bashBuiltins[n.val] {
+				return env("loads shell built-in " + n.text + " from a library")
+			}
+		}
 	}
 	return inert("enables or disables built-ins")
 }
 
+// bashBuiltins are the names of bash's built-ins.
+var bashBuiltins = stringSet(".", ":", "[", "alias", "bg", "bind", "break", "builtin", "caller", "cd", "command",
+	"compgen", "complete", "compopt", "continue", "declare", "dirs", "disown", "echo", "enable", "eval", "exec",
+	"exit", "export", "false", "fc", "fg", "getopts", "hash", "help", "history", "jobs", "kill", "let", "local",
+	"logout", "mapfile", "popd", "printf", "pushd", "pwd", "read", "readarray", "readonly", "return", "set",
+	"shift", "shopt", "source", "suspend", "test", "times", "trap", "true", "type", "typeset", "ulimit", "umask",
+	"unalias", "unset", "wait")
+
+// fc runs commands from the history again, through the editor -e names
+// ("-e -" and -s run them as they are), unless it only lists them (-l).
 func fc(c *call) effect {
-	if c.has("-l") {
+	opts, _ := splitOpts(c.args, optSpec{short: "e"})
+	if e, ok := optVal(opts, "-e"); optHas(opts, "-l") && !optHas(opts, "-s") && (!ok || e.val != "-") {
 		return read("lists the history")
 	}
 	return unknown("runs commands again from the history")
 }
 
+// history -r and -n read a file (by default the history file) into the
+// history, which history then prints; -w and -a write it to a file.
 func history(c *call) effect {
-	if len(c.args) > 0 && strings.HasPrefix(c.args[0].val, "-") {
-		return write(airlock.ClassFSWrite, "changes the shell history")
+	opts, ops := splitOpts(c.args, optSpec{short: "d"})
+	if len(opts) == 0 {
+		return read("prints the shell history")
 	}
-	return read("prints the shell history")
+	e := write(airlock.ClassFSWrite, "changes the shell history")
+	file := literal("~/.bash_history") // HISTFILE's default
+	if len(ops) > 0 {
+		file = ops[0]
+	}
+	switch {
+	case optHas(opts, "-w", "-a"):
+		c.raiseWrites(&e, file)
+	case optHas(opts, "-r", "-n"):
+		c.raiseReads(&e, file)
+	}
+	return e
+}
+
+// bindRule is bind: it reads key bindings from a file (-f), whose lines an
+// error message prints, and binds keys to shell commands (-x), which run
+// when the key is pressed.
+func bindRule(c *call) effect {
+	opts, _ := splitOpts(c.args, optSpec{short: "mqurfx"})
+	e := inert("sets key bindings")
+	for _, o := range opts {
+		switch {
+		case o.name == "-f" && o.has:
+			e = read("reads key bindings from " + o.val.text)
+			c.raiseReads(&e, o.val)
+		case o.name == "-x" && o.has:
+			if !o.val.static {
+				return unknown("binds a key to a command only known at run time")
+			}
+			if _, cmd, ok := strings.Cut(o.val.val, ":"); ok {
+				c.runScript("bind -x", strings.TrimSpace(cmd), input{})
+			}
+		}
+	}
+	return e
+}
+
+// completes is compgen or complete: -C names a command that generates
+// completions, and -W a word list that bash expands, running the command
+// substitutions in it. compgen does so at once, complete when a word is
+// completed.
+func completes(c *call) effect {
+	opts, _ := splitOpts(c.args, optSpec{short: "oAGWFCXPS"})
+	for _, o := range opts {
+		if !o.has || o.name != "-C" && o.name != "-W" {
+			continue
+		}
+		if !o.val.static {
+			return unknown("completes with a command only known at run time")
+		}
+		script := o.val.val
+		if o.name == "-W" {
+			script = ": " + script
+		}
+		n := c.runScript(c.name+" "+o.name, script, input{})
+		n.lenient = true
+	}
+	return inert("lists or sets completions")
+}
+
+// jobsRule is jobs, whose -x runs a command with job numbers in its words.
+func jobsRule(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{})
+	if !optHas(opts, "-x") || len(rest) == 0 {
+		return inert("lists jobs")
+	}
+	c.run("jobs -x", rest, effect{})
+	return effect{none: true}
+}
+
+// ztcp and zsocket open (or with -l, listen on) TCP and Unix connections.
+func ztcp(c *call) effect {
+	if len(c.args) == 0 {
+		return read("lists connections")
+	}
+	if opts, _ := splitOpts(c.args, optSpec{}); optHas(opts, "-c") {
+		return inert("closes a connection")
+	}
+	return net(airlock.ClassNetConnect, "opens a network connection")
+}
+
+// zmodload loads zsh modules (shared libraries) unless it only lists them.
+func zmodload(c *call) effect {
+	opts, names := splitOpts(c.args, optSpec{})
+	if len(names) == 0 || optHas(opts, "-l", "-L", "-e", "-u") {
+		return inert("lists or unloads zsh modules")
+	}
+	return exec("loads zsh modules, which are libraries")
+}
+
+// zpty runs a command in a pseudo-terminal: "zpty [-eb] NAME COMMAND...";
+// its other options talk to one that runs.
+func zpty(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{})
+	if len(rest) < 2 || optHas(opts, "-d", "-w", "-r", "-t", "-L", "-n") {
+		return inert("talks to a command in a pseudo-terminal")
+	}
+	c.runWords("zpty", rest[1:], input{})
+	return effect{none: true}
+}
+
+// schedRule is zsh's sched, which runs a command later: "sched [-o]
+// [+]TIME COMMAND...".
+func schedRule(c *call) effect {
+	_, rest := splitOpts(c.args, optSpec{})
+	if len(rest) < 2 {
+		return inert("lists or removes scheduled commands")
+	}
+	c.runWords("sched", rest[1:], input{})
+	return effect{none: true}
+}
+
+// emulateRule is zsh's emulate, which runs the command given to -c in
+// another shell's mode.
+func emulateRule(c *call) effect {
+	if cmd, ok := c.value("-c"); ok {
+		if !cmd.static {
+			return unknown("runs a command only known at run time")
+		}
+		c.runScript("emulate -c", cmd.val, c.in)
+		return effect{none: true}
+	}
+	return inert("sets shell options")
 }
 
 func eval(c *call) effect {
@@ -150,10 +315,14 @@ func eval(c *call) effect {
 }
 
 func source(c *call) effect {
-	if len(c.args) == 0 {
+	args := c.args
+	if len(args) > 0 && args[0].static && args[0].val == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
 		return inert("does nothing")
 	}
-	return c.runsFile(c.args[0], "shell", true)
+	return c.runsFile(args[0], "shell", true)
 }
 
 func trap(c *call) effect {
@@ -172,12 +341,19 @@ func trap(c *call) effect {
 	return inert("sets a signal handler")
 }
 
+// alias defines commands: each value is analysed as the command it runs.
+// An alias for a wrapper (alias s=sudo) runs what follows it where it is
+// used, which Airlock does not see: its command is only known then.
 func alias(c *call) effect {
 	for _, a := range c.operands() {
 		if !a.static {
 			return unknown("defines an alias only known at run time")
 		}
 		if name, val, ok := strings.Cut(a.val, "="); ok {
+			if f := strings.Fields(val); len(f) > 0 && (wrappers[baseName(path.Base(f[0]))] != nil ||
+				f[0] == "eval" || f[0] == "source" || f[0] == ".") && !strings.ContainsAny(val, ";&|<>()`$\n") {
+				val += " ${ALIAS_ARGUMENTS}"
+			}
 			c.runScript("alias "+name, val, input{})
 		}
 	}
@@ -212,6 +388,9 @@ func (c *call) stdinCode(lang string, shell bool) effect {
 		}
 		return exec("runs " + lang + " code from a here-document, which Airlock cannot inspect")
 	case inFile:
+		if p := c.resolve(c.in.text); strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+			return unknown("runs code read from " + c.in.text + ", which Airlock cannot see")
+		}
 		return exec("runs " + lang + " script " + c.in.text)
 	case inNull:
 		return read("runs nothing: its input is empty")

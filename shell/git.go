@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -14,44 +15,61 @@ import (
 func gitExecKey(key string) bool {
 	k := strings.ToLower(key)
 	switch k {
-	case "core.sshcommand", "core.pager", "core.editor", "core.fsmonitor", "core.hookspath", "core.askpass",
-		"core.gitproxy", "core.alternaterefscommand", "sequence.editor", "diff.external", "gpg.program",
-		"credential.helper", "uploadpack.packobjectshook", "include.path", "receive.procreceiverefs",
-		"protocol.allow", "ssh.variant", "core.worktree":
+	case "core.fsmonitor", "core.askpass", "include.path", "receive.procreceiverefs", "protocol.allow", "ssh.variant",
+		"core.worktree", "instaweb.httpd", "sendemail.smtpserver":
 		return true
 	}
-	for _, p := range []string{"alias.", "pager.", "filter.", "includeif.", "url."} {
+	for _, p := range []string{"alias.", "pager.", "filter.", "includeif.", "url.", "browser.", "difftool.",
+		"mergetool.", "man.", "guitool.", "lfs.customtransfer."} {
 		if strings.HasPrefix(k, p) {
 			return true
 		}
 	}
-	switch k[strings.LastIndexByte(k, '.')+1:] {
-	case "textconv", "command", "driver", "cmd", "helper", "program", "uploadpack", "receivepack", "allow", "proxy", "vcs":
+	last := k[strings.LastIndexByte(k, '.')+1:]
+	switch last {
+	case "textconv", "driver", "uploadpack", "receivepack", "allow", "vcs", "tunnel", "update":
 		return true
+	}
+	// core.sshCommand, gpg.ssh.defaultKeyCommand, sendemail.toCmd,
+	// core.hooksPath, gpg.x509.program, credential.helper,
+	// uploadpack.packObjectsHook, core.gitProxy, sequence.editor...
+	for _, s := range []string{"cmd", "command", "program", "helper", "hook", "path", "editor", "proxy"} {
+		if strings.HasSuffix(last, s) {
+			return true
+		}
 	}
 	return false
 }
 
 // gitCommandKey reports whether the value of key is a shell command that
-// git runs as such (a pager, an editor): it is analysed like any command.
+// git runs as such (a pager, an editor, a diff filter): it is analysed
+// like any command.
 func gitCommandKey(key string) bool {
 	k := strings.ToLower(key)
-	return k == "core.pager" || k == "core.editor" || k == "sequence.editor" || strings.HasPrefix(k, "pager.")
+	return k == "core.pager" || k == "core.editor" || k == "sequence.editor" || k == "interactive.difffilter" ||
+		strings.HasPrefix(k, "pager.")
+}
+
+// gitWriteKey reports whether git writes to the file that key's value
+// names (trace2.eventTarget).
+func gitWriteKey(key string) bool {
+	k := strings.ToLower(key)
+	return strings.HasPrefix(k, "trace2.") && strings.HasSuffix(k, "target")
 }
 
 // gitConfigSet analyses setting git configuration key to value: a pager
 // or editor is analysed as a command, an alias as what it runs; the other
-// keys that make git run something are privileged. It returns the reason
-// when they are.
-func (c *call) gitConfigSet(key, value arg) string {
+// keys that make git run something are privileged, those naming a file it
+// writes a write there.
+func (c *call) gitConfigSet(key, value arg) effect {
 	if !key.static {
-		return "sets git configuration only known at run time"
+		return env("sets git configuration only known at run time")
 	}
 	k := strings.ToLower(key.val)
 	switch {
 	case gitCommandKey(k) || strings.HasPrefix(k, "alias."):
 		if !value.static {
-			return "sets " + key.val + " to a command only known at run time"
+			return env("sets " + key.val + " to a command only known at run time")
 		}
 		if alias, ok := strings.CutPrefix(value.val, "!"); ok {
 			c.runScript("git "+key.val, alias, input{})
@@ -60,17 +78,23 @@ func (c *call) gitConfigSet(key, value arg) string {
 		} else {
 			c.runScript("git "+key.val, value.val, input{})
 		}
-		return ""
 	case gitExecKey(k):
-		return "sets " + key.val + ", which makes git run a command"
+		return env("sets " + key.val + ", which makes git run a command")
+	case gitWriteKey(k):
+		e := write(airlock.ClassFSWrite, "makes git write a trace into "+value.text)
+		if p, ok := strings.CutPrefix(value.val, "af_unix:"); ok {
+			value = literal(strings.TrimPrefix(strings.TrimPrefix(p, "stream:"), "dgram:"))
+		}
+		c.raiseWrites(&e, value)
+		return e
 	}
-	return ""
+	return effect{}
 }
 
 // gitConfigArg analyses a "key=value" given with git -c.
-func (c *call) gitConfigArg(a arg) string {
+func (c *call) gitConfigArg(a arg) effect {
 	if !a.static {
-		return "sets git configuration only known at run time"
+		return env("sets git configuration only known at run time")
 	}
 	key, val, _ := strings.Cut(a.val, "=")
 	return c.gitConfigSet(literal(key), arg{val: val, static: true, text: quote(val)})
@@ -79,7 +103,7 @@ func (c *call) gitConfigArg(a arg) string {
 // git parses git's global options, then classifies its subcommand.
 func git(c *call) effect {
 	args := c.args
-	risk := ""
+	var risk effect
 	i := 0
 loop:
 	for i < len(args) {
@@ -91,18 +115,18 @@ loop:
 		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--super-prefix":
 			i += 2
 		case v == "--config-env":
-			risk = orElse(risk, "sets git configuration from the environment")
+			risk = worse(risk, env("sets git configuration from the environment"))
 			i += 2
 		case v == "-c":
 			if i+1 < len(args) {
-				risk = orElse(risk, c.gitConfigArg(args[i+1]))
+				risk = worse(risk, c.gitConfigArg(args[i+1]))
 			}
 			i += 2
 		case strings.HasPrefix(v, "--config-env="):
-			risk = orElse(risk, "sets git configuration from the environment")
+			risk = worse(risk, env("sets git configuration from the environment"))
 			i++
 		case strings.HasPrefix(v, "--exec-path="):
-			risk = "runs git programs from " + v[len("--exec-path="):]
+			risk = worse(risk, env("runs git programs from "+v[len("--exec-path="):]))
 			i++
 		case strings.HasPrefix(v, "-"):
 			i++
@@ -118,7 +142,14 @@ loop:
 		e = unknown("runs git with a subcommand only known at run time")
 	default:
 		sub := args[i].val
-		if r := gitCommands[sub]; r != nil {
+		r := gitCommands[sub]
+		if r == nil && strings.HasPrefix(sub, "credential-") {
+			r = gitCredential // credential-store, credential-libsecret, a helper of any name
+		}
+		if r == nil && strings.HasPrefix(sub, "remote-") {
+			r = gitRemoteHelper
+		}
+		if r != nil {
 			e = c.delegate(args[i+1:], r)
 		} else {
 			e = exec("runs git " + sub + ", which Airlock does not know (an alias or an extension)")
@@ -130,10 +161,92 @@ loop:
 			return unknown("uses git's ext:: transport, which runs a command")
 		}
 	}
-	if risk != "" && e.tier < airlock.TierPrivileged {
-		return env(risk)
+	if risk.tier > e.tier && !e.none {
+		return risk
 	}
 	return e
+}
+
+// gitValues returns the values of the options want (-x, --exec) of one of
+// git's subcommands, which parse options like parse-options does: short
+// options bundle and take the rest of the word or the next one (-ix CMD),
+// long ones take "=value" or the next word and may be shortened to any
+// unique prefix (--exe CMD). shorts are the subcommand's short options
+// that take a value, to walk bundles.
+func gitValues(args []arg, shorts string, want ...string) []arg {
+	var out []arg
+	eachOption(args, func(a arg, next []arg) int {
+		v := a.val
+		if strings.HasPrefix(v, "--") {
+			name, _, eq := strings.Cut(v, "=")
+			switch {
+			case !gitAbbrev(name, want):
+			case eq:
+				out = append(out, sliceArg(a, len(name)+1))
+			case len(next) > 0:
+				out = append(out, next[0])
+				return 1
+			}
+			return 0
+		}
+		for j := 1; j < len(v); j++ {
+			if strings.IndexByte(shorts, v[j]) < 0 {
+				continue
+			}
+			switch {
+			case j+1 < len(v):
+				if slices.Contains(want, "-"+v[j:j+1]) {
+					out = append(out, sliceArg(a, j+1))
+				}
+			case len(next) > 0:
+				if slices.Contains(want, "-"+v[j:j+1]) {
+					out = append(out, next[0])
+				}
+				return 1 // the option's value
+			}
+			break
+		}
+		return 0
+	})
+	return out
+}
+
+// eachOption calls f with each option word of args before "--" and the
+// words after it; f returns how many of those it took as the option's
+// value.
+func eachOption(args []arg, f func(a arg, next []arg) int) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.static || len(a.val) < 2 || a.val[0] != '-' {
+			continue
+		}
+		if a.val == "--" {
+			return
+		}
+		i += f(a, args[i+1:])
+	}
+}
+
+// gitHas reports whether one of opts is given to a parse-options
+// subcommand, long options possibly shortened (--unsafe for
+// --unsafe-paths), short ones possibly bundled.
+func gitHas(args []arg, opts ...string) bool {
+	found := false
+	eachOption(args, func(a arg, _ []arg) int {
+		name, _, _ := strings.Cut(a.val, "=")
+		found = found || strings.HasPrefix(a.val, "--") && gitAbbrev(name, opts) || hasOption([]arg{a}, opts...)
+		return 0
+	})
+	return found
+}
+
+// gitAbbrev reports whether name is one of the long options opts or a
+// prefix of one: git accepts any unique prefix, and one that is not unique
+// fails, so counting it costs nothing.
+func gitAbbrev(name string, opts []string) bool {
+	return len(name) > 3 && slices.ContainsFunc(opts, func(o string) bool {
+		return strings.HasPrefix(o, "--") && strings.HasPrefix(o, name)
+	})
 }
 
 // gitReader is a subcommand that reads the repository; --output makes
@@ -141,33 +254,40 @@ loop:
 func gitReader(reason string) rule {
 	return func(c *call) effect {
 		e := gitRead(reason)
-		if outs := c.values("--output"); len(outs) > 0 {
-			w := write(airlock.ClassFSWrite, "writes git output into a file")
-			c.raiseWrites(&w, outs...)
-			e = worse(e, w)
-		}
+		c.writesTo(&e, "writes git output into a file", c.values("--output")...)
 		return e
 	}
 }
 
 func gitWriter(reason string) rule { return fixed(gitWrite(reason)) }
 
+// gitOutputs is a subcommand that changes the repository and writes the
+// files its options or first operands name.
+func gitOutputs(reason string, shorts string, opts []string, operands int) rule {
+	return func(c *call) effect {
+		e := gitWrite(reason)
+		c.raiseWrites(&e, gitValues(c.args, shorts, opts...)...)
+		if ops := c.operands(); operands > 0 && len(ops) > 0 {
+			c.raiseWrites(&e, ops[:min(operands, len(ops))]...)
+		}
+		return e
+	}
+}
+
 var gitCommands = buildGitCommands()
 
 func buildGitCommands() map[string]rule {
 	gitCommands := map[string]rule{}
-	for _, name := range strings.Fields(`status log diff show blame annotate describe shortlog grep rev-parse rev-list
+	for _, name := range strings.Fields(`status log diff show blame annotate describe shortlog rev-parse rev-list
 		ls-files ls-tree cat-file merge-base for-each-ref name-rev check-ignore check-attr check-ref-format
 		check-mailmap count-objects help version whatchanged show-ref show-branch var verify-commit verify-tag
-		verify-pack fsck range-diff cherry diff-tree diff-index diff-files request-pull get-tar-commit-id
-		column fmt-merge-msg stripspace patch-id interpret-trailers merge-tree show-index unpack-file
-		rerere-diff`) {
+		verify-pack range-diff cherry diff-tree diff-index diff-files get-tar-commit-id
+		column fmt-merge-msg stripspace patch-id merge-tree show-index rerere-diff`) {
 		gitCommands[name] = gitReader("reads the repository")
 	}
 	for _, name := range strings.Fields(`add commit merge cherry-pick revert mv am read-tree write-tree
-		commit-tree fast-import mktree mktag unpack-objects index-pack pack-objects pack-refs repack
-		prune-packed checkout-index merge-file merge-index rerere mailsplit update-server-info
-		fast-export bugreport diagnose`) {
+		commit-tree mktree mktag unpack-objects pack-refs repack prune-packed merge-index rerere
+		update-server-info unpack-file`) {
 		gitCommands[name] = gitWriter("changes the repository")
 	}
 	gitCommands["commit"] = gitWriter("records a commit")
@@ -181,18 +301,38 @@ func buildGitCommands() map[string]rule {
 		"config": gitConfig, "stash": gitStash, "worktree": gitWorktree, "reflog": gitReflog,
 		"checkout": gitCheckout, "switch": gitSwitch, "restore": gitRestore, "reset": gitReset,
 		"clean": gitClean, "rm": gitRm, "gc": gitGc, "prune": gitPrune,
-		"filter-branch": fixed(gitDestroy("rewrites history")), "filter-repo": fixed(gitDestroy("rewrites history")),
+		"filter-branch": gitFilterBranch, "filter-repo": fixed(gitDestroy("rewrites history")),
 		"update-ref": gitUpdateRef, "symbolic-ref": gitSymbolicRef, "rebase": gitRebase, "bisect": gitBisect,
-		"submodule": gitSubmodule, "notes": gitNotes, "apply": gitApply, "archive": gitArchive,
-		"format-patch": gitFormatPatch, "bundle": gitBundle, "send-email": fixed(net(airlock.ClassNetConnect, "sends patches by email")),
+		"submodule": gitSubmodule, "notes": gitNotes, "apply": gitApply, "am": gitApply, "archive": gitArchive,
+		"format-patch": gitFormatPatch, "bundle": gitBundle, "send-email": gitSendEmail,
 		"daemon":       fixed(net(airlock.ClassNetConnect, "serves repositories")),
-		"instaweb":     fixed(net(airlock.ClassNetConnect, "serves a web interface")),
+		"instaweb":     gitInstaweb,
 		"http-backend": fixed(net(airlock.ClassNetConnect, "serves repositories")),
-		"credential":   gitCredential, "credential-store": gitCredential, "credential-cache": gitCredential,
-		"maintenance": gitMaintenance, "lfs": gitLFS, "hook": fixed(exec("runs a git hook")),
+		"credential":   gitCredential,
+		"maintenance":  gitMaintenance, "lfs": gitLFS, "hook": fixed(exec("runs a git hook")),
 		"difftool": gitTool, "mergetool": gitTool, "sparse-checkout": gitSparse, "replace": gitReplace,
 		"hash-object": gitHashObject, "update-index": gitWriter("changes the index"),
-		"range-diff": gitReader("compares commit ranges"),
+		"range-diff": gitReader("compares commit ranges"), "grep": gitGrep,
+		"interpret-trailers": gitTrailers, "fsck": gitFsck, "merge-file": gitMergeFile,
+		"merge-index":    gitMergeIndex,
+		"request-pull":   gitFetch(airlock.ClassGitRead, "summarises changes, checking the remote"),
+		"checkout-index": gitOutputs("writes files from the index", "", []string{"--prefix"}, 0),
+		"fast-export":    gitOutputs("exports the repository", "", []string{"--export-marks"}, 0),
+		"fast-import":    gitOutputs("imports into the repository", "", []string{"--export-marks", "--export-pack-edges"}, 0),
+		"pack-objects":   gitOutputs("writes packs", "", nil, 1),
+		"index-pack":     gitOutputs("writes a pack index", "o", []string{"-o"}, 0),
+		"mailsplit":      gitOutputs("splits a mailbox", "o", []string{"-o"}, 0),
+		"bugreport":      gitOutputs("writes a bug report", "os", []string{"-o", "--output-directory"}, 0),
+		"diagnose":       gitOutputs("writes a diagnostics archive", "os", []string{"-o", "--output-directory"}, 0),
+		"imap-send":      fixed(net(airlock.ClassNetConnect, "uploads patches to an IMAP folder")),
+		"send-pack":      gitFetch(airlock.ClassGitWrite, "pushes to a remote"),
+		"fetch-pack":     gitFetch(airlock.ClassGitWrite, "fetches from a remote"),
+		"upload-pack":    fixed(gitRead("serves a repository to a fetch")),
+		"upload-archive": fixed(gitRead("serves an archive of a repository")),
+		"receive-pack":   fixed(gitWrite("receives a push, running the repository's hooks")),
+		"http-fetch":     fixed(gitNet(airlock.ClassGitWrite, "fetches over HTTP")),
+		"remote-ext":     gitRemoteExt,
+		"http-push":      fixed(gitNet(airlock.ClassGitWrite, "pushes over HTTP")),
 	} {
 		gitCommands[name] = r
 	}
@@ -200,26 +340,27 @@ func buildGitCommands() map[string]rule {
 }
 
 // gitRunsOpts parses options whose value git runs as a command
-// (--upload-pack, --receive-pack, --exec).
-func gitRunsOpts(c *call, opts ...string) {
-	for _, v := range c.values(opts...) {
-		c.runWords("git "+opts[0], []arg{v}, input{})
+// (--upload-pack, --receive-pack, --exec), in every spelling (see
+// gitValues).
+func gitRunsOpts(c *call, via, shorts string, opts ...string) {
+	for _, v := range gitValues(c.args, shorts, opts...) {
+		c.runWords(via, []arg{v}, input{})
 	}
 }
 
 func gitPush(c *call) effect {
-	gitRunsOpts(c, "--receive-pack", "--exec")
+	gitRunsOpts(c, "git --receive-pack", "o", "--receive-pack", "--exec")
 	destroy := func(reason string) effect {
 		return effect{class: airlock.ClassGitWrite, cap: airlock.CapNetworkEgress, tier: airlock.TierDestructive, reason: reason}
 	}
 	switch {
-	case c.has("-f", "--force", "--force-with-lease", "--force-if-includes"):
+	case gitHas(c.args, "-f", "--force", "--force-with-lease", "--force-if-includes"):
 		return destroy("pushes to a remote with --force")
-	case c.has("--mirror"):
+	case gitHas(c.args, "--mirror"):
 		return destroy("mirrors to a remote, overwriting its refs")
-	case c.has("-d", "--delete"):
+	case gitHas(c.args, "-d", "--delete"):
 		return destroy("deletes remote refs")
-	case c.has("--prune"):
+	case gitHas(c.args, "--prune"):
 		return destroy("deletes remote branches that do not exist locally")
 	}
 	ops := c.operands("--repo", "-o", "--push-option", "--receive-pack", "--exec", "--recurse-submodules")
@@ -238,30 +379,45 @@ func gitPush(c *call) effect {
 
 func gitFetch(class airlock.Class, reason string) rule {
 	return func(c *call) effect {
-		gitRunsOpts(c, "--upload-pack")
+		gitRunsOpts(c, "git --upload-pack", "sXjo", "--upload-pack", "--receive-pack", "--exec")
 		return gitNet(class, reason)
 	}
 }
 
-// gitSubConfig returns why the configuration given to a subcommand
-// ("clone -c key=value", --template, which installs hooks) matters, if it does.
-func gitSubConfig(c *call) string {
-	for _, v := range c.values("-c", "--config") {
-		if r := c.gitConfigArg(v); r != "" {
-			return r
+// gitRemoteHelper: the transport helpers (remote-http, remote-fd,
+// remote-<vcs>) talk to a remote.
+func gitRemoteHelper(*call) effect {
+	return gitNet(airlock.ClassGitWrite, "talks to a remote through a transport helper")
+}
+
+// gitRemoteExt: git remote-ext REMOTE URL runs URL as a command, git's
+// escapes aside (%S is the service it serves).
+func gitRemoteExt(c *call) effect {
+	if ops := c.operands(); len(ops) > 1 {
+		if !ops[1].static {
+			return unknown("runs a command only known at run time as a git transport")
 		}
+		r := strings.NewReplacer("%S", "git-upload-pack", "%s", "upload-pack", "%G", "", "%V", "", "%%", "%", "% ", " ")
+		c.runScript("git remote-ext", r.Replace(strings.TrimPrefix(ops[1].val, "ext::")), input{})
 	}
-	if t, ok := c.value("--template"); ok {
-		return "installs hooks from template " + t.text + ", which run on checkout"
+	return gitNet(airlock.ClassGitWrite, "talks to a remote through a command")
+}
+
+// gitSubConfig returns what the configuration given to a subcommand
+// ("clone -c key=value", --template, which installs hooks) makes git do.
+func gitSubConfig(c *call) effect {
+	var e effect
+	for _, v := range gitValues(c.args, "cobuj", "-c", "--config") {
+		e = worse(e, c.gitConfigArg(v))
 	}
-	return ""
+	if t := gitValues(c.args, "cobuj", "--template"); len(t) > 0 {
+		e = worse(e, env("installs hooks from template "+t[0].text+", which run on checkout"))
+	}
+	return e
 }
 
 func gitClone(c *call) effect {
-	gitRunsOpts(c, "--upload-pack", "-u")
-	if r := gitSubConfig(c); r != "" {
-		return env(r)
-	}
+	gitRunsOpts(c, "git --upload-pack", "cobuj", "-u", "--upload-pack")
 	e := gitNet(airlock.ClassGitWrite, "clones a repository")
 	ops := c.operands("-o", "--origin", "-b", "--branch", "-u", "--upload-pack", "--reference", "--reference-if-able",
 		"--separate-git-dir", "--depth", "--shallow-since", "--shallow-exclude", "-c", "--config", "--template",
@@ -270,41 +426,38 @@ func gitClone(c *call) effect {
 	if len(ops) > 1 {
 		dest = ops[1]
 	}
-	c.raiseWrites(&e, dest)
-	return e
+	c.raiseWrites(&e, append(gitValues(c.args, "cobuj", "--separate-git-dir"), dest)...)
+	return worse(e, gitSubConfig(c))
 }
 
 func gitInit(c *call) effect {
-	if r := gitSubConfig(c); r != "" {
-		return env(r)
-	}
 	e := gitWrite("creates a repository")
 	ops := c.operands("--template", "--separate-git-dir", "-b", "--initial-branch", "--object-format", "--ref-format", "--shared")
 	dir := literal(".")
 	if len(ops) > 0 {
 		dir = ops[0]
 	}
-	c.raiseWrites(&e, dir)
-	return e
+	c.raiseWrites(&e, append(gitValues(c.args, "b", "--separate-git-dir"), dir)...)
+	return worse(e, gitSubConfig(c))
 }
 
 func gitBranch(c *call) effect {
 	switch {
-	case c.has("-D"), c.has("-d", "--delete") && c.has("-f", "--force"):
+	case gitHas(c.args, "-D"), gitHas(c.args, "-d", "--delete") && gitHas(c.args, "-f", "--force"):
 		return gitDestroy("deletes a branch, even if unmerged")
-	case c.has("-M", "-C"):
+	case gitHas(c.args, "-M", "-C"):
 		return gitDestroy("renames or copies a branch over an existing one")
-	case c.has("-d", "--delete"):
+	case gitHas(c.args, "-d", "--delete"):
 		return gitWrite("deletes a branch")
-	case c.has("-m", "--move", "-c", "--copy", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description"):
+	case gitHas(c.args, "-m", "--move", "-c", "--copy", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description"):
 		return gitWrite("renames, copies or configures a branch")
 	}
 	ops := c.operands("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--format",
 		"--sort", "--column", "--color", "-t", "--track")
-	if len(ops) == 0 || c.has("-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "--verbose", "--show-current") {
+	if len(ops) == 0 || gitHas(c.args, "-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "--verbose", "--show-current") {
 		return gitRead("lists branches")
 	}
-	if c.has("-f", "--force") {
+	if gitHas(c.args, "-f", "--force") {
 		return gitDestroy("resets a branch with --force")
 	}
 	return gitWrite("creates a branch")
@@ -312,16 +465,16 @@ func gitBranch(c *call) effect {
 
 func gitTag(c *call) effect {
 	switch {
-	case c.has("-d", "--delete"):
+	case gitHas(c.args, "-d", "--delete"):
 		return gitDestroy("deletes a tag")
-	case c.has("-v", "--verify", "-l", "--list", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged"):
+	case gitHas(c.args, "-v", "--verify", "-l", "--list", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged"):
 		return gitRead("lists tags")
 	}
 	ops := c.operands("-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup", "--sort", "--format", "--column", "-n")
 	if len(ops) == 0 {
 		return gitRead("lists tags")
 	}
-	if c.has("-f", "--force") {
+	if gitHas(c.args, "-f", "--force") {
 		return gitDestroy("moves a tag with --force")
 	}
 	return gitWrite("creates a tag")
@@ -340,12 +493,12 @@ func gitRemote(c *call) effect {
 }
 
 func gitConfig(c *call) effect {
-	if c.has("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list") {
+	if gitHas(c.args, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list") {
 		return gitRead("reads git configuration")
 	}
 	ops := c.operands("-f", "--file", "--blob", "--default", "--comment", "--type", "--value")
 	key := arg{}
-	setting := !c.has("--unset", "--unset-all", "--remove-section", "--rename-section")
+	setting := !gitHas(c.args, "--unset", "--unset-all", "--remove-section", "--rename-section")
 	if len(ops) > 0 {
 		switch ops[0].val {
 		case "list", "get":
@@ -354,7 +507,7 @@ func gitConfig(c *call) effect {
 			setting = ops[0].val == "set"
 			ops = ops[1:]
 		default:
-			if len(ops) == 1 && !c.has("-e", "--edit") && setting {
+			if len(ops) == 1 && !gitHas(c.args, "-e", "--edit") && setting {
 				return gitRead("reads git configuration")
 			}
 		}
@@ -362,21 +515,20 @@ func gitConfig(c *call) effect {
 	if len(ops) > 0 {
 		key = ops[0]
 	}
+	var set effect
 	if setting && len(ops) > 0 {
 		value := literal("")
 		if len(ops) > 1 {
 			value = ops[1]
 		}
-		if r := c.gitConfigSet(key, value); r != "" {
-			return env(r)
-		}
+		set = c.gitConfigSet(key, value)
 	}
-	if c.has("--system") {
-		return effect{class: airlock.ClassGitWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "changes the system-wide git configuration"}
+	if gitHas(c.args, "--system") {
+		return worse(effect{class: airlock.ClassGitWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "changes the system-wide git configuration"}, set)
 	}
 	e := gitWrite("changes git configuration")
-	c.raiseWrites(&e, c.values("-f", "--file")...)
-	return e
+	c.raiseWrites(&e, gitValues(c.args, "f", "-f", "--file")...)
+	return worse(e, set)
 }
 
 func gitStash(c *call) effect {
@@ -386,7 +538,7 @@ func gitStash(c *call) effect {
 	}
 	switch ops[0].val {
 	case "list", "show":
-		return gitRead("shows stashes")
+		return gitReader("shows stashes")(c)
 	case "drop", "clear":
 		return gitDestroy("deletes stashed changes")
 	}
@@ -413,11 +565,11 @@ func gitReflog(c *call) effect {
 	if len(ops) > 0 && (ops[0].val == "expire" || ops[0].val == "delete" || ops[0].val == "drop") {
 		return gitDestroy("deletes reflog entries")
 	}
-	return gitRead("shows the reflog")
+	return gitReader("shows the reflog")(c)
 }
 
 func gitCheckout(c *call) effect {
-	if c.has("-f", "--force", "--ours", "--theirs", "-p", "--patch", "--pathspec-from-file") {
+	if gitHas(c.args, "-f", "--force", "--ours", "--theirs", "-p", "--patch", "--pathspec-from-file") {
 		return gitDestroy("discards uncommitted changes")
 	}
 	for _, a := range c.args {
@@ -436,28 +588,28 @@ func gitCheckout(c *call) effect {
 }
 
 func gitSwitch(c *call) effect {
-	if c.has("-f", "--force", "--discard-changes", "-C", "--force-create") {
+	if gitHas(c.args, "-f", "--force", "--discard-changes", "-C", "--force-create") {
 		return gitDestroy("switches branches, discarding changes or resetting a branch")
 	}
 	return gitWrite("switches branches")
 }
 
 func gitRestore(c *call) effect {
-	if c.has("-S", "--staged") && !c.has("-W", "--worktree") {
+	if gitHas(c.args, "-S", "--staged") && !gitHas(c.args, "-W", "--worktree") {
 		return gitWrite("unstages changes")
 	}
 	return gitDestroy("discards uncommitted changes to files")
 }
 
 func gitReset(c *call) effect {
-	if c.has("--hard") {
+	if gitHas(c.args, "--hard") {
 		return gitDestroy("discards commits and uncommitted changes (reset --hard)")
 	}
 	return gitWrite("moves HEAD or unstages changes")
 }
 
 func gitClean(c *call) effect {
-	if c.has("-n", "--dry-run") {
+	if gitHas(c.args, "-n", "--dry-run") {
 		return gitRead("lists untracked files it would delete")
 	}
 	return gitDestroy("deletes untracked files")
@@ -465,16 +617,16 @@ func gitClean(c *call) effect {
 
 func gitRm(c *call) effect {
 	switch {
-	case c.has("-n", "--dry-run"):
+	case gitHas(c.args, "-n", "--dry-run"):
 		return gitRead("lists files it would remove")
-	case c.has("--cached"):
+	case gitHas(c.args, "--cached"):
 		return gitWrite("stops tracking files")
 	}
 	return gitDestroy("deletes files from the work tree")
 }
 
 func gitGc(c *call) effect {
-	for _, v := range c.values("--prune") {
+	for _, v := range gitValues(c.args, "", "--prune") {
 		if v.val == "now" || v.val == "all" {
 			return gitDestroy("deletes unreachable objects now")
 		}
@@ -483,21 +635,21 @@ func gitGc(c *call) effect {
 }
 
 func gitPrune(c *call) effect {
-	if c.has("-n", "--dry-run") {
+	if gitHas(c.args, "-n", "--dry-run") {
 		return gitRead("lists unreachable objects")
 	}
 	return gitDestroy("deletes unreachable objects")
 }
 
 func gitUpdateRef(c *call) effect {
-	if c.has("-d", "--stdin") {
+	if gitHas(c.args, "-d", "--stdin") {
 		return gitDestroy("deletes or rewrites refs")
 	}
 	return gitWrite("moves a ref")
 }
 
 func gitSymbolicRef(c *call) effect {
-	if c.has("-d", "--delete") {
+	if gitHas(c.args, "-d", "--delete") {
 		return gitDestroy("deletes a symbolic ref")
 	}
 	if len(c.operands("-m")) >= 2 {
@@ -507,9 +659,7 @@ func gitSymbolicRef(c *call) effect {
 }
 
 func gitRebase(c *call) effect {
-	for _, x := range c.values("-x", "--exec") {
-		c.runWords("git rebase --exec", []arg{x}, input{})
-	}
+	gitRunsOpts(c, "git rebase --exec", "xsXC", "-x", "--exec")
 	return gitWrite("rebases commits")
 }
 
@@ -520,8 +670,9 @@ func gitBisect(c *call) effect {
 	}
 	switch ops[0].val {
 	case "run":
-		if len(ops) > 1 {
-			c.run("git bisect run", ops[1:], effect{})
+		// The command is every word after "run", options included.
+		if rest := gitAfter(c.args, "run"); len(rest) > 0 {
+			c.run("git bisect run", rest, effect{})
 		}
 		return gitWrite("bisects history")
 	case "log", "view", "visualize", "help", "terms":
@@ -539,7 +690,13 @@ func gitSubmodule(c *call) effect {
 	case "status", "summary":
 		return gitRead("shows submodules")
 	case "foreach":
-		c.runWords("git submodule foreach", ops[1:], input{})
+		rest := gitAfter(c.args, "foreach")
+		for len(rest) > 0 && rest[0].static && (rest[0].val == "--recursive" || rest[0].val == "-q" || rest[0].val == "--quiet") {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 {
+			c.runWords("git submodule foreach", rest, input{})
+		}
 		return gitWrite("runs a command in each submodule")
 	case "update", "add":
 		return gitNet(airlock.ClassGitWrite, "fetches submodules")
@@ -555,30 +712,35 @@ func gitNotes(c *call) effect {
 	return gitWrite("changes notes")
 }
 
+// gitApply: git apply and git am write the files the patch names;
+// --unsafe-paths lets them be anywhere, --directory puts them under a
+// folder.
 func gitApply(c *call) effect {
-	if c.has("--check", "--stat", "--numstat", "--summary") && !c.has("--apply") {
+	if gitHas(c.args, "--check", "--stat", "--numstat", "--summary") && !gitHas(c.args, "--apply") {
 		return gitRead("checks a patch")
 	}
-	return gitWrite("applies a patch")
+	e := gitWrite("applies a patch")
+	if gitHas(c.args, "--unsafe-paths") {
+		e = effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
+			reason: "applies a patch to files outside the work tree (--unsafe-paths), wherever the patch says"}
+	}
+	c.raiseWrites(&e, gitValues(c.args, "pCS", "--directory", "--build-fake-ancestor")...)
+	return e
 }
 
 func gitArchive(c *call) effect {
 	e := gitRead("writes an archive of the repository")
-	if c.has("--remote") {
+	if len(gitValues(c.args, "o", "--remote")) > 0 {
 		e = gitNet(airlock.ClassGitRead, "fetches an archive from a remote")
 	}
-	if outs := c.values("-o", "--output"); len(outs) > 0 {
-		w := write(airlock.ClassFSWrite, "writes an archive")
-		c.raiseWrites(&w, outs...)
-		e = worse(e, w)
-	}
-	gitRunsOpts(c, "--exec")
+	c.writesTo(&e, "writes an archive", gitValues(c.args, "o", "-o", "--output")...)
+	gitRunsOpts(c, "git --exec", "o", "--exec")
 	return e
 }
 
 func gitFormatPatch(c *call) effect {
 	e := write(airlock.ClassFSWrite, "writes patch files")
-	c.raiseWrites(&e, c.values("-o", "--output-directory")...)
+	c.raiseWrites(&e, gitValues(c.args, "ovv", "-o", "--output-directory", "--output")...)
 	return e
 }
 
@@ -631,9 +793,7 @@ func gitLFS(c *call) effect {
 }
 
 func gitTool(c *call) effect {
-	for _, x := range c.values("-x", "--extcmd") {
-		c.runWords("git difftool --extcmd", []arg{x}, input{})
-	}
+	gitRunsOpts(c, "git difftool --extcmd", "xtyO", "-x", "--extcmd")
 	return exec("runs a diff or merge tool")
 }
 
@@ -646,15 +806,115 @@ func gitSparse(c *call) effect {
 }
 
 func gitReplace(c *call) effect {
-	if c.has("-l", "--list") || len(c.operands()) == 0 {
+	if gitHas(c.args, "-l", "--list") || len(c.operands()) == 0 {
 		return gitRead("lists replacements")
 	}
 	return gitWrite("replaces objects")
 }
 
 func gitHashObject(c *call) effect {
-	if c.has("-w") {
+	if gitHas(c.args, "-w") {
 		return gitWrite("writes objects")
 	}
 	return gitRead("hashes files")
+}
+
+// gitAfter returns the words after the first operand word, the command
+// that bisect run or submodule foreach runs.
+func gitAfter(args []arg, word string) []arg {
+	for i, a := range args {
+		if a.static && a.val == word {
+			return args[i+1:]
+		}
+	}
+	return nil
+}
+
+// gitGrep: -O[PAGER] (--open-files-in-pager[=PAGER]) runs PAGER with the
+// files that match.
+func gitGrep(c *call) effect {
+	eachOption(c.args, func(a arg, _ []arg) int {
+		v := a.val
+		pager, ok := "", false
+		if name, val, eq := strings.Cut(v, "="); strings.HasPrefix(v, "--") {
+			pager, ok = val, eq && gitAbbrev(name, []string{"--open-files-in-pager"})
+		} else if i := strings.IndexByte(v, 'O'); i > 0 && !strings.ContainsAny(v[1:i], "efABCm") {
+			pager, ok = v[i+1:], true
+		}
+		if ok && pager != "" {
+			c.runWords("git grep -O", []arg{literal(pager)}, input{})
+		}
+		return 0
+	})
+	return gitReader("searches the repository")(c)
+}
+
+// gitTrailers: interpret-trailers --in-place rewrites the files it is given.
+func gitTrailers(c *call) effect {
+	if !gitHas(c.args, "--in-place") {
+		return gitRead("formats trailers")
+	}
+	e := write(airlock.ClassFSWrite, "adds trailers to files in place")
+	c.raiseWrites(&e, c.operands("--trailer", "--where", "--if-exists", "--if-missing")...)
+	return e
+}
+
+// gitFsck writes what it finds into .git/lost-found with --lost-found.
+func gitFsck(c *call) effect {
+	if gitHas(c.args, "--lost-found") {
+		return gitWrite("checks the repository, writing lost objects into .git/lost-found")
+	}
+	return gitRead("checks the repository")
+}
+
+// gitMergeFile writes the merge into its first file, unless -p prints it.
+func gitMergeFile(c *call) effect {
+	if gitHas(c.args, "-p", "--stdout") {
+		return gitRead("merges files, printing the result")
+	}
+	e := write(airlock.ClassFSWrite, "merges into a file")
+	if ops := c.operands("-L"); len(ops) > 0 {
+		c.raiseWrites(&e, ops[0])
+	}
+	return e
+}
+
+// gitMergeIndex runs its first operand, a merge program, for each file.
+func gitMergeIndex(c *call) effect {
+	if ops := c.operands(); len(ops) > 0 {
+		c.run("git merge-index", ops[:1], effect{})
+	}
+	return gitWrite("merges files with a program")
+}
+
+// gitFilterBranch rewrites history, running each filter as a shell command.
+func gitFilterBranch(c *call) effect {
+	for _, f := range []string{"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter",
+		"--commit-filter", "--tag-name-filter"} {
+		for _, x := range c.values(f) {
+			c.runWords("git filter-branch "+f, []arg{x}, input{})
+		}
+	}
+	return gitDestroy("rewrites history")
+}
+
+// gitSendEmail sends the files it is given; its -cmd options and an
+// --smtp-server that is a path run programs.
+func gitSendEmail(c *call) effect {
+	gitRunsOpts(c, "git send-email", "", "--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd")
+	for _, s := range gitValues(c.args, "", "--smtp-server") {
+		if strings.HasPrefix(s.val, "/") || strings.HasPrefix(s.val, "~") || !s.static {
+			c.runWords("git send-email --smtp-server", []arg{s}, input{})
+		}
+	}
+	e := net(airlock.ClassNetConnect, "sends patches by email")
+	c.raiseSent(&e)
+	return e
+}
+
+// gitInstaweb serves a web interface with --httpd and opens --browser.
+func gitInstaweb(c *call) effect {
+	gitRunsOpts(c, "git instaweb --httpd", "dbp", "-d", "--httpd")
+	gitRunsOpts(c, "git instaweb --browser", "dbp", "-b", "--browser")
+	return net(airlock.ClassNetConnect, "serves a web interface")
 }

@@ -1,43 +1,813 @@
 package shell
 
 import (
+	"maps"
+	"path"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/sensitive"
 )
 
 // Network: HTTP clients and downloaders, file transfer, raw connections,
 // mail, database clients, and runners that download what they run.
+//
+// raiseNamed leaves effects at network-egress and above alone, so a network
+// program's rule judges the files it reads: a file it sends or prints (an
+// upload, a list of hosts it resolves, a script it reports the lines of in
+// errors) is read out, and a secret makes the command privileged; a key it
+// authenticates with (scp -i, curl --key) is not read out.
 
 var netCommands = map[string]rule{
 	"curl": curl, "wget": wget, "http": httpie, "https": httpie, "xh": httpie, "xhs": httpie,
-	"aria2c": downloader("downloads files", "-d", "--dir", "-o", "--out"), "axel": downloader("downloads files", "-o", "--output"),
+	"aria2c": aria2c, "axel": axel,
 	"scp": scp, "sftp": sftp, "rsync": rsync,
 	"nc": netcat, "ncat": netcat, "netcat": netcat, "socat": socat,
-	"telnet": connect("opens a network connection"), "ftp": connect("transfers files over FTP"),
-	"tftp": connect("transfers files over TFTP"), "lftp": connect("transfers files"),
+	"telnet": telnet, "ftp": ftp, "tftp": tftp, "lftp": lftp,
 	"ping": connect("sends network probes"), "ping6": connect("sends network probes"),
-	"dig": connect("queries DNS"), "nslookup": connect("queries DNS"), "host": connect("queries DNS"),
-	"drill": connect("queries DNS"), "traceroute": connect("traces a network route"),
-	"tracepath": connect("traces a network route"), "mtr": connect("traces a network route"),
-	"whois": connect("queries WHOIS"), "nmap": connect("scans network hosts"), "arping": connect("sends network probes"),
-	"mosh": connect("connects to another host"), "rdesktop": connect("connects to another host"),
+	"dig": client(digFlags, net(airlock.ClassNetConnect, "queries DNS")), "nslookup": connect("queries DNS"),
+	"host": connect("queries DNS"), "drill": client(drillFlags, net(airlock.ClassNetConnect, "queries DNS")),
+	"traceroute": connect("traces a network route"), "tracepath": connect("traces a network route"),
+	"mtr":   client(mtrFlags, net(airlock.ClassNetConnect, "traces a network route")),
+	"whois": connect("queries WHOIS"), "nmap": nmap, "arping": connect("sends network probes"),
+	"mosh": mosh, "rdesktop": rdesktop,
 	"openssl": openssl,
-	"mail":    mail, "mailx": mail, "sendmail": mail, "mutt": mail, "msmtp": mail, "swaks": mail,
-	"psql": database, "mysql": database, "mariadb": database, "sqlite3": database, "mongosh": database,
-	"mongo": database, "redis-cli": database, "sqlcmd": database, "clickhouse-client": database, "cqlsh": database,
+	"mail":    mail, "mailx": mail, "sendmail": sendmail, "mutt": mutt,
+	"msmtp": client(msmtpFlags, net(airlock.ClassNetConnect, "sends email")),
+	"swaks": client(swaksFlags, net(airlock.ClassNetConnect, "sends email")),
+	"psql":  database(psql), "mysql": database(mysql), "mariadb": database(mysql), "sqlite3": database(sqlite),
+	"mongosh": database(mongosh), "mongo": database(mongosh), "redis-cli": database(redis), "sqlcmd": database(sqlcmd),
+	"clickhouse-client": database(clickhouse), "cqlsh": database(cqlsh),
 	"npx": npx, "pnpx": npx, "bunx": npx, "uvx": npx,
 }
 
 func connect(reason string) rule { return fixed(net(airlock.ClassNetConnect, reason)) }
+
+// Options. Rules read options as the programs do (getopt_long and its kin),
+// since a spelling the rule does not expect is a bypass: clusters of short
+// options (-sSo F), attached values (-oF, --output=F), options after
+// operands, and abbreviations of long options where the program accepts
+// them (--use-ask for --use-askpass).
+
+// flagSpec describes a program's options.
+type flagSpec struct {
+	short  string          // short options that take a value: "o" for -o F, -oF and -so F
+	long   []string        // long options that take a value: "--output" for --output F and --output=F
+	names  []string        // long options without a value that a rule looks for, so that abbreviations find them
+	roles  map[string]role // what the program does with the values of the options that matter (these take a value)
+	abbrev bool            // a long option may be shortened to a prefix, as getopt_long allows
+	single bool            // long options may be written with one dash (-out), as openssl and getopt_long_only allow
+	posix  bool            // options end at the first operand, which starts a command (npx CMD -c)
+	// optional are long options whose value is optional, so only given
+	// after "=" (mysql --pager=CMD): the next word is never theirs.
+	optional []string
+}
+
+// parseFlags reads a command's options wherever they are, and returns the
+// other words as operands (everything after "--" is one). A long option is
+// named as in spec whatever its spelling; a short one is "-x".
+func parseFlags(args []arg, spec flagSpec) (opts []option, ops []arg) {
+	for i := 0; i < len(args); i++ {
+		a := homeWord(args[i])
+		v := a.val
+		if !a.static || len(v) < 2 || v[0] != '-' {
+			if spec.posix {
+				return opts, append(ops, args[i:]...)
+			}
+			ops = append(ops, a)
+			continue
+		}
+		if v == "--" {
+			return opts, append(ops, args[i+1:]...)
+		}
+		if long := strings.HasPrefix(v, "--"); long || spec.single {
+			word, _, eq := strings.Cut(v, "=")
+			name, takes, ok := spec.lookup(word)
+			if ok || long {
+				o := option{name: name}
+				switch {
+				case eq:
+					o.val, o.has = sliceArg(a, len(word)+1), true
+				case takes && i+1 < len(args):
+					i++
+					o.val, o.has = homeWord(args[i]), true
+				}
+				opts = append(opts, o)
+				continue
+			}
+		}
+		for j := 1; j < len(v); j++ {
+			o := option{name: "-" + v[j:j+1]}
+			if spec.takesShort(v[j]) {
+				if j+1 < len(v) {
+					o.val, o.has = sliceArg(a, j+1), true
+				} else if i+1 < len(args) {
+					i++
+					o.val, o.has = homeWord(args[i]), true
+				}
+				opts = append(opts, o)
+				break
+			}
+			opts = append(opts, o)
+		}
+	}
+	return opts, ops
+}
+
+// lookup names the long option a word stands for, exactly or as an
+// abbreviation, and says whether it takes a value. An ambiguous
+// abbreviation, which the program refuses, is taken as an option that
+// matters, so that Airlock never reads less into a command than the program
+// would. A word that names no known option keeps its spelling.
+func (s flagSpec) lookup(word string) (name string, takes, ok bool) {
+	w := strings.TrimLeft(word, "-")
+	if w == "" {
+		return word, false, false
+	}
+	var found []string
+	for _, list := range [][]string{s.long, s.names, slices.Sorted(maps.Keys(s.roles))} {
+		for _, n := range list {
+			t := strings.TrimLeft(n, "-")
+			if len(t) < 2 && !strings.HasPrefix(n, "--") {
+				continue // a short option
+			}
+			if t == w {
+				return n, s.takes(n), true
+			}
+			// A single letter after one dash is a short option, never an
+			// abbreviation (getopt_long_only).
+			if s.abbrev && strings.HasPrefix(t, w) && (len(w) > 1 || strings.HasPrefix(word, "--")) {
+				found = append(found, n)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return word, false, false
+	}
+	n := found[0]
+	for _, f := range found {
+		if s.roles[f] != 0 {
+			n = f
+			break
+		}
+	}
+	return n, s.takes(n), true
+}
+
+// takes reports whether a long option takes the next word as its value.
+func (s flagSpec) takes(name string) bool {
+	return (s.roles[name] != 0 || slices.Contains(s.long, name)) && !slices.Contains(s.optional, name)
+}
+
+func (s flagSpec) takesShort(ch byte) bool {
+	return strings.IndexByte(s.short, ch) >= 0 || s.roles["-"+string(ch)] != 0
+}
+
+// homeWord returns a word whose only expansion is $HOME as the path it
+// names ("@$HOME/.ssh/id_rsa" is "@~/.ssh/id_rsa"), so that the rules see
+// what it sends or writes; any other dynamic word is returned unchanged.
+func homeWord(a arg) arg {
+	if a.static || !strings.Contains(a.text, "HOME") {
+		return a
+	}
+	v := strings.NewReplacer(`"`, "", "${HOME}", "~", "$HOME", "~").Replace(a.text)
+	if strings.ContainsAny(v, "$`'\\") {
+		return a
+	}
+	return arg{val: v, text: a.text, static: true, glob: a.glob}
+}
+
+// optVals returns the values of every occurrence of the options named.
+func optVals(opts []option, names ...string) []arg {
+	var out []arg
+	for _, o := range opts {
+		if o.has && slices.Contains(names, o.name) {
+			out = append(out, o.val)
+		}
+	}
+	return out
+}
+
+// role is what a program does with an option's value or a console
+// command's word.
+type role uint8
+
+const (
+	writesFile   role = iota + 1 // writes the file or directory it names
+	sendsFile                    // reads the file it names and sends or prints it
+	runsCommand                  // runs it as a shell command
+	runsProgram                  // runs it as a program, with arguments of its own (a shell given runs a script)
+	runsFile                     // follows the commands or the configuration in the file it names, which Airlock cannot see
+	usesConfig                   // like runsFile, for a configuration that also holds its credentials (mysql --defaults-file)
+	loadsLibrary                 // loads a library, an engine or a plugin
+	usesSocket                   // talks to the local socket it names
+	opensEditor                  // runs an editor, or another program the environment names (console commands)
+	setsVars                     // sets variables, some of which name commands or files (console commands)
+	runsConsole                  // runs it as commands of the same console (lftp's alias and cmd:at-exit)
+	runsKeys                     // types it as keys, which can run shell commands (mutt's push)
+)
+
+// client is a program that does base, and what its options' values say.
+func client(spec flagSpec, base effect) rule {
+	return func(c *call) effect {
+		e := base
+		opts, _ := parseFlags(c.args, spec)
+		c.useFlags(&e, opts, spec.roles)
+		return e
+	}
+}
+
+// useFlags records what a command does with its options' values.
+func (c *call) useFlags(e *effect, opts []option, roles map[string]role) {
+	for _, o := range opts {
+		if r := roles[o.name]; r != 0 && o.has {
+			c.use(e, r, c.name+" "+o.name, o.val)
+		}
+	}
+}
+
+// use records what a command does with a value: a file it writes or sends
+// (raised by the path), a command it runs (analysed), a file of commands or
+// a library (code Airlock cannot see, at least exec). A file named "|CMD"
+// or "CMD|" is a command that output goes to or input comes from (psql -o
+// '|cmd', mutt's source 'cmd|'), and "@FILE" is FILE (swaks --body @FILE).
+func (c *call) use(e *effect, r role, via string, v arg) {
+	if v.static && (r == writesFile || r == sendsFile || r == runsFile) {
+		switch {
+		case strings.HasPrefix(v.val, "|"):
+			c.shellCommand(via+" |", v.val[1:])
+			return
+		case strings.HasSuffix(v.val, "|") && r != writesFile:
+			c.shellCommand(via, strings.TrimSuffix(v.val, "|"))
+			return
+		case strings.HasPrefix(v.val, "@") && r == sendsFile:
+			v = sliceArg(v, 1)
+		}
+	}
+	switch r {
+	case writesFile:
+		*e = worse(*e, write(airlock.ClassFSWrite, "writes "+v.text))
+		c.raiseWrites(e, v)
+	case sendsFile:
+		c.raiseReads(e, v)
+	case runsCommand:
+		c.runWords(via, []arg{v}, input{}).lenient = true
+	case runsProgram:
+		c.runWords(via, []arg{v, literal("...")}, input{}).lenient = true
+	case runsFile, usesConfig:
+		*e = worse(*e, exec("follows the commands or settings in "+v.text+", which Airlock cannot see ("+via+")"))
+		if r == runsFile {
+			c.raiseReads(e, v)
+		}
+	case loadsLibrary:
+		*e = worse(*e, exec("loads a library or plugin ("+via+" "+v.text+")"))
+	case usesSocket:
+		if v, ok := v.pathValue(); ok && e.tier < airlock.TierPrivileged {
+			if place, ok := sensitive.SystemPlace(c.resolve(v), false); ok {
+				*e = effect{class: airlock.ClassNetConnect, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
+					reason: "talks to a system service's socket " + place}
+			}
+		}
+	case opensEditor:
+		*e = worse(*e, exec("runs an editor or a program its environment names ("+via+")"))
+	case runsKeys:
+		c.runUnknown(via, via+" "+v.text, "types keys, which can run shell commands")
+	}
+}
+
+// remote analyses a command that another host runs through its shell, as
+// ssh's rule does.
+func (c *call) remote(via string, words []arg) {
+	n := c.runWords(via, words, c.in)
+	n.cwd, n.setCwd, n.lenient = "~", true, true
+}
+
+// shellCommand analyses a shell command that a client runs (ftp's "!cmd");
+// none is an interactive shell, which reads input Airlock cannot see.
+func (c *call) shellCommand(via, cmd string) {
+	if cmd = strings.TrimSpace(cmd); cmd == "" {
+		c.runUnknown(via, via, "starts a shell that reads its input")
+		return
+	}
+	c.runScript(via, cmd, input{}).lenient = true
+}
+
+// raiseSecrets makes e a secret read when one of words names a secret: for
+// a network client, the queries and code it sends or runs, which read what
+// they name.
+func (c *call) raiseSecrets(e *effect, words ...arg) {
+	for _, w := range words {
+		v, ok := w.pathValue()
+		if !ok || e.tier >= airlock.TierPrivileged {
+			continue
+		}
+		if s, ok := c.secretIn(v, w.glob); ok {
+			*e = s
+		}
+	}
+}
+
+// urlName is the file a downloader saves a URL to when not told: the last
+// part of its path.
+func urlName(u string) string {
+	if _, rest, ok := strings.Cut(u, "://"); ok {
+		u = rest
+		if i := strings.IndexByte(u, '/'); i >= 0 {
+			u = u[i:]
+		} else {
+			u = ""
+		}
+	}
+	u, _, _ = strings.Cut(u, "?")
+	if name := path.Base(u); name != "/" && name != "." && name != "" {
+		return name
+	}
+	return "index.html"
+}
+
+// saves records the files a downloader writes for its URL operands when
+// not told where: the last part of each URL's path, in dir (the working
+// directory if not static).
+func (c *call) saves(e *effect, via string, dir arg, urls []arg) {
+	for _, u := range urls {
+		if !u.static || !strings.Contains(u.val, "://") {
+			continue
+		}
+		name := urlName(u.val)
+		if dir.static && dir.val != "" {
+			name = path.Join(dir.val, name)
+		}
+		c.use(e, writesFile, via, literal(name))
+	}
+}
+
+// Consoles.
+
+// console is the command language an interactive client reads from its
+// input, from a file or from an option (ftp's "get" and "!", psql's "\o"
+// and "\!", sqlite3's ".output" and ".shell"). Each line is a command; the
+// ones that matter run shell commands or editors, or read or write local
+// files.
+type consoleLang struct {
+	shell     []string         // prefixes after which the rest of the line is a shell command ("!")
+	cmds      map[string][]act // what the commands that matter do, by name ("source -e" for a command and its option)
+	vars      map[string]role  // what a variable set by a setsVars command holds (mail's sendmail, record)
+	abbrev    int              // a command may be shortened to a prefix this long (sqlite3's ".sh"); 0: never
+	fold      bool             // command names ignore case
+	backslash bool             // commands start with "\" anywhere in a line, and "\!" takes the rest of it (psql, mysql)
+	backticks bool             // `text` inside a command runs text in a shell (psql, mutt)
+	redirects bool             // "> file", ">> file" and "| command" apply to any command (lftp)
+	seps      []string         // what separates commands on a line (lftp's ";" and "&&"); none: one a line
+	prefixes  string           // characters a command may start with, then ignored (sftp's "-" and "@")
+}
+
+// act is what a console command does: its role, and the words (options
+// left out) it applies to: 1 the first, 2 the second, -1 the last, 0 every
+// one; after, if set, takes only the words after that option ("get -o
+// FILE"). A command that runs a shell command or console commands runs the
+// rest of its line. A word starting with "|" pipes to a shell command.
+type act struct {
+	role  role
+	word  int
+	after string
+}
+
+// runConsole analyses a console script.
+func (c *call) runConsole(e *effect, con *consoleLang, via, text string) {
+	for _, line := range strings.Split(text, "\n") {
+		cmds := con.split(line)
+		for i, cmd := range cmds {
+			if con.shellPrefix(cmd) != "" {
+				// A shell command takes the rest of the line, separators
+				// and all.
+				cmd = strings.Join(cmds[i:], ";")
+				c.consoleCommand(e, con, via, cmd)
+				break
+			}
+			c.consoleCommand(e, con, via, cmd)
+		}
+	}
+}
+
+// shellPrefix returns the shell prefix a command starts with, if any.
+func (con *consoleLang) shellPrefix(cmd string) string {
+	cmd = strings.TrimSpace(cmd)
+	if cmd != "" && strings.IndexByte(con.prefixes, cmd[0]) >= 0 {
+		cmd = strings.TrimSpace(cmd[1:])
+	}
+	for _, p := range con.shell {
+		if len(cmd) >= len(p) && strings.EqualFold(cmd[:len(p)], p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// split separates the commands of a line.
+func (con *consoleLang) split(line string) []string {
+	if !con.backslash {
+		return splitUnquoted(line, con.seps)
+	}
+	// What comes before the first backslash may be a command too (mysql's
+	// "system CMD").
+	i := indexUnquoted(line, `\`)
+	if i < 0 {
+		return []string{line}
+	}
+	out := []string{line[:i]}
+	for {
+		line = line[i:]
+		if strings.HasPrefix(line, `\!`) {
+			return append(out, line)
+		}
+		j := indexUnquoted(line[1:], `\`)
+		if j < 0 {
+			return append(out, line)
+		}
+		out = append(out, line[:j+1])
+		i = j + 1
+	}
+}
+
+func (c *call) consoleCommand(e *effect, con *consoleLang, via, line string) {
+	line = strings.TrimSpace(line)
+	if line != "" && strings.IndexByte(con.prefixes, line[0]) >= 0 {
+		line = strings.TrimSpace(line[1:])
+	}
+	if con.backticks {
+		for _, cmd := range backticked(line) {
+			c.shellCommand(via, cmd)
+		}
+	}
+	if p := con.shellPrefix(line); p != "" {
+		c.shellCommand(via+" "+strings.TrimSpace(p), line[len(p):])
+		return
+	}
+	if con.redirects {
+		if i := indexUnquoted(line, "|"); i >= 0 {
+			c.shellCommand(via+" |", line[i+1:])
+			line = line[:i]
+		}
+		if i := indexUnquoted(line, ">"); i >= 0 {
+			for _, f := range consoleWords(strings.TrimLeft(line[i:], ">")) {
+				c.use(e, writesFile, via+" >", literal(f))
+				break
+			}
+			line = line[:i]
+		}
+	}
+	words := consoleWords(line)
+	if len(words) == 0 {
+		return
+	}
+	name, acts, n := con.lookup(words)
+	if acts == nil {
+		return
+	}
+	rest := consoleRest(line, n)
+	if len(words) == n+1 {
+		rest = words[n] // one word, unquoted: source -e "CMD"
+	}
+	args := words[n:]
+	if i := slices.IndexFunc(args, func(w string) bool { return strings.HasPrefix(w, "|") }); i >= 0 && slices.Contains([]role{writesFile, sendsFile, runsFile}, acts[0].role) {
+		// A file named "|CMD" is CMD, to the end of the line, piped to or from.
+		c.shellCommand(via+" "+name+" |", strings.Join(append([]string{args[i][1:]}, args[i+1:]...), " "))
+		args = args[:i]
+	}
+	for _, u := range acts {
+		switch u.role {
+		case runsCommand:
+			c.shellCommand(via+" "+name, rest)
+			continue
+		case runsConsole:
+			text := rest
+			if u.word > 0 && len(words) >= n+u.word {
+				text = words[n+u.word-1]
+			}
+			c.runConsole(e, con, via+" "+name, text)
+			continue
+		case runsKeys:
+			c.use(e, runsKeys, via+" "+name, literal(rest))
+			continue
+		case opensEditor:
+			c.use(e, opensEditor, via+" "+name, arg{})
+			continue
+		case setsVars:
+			c.setConsoleVars(e, con, via+" "+name, words[n:])
+			continue
+		}
+		for _, f := range pick(args, u) {
+			c.use(e, u.role, via+" "+name, literal(f))
+		}
+	}
+}
+
+// lookup finds the command words start with: two words ("source -e") or
+// one, exactly or abbreviated. n is how many words name it.
+func (con *consoleLang) lookup(words []string) (name string, acts []act, n int) {
+	key := func(w string) string {
+		if con.fold {
+			return strings.ToLower(w)
+		}
+		return w
+	}
+	if len(words) > 1 {
+		if u, ok := con.cmds[key(words[0]+" "+words[1])]; ok {
+			return words[0] + " " + words[1], u, 2
+		}
+	}
+	w := key(words[0])
+	if u, ok := con.cmds[w]; ok {
+		return words[0], u, 1
+	}
+	if con.abbrev > 0 && len(w) >= con.abbrev {
+		for _, k := range slices.Sorted(maps.Keys(con.cmds)) {
+			if strings.HasPrefix(k, w) && !strings.Contains(k, " ") {
+				return words[0], con.cmds[k], 1
+			}
+		}
+	}
+	return "", nil, 0
+}
+
+// pick returns the words an act applies to.
+func pick(words []string, u act) []string {
+	var files []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case u.after != "" && w == u.after && i+1 < len(words):
+			files = append(files, words[i+1])
+			i++
+		case u.after == "" && (w == "-" || !strings.HasPrefix(w, "-")):
+			files = append(files, w)
+		}
+	}
+	switch {
+	case u.after != "" || u.word == 0:
+		return files
+	case u.word > 0 && u.word <= len(files):
+		return files[u.word-1 : u.word]
+	case u.word < 0 && len(files) > 0:
+		return files[len(files)-1:]
+	}
+	return nil
+}
+
+// setConsoleVars handles "set NAME=VALUE" (or "set NAME VALUE").
+func (c *call) setConsoleVars(e *effect, con *consoleLang, via string, words []string) {
+	for i := 0; i < len(words); i++ {
+		name, val, ok := strings.Cut(words[i], "=")
+		if !ok && i+1 < len(words) && con.vars[name] != 0 {
+			i++
+			val = words[i]
+		}
+		switch r := con.vars[name]; r {
+		case 0:
+		case runsConsole:
+			c.runConsole(e, con, via+" "+name, val)
+		default:
+			c.use(e, r, via+" "+name, literal(val))
+		}
+	}
+}
+
+// consoleWords splits a console line into words as a shell would: blanks
+// separate them, quotes group, a backslash escapes a blank, a quote or
+// itself (psql's \o stays a word).
+func consoleWords(line string) []string {
+	var words []string
+	var b strings.Builder
+	in, quote, escaped := false, byte(0), false
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case escaped:
+			b.WriteByte(ch)
+			escaped = false
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			} else {
+				b.WriteByte(ch)
+			}
+		case ch == '\\' && i+1 < len(line) && strings.IndexByte(" \t'\"\\", line[i+1]) >= 0:
+			escaped, in = true, true
+		case ch == '\'' || ch == '"':
+			quote, in = ch, true
+		case ch == ' ' || ch == '\t':
+			if in {
+				words = append(words, b.String())
+				b.Reset()
+				in = false
+			}
+		default:
+			b.WriteByte(ch)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, b.String())
+	}
+	return words
+}
+
+// consoleRest is what follows the first n words of a line.
+func consoleRest(line string, n int) string {
+	rest := strings.TrimSpace(line)
+	for ; n > 0; n-- {
+		i := strings.IndexAny(rest, " \t")
+		if i < 0 {
+			return ""
+		}
+		rest = strings.TrimSpace(rest[i:])
+	}
+	return rest
+}
+
+// indexUnquoted finds sep in s outside quotes.
+func indexUnquoted(s, sep string) int {
+	quote := byte(0)
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case strings.HasPrefix(s[i:], sep):
+			return i
+		}
+	}
+	return -1
+}
+
+// splitUnquoted splits s at each of seps outside quotes.
+func splitUnquoted(s string, seps []string) []string {
+	var out []string
+	for {
+		at, size := -1, 0
+		for _, sep := range seps {
+			if i := indexUnquoted(s, sep); i >= 0 && (at < 0 || i < at) {
+				at, size = i, len(sep)
+			}
+		}
+		if at < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:at])
+		s = s[at+size:]
+	}
+}
+
+// backticked returns the text between pairs of backticks.
+func backticked(s string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(s, '`')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i+1:], '`')
+		if j < 0 {
+			return append(out, s[i+1:])
+		}
+		out = append(out, s[i+1:i+1+j])
+		s = s[i+j+2:]
+	}
+}
+
+// stdinConsole analyses the console commands a client reads from its
+// standard input: known text is analysed; text Airlock cannot see is
+// unknown when the console can run shell commands.
+func (c *call) stdinConsole(e *effect, con *consoleLang, what string) {
+	switch c.in.kind {
+	case inText:
+		c.runConsole(e, con, c.name, c.in.text)
+	case inPipe, inDynamic:
+		if con.runs() {
+			c.runUnknown(c.name, c.text(), "runs "+what+" read from its input, which can run shell commands")
+		}
+	case inFile:
+		c.use(e, runsFile, c.name+" <", literal(c.in.text))
+	}
+}
+
+// runs reports whether the console can run shell commands.
+func (con *consoleLang) runs() bool {
+	if len(con.shell) > 0 || con.backticks || con.redirects {
+		return true
+	}
+	for _, acts := range con.cmds {
+		for _, u := range acts {
+			if u.role == runsCommand || u.role == runsConsole {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// HTTP clients and downloaders.
+
+var curlFlags = flagSpec{
+	short: "AbCcDdEeFHKmoPQrTtUuwXxYyz",
+	long: []string{"--user-agent", "--continue-at", "--data", "--data-ascii", "--data-binary", "--data-raw",
+		"--data-urlencode", "--json", "--cert", "--cert-type", "--form", "--form-string", "--header",
+		"--proxy-header", "--max-time", "--ftp-port", "--quote", "--range", "--telnet-option", "--user",
+		"--proxy-user", "--write-out", "--request", "--proxy", "--speed-limit", "--speed-time", "--time-cond",
+		"--referer", "--url", "--key", "--key-type", "--pass", "--cacert", "--capath", "--connect-to", "--resolve",
+		"--retry", "--limit-rate", "--connect-timeout", "--max-filesize", "--interface", "--netrc-file", "--proto",
+		"--variable", "--url-query", "--engine", "--oauth2-bearer", "--aws-sigv4", "--mail-from", "--mail-rcpt"},
+	names: []string{"--remote-name", "--remote-name-all", "--remote-header-name", "--create-dirs", "--ssl"},
+	roles: map[string]role{
+		"-o": writesFile, "--output": writesFile, "--output-dir": writesFile, "-D": writesFile,
+		"--dump-header": writesFile, "-c": writesFile, "--cookie-jar": writesFile, "--trace": writesFile,
+		"--trace-ascii": writesFile, "--stderr": writesFile, "--etag-save": writesFile, "--hsts": writesFile,
+		"--alt-svc": writesFile, "--libcurl": writesFile, "--ssl-sessions": writesFile,
+		"-T": sendsFile, "--upload-file": sendsFile, "-b": sendsFile, "--cookie": sendsFile,
+		"--data-binary": sendsFile, "--json": sendsFile,
+		"-K": runsFile, "--config": runsFile,
+		"--unix-socket": usesSocket, "--abstract-unix-socket": usesSocket,
+	},
+	abbrev: true,
+}
+
+func curl(c *call) effect {
+	opts, ops := parseFlags(c.args, curlFlags)
+	e := net(airlock.ClassNetHTTP, "makes HTTP requests")
+	if m, ok := optVal(opts, "-X", "--request"); ok && strings.EqualFold(m.val, "DELETE") {
+		e = effect{class: airlock.ClassNetHTTP, cap: airlock.CapNetworkEgress, tier: airlock.TierDestructive, reason: "sends an HTTP DELETE request"}
+	}
+	var config []arg
+	if k, ok := optVal(opts, "-K", "--config"); ok && k.val == "-" && c.in.kind == inText {
+		// Options read from a here-document.
+		for _, o := range curlConfig(c.in.text) {
+			opts = append(opts, o)
+			config = append(config, o.val)
+		}
+	}
+	c.useFlags(&e, opts, curlFlags.roles)
+	if optHas(opts, "-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name") {
+		dir, _ := optVal(opts, "--output-dir")
+		c.saves(&e, "curl -O", dir, ops)
+	}
+	for _, lib := range optVals(opts, "--engine") {
+		if lib.val != "list" {
+			c.use(&e, loadsLibrary, "curl --engine", lib)
+		}
+	}
+	// --write-out %output{FILE} (or {>>FILE}) writes the rest of the format.
+	for _, w := range optVals(opts, "-w", "--write-out") {
+		if _, f, ok := strings.Cut(w.val, "%output{"); ok {
+			f, _, _ = strings.Cut(strings.TrimPrefix(f, ">>"), "}")
+			c.use(&e, writesFile, "curl --write-out", literal(f))
+		}
+	}
+	sent := fileRefs(append(config, c.args...))
+	// NAME@FILE sends FILE's content as NAME's value.
+	for _, v := range optVals(opts, "--data-urlencode", "--variable", "--url-query") {
+		if name, f, ok := strings.Cut(v.val, "@"); ok && v.static && !strings.Contains(name, "=") {
+			sent = append(sent, arg{val: f, text: quote(f), static: true, glob: v.glob})
+		}
+	}
+	c.raiseReads(&e, sent...)
+	return e
+}
+
+// curlConfig reads the options of a curl configuration: "name = value",
+// "name value" or "--name value", a line each.
+func curlConfig(text string) []option {
+	var opts []option
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimLeft(strings.TrimSpace(line), "-")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, val := line, ""
+		if i := strings.IndexAny(line, " \t=:"); i >= 0 {
+			name, val = line[:i], strings.TrimLeft(line[i:], " \t=:")
+		}
+		val = strings.Trim(val, `"`)
+		if len(name) == 1 {
+			name = "-" + name
+		} else {
+			name, _, _ = curlFlags.lookup("--" + name)
+		}
+		opts = append(opts, option{name: name, val: literal(val), has: val != ""})
+	}
+	return opts
+}
 
 // fileRefs returns the local files an HTTP client would send: "@file",
 // "name=@file", "name=<file", "file://path".
 func fileRefs(words []arg) []arg {
 	var out []arg
 	for _, w := range words {
-		if !w.static {
+		if w = homeWord(w); !w.static {
 			continue
 		}
 		v := w.val
@@ -58,60 +828,169 @@ func fileRefs(words []arg) []arg {
 	return out
 }
 
-func curl(c *call) effect {
+var wgetFlags = flagSpec{
+	short: "eoaiBtOTwQPUlARDIXY",
+	long: []string{"--execute", "--base", "--tries", "--backups", "--retry-on-http-error", "--timeout",
+		"--dns-timeout", "--connect-timeout", "--read-timeout", "--limit-rate", "--wait", "--waitretry",
+		"--bind-address", "--bind-dns-address", "--quota", "--restrict-file-names", "--prefer-family", "--user",
+		"--password", "--local-encoding", "--remote-encoding", "--cut-dirs", "--default-page", "--http-user",
+		"--http-password", "--header", "--compression", "--max-redirect", "--proxy-user", "--proxy-password",
+		"--referer", "--user-agent", "--post-data", "--method", "--body-data", "--secure-protocol",
+		"--certificate", "--certificate-type", "--private-key", "--private-key-type", "--ca-certificate",
+		"--ca-directory", "--crl-file", "--pinnedpubkey", "--random-file", "--egd-file", "--ciphers",
+		"--ftp-user", "--ftp-password", "--warc-header", "--warc-max-size", "--warc-dedup", "--level", "--accept",
+		"--reject", "--accept-regex", "--reject-regex", "--regex-type", "--domains", "--exclude-domains",
+		"--follow-tags", "--ignore-tags", "--include-directories", "--exclude-directories", "--report-speed",
+		"--progress"},
+	roles: map[string]role{
+		"-O": writesFile, "--output-document": writesFile, "-o": writesFile, "--output-file": writesFile,
+		"-a": writesFile, "--append-output": writesFile, "-P": writesFile, "--directory-prefix": writesFile,
+		"--save-cookies": writesFile, "--rejected-log": writesFile, "--hsts-file": writesFile,
+		"--warc-file": writesFile, "--warc-tempdir": writesFile,
+		"-i": sendsFile, "--input-file": sendsFile, "--post-file": sendsFile, "--body-file": sendsFile,
+		"--load-cookies": sendsFile,
+		"--config":       runsFile, "--use-askpass": runsProgram,
+	},
+	abbrev: true,
+}
+
+// wgetrcNames are the .wgetrc commands (wget -e) whose names are not their
+// option's; the others are the option's name, in which case, "-" and "_"
+// do not count.
+var wgetrcNames = map[string]string{"logfile": "--output-file", "input": "--input-file", "dirprefix": "--directory-prefix"}
+
+func wget(c *call) effect {
+	opts, ops := parseFlags(c.args, wgetFlags)
+	e := net(airlock.ClassNetHTTP, "downloads files")
+	for _, cmd := range optVals(opts, "-e", "--execute") {
+		if !cmd.static {
+			c.runUnknown("wget -e", cmd.text, "runs a .wgetrc command only known at run time, which can run programs")
+			continue
+		}
+		if name, val, ok := strings.Cut(cmd.val, "="); ok {
+			opts = append(opts, option{name: wgetrcOption(name), val: literal(strings.TrimSpace(val)), has: true})
+		}
+	}
+	c.useFlags(&e, opts, wgetFlags.roles)
+	if _, ok := optVal(opts, "-O", "--output-document"); !ok {
+		dir, _ := optVal(opts, "-P", "--directory-prefix")
+		c.saves(&e, "wget", dir, ops)
+	}
+	c.raiseReads(&e, fileRefs(ops)...)
+	return e
+}
+
+func wgetrcOption(name string) string {
+	k := strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(name))
+	if o, ok := wgetrcNames[k]; ok {
+		return o
+	}
+	for _, o := range slices.Sorted(maps.Keys(wgetFlags.roles)) {
+		if strings.HasPrefix(o, "--") && strings.ReplaceAll(o[2:], "-", "") == k {
+			return o
+		}
+	}
+	return name
+}
+
+var httpieFlags = flagSpec{
+	short: "aAops",
+	long: []string{"--auth", "--auth-type", "--print", "--style", "--verify", "--cert", "--cert-key",
+		"--cert-key-pass", "--ssl", "--ciphers", "--proxy", "--timeout", "--max-redirects", "--boundary", "--raw",
+		"--format-options", "--pretty", "--response-charset", "--response-mime", "--default-scheme"},
+	names:  []string{"--download"},
+	roles:  map[string]role{"-o": writesFile, "--output": writesFile, "--session": writesFile, "--session-read-only": sendsFile},
+	abbrev: true,
+}
+
+func httpie(c *call) effect {
+	opts, ops := parseFlags(c.args, httpieFlags)
 	e := net(airlock.ClassNetHTTP, "makes HTTP requests")
-	if m, ok := c.value("-X", "--request"); ok && strings.EqualFold(m.val, "DELETE") {
+	if len(ops) > 0 && strings.EqualFold(ops[0].val, "DELETE") {
 		e = effect{class: airlock.ClassNetHTTP, cap: airlock.CapNetworkEgress, tier: airlock.TierDestructive, reason: "sends an HTTP DELETE request"}
 	}
-	outs := c.values("-o", "--output", "--output-dir", "-D", "--dump-header", "-c", "--cookie-jar", "--trace",
-		"--trace-ascii", "--stderr", "--etag-save", "--hsts", "--alt-svc")
-	if c.has("-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name") {
-		outs = append(outs, literal("."))
+	c.useFlags(&e, opts, httpieFlags.roles)
+	if _, ok := optVal(opts, "-o", "--output"); !ok && optHas(opts, "-d", "--download") {
+		c.saves(&e, c.name+" --download", arg{}, ops)
 	}
-	c.raiseWrites(&e, outs...)
-	sent := fileRefs(c.args)
-	sent = append(sent, c.values("-T", "--upload-file", "-K", "--config", "--data-binary", "--json")...)
+	sent := fileRefs(ops)
+	// Request items: "field@FILE" uploads FILE, "Header:@FILE" sends it.
+	for _, op := range ops {
+		if i := strings.IndexByte(op.val, '@'); op.static && i > 0 {
+			before := op.val[:i]
+			if !strings.ContainsAny(before, "=:") || strings.HasSuffix(before, ":") {
+				sent = append(sent, arg{val: op.val[i+1:], static: true, glob: op.glob})
+			}
+		}
+	}
 	c.raiseReads(&e, sent...)
 	return e
 }
 
-func wget(c *call) effect {
+var aria2cFlags = flagSpec{
+	short: "dolijskxtmTMU",
+	long: []string{"--max-concurrent-downloads", "--split", "--min-split-size", "--max-connection-per-server",
+		"--timeout", "--max-tries", "--user-agent", "--header", "--referer", "--max-download-limit",
+		"--max-overall-download-limit", "--seed-time", "--seed-ratio", "--rpc-listen-port", "--rpc-secret",
+		"--rpc-user", "--rpc-passwd", "--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy", "--checksum",
+		"--select-file", "--bt-tracker", "--http-user", "--http-passwd", "--ftp-user", "--ftp-passwd",
+		"--certificate", "--private-key", "--ca-certificate", "--netrc-path", "--index-out", "--follow-torrent",
+		"--file-allocation", "--log-level", "--console-log-level", "--stop", "--stop-with-process", "--gid",
+		"--interface"},
+	names: []string{"--enable-rpc", "--rpc-listen-all", "--allow-overwrite"},
+	roles: map[string]role{
+		"-d": writesFile, "--dir": writesFile, "-l": writesFile, "--log": writesFile,
+		"--save-session": writesFile, "--save-cookies": writesFile, "--dht-file-path": writesFile,
+		"--dht-file-path6": writesFile, "--server-stat-of": writesFile,
+		"-i": sendsFile, "--input-file": sendsFile, "--load-cookies": sendsFile,
+		"--conf-path":            runsFile,
+		"--on-download-complete": runsProgram, "--on-download-error": runsProgram,
+		"--on-download-start": runsProgram, "--on-download-pause": runsProgram,
+		"--on-download-stop": runsProgram, "--on-bt-download-complete": runsProgram,
+	},
+	abbrev: true,
+}
+
+func aria2c(c *call) effect {
+	opts, ops := parseFlags(c.args, aria2cFlags)
 	e := net(airlock.ClassNetHTTP, "downloads files")
-	outs := c.values("-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output")
-	if len(outs) == 0 {
-		outs = []arg{literal(".")}
+	if optHas(opts, "--enable-rpc") && optHas(opts, "--rpc-listen-all") {
+		return effect{class: airlock.ClassNetConnect, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
+			reason: "lets any network peer direct its downloads, which can write any file and run commands"}
 	}
-	c.raiseWrites(&e, outs...)
-	c.raiseReads(&e, c.values("--post-file", "--body-file", "-i", "--input-file")...)
-	c.raiseReads(&e, fileRefs(c.operands())...)
-	return e
-}
-
-func httpie(c *call) effect {
-	e := net(airlock.ClassNetHTTP, "makes HTTP requests")
-	if ops := c.operands(); len(ops) > 0 && strings.EqualFold(ops[0].val, "DELETE") {
-		e = effect{class: airlock.ClassNetHTTP, cap: airlock.CapNetworkEgress, tier: airlock.TierDestructive, reason: "sends an HTTP DELETE request"}
-	}
-	outs := c.values("-o", "--output")
-	if c.has("-d", "--download") && len(outs) == 0 {
-		outs = []arg{literal(".")}
-	}
-	c.raiseWrites(&e, outs...)
-	c.raiseReads(&e, fileRefs(c.operands())...)
-	return e
-}
-
-func downloader(reason string, outOpts ...string) rule {
-	return func(c *call) effect {
-		e := net(airlock.ClassNetHTTP, reason)
-		outs := c.values(outOpts...)
-		if len(outs) == 0 {
-			outs = []arg{literal(".")}
+	c.useFlags(&e, opts, aria2cFlags.roles)
+	// -o names a file in -d's directory.
+	dir, _ := optVal(opts, "-d", "--dir")
+	outs := optVals(opts, "-o", "--out")
+	for _, o := range outs {
+		if dir.static && o.static && dir.val != "" {
+			o = literal(path.Join(dir.val, o.val))
 		}
-		c.raiseWrites(&e, outs...)
-		return e
+		c.use(&e, writesFile, "aria2c -o", o)
 	}
+	if len(outs) == 0 {
+		c.saves(&e, "aria2c", dir, ops)
+	}
+	return e
 }
+
+var axelFlags = flagSpec{
+	short: "osnHUT",
+	long:  []string{"--max-speed", "--num-connections", "--header", "--user-agent", "--timeout"},
+	roles: map[string]role{"-o": writesFile, "--output": writesFile}, abbrev: true,
+}
+
+func axel(c *call) effect {
+	opts, ops := parseFlags(c.args, axelFlags)
+	e := net(airlock.ClassNetHTTP, "downloads files")
+	c.useFlags(&e, opts, axelFlags.roles)
+	if _, ok := optVal(opts, "-o", "--output"); !ok {
+		c.saves(&e, "axel", arg{}, ops)
+	}
+	return e
+}
+
+// File transfer.
 
 // isRemote reports whether an scp or rsync operand names another host
 // (host:path, user@host:path, rsync://...).
@@ -151,113 +1030,847 @@ func transfer(c *call, ops []arg, reason string) effect {
 	return e
 }
 
-func scp(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "cFiJlOoPS"})
-	c.proxyCommands(opts)
-	if prog, ok := optVal(opts, "-S"); ok {
-		c.runWords("scp -S", []arg{prog}, input{})
+// sshConfig says what ssh does with the value of a configuration keyword
+// given with -o: ProxyCommand and the like run local commands,
+// PKCS11Provider loads a library, UserKnownHostsFile is written.
+var sshConfig = map[string]role{
+	"proxycommand": runsCommand, "localcommand": runsCommand, "knownhostscommand": runsCommand,
+	"xauthlocation": runsProgram, "pkcs11provider": loadsLibrary, "securitykeyprovider": loadsLibrary,
+	"userknownhostsfile": writesFile, "controlpath": writesFile,
+}
+
+// sshConfigOptions analyses the ssh options given with -o (scp, sftp).
+func (c *call) sshConfigOptions(e *effect, opts []option) {
+	for _, o := range opts {
+		if o.name != "-o" || !o.has {
+			continue
+		}
+		if !o.val.static {
+			c.runUnknown(c.name+" -o", o.val.text, "sets an ssh option only known at run time")
+			continue
+		}
+		key, val, ok := strings.Cut(o.val.val, "=")
+		if !ok {
+			key, val, _ = strings.Cut(o.val.val, " ")
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		r := sshConfig[strings.ToLower(key)]
+		via := c.name + " -o " + key
+		switch {
+		case r == 0 || strings.EqualFold(val, "none"):
+		case strings.EqualFold(key, "proxycommand"):
+			// ssh runs it as "exec COMMAND" with sh -c.
+			c.runScript(via, "exec "+val, input{}).lenient = true
+		case r == writesFile:
+			for _, f := range strings.Fields(val) {
+				c.use(e, r, via, literal(f))
+			}
+		default:
+			c.use(e, r, via, literal(val))
+		}
 	}
-	return transfer(c, c.operands("-c", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-D", "-X"), "copies files to or from another host")
+}
+
+var scpFlags = flagSpec{short: "cFiJloPX", roles: map[string]role{"-S": runsProgram, "-D": runsCommand}}
+
+func scp(c *call) effect {
+	opts, ops := parseFlags(c.args, scpFlags)
+	e := transfer(c, ops, "copies files to or from another host")
+	c.useFlags(&e, opts, scpFlags.roles)
+	c.sshConfigOptions(&e, opts)
+	return e
+}
+
+var sftpFlags = flagSpec{short: "BbcFiJloPRsX", roles: map[string]role{"-S": runsProgram, "-D": runsCommand}}
+
+// sftpConsole: sftp's commands ("-" or "@" in front ignores errors or
+// echo). get writes its second word, or the remote file's name here.
+var sftpConsole = consoleLang{
+	shell: []string{"!"},
+	cmds: map[string][]act{
+		"get": {{role: writesFile, word: 2}}, "reget": {{role: writesFile, word: 2}},
+		"put": {{role: sendsFile, word: 1}}, "reput": {{role: sendsFile, word: 1}},
+		"lmkdir": {{role: writesFile, word: 1}},
+	},
+	prefixes: "-@",
 }
 
 func sftp(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "BbcDFiJloPRSs"})
-	c.proxyCommands(opts)
+	opts, _ := parseFlags(c.args, sftpFlags)
 	e := net(airlock.ClassNetConnect, "transfers files with another host")
-	if b, ok := optVal(opts, "-b"); ok {
-		c.raiseReads(&e, b)
+	c.useFlags(&e, opts, sftpFlags.roles)
+	c.sshConfigOptions(&e, opts)
+	if b, ok := optVal(opts, "-b"); ok && (!b.static || b.val != "-") {
+		c.use(&e, runsFile, "sftp -b", b)
+		return e
 	}
+	c.stdinConsole(&e, &sftpConsole, "sftp commands")
 	return e
+}
+
+var rsyncFlags = flagSpec{
+	short: "BfM",
+	long: []string{"--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--compare-dest",
+		"--copy-dest", "--link-dest", "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "--block-size",
+		"--bwlimit", "--timeout", "--contimeout", "--port", "--password-file", "--log-file-format", "--max-size",
+		"--min-size", "--max-delete", "--modify-window", "--out-format", "--skip-compress", "--compress-choice",
+		"--compress-level", "--checksum-choice", "--info", "--debug", "--iconv", "--address", "--sockopts",
+		"--outbuf", "--stop-after", "--stop-at", "--remote-option", "--rsync-path", "--dparam", "--confine-root"},
+	roles: map[string]role{
+		"-e": runsProgram, "--rsh": runsProgram,
+		"--log-file": writesFile, "--write-batch": writesFile, "--only-write-batch": writesFile,
+		"--backup-dir": writesFile, "-T": writesFile, "--temp-dir": writesFile, "--partial-dir": writesFile,
+		"--files-from": sendsFile, "--early-input": sendsFile, "--read-batch": sendsFile,
+		"--config": runsFile,
+	},
 }
 
 func rsync(c *call) effect {
-	if sh, ok := c.value("-e", "--rsh"); ok {
-		c.runWords("rsync -e", []arg{sh}, input{})
-	}
-	ops := c.operands("-e", "--rsh", "--rsync-path", "-f", "--filter", "--exclude", "--include", "--exclude-from",
-		"--include-from", "--files-from", "-T", "--temp-dir", "--compare-dest", "--copy-dest", "--link-dest",
-		"--backup-dir", "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "-B", "--block-size",
-		"--bwlimit", "--timeout", "--contimeout", "--port", "--password-file", "--log-file", "--partial-dir",
-		"--max-size", "--min-size", "--max-delete", "--modify-window", "--out-format", "--skip-compress",
-		"--compress-choice", "--checksum-choice", "--info", "--debug", "--iconv", "--address", "--sockopts",
-		"--outbuf", "--stop-after", "--stop-at", "--mkpath")
+	opts, ops := parseFlags(c.args, rsyncFlags)
 	e := transfer(c, ops, "synchronises files with another host")
+	if optHas(opts, "--daemon") {
+		e = worse(e, net(airlock.ClassNetConnect, "runs an rsync daemon that serves files to network peers"))
+	}
 	if c.has("--delete", "--del", "--delete-before", "--delete-during", "--delete-delay", "--delete-after",
-		"--delete-excluded", "--remove-source-files") {
-		e.tier = max(e.tier, airlock.TierDestructive)
+		"--delete-excluded", "--delete-missing-args", "--remove-source-files") && e.tier < airlock.TierDestructive {
+		e.tier = airlock.TierDestructive
 		e.reason = "synchronises files and deletes what the source lacks"
 	}
+	c.useFlags(&e, opts, rsyncFlags.roles)
+	for _, p := range optVals(opts, "--rsync-path") {
+		c.remote("rsync --rsync-path", []arg{p})
+	}
 	return e
+}
+
+// Raw connections.
+
+var netcatFlags = flagSpec{
+	short: "ceopsxwiIOTVMmPKRZHqgGX",
+	long: []string{"--exec", "--sh-exec", "--lua-exec", "--proxy", "--proxy-type", "--proxy-auth", "--proxy-dns",
+		"--source", "--source-port", "--wait", "--idle-timeout", "--delay", "--max-conns", "--allow", "--allowfile",
+		"--deny", "--denyfile", "--ssl-cert", "--ssl-key", "--ssl-trustfile", "--ssl-ciphers", "--ssl-servername",
+		"--ssl-alpn"},
+	names:  []string{"--listen", "--unixsock", "--keep-open", "--append-output", "--chat", "--broker"},
+	roles:  map[string]role{"-o": writesFile, "--output": writesFile, "-x": writesFile, "--hex-dump": writesFile, "-Z": writesFile},
+	abbrev: true,
 }
 
 func netcat(c *call) effect {
-	if c.has("-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
+	opts, ops := parseFlags(c.args, netcatFlags)
+	if optHas(opts, "-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
 		return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged, reason: "gives a network peer a program or shell"}
 	}
-	return net(airlock.ClassNetConnect, "opens a network connection")
+	e := net(airlock.ClassNetConnect, "opens a network connection")
+	if optHas(opts, "-l", "--listen") {
+		e.reason = "listens for network connections"
+	}
+	c.useFlags(&e, opts, netcatFlags.roles)
+	if optHas(opts, "-U", "--unixsock") && len(ops) > 0 {
+		c.use(&e, usesSocket, c.name+" -U", ops[0])
+	}
+	return e
+}
+
+var socatFlags = flagSpec{
+	short: "btT", long: []string{"-lp"}, single: true,
+	roles: map[string]role{"-lf": writesFile, "-r": writesFile, "-R": writesFile, "-L": writesFile, "-W": writesFile},
+}
+
+// socatNet are the prefixes of socat's network address types.
+var socatNet = []string{"TCP", "UDP", "SCTP", "DCCP", "OPENSSL", "SSL", "SOCKS", "PROXY", "IP", "VSOCK", "SOCKET", "INTERFACE"}
+
+// socatEnd is one address of a socat command: what it is and which way
+// data flows through it.
+type socatEnd struct {
+	typ, param  string
+	opts        []string
+	read, write bool
 }
 
 func socat(c *call) effect {
-	for _, a := range c.operands() {
-		up := strings.ToUpper(a.val)
-		if !a.static || strings.HasPrefix(up, "EXEC:") || strings.HasPrefix(up, "SYSTEM:") {
-			return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged, reason: "connects a program or shell to the network"}
+	opts, ops := parseFlags(c.args, socatFlags)
+	e := read("relays data between local channels")
+	var ends []socatEnd
+	for i, a := range ops {
+		if !a.static {
+			return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged, reason: "connects a channel only known at run time, which may be a program or shell"}
+		}
+		// -u sends from the first address to the second, -U the other way;
+		// "A!!B" reads from A and writes to B.
+		read := !optHas(opts, "-u") || i == 0
+		write := !optHas(opts, "-u") || i == 1
+		if optHas(opts, "-U") {
+			read, write = i == 1, i == 0
+		}
+		parts := strings.Split(a.val, "!!")
+		for j, addr := range parts {
+			end := socatAddress(addr)
+			end.read = read && (len(parts) == 1 || j == 0)
+			end.write = write && (len(parts) == 1 || j == 1)
+			ends = append(ends, end)
 		}
 	}
-	return net(airlock.ClassNetConnect, "relays network connections")
-}
-
-func openssl(c *call) effect {
-	sub := ""
-	if len(c.args) > 0 {
-		sub = c.args[0].val
+	network := slices.ContainsFunc(ends, func(end socatEnd) bool {
+		return slices.ContainsFunc(socatNet, func(p string) bool { return strings.HasPrefix(end.typ, p) })
+	})
+	if network {
+		e = net(airlock.ClassNetConnect, "relays network connections")
 	}
-	switch sub {
-	case "s_client", "s_server", "s_time", "ocsp":
-		return net(airlock.ClassNetConnect, "opens a TLS connection")
+	c.useFlags(&e, opts, socatFlags.roles)
+	for i, end := range ends {
+		via := "socat " + strings.ToLower(end.typ)
+		switch end.typ {
+		case "EXEC", "SYSTEM", "SHELL":
+			if network {
+				return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged, reason: "connects a program or shell to the network"}
+			}
+			in := input{}
+			if other := ends[len(ends)-1-i]; other.typ == "STDIO" || other.typ == "STDIN" || other.typ == "-" {
+				in = c.in
+			} else if other.file() {
+				in = input{kind: inFile, text: other.param}
+			}
+			if end.typ == "EXEC" {
+				c.runWords(via, []arg{literal(end.param)}, in).lenient = true
+			} else {
+				c.runScript(via, end.param, in).lenient = true
+			}
+		case "TUN":
+			return admin("creates a network interface")
+		case "UNIX", "UNIX-CONNECT", "UNIX-CLIENT", "UNIX-SENDTO", "ABSTRACT-CONNECT", "ABSTRACT-CLIENT":
+			c.use(&e, usesSocket, via, literal(end.param))
+		case "UNIX-LISTEN", "UNIX-RECV", "UNIX-RECVFROM":
+			c.use(&e, writesFile, via, literal(end.param))
+		}
+		if end.file() {
+			if end.read && !slices.Contains(end.opts, "wronly") {
+				c.use(&e, sendsFile, via, literal(end.param))
+			}
+			if end.write && !slices.Contains(end.opts, "rdonly") || end.typ == "CREATE" || end.typ == "CREAT" {
+				c.use(&e, writesFile, via, literal(end.param))
+			}
+		}
+		for _, o := range end.opts {
+			// READLINE's history, PTY's link and lock files are written.
+			if name, f, ok := strings.Cut(o, "="); ok && slices.Contains([]string{"history", "history-file", "link", "lockfile", "waitlock"}, strings.ToLower(name)) {
+				c.use(&e, writesFile, via+","+name, literal(f))
+			}
+		}
 	}
-	e := read("runs a cryptographic operation")
-	if outs := c.values("-out", "-keyout"); len(outs) > 0 {
-		e = write(airlock.ClassFSWrite, "writes keys or certificates")
-		c.raiseWrites(&e, outs...)
-	}
-	c.raiseReads(&e, c.operands()...)
 	return e
 }
 
-func mail(c *call) effect {
-	e := net(airlock.ClassNetConnect, "sends email")
-	c.raiseReads(&e, c.values("-a", "-A", "--attach", "--attach-file")...)
+// socatAddress splits a socat address: its type in upper case (a path
+// alone is GOPEN), its parameter and its options.
+func socatAddress(addr string) socatEnd {
+	head, rest, _ := strings.Cut(addr, ",")
+	var opts []string
+	if rest != "" {
+		opts = strings.Split(rest, ",")
+	}
+	typ, param, ok := strings.Cut(head, ":")
+	if !ok || strings.ContainsRune(typ, '/') {
+		if strings.ContainsRune(head, '/') {
+			return socatEnd{typ: "GOPEN", param: head, opts: opts}
+		}
+		return socatEnd{typ: strings.ToUpper(head), opts: opts}
+	}
+	return socatEnd{typ: strings.ToUpper(typ), param: param, opts: opts}
+}
+
+// file reports whether the address is a file socat opens.
+func (end socatEnd) file() bool {
+	switch end.typ {
+	case "OPEN", "GOPEN", "CREATE", "CREAT", "FILE", "PIPE":
+		return end.param != ""
+	}
+	return false
+}
+
+var telnetFlags = flagSpec{short: "belnSX", roles: map[string]role{"-n": writesFile}}
+
+// telnetConsole: telnet's commands, read when no host is given.
+var telnetConsole = consoleLang{
+	shell:  []string{"!"},
+	cmds:   map[string][]act{"set": {{role: setsVars}}},
+	vars:   map[string]role{"tracefile": writesFile},
+	abbrev: 2,
+}
+
+func telnet(c *call) effect {
+	opts, ops := parseFlags(c.args, telnetFlags)
+	e := net(airlock.ClassNetConnect, "opens a network connection")
+	c.useFlags(&e, opts, telnetFlags.roles)
+	if len(ops) == 0 {
+		c.stdinConsole(&e, &telnetConsole, "telnet commands")
+	}
 	return e
 }
 
-// database is a database client: a query that drops, deletes or updates
-// data is destructive.
-func database(c *call) effect {
-	e := net(airlock.ClassNetConnect, "runs database queries")
-	if c.name == "sqlite3" {
-		e = write(airlock.ClassFSWrite, "runs queries on a local database")
+var ftpFlags = flagSpec{short: "NoPqrsTux", roles: map[string]role{"-o": writesFile}}
+
+// ftpConsole: ftp's commands, which may be abbreviated. get writes its
+// second word, or the remote file's name as given.
+var ftpConsole = consoleLang{
+	shell: []string{"!"},
+	cmds: map[string][]act{
+		"get": {{role: writesFile, word: -1}}, "recv": {{role: writesFile, word: -1}},
+		"reget": {{role: writesFile, word: -1}}, "newer": {{role: writesFile, word: -1}},
+		"mget": {{role: writesFile}}, "put": {{role: sendsFile, word: 1}}, "send": {{role: sendsFile, word: 1}},
+		"append": {{role: sendsFile, word: 1}}, "reput": {{role: sendsFile, word: 1}}, "mput": {{role: sendsFile}},
+		"lpage": {{role: sendsFile, word: 1}},
+	},
+	abbrev: 2,
+}
+
+func ftp(c *call) effect {
+	opts, ops := parseFlags(c.args, ftpFlags)
+	e := net(airlock.ClassNetConnect, "transfers files over FTP")
+	c.useFlags(&e, opts, ftpFlags.roles)
+	if _, ok := optVal(opts, "-u"); ok {
+		// ftp -u URL FILE... uploads the files.
+		c.raiseReads(&e, ops...)
+	} else if _, ok := optVal(opts, "-o"); !ok {
+		c.saves(&e, "ftp", arg{}, ops)
 	}
-	queries := c.values("-c", "--command", "-e", "--execute", "--eval", "-Q", "-q", "--query")
-	if c.name == "sqlite3" || c.name == "redis-cli" {
-		ops := c.operands("-cmd", "-separator", "-nullvalue", "-h", "-p", "-a", "-n", "-u", "--user", "--pass")
-		if len(ops) > 1 {
-			queries = append(queries, ops[1:]...)
-		} else if c.name == "redis-cli" && len(ops) > 0 {
-			queries = append(queries, ops...)
-		}
-	}
-	if c.in.kind == inText {
-		queries = append(queries, literal(c.in.text))
-	}
-	for _, q := range queries {
-		if !q.static || destructiveQuery(q.val) {
-			e.tier = airlock.TierDestructive
-			e.reason = "runs database queries that delete or change data"
+	c.stdinConsole(&e, &ftpConsole, "ftp commands")
+	return e
+}
+
+// tftpConsole: tftp's commands (tftp-hpa's -c gives one).
+var tftpConsole = consoleLang{
+	cmds: map[string][]act{"get": {{role: writesFile, word: 2}}, "put": {{role: sendsFile}}},
+}
+
+func tftp(c *call) effect {
+	e := net(airlock.ClassNetConnect, "transfers files over TFTP")
+	for i, a := range c.args {
+		if a.static && a.val == "-c" {
+			if cmd, ok := joinValues(c.args[i+1:]); ok {
+				c.runConsole(&e, &tftpConsole, "tftp -c", cmd)
+			}
 			return e
 		}
 	}
+	c.stdinConsole(&e, &tftpConsole, "tftp commands")
 	return e
+}
+
+var lftpFlags = flagSpec{short: "cefup", roles: map[string]role{"-f": runsFile, "--rcfile": runsFile}}
+
+// lftpConsole: lftp's commands, several a line, each of which may write
+// its output to a file (> FILE) or pipe it to a shell command (| CMD).
+var lftpConsole = consoleLang{
+	shell: []string{"!"},
+	cmds: map[string][]act{
+		"get":  {{role: writesFile, after: "-o"}, {role: writesFile, after: "-O"}},
+		"pget": {{role: writesFile, after: "-o"}, {role: writesFile, after: "-O"}},
+		"mget": {{role: writesFile, after: "-O"}}, "put": {{role: sendsFile}}, "mput": {{role: sendsFile}},
+		"reput": {{role: sendsFile}}, "mirror": {{role: sendsFile}},
+		"source": {{role: runsFile, word: 1}}, "source -e": {{role: runsCommand}},
+		"edit": {{role: opensEditor}}, "history -w": {{role: writesFile, word: 1}},
+		"debug -o": {{role: writesFile, word: 1}}, "set": {{role: setsVars}}, "alias": {{role: runsConsole, word: 2}},
+		"queue": {{role: runsConsole}}, "repeat": {{role: runsConsole}},
+	},
+	vars: map[string]role{
+		"xfer:log-file": writesFile, "log:file": writesFile, "cmd:at-exit": runsConsole,
+		"cmd:at-exit-bg": runsConsole, "cmd:at-exit-fg": runsConsole, "cmd:at-background": runsConsole,
+		"cmd:at-terminate": runsConsole, "cmd:at-finish": runsConsole, "cmd:at-queue-finish": runsConsole,
+	},
+	redirects: true,
+	seps:      []string{";", "&&", "||"},
+}
+
+func lftp(c *call) effect {
+	opts, _ := parseFlags(c.args, lftpFlags)
+	e := net(airlock.ClassNetConnect, "transfers files")
+	c.useFlags(&e, opts, lftpFlags.roles)
+	for _, cmd := range optVals(opts, "-c", "-e") {
+		if !cmd.static {
+			c.runUnknown("lftp", cmd.text, "runs lftp commands only known at run time, which can run shell commands")
+			continue
+		}
+		c.runConsole(&e, &lftpConsole, "lftp", cmd.val)
+	}
+	if !optHas(opts, "-c", "-f") {
+		c.stdinConsole(&e, &lftpConsole, "lftp commands")
+	}
+	return e
+}
+
+// DNS, probes and scans.
+
+var digFlags = flagSpec{short: "bcfkpqtxy", roles: map[string]role{"-f": sendsFile}}
+
+var drillFlags = flagSpec{
+	short: "bcdfiokpqrVwy",
+	roles: map[string]role{"-f": sendsFile, "-i": sendsFile, "-w": writesFile, "-q": writesFile},
+}
+
+var mtrFlags = flagSpec{
+	short: "FafmcsBiGQIPLMyZUo",
+	long: []string{"--address", "--first-ttl", "--max-ttl", "--report-cycles", "--psize", "--bitpattern",
+		"--interval", "--gracetime", "--tos", "--interface", "--port", "--localport", "--mark", "--ipinfo",
+		"--timeout", "--max-unknown", "--order"},
+	roles:  map[string]role{"-F": sendsFile, "--filename": sendsFile},
+	abbrev: true,
+}
+
+var nmapFlags = flagSpec{
+	short: "bDegiMmopS",
+	long: []string{"-iR", "--exclude", "--script-args", "--data", "--data-string", "--data-length", "--proxies",
+		"--spoof-mac", "--source-port", "--ttl", "--max-retries", "--host-timeout", "--min-rate", "--max-rate",
+		"--top-ports", "--port-ratio", "--version-intensity", "--scan-delay", "--max-scan-delay", "--mtu",
+		"--dns-servers", "--stylesheet"},
+	names: []string{"--interactive", "--append-output", "--script-trace"},
+	roles: map[string]role{
+		"-iL": sendsFile, "--excludefile": sendsFile, "--resume": sendsFile, "--script-args-file": sendsFile,
+		"-oN": writesFile, "-oX": writesFile, "-oS": writesFile, "-oG": writesFile, "-oM": writesFile,
+		"-oH": writesFile, "-oA": writesFile,
+		"--script": runsFile, "--datadir": runsFile, "--servicedb": sendsFile, "--versiondb": sendsFile,
+	},
+	abbrev: true, single: true,
+}
+
+// nmapConsole: old nmap's --interactive mode runs shell commands with "!".
+var nmapConsole = consoleLang{shell: []string{"!"}}
+
+func nmap(c *call) effect {
+	opts, _ := parseFlags(c.args, nmapFlags)
+	e := net(airlock.ClassNetConnect, "scans network hosts")
+	for _, o := range opts {
+		if !o.has {
+			continue
+		}
+		// -oXFILE and -iLFILE are -o and -i with the format glued to the file.
+		switch {
+		case o.name == "-o" && o.val.val != "" && strings.ContainsRune("NXSGAMH", rune(o.val.val[0])):
+			c.use(&e, writesFile, "nmap -o", sliceArg(o.val, 1))
+		case o.name == "-i" && strings.HasPrefix(o.val.val, "L"):
+			c.use(&e, sendsFile, "nmap -i", sliceArg(o.val, 1))
+		case o.name == "-oA":
+			for _, ext := range []string{".nmap", ".xml", ".gnmap"} {
+				c.use(&e, writesFile, "nmap -oA", literal(o.val.val+ext))
+			}
+		case o.name == "--script" && !strings.ContainsAny(o.val.val, "/."):
+			continue // script names and categories from nmap's own set
+		}
+		if r := nmapFlags.roles[o.name]; r != 0 {
+			c.use(&e, r, "nmap "+o.name, o.val)
+		}
+	}
+	if optHas(opts, "--interactive") {
+		c.stdinConsole(&e, &nmapConsole, "nmap commands")
+	}
+	return e
+}
+
+// Remote sessions.
+
+var moshFlags = flagSpec{
+	short: "p", long: []string{"--port", "--predict", "--family", "--bind-server", "--experimental-remote-ip", "--server"},
+	roles: map[string]role{"--ssh": runsProgram, "--client": runsProgram}, abbrev: true,
+}
+
+func mosh(c *call) effect {
+	opts, ops := parseFlags(c.args, moshFlags)
+	host := "a host"
+	if len(ops) > 0 {
+		host = ops[0].text
+	}
+	e := net(airlock.ClassNetConnect, "connects to "+host)
+	c.useFlags(&e, opts, moshFlags.roles)
+	for _, s := range optVals(opts, "--server") {
+		c.remote("mosh --server", []arg{s})
+	}
+	if len(ops) > 1 {
+		c.remote("mosh", ops[1:])
+	}
+	return e
+}
+
+var rdesktopFlags = flagSpec{short: "udscpnkgaxrTX"}
+
+func rdesktop(c *call) effect {
+	opts, ops := parseFlags(c.args, rdesktopFlags)
+	host := "another host"
+	if len(ops) > 0 {
+		host = ops[0].text
+	}
+	e := net(airlock.ClassNetConnect, "connects to "+host)
+	// -r disk:NAME=DIR[,NAME=DIR] gives the remote host DIR to read and
+	// write.
+	for _, r := range optVals(opts, "-r") {
+		disks, ok := strings.CutPrefix(r.val, "disk:")
+		if !ok {
+			continue
+		}
+		for _, share := range strings.Split(disks, ",") {
+			if _, dir, ok := strings.Cut(share, "="); ok {
+				c.shareDir(&e, "rdesktop -r disk", literal(dir), true)
+			}
+		}
+	}
+	return e
+}
+
+// shareDir records that a peer is given a local directory to read, and
+// to write if writable: what is under it is sent, and may be written.
+func (c *call) shareDir(e *effect, via string, dir arg, writable bool) {
+	c.use(e, sendsFile, via, dir)
+	if writable {
+		c.use(e, writesFile, via, dir)
+	}
+	if p, ok := dir.pathValue(); ok && e.tier < airlock.TierPrivileged && holdsHome(c.resolve(p)) {
+		*e = effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+			reason: "gives another host " + p + ", which holds the home directory and its keys"}
+	}
+}
+
+// holdsHome reports whether a directory is a home directory or above one.
+func holdsHome(p string) bool {
+	if p == "/" || p == "/home" || p == "/Users" {
+		return true
+	}
+	_, rest, ok := sensitive.SplitHome(p)
+	return ok && rest == ""
+}
+
+// OpenSSL.
+
+var opensslFlags = flagSpec{
+	short: "KkS",
+	long: []string{"-in", "-inkey", "-key", "-cert", "-CAfile", "-CApath", "-CAkey", "-passin", "-passout", "-pass",
+		"-connect", "-accept", "-port", "-servername", "-subj", "-days", "-newkey", "-pkeyopt", "-sigopt", "-md",
+		"-digest", "-cipher", "-ciphersuites", "-inform", "-outform", "-keyform", "-certform", "-name", "-purpose",
+		"-nameopt", "-certopt", "-set_serial", "-extensions", "-extfile", "-reqexts", "-addext", "-url", "-host",
+		"-proxy", "-starttls", "-iv", "-iter", "-rand", "-provider", "-propquery", "-server", "-signer", "-pre",
+		"-post"},
+	names: []string{"-WWW", "-HTTP", "-www", "-verify", "-noout", "-nodes", "-quiet"},
+	roles: map[string]role{
+		"-out": writesFile, "-keyout": writesFile, "-certout": writesFile, "-certsout": writesFile,
+		"-cacertsout": writesFile, "-chainout": writesFile, "-extracertsout": writesFile, "-keylogfile": writesFile,
+		"-msgfile": writesFile, "-sess_out": writesFile, "-writerand": writesFile, "-outdir": writesFile,
+		"-reqout": writesFile, "-respout": writesFile, "-rspout": writesFile, "-CAserial": writesFile,
+		"-reqin":  sendsFile,
+		"-engine": loadsLibrary, "-keygen_engine": loadsLibrary, "-ssl_client_engine": loadsLibrary,
+		"-provider-path": loadsLibrary, "-module": loadsLibrary,
+		"-config": runsFile,
+	},
+	single: true,
+}
+
+// opensslProviders are the providers built into OpenSSL; any other is a
+// library it loads.
+var opensslProviders = []string{"default", "legacy", "base", "fips", "null"}
+
+func openssl(c *call) effect {
+	if len(c.args) == 0 {
+		// Without a command, openssl reads its commands from its input.
+		switch c.in.kind {
+		case inText:
+			for _, line := range strings.Split(c.in.text, "\n") {
+				if line = strings.TrimSpace(line); line != "" {
+					c.runScript("openssl", "openssl "+line, input{}).lenient = true
+				}
+			}
+		case inPipe, inDynamic, inFile:
+			return exec("runs openssl commands read from its input")
+		}
+		return read("shows openssl help")
+	}
+	sub := c.args[0].val
+	opts, ops := parseFlags(c.args[1:], opensslFlags)
+	var e effect
+	switch {
+	case !c.args[0].static:
+		e = exec("runs an openssl command only known at run time")
+	case sub == "s_server" && optHas(opts, "-WWW", "-HTTP"):
+		// Serves the files under the working directory.
+		e = net(airlock.ClassNetConnect, "serves files to network peers")
+		c.shareDir(&e, "openssl s_server -WWW", literal("."), false)
+	case sub == "s_client" || sub == "s_server" || sub == "s_time" ||
+		(sub == "ocsp" || sub == "cmp") && optHas(opts, "-url", "-host", "-port", "-server"):
+		e = net(airlock.ClassNetConnect, "opens a TLS connection")
+	default:
+		e = read("runs a cryptographic operation")
+		c.raiseReads(&e, ops...)
+	}
+	c.useFlags(&e, opts, opensslFlags.roles)
+	for _, p := range optVals(opts, "-provider") {
+		if !slices.Contains(opensslProviders, p.val) {
+			c.use(&e, loadsLibrary, "openssl -provider", p)
+		}
+	}
+	if sub == "engine" && len(ops) > 0 {
+		c.use(&e, loadsLibrary, "openssl engine", ops[0])
+	}
+	if optHas(opts, "-verify") {
+		// smime and cms -verify write the signers' certificates to -signer.
+		for _, f := range optVals(opts, "-signer") {
+			c.use(&e, writesFile, "openssl -signer", f)
+		}
+	}
+	return e
+}
+
+// Mail.
+
+var mailFlags = flagSpec{
+	short:    "aAbcEqrsSuXYMmOTL",
+	long:     []string{"--append", "--subject", "--return-address", "--content-type", "--content-filename", "--encoding", "--user", "--exec"},
+	names:    []string{"--file"},
+	optional: []string{"--file"},
+	roles:    map[string]role{"-A": sendsFile, "--attach": sendsFile, "-a": sendsFile, "-q": sendsFile, "-T": writesFile},
+	abbrev:   true,
+}
+
+// mailConsole: mail's commands (-E, --exec, s-nail's -X and -Y, or its
+// input when it reads mail), and the tilde escapes of a message it
+// composes. Variables set with "set" or -S name programs it runs and files
+// it writes.
+var mailConsole = consoleLang{
+	shell: []string{"!", "~!", "~|", "~<!"},
+	cmds: map[string][]act{
+		"shell": {{role: runsCommand}}, "sh": {{role: runsCommand}},
+		"pipe": {{role: runsCommand}}, "|": {{role: runsCommand}},
+		"write": {{role: writesFile, word: -1}}, "w": {{role: writesFile, word: -1}},
+		"save": {{role: writesFile, word: -1}}, "s": {{role: writesFile, word: -1}},
+		"Save": {{role: writesFile, word: -1}}, "copy": {{role: writesFile, word: -1}},
+		"c": {{role: writesFile, word: -1}}, "Copy": {{role: writesFile, word: -1}},
+		"source": {{role: runsFile, word: 1}}, "so": {{role: runsFile, word: 1}},
+		"file": {{role: sendsFile, word: 1}}, "folder": {{role: sendsFile, word: 1}},
+		"edit": {{role: opensEditor}}, "e": {{role: opensEditor}}, "visual": {{role: opensEditor}},
+		"v": {{role: opensEditor}}, "set": {{role: setsVars}}, "se": {{role: setsVars}},
+		"~r": {{role: sendsFile, word: 1}}, "~<": {{role: sendsFile, word: 1}}, "~w": {{role: writesFile, word: 1}},
+		"~e": {{role: opensEditor}}, "~v": {{role: opensEditor}}, "~:": {{role: runsConsole}}, "~_": {{role: runsConsole}},
+	},
+	vars: map[string]role{
+		"sendmail": runsProgram, "mta": runsProgram, "PAGER": runsCommand, "EDITOR": runsCommand,
+		"VISUAL": runsCommand, "SHELL": runsCommand, "LISTER": runsCommand, "record": writesFile,
+		"MBOX": writesFile, "DEAD": writesFile, "folder": writesFile, "signature": sendsFile,
+	},
+}
+
+func mail(c *call) effect {
+	opts, ops := parseFlags(c.args, mailFlags)
+	e := net(airlock.ClassNetConnect, "sends email")
+	c.useFlags(&e, opts, mailFlags.roles)
+	for _, v := range optVals(opts, "-S") {
+		c.setConsoleVars(&e, &mailConsole, c.name+" -S", []string{v.val})
+	}
+	cmds := optVals(opts, "-E", "--exec", "-X", "-Y")
+	for _, cmd := range cmds {
+		if !cmd.static {
+			c.runUnknown(c.name, cmd.text, "runs mail commands only known at run time, which can run shell commands")
+			continue
+		}
+		c.runConsole(&e, &mailConsole, c.name, cmd.val)
+	}
+	// -f reads a mailbox, the first operand or the default one.
+	if optHas(opts, "-f", "--file") && len(ops) > 0 {
+		c.use(&e, sendsFile, c.name+" -f", ops[0])
+	}
+	switch {
+	case c.in.kind == inText:
+		// Commands, or a message whose tilde escapes run commands.
+		c.runConsole(&e, &mailConsole, c.name, c.in.text)
+	case len(ops) == 0 || optHas(opts, "-f", "--file"):
+		// Reading mail: its input is commands.
+		c.stdinConsole(&e, &mailConsole, "mail commands")
+	}
+	return e
+}
+
+var sendmailFlags = flagSpec{short: "BCbdFfhNOopqRrVXLA", roles: map[string]role{"-X": writesFile, "-C": runsFile}}
+
+// eximRun finds the commands and libraries of exim string expansions
+// (sendmail -be on exim): ${run{COMMAND}...}, ${dlfunc{LIBRARY}...},
+// ${perl{...}}.
+var eximRun = regexp.MustCompile(`\$\{(run|dlfunc|perl)[^{]*\{([^}]*)\}`)
+
+func sendmail(c *call) effect {
+	opts, ops := parseFlags(c.args, sendmailFlags)
+	e := net(airlock.ClassNetConnect, "sends email")
+	c.useFlags(&e, opts, sendmailFlags.roles)
+	for _, mode := range optVals(opts, "-b") {
+		switch mode.val {
+		case "d", "D":
+			e.reason = "runs a mail server for network peers"
+		case "e", "em":
+			// Exim expands strings, which can run commands and read files.
+			exprs := ops
+			if c.in.kind == inText {
+				exprs = append(exprs, literal(c.in.text))
+			}
+			for _, x := range exprs {
+				for _, m := range eximRun.FindAllStringSubmatch(x.val, -1) {
+					if m[1] == "run" {
+						c.shellCommand("sendmail -be ${run}", m[2])
+					} else {
+						c.use(&e, loadsLibrary, "sendmail -be ${"+m[1]+"}", literal(m[2]))
+					}
+				}
+				c.raiseSecrets(&e, x)
+			}
+		}
+	}
+	return e
+}
+
+var muttFlags = flagSpec{
+	short: "bcdemQs",
+	roles: map[string]role{"-a": sendsFile, "-i": sendsFile, "-H": sendsFile, "-f": sendsFile, "-F": runsFile},
+}
+
+// muttConsole: muttrc commands (mutt -e): `command` runs a shell command
+// as it is read, "source CMD|" runs CMD, and variables name programs mutt
+// runs and files it reads or writes.
+var muttConsole = consoleLang{
+	backticks: true,
+	cmds: map[string][]act{
+		"source": {{role: runsFile, word: 1}}, "set": {{role: setsVars}},
+		"push": {{role: runsKeys}}, "exec": {{role: runsKeys}}, "macro": {{role: runsKeys}},
+	},
+	vars: map[string]role{
+		"editor": runsCommand, "sendmail": runsCommand, "pager": runsCommand, "display_filter": runsCommand,
+		"query_command": runsCommand, "print_command": runsCommand, "ispell": runsCommand,
+		"new_mail_command": runsCommand, "inews": runsCommand, "tunnel": runsCommand, "shell": runsCommand,
+		"mime_type_query_command": runsCommand, "external_search_command": runsCommand, "mixmaster": runsCommand,
+		"record": writesFile, "history_file": writesFile, "debug_file": writesFile, "header_cache": writesFile,
+		"message_cachedir": writesFile, "certificate_file": writesFile, "alias_file": writesFile,
+		"postponed": writesFile, "mbox": writesFile, "signature": sendsFile, "spoolfile": sendsFile,
+	},
+	seps: []string{";"},
+}
+
+func mutt(c *call) effect {
+	opts, ops := parseFlags(c.args, muttFlags)
+	e := net(airlock.ClassNetConnect, "sends email")
+	c.useFlags(&e, opts, muttFlags.roles)
+	// -a takes several files, up to "--": an operand may be one.
+	c.raiseReads(&e, ops...)
+	for _, cmd := range optVals(opts, "-e") {
+		if !cmd.static {
+			c.runUnknown("mutt -e", cmd.text, "runs mutt commands only known at run time, which can run shell commands")
+			continue
+		}
+		c.runConsole(&e, &muttConsole, "mutt -e", cmd.val)
+	}
+	return e
+}
+
+var msmtpFlags = flagSpec{
+	short: "CXaf",
+	long: []string{"--account", "--from", "--host", "--port", "--user", "--auth", "--domain", "--timeout",
+		"--protocol", "--tls-trust-file", "--tls-cert-file", "--tls-key-file", "--proxy-host", "--source-ip"},
+	roles: map[string]role{
+		"-C": runsFile, "--file": runsFile, "-X": writesFile, "--logfile": writesFile,
+		"--passwordeval": runsCommand, "--aliases": sendsFile, "--socket": usesSocket,
+	},
+	abbrev: true,
+}
+
+var swaksFlags = flagSpec{
+	short: "tfspdh",
+	long: []string{"--to", "--from", "--server", "--port", "--helo", "--header", "--add-header", "--auth",
+		"--auth-user", "--auth-password", "--tls-cert", "--tls-key", "--protocol", "--quit-after"},
+	roles: map[string]role{
+		"--pipe": runsCommand, "--attach": sendsFile, "--attach-body": sendsFile, "--body": sendsFile,
+		"--data": sendsFile, "-d": sendsFile, "--output-file": writesFile, "--output-file-stdout": writesFile,
+		"--output-file-stderr": writesFile, "--config": runsFile, "--socket": usesSocket,
+	},
+	abbrev: true, single: true,
+}
+
+// Database clients.
+
+// dbClient is a database client: the options that carry its queries and
+// the console commands its queries may hold.
+type dbClient struct {
+	flags     flagSpec
+	queries   []string // options whose value is a query
+	scripts   []string // options naming a file of queries, which it runs instead of reading its input
+	scriptExt string   // an operand with this extension is a script it runs (mongosh's .js)
+	con       consoleLang
+	local     bool   // the database is a file, the first operand (sqlite3)
+	archive   string // an option after which the operands are archive arguments, which extract files (sqlite3 -A)
+	ops       bool   // the operands (after the database) are queries (sqlite3's SQL)
+	command   bool   // the operands are one query (redis-cli SET K V)
+	safe      string // an option that turns the console's shell and file commands off (sqlite3's -safe)
+	query     func(c *call, e *effect, q string)
+}
+
+func database(d *dbClient) rule {
+	return func(c *call) effect {
+		opts, ops := parseFlags(c.args, d.flags)
+		e := net(airlock.ClassNetConnect, "runs database queries")
+		if d.local {
+			e = write(airlock.ClassFSWrite, "runs queries on a local database")
+			if len(ops) > 0 {
+				c.use(&e, sendsFile, c.name, ops[0])
+				c.raiseWrites(&e, ops[0])
+				ops = ops[1:]
+			}
+		}
+		c.useFlags(&e, opts, d.flags.roles)
+		con := &d.con
+		if d.safe != "" && optHas(opts, d.safe) {
+			con = &consoleLang{}
+		}
+		if d.archive != "" && optHas(opts, d.archive) {
+			for _, op := range ops {
+				c.use(&e, writesFile, c.name+" "+d.archive, op)
+			}
+			return e
+		}
+		queries := optVals(opts, d.queries...)
+		scripts := optVals(opts, d.scripts...)
+		for _, op := range ops {
+			switch {
+			case d.scriptExt != "" && strings.HasSuffix(op.val, d.scriptExt):
+				c.use(&e, runsFile, c.name, op)
+				scripts = append(scripts, op)
+			case d.ops:
+				queries = append(queries, op)
+			}
+		}
+		if d.command && len(ops) > 0 {
+			q, ok := joinValues(ops)
+			queries = append(queries, arg{val: q, text: joinTexts(ops), static: ok})
+		}
+		for _, q := range queries {
+			if !q.static {
+				e.tier = max(e.tier, airlock.TierDestructive)
+				e.reason = "runs database queries only known at run time, which may delete or change data"
+				continue
+			}
+			c.dbQuery(&e, d, con, q.val)
+		}
+		if len(queries) == 0 && len(scripts) == 0 {
+			if c.in.kind == inText {
+				c.dbQuery(&e, d, con, c.in.text)
+			} else {
+				c.stdinConsole(&e, con, "queries")
+			}
+		}
+		return e
+	}
+}
+
+// dbQuery analyses a query and the console commands among it.
+func (c *call) dbQuery(e *effect, d *dbClient, con *consoleLang, q string) {
+	if destructiveQuery(q) && e.tier < airlock.TierDestructive {
+		e.tier = airlock.TierDestructive
+		e.reason = "runs database queries that delete or change data"
+	}
+	query := d.query
+	if query == nil {
+		query = (*call).sqlEffects
+	}
+	query(c, e, q)
+	c.runConsole(e, con, c.name, q)
 }
 
 func destructiveQuery(q string) bool {
@@ -270,19 +1883,261 @@ func destructiveQuery(q string) bool {
 	return false
 }
 
+// SQL that touches local files or runs programs: COPY ... TO 'file' and
+// SELECT ... INTO OUTFILE write a file (on the server, which may be this
+// machine, or on the client: psql's \copy, clickhouse-client), COPY ...
+// PROGRAM 'cmd' runs a shell command, sqlite3's writefile(), ATTACH and
+// VACUUM INTO write, its edit() runs an editor command, and
+// load_extension() and CREATE FUNCTION ... LANGUAGE C load libraries. A
+// file it reads is judged by the secret it names.
+var (
+	sqlWrite   = regexp.MustCompile(`(?i)(?:\bto|\binto|\boutfile|\bdumpfile|\battach|\bdatabase|\bwritefile\s*\()\s*(?:'((?:[^']|'')*)'|"([^"]*)")`)
+	sqlProgram = regexp.MustCompile(`(?i)(?:\bprogram|\bedit\s*\([^,]*,)\s*(?:'((?:[^']|'')*)'|"([^"]*)")`)
+	sqlLibrary = regexp.MustCompile(`(?i)\bload_extension\s*\(|\blanguage\s+c\b`)
+	// psql's \copy names its file without quotes too.
+	psqlCopy = regexp.MustCompile(`(?i)\\copy\s.*?\s(to|from)\s+(program\s+)?('(?:[^']|'')*'|"[^"]*"|[^\s\\]+)`)
+)
+
+func (c *call) sqlEffects(e *effect, q string) {
+	for _, m := range sqlWrite.FindAllStringSubmatch(q, -1) {
+		c.use(e, writesFile, c.name, literal(strings.ReplaceAll(m[1], "''", "'")+m[2]))
+	}
+	for _, m := range sqlProgram.FindAllStringSubmatch(q, -1) {
+		c.shellCommand(c.name+" program", strings.ReplaceAll(m[1], "''", "'")+m[2])
+	}
+	for _, m := range psqlCopy.FindAllStringSubmatch(q, -1) {
+		f := strings.Trim(m[3], `'"`)
+		switch {
+		case m[2] != "":
+			c.shellCommand(`psql \copy program`, f)
+		case strings.EqualFold(m[1], "to"):
+			c.use(e, writesFile, `psql \copy`, literal(f))
+		default:
+			c.use(e, sendsFile, `psql \copy`, literal(f))
+		}
+	}
+	if sqlLibrary.MatchString(q) {
+		c.use(e, loadsLibrary, c.name, literal("a database extension"))
+	}
+	c.raiseSecrets(e, literal(q))
+}
+
+// codeEffects judges code a client sends or runs (mongosh's JavaScript)
+// by what it names: a secret it may read, a place where a write persists.
+func (c *call) codeEffects(e *effect, q string) {
+	c.raiseSecrets(e, literal(q))
+	if p, ok := c.persistIn(q, false); ok && e.tier < airlock.TierPrivileged {
+		e.cap, e.tier = airlock.CapHostAdmin, airlock.TierPrivileged
+		e.reason = "runs code that names " + p + ", which it may write"
+	}
+}
+
+// redisEffects: CONFIG SET dir or dbfilename chooses the file the server
+// writes (on this machine, for a local server), MODULE LOAD loads a
+// library.
+func (c *call) redisEffects(e *effect, q string) {
+	for _, line := range strings.Split(q, "\n") {
+		f := consoleWords(strings.ToLower(line))
+		switch {
+		case len(f) > 3 && f[0] == "config" && f[1] == "set" && slices.Contains([]string{"dir", "dbfilename", "logfile", "appendfilename"}, f[2]):
+			c.use(e, writesFile, "redis-cli config set", literal(consoleWords(line)[3]))
+		case len(f) > 2 && f[0] == "module" && f[1] == "load":
+			c.use(e, loadsLibrary, "redis-cli module load", literal(consoleWords(line)[2]))
+		}
+	}
+}
+
+var psql = &dbClient{
+	flags: flagSpec{
+		short: "cdvFPRTUhp",
+		long: []string{"--command", "--dbname", "--set", "--variable", "--field-separator", "--pset",
+			"--record-separator", "--table-attr", "--host", "--port", "--username"},
+		roles: map[string]role{
+			"-f": runsFile, "--file": runsFile, "-o": writesFile, "--output": writesFile,
+			"-L": writesFile, "--log-file": writesFile,
+		},
+		abbrev: true,
+	},
+	queries: []string{"-c", "--command"},
+	scripts: []string{"-f", "--file"},
+	con: consoleLang{
+		shell: []string{`\!`},
+		cmds: map[string][]act{
+			`\o`: {{role: writesFile, word: 1}}, `\out`: {{role: writesFile, word: 1}},
+			`\w`: {{role: writesFile, word: 1}}, `\write`: {{role: writesFile, word: 1}},
+			`\g`: {{role: writesFile, word: 1}}, `\gx`: {{role: writesFile, word: 1}},
+			`\s`: {{role: writesFile, word: 1}}, `\lo_export`: {{role: writesFile, word: -1}},
+			`\lo_import`: {{role: sendsFile, word: 1}}, `\i`: {{role: runsFile, word: 1}},
+			`\include`: {{role: runsFile, word: 1}}, `\ir`: {{role: runsFile, word: 1}},
+			`\include_relative`: {{role: runsFile, word: 1}}, `\e`: {{role: opensEditor}},
+			`\edit`: {{role: opensEditor}}, `\ef`: {{role: opensEditor}}, `\ev`: {{role: opensEditor}},
+		},
+		backslash: true, backticks: true,
+	},
+}
+
+var mysql = &dbClient{
+	flags: flagSpec{
+		short: "eDhPuS",
+		long: []string{"--execute", "--database", "--host", "--port", "--user", "--socket", "--init-command",
+			"--default-character-set", "--ssl-ca", "--ssl-cert", "--ssl-key", "--login-path", "--prompt",
+			"--delimiter"},
+		optional: []string{"--pager"},
+		roles: map[string]role{
+			"--pager": runsCommand, "--tee": writesFile, "--plugin-dir": loadsLibrary, "--default-auth": loadsLibrary,
+			"--defaults-file": usesConfig, "--defaults-extra-file": usesConfig, "--load-data-local-dir": sendsFile,
+		},
+		abbrev: true,
+	},
+	queries: []string{"-e", "--execute", "--init-command"},
+	con: consoleLang{
+		shell: []string{`\!`, "system ", "system\t"},
+		cmds: map[string][]act{
+			"tee": {{role: writesFile, word: 1}}, `\T`: {{role: writesFile, word: 1}},
+			"pager": {{role: runsCommand}}, `\P`: {{role: runsCommand}},
+			"source": {{role: runsFile, word: 1}}, `\.`: {{role: runsFile, word: 1}},
+			"edit": {{role: opensEditor}}, `\e`: {{role: opensEditor}},
+		},
+		backslash: true, fold: true,
+	},
+}
+
+var sqlite = &dbClient{
+	flags: flagSpec{
+		long: []string{"-cmd", "-separator", "-nullvalue", "-newline", "-vfs", "-mmap", "-maxsize", "-nonce",
+			"-lookaside", "-pagecache"},
+		names:  []string{"-safe"},
+		roles:  map[string]role{"-init": runsFile},
+		single: true,
+	},
+	queries: []string{"-cmd"},
+	local:   true, ops: true, safe: "-safe", archive: "-A",
+	con: consoleLang{
+		cmds: map[string][]act{
+			".shell": {{role: runsCommand}}, ".system": {{role: runsCommand}},
+			".output": {{role: writesFile, word: -1}}, ".once": {{role: writesFile, word: -1}, {role: opensEditor}},
+			".read": {{role: runsFile, word: 1}}, ".import": {{role: sendsFile, word: 1}},
+			".load": {{role: loadsLibrary, word: 1}}, ".log": {{role: writesFile, word: 1}},
+			".backup": {{role: writesFile, word: -1}}, ".save": {{role: writesFile, word: -1}},
+			".restore": {{role: sendsFile, word: -1}}, ".open": {{role: sendsFile, word: -1}, {role: writesFile, word: -1}},
+			".clone": {{role: writesFile, word: 1}}, ".excel": {{role: opensEditor}},
+			".trace": {{role: writesFile, word: -1}}, ".iotrace": {{role: writesFile, word: 1}},
+			".archive": {{role: writesFile}},
+		},
+		abbrev: 2,
+	},
+}
+
+var mongosh = &dbClient{
+	flags: flagSpec{
+		short: "up",
+		long: []string{"--eval", "--host", "--port", "--username", "--password", "--authenticationDatabase",
+			"--authenticationMechanism", "--tlsCAFile", "--tlsCertificateKeyFile"},
+		roles: map[string]role{"-f": runsFile, "--file": runsFile},
+	},
+	queries:   []string{"--eval"},
+	scripts:   []string{"-f", "--file"},
+	scriptExt: ".js",
+	query:     (*call).codeEffects,
+}
+
+var redis = &dbClient{
+	flags: flagSpec{
+		short: "hpsaunrid",
+		long: []string{"--user", "--pass", "--cacert", "--cert", "--key", "--tls-ciphers", "--sni", "--pattern",
+			"--count"},
+		roles: map[string]role{"--rdb": writesFile, "--functions-rdb": writesFile, "--eval": sendsFile},
+	},
+	command: true,
+	query:   (*call).redisEffects,
+}
+
+var sqlcmd = &dbClient{
+	flags: flagSpec{
+		short: "SUPdHltQqvfswhyYmVazZ",
+		roles: map[string]role{"-o": writesFile, "-i": runsFile},
+	},
+	queries: []string{"-Q", "-q"},
+	scripts: []string{"-i"},
+	safe:    "-X",
+	con: consoleLang{
+		shell: []string{"!!", ":!!"},
+		cmds: map[string][]act{
+			":r": {{role: runsFile, word: 1}}, ":out": {{role: writesFile, word: 1}},
+			":error": {{role: writesFile, word: 1}}, ":perftrace": {{role: writesFile, word: 1}},
+			"ed": {{role: opensEditor}}, ":ed": {{role: opensEditor}},
+		},
+		fold: true,
+	},
+}
+
+var clickhouse = &dbClient{
+	flags: flagSpec{
+		short: "qhud",
+		long:  []string{"--query", "--host", "--port", "--user", "--password", "--database", "--format"},
+		roles: map[string]role{
+			"--queries-file": runsFile, "--history_file": writesFile, "--server_logs_file": writesFile,
+			"-C": usesConfig, "--config-file": usesConfig,
+		},
+		abbrev: true,
+	},
+	queries: []string{"-q", "--query"},
+	scripts: []string{"--queries-file"},
+}
+
+var cqlsh = &dbClient{
+	flags: flagSpec{
+		short: "ukpe",
+		long: []string{"--execute", "--username", "--password", "--keyspace", "--encoding", "--cqlversion", "--request-timeout",
+			"--connect-timeout"},
+		roles:  map[string]role{"-f": runsFile, "--file": runsFile, "--cqlshrc": usesConfig},
+		abbrev: true,
+	},
+	queries: []string{"-e", "--execute"},
+	scripts: []string{"-f", "--file"},
+	con: consoleLang{
+		cmds: map[string][]act{"source": {{role: runsFile, word: 1}}, "capture": {{role: writesFile, word: 1}}},
+		fold: true,
+	},
+}
+
+// Runners that download what they run.
+
+var npxFlags = flagSpec{
+	short: "pc",
+	long:  []string{"--package", "--call", "--from", "--with", "--python", "--registry", "--index-url"},
+	roles: npmRoles, posix: true,
+}
+
 func npx(c *call) effect {
-	if cmd, ok := c.value("-c", "--call"); ok {
+	opts, ops := parseFlags(c.args, npxFlags)
+	e := c.downloadRun(opts, ops)
+	c.useFlags(&e, opts, npxFlags.roles)
+	return e
+}
+
+// downloadRun runs a package's program, downloading the package first
+// unless told not to (npx, npm exec, uvx).
+func (c *call) downloadRun(opts []option, ops []arg) effect {
+	pkg := "a package"
+	if len(ops) > 0 {
+		pkg = ops[0].text
+	}
+	e := effect{class: airlock.ClassProcessExec, cap: airlock.CapNetworkEgress, tier: airlock.TierNetworkEgress, reason: "downloads and runs " + pkg}
+	if optHas(opts, "--no-install", "--offline", "--no") {
+		e = exec("runs a locally installed package")
+	}
+	calls := optVals(opts, "-c", "--call")
+	for _, cmd := range calls {
 		if !cmd.static {
 			return unknown("runs a command only known at run time")
 		}
 		c.runScript(c.name+" -c", cmd.val, c.in)
 	}
-	if c.has("--no-install", "--offline", "--no") {
-		return exec("runs a locally installed package")
+	if len(calls) == 0 && len(ops) > 0 {
+		// The command is the package's program, or a program of that name
+		// already there (npx /bin/sh).
+		c.run(c.name, ops, effect{})
 	}
-	pkg := "a package"
-	if ops := c.operands("-p", "--package", "-c", "--call", "--from", "--with", "--python"); len(ops) > 0 {
-		pkg = ops[0].text
-	}
-	return effect{class: airlock.ClassProcessExec, cap: airlock.CapNetworkEgress, tier: airlock.TierNetworkEgress, reason: "downloads and runs " + pkg}
+	return e
 }

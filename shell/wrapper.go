@@ -6,73 +6,238 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/sensitive"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Wrappers: programs classified by what they run.
 var wrappers = map[string]rule{
-	"sudo": sudo, "sudoedit": sudo, "doas": doas, "pkexec": privWrapper("pkexec", optSpec{long: []string{"--user"}}, 0),
-	"run0": privWrapper("run0", optSpec{short: "uDg", long: []string{"--user", "--chdir", "--group",
-		"--unit", "--property", "--description", "--slice", "--nice", "--setenv", "--machine"}}, 0),
-	"su": su, "runuser": su,
-	"chroot": privWrapper("chroot", optSpec{long: []string{"--userspec", "--groups"}}, 1),
-	"nsenter": privWrapper("nsenter", optSpec{short: "tSGwr", long: []string{"--target", "--setuid",
-		"--setgid", "--wd", "--root"}}, 0),
-	"unshare": privWrapper("unshare", optSpec{short: "S", long: []string{"--setuid", "--setgid",
-		"--map-user", "--map-group", "--propagation", "--root", "--wd"}}, 0),
-	"systemd-run": privWrapper("systemd-run", optSpec{short: "pEMHu", long: []string{"--unit",
-		"--property", "--setenv", "--machine", "--host", "--uid", "--gid", "--nice", "--working-directory",
-		"--slice", "--description", "--on-calendar", "--on-active", "--on-boot", "--on-startup",
-		"--on-unit-active", "--on-unit-inactive", "--timer-property", "--path-property", "--socket-property",
-		"--service-type"}}, 0),
-	"env":   envRule,
-	"nohup": wrapper("nohup", optSpec{}, 0),
-	"time":  timeRule,
-	"nice":  wrapper("nice", optSpec{short: "n", long: []string{"--adjustment"}}, 0),
-	"ionice": wrapper("ionice", optSpec{short: "cnpPu", long: []string{"--class", "--classdata",
-		"--pid", "--pgid", "--uid"}}, 0),
-	"stdbuf":     wrapper("stdbuf", optSpec{short: "ioe", long: []string{"--input", "--output", "--error"}}, 0),
-	"setsid":     wrapper("setsid", optSpec{}, 0),
-	"timeout":    wrapper("timeout", optSpec{short: "ks", long: []string{"--kill-after", "--signal"}}, 1),
-	"gtimeout":   wrapper("timeout", optSpec{short: "ks", long: []string{"--kill-after", "--signal"}}, 1),
-	"chrt":       chrt,
-	"taskset":    taskset,
-	"flock":      flock,
-	"unbuffer":   wrapper("unbuffer", optSpec{}, 0),
-	"chronic":    wrapper("chronic", optSpec{}, 0),
-	"caffeinate": wrapper("caffeinate", optSpec{short: "tw"}, 0),
-	"xvfb-run": wrapper("xvfb-run", optSpec{short: "nsfewp", long: []string{"--server-num",
-		"--server-args", "--auth-file", "--error-file", "--wait", "--xauth-protocol"}}, 0),
-	"dbus-run-session": wrapper("dbus-run-session", optSpec{long: []string{"--config-file", "--dbus-daemon"}}, 0),
-	"proxychains":      wrapper("proxychains", optSpec{short: "f"}, 0),
-	"proxychains4":     wrapper("proxychains", optSpec{short: "f"}, 0),
-	"torsocks":         wrapper("torsocks", optSpec{short: "uPa", long: []string{"--user", "--pass", "--address", "--port"}}, 0),
-	"firejail":         wrapper("firejail", optSpec{}, 0),
-	"strace":           tracer("strace", optSpec{short: "eopusaEIOSPbXU"}),
-	"ltrace":           tracer("ltrace", optSpec{short: "eopusaAnDFlxw"}),
-	"watch":            watch,
-	"command":          commandRule,
-	"builtin":          builtinRule,
-	"exec":             execRule,
-	"xargs":            xargs,
-	"parallel":         parallel,
-	"find":             find,
-	"fd":               fd, "fdfind": fd,
+	"sudo": sudo, "sudoedit": sudo, "doas": doas, "su": su, "runuser": su,
+	"pkexec": privWrapper("pkexec", getoptLong{spec: optSpec{long: []string{"--user"}}}, 0),
+	"run0":   privWrapper("run0", run0Opts, 0), "chroot": privWrapper("chroot", chrootOpts, 1),
+	"nsenter": privWrapper("nsenter", nsenterOpts, 0), "unshare": privWrapper("unshare", unshareOpts, 0),
+	"systemd-run": privWrapper("systemd-run", systemdRunOpts, 0),
+	"env":         envRule, "time": timeRule, "ionice": ionice, "chrt": chrt, "taskset": taskset, "flock": flock,
+	"nohup":   wrapper("nohup", getoptLong{flags: []string{"--help", "--version"}}, 0),
+	"nice":    wrapper("nice", niceOpts, 0),
+	"stdbuf":  wrapper("stdbuf", stdbufOpts, 0),
+	"setsid":  wrapper("setsid", setsidOpts, 0),
+	"timeout": wrapper("timeout", timeoutOpts, 1), "gtimeout": wrapper("timeout", timeoutOpts, 1),
+	"unbuffer": wrapper("unbuffer", getoptLong{}, 0), "chronic": wrapper("chronic", getoptLong{}, 0),
+	"caffeinate": wrapper("caffeinate", getoptLong{spec: optSpec{short: "tw"}}, 0),
+	"xvfb-run":   xvfbRun, "dbus-run-session": dbusRunSession,
+	"proxychains": proxychains, "proxychains4": proxychains, "torsocks": torsocks, "firejail": firejail,
+	"strace": tracer("strace", straceOpts), "ltrace": tracer("ltrace", ltraceOpts),
+	"watch": watch, "command": commandRule, "builtin": builtinRule, "exec": execRule,
+	"noglob": wrapper("noglob", getoptLong{}, 0), "nocorrect": wrapper("nocorrect", getoptLong{}, 0),
+	"xargs": xargs, "parallel": parallel, "find": find, "fd": fd, "fdfind": fd,
 	"sh": posixShell, "bash": posixShell, "rbash": posixShell, "zsh": posixShell, "dash": posixShell, "ksh": posixShell,
 	"mksh": posixShell, "pdksh": posixShell, "ash": posixShell, "yash": posixShell, "posh": posixShell, "ksh93": posixShell,
+	"sash": posixShell,
 	"fish": foreignShell, "csh": foreignShell, "tcsh": foreignShell, "nu": foreignShell,
 	"pwsh": foreignShell, "powershell": foreignShell, "elvish": foreignShell, "xonsh": foreignShell,
-	"busybox":   busybox,
-	"ssh":       ssh,
-	"script":    scriptRule,
-	"direnv":    direnv,
-	"nix-shell": nixShell,
+	"busybox": busybox, "ssh": ssh, "script": scriptRule, "direnv": direnv, "nix-shell": nixShell, "arch": arch,
+	// Programs that run a command with changed rights, limits, scheduling or
+	// surroundings.
+	"setarch": setarch(true), "linux32": setarch(false), "linux64": setarch(false), "i386": setarch(false),
+	"x86_64":  setarch(false),
+	"setpriv": wrapper("setpriv", setprivOpts, 0), "capsh": capsh, "runcon": runcon, "ksu": ksu,
+	"sg": sg, "newgrp": fixed(unknown("opens a shell with another group")),
+	"numactl": wrapper("numactl", numactlOpts, 0), "prlimit": prlimit, "cpulimit": cpulimit, "choom": choom,
+	"aa-exec":   wrapper("aa-exec", getoptLong{spec: optSpec{short: "pn", long: []string{"--profile", "--namespace"}}}, 0),
+	"softlimit": wrapper("softlimit", getoptLong{spec: optSpec{short: "madoplfcrts"}}, 0),
+	"setuidgid": wrapper("setuidgid", getoptLong{}, 1), "envuidgid": wrapper("envuidgid", getoptLong{}, 1),
+	"chpst": chpst, "envdir": envdir, "logsave": logsave, "setlock": setlock, "start-stop-daemon": startStopDaemon,
+	"rlwrap": rlwrap, "faketime": faketime, "fakeroot": fakeroot, "bwrap": bwrap,
+	"torify": wrapper("torify", getoptLong{}, 0), "aoss": wrapper("aoss", getoptLong{}, 0),
+	"catchsegv": wrapper("catchsegv", getoptLong{}, 0),
+	"trickle":   wrapper("trickle", getoptLong{spec: optSpec{short: "duwtln"}}, 0),
+	"grc":       wrapper("grc", getoptLong{spec: optSpec{short: "c", long: []string{"--config"}}}, 0),
+	"systemd-inhibit": wrapper("systemd-inhibit", getoptLong{spec: optSpec{long: []string{"--what", "--who",
+		"--why", "--mode"}}}, 0),
+	"systemd-cat": wrapper("systemd-cat", getoptLong{spec: optSpec{short: "tp", long: []string{"--identifier",
+		"--priority", "--stderr-priority", "--level-prefix", "--namespace"}}}, 0),
+}
+
+// The options of the wrappers, where their command starts.
+var (
+	run0Opts = getoptLong{spec: optSpec{short: "uDg", long: []string{"--user", "--chdir", "--group", "--unit",
+		"--property", "--description", "--slice", "--nice", "--setenv", "--machine", "--background",
+		"--shell-prompt-prefix", "--lightweight", "--area"}}}
+	chrootOpts  = getoptLong{spec: optSpec{long: []string{"--userspec", "--groups"}}}
+	nsenterOpts = getoptLong{spec: optSpec{short: "tSGW", long: []string{"--target", "--setuid", "--setgid", "--wdns"}}}
+	unshareOpts = getoptLong{spec: optSpec{short: "SG", long: []string{"--setuid", "--setgid", "--propagation",
+		"--setgroups", "--monotonic", "--boottime"}}}
+	systemdRunOpts = getoptLong{spec: optSpec{short: "pEMHu", long: []string{"--unit", "--property", "--setenv",
+		"--machine", "--host", "--uid", "--gid", "--nice", "--working-directory", "--slice", "--description",
+		"--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
+		"--timer-property", "--path-property", "--socket-property", "--service-type"}}}
+	niceOpts = getoptLong{spec: optSpec{short: "n", long: []string{"--adjustment"}},
+		flags: []string{"--help", "--version"}}
+	stdbufOpts = getoptLong{spec: optSpec{short: "ioe", long: []string{"--input", "--output", "--error"}},
+		flags: []string{"--help", "--version"}}
+	setsidOpts  = getoptLong{flags: []string{"--ctty", "--fork", "--wait", "--help", "--version"}}
+	timeoutOpts = getoptLong{spec: optSpec{short: "ks", long: []string{"--kill-after", "--signal"}},
+		flags: []string{"--preserve-status", "--foreground", "--verbose", "--help", "--version"}}
+	setprivOpts = getoptLong{spec: optSpec{long: []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid",
+		"--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig",
+		"--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}},
+		flags: []string{"--dump", "--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups",
+			"--reset-env", "--list-caps", "--help", "--version"}}
+	numactlOpts = getoptLong{spec: optSpec{short: "imwpPCNSfLMo", long: []string{"--interleave",
+		"--weighted-interleave", "--membind", "--preferred", "--preferred-many", "--physcpubind", "--cpunodebind",
+		"--shmid", "--file", "--length", "--offset", "--shmmode", "--cpubind"}},
+		flags: []string{"--all", "--localalloc", "--show", "--hardware", "--balancing", "--huge", "--touch",
+			"--verify", "--strict", "--shm", "--help", "--version"}}
+)
+
+// getoptLong is the options of a program that parses them with getopt_long,
+// which takes any unambiguous prefix of a long option for it ("--sig" for
+// "--signal"): a rule must spell them out before it looks for one, or a
+// wrapper's own option ("--sig KILL") passes for its command. spec lists
+// the options that take a value, flags the other long options, optional
+// the short options whose value, if any, is attached ("-iR"), with their
+// long names.
+type getoptLong struct {
+	spec     optSpec
+	flags    []string
+	optional map[byte]string
+}
+
+// split is splitOpts for a program that stops at its first operand, as a
+// wrapper stops at its command.
+func (g getoptLong) split(args []arg) ([]option, []arg) {
+	return splitOpts(g.spell(args, true), g.spec)
+}
+
+// has is hasOption for a program that takes options anywhere before "--".
+func (g getoptLong) has(args []arg, opts ...string) bool {
+	return hasOption(g.spell(args, false), opts...)
+}
+
+// spell returns args with abbreviated long options spelled out, and
+// optional values ("-iR") in their long form ("--replace=R"), up to "--"
+// or, with leading, up to the first operand (what follows is a command's).
+func (g getoptLong) spell(args []arg, leading bool) []arg {
+	out, _ := g.spelled(args, leading)
+	return out
+}
+
+// spelled is spell, which also returns where the options end in its
+// result: at "--", at the first operand with leading, or at the end.
+func (g getoptLong) spelled(args []arg, leading bool) ([]arg, int) {
+	out := make([]arg, 0, len(args))
+	changed := false
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		v := a.val
+		if !a.static || len(v) < 2 || v[0] != '-' {
+			if leading {
+				break
+			}
+			out = append(out, a)
+			continue
+		}
+		if v == "--" {
+			break
+		}
+		words, value := g.spellOption(a)
+		changed = changed || len(words) != 1 || words[0].val != v
+		out = append(out, words...)
+		if value && i+1 < len(args) {
+			i++
+			out = append(out, args[i])
+		}
+	}
+	end := len(out)
+	if !changed {
+		return args, i
+	}
+	return append(out, args[i:]...), end
+}
+
+// parse is split for a program that takes options anywhere before "--"
+// (getopt_long's default): its options, and its operands.
+func (g getoptLong) parse(args []arg) (opts []option, ops []arg) {
+	args, end := g.spelled(args, false)
+	words := args[:end]
+	for len(words) > 0 {
+		o, rest := splitOpts(words, g.spec)
+		opts = append(opts, o...)
+		if len(rest) == 0 {
+			break
+		}
+		ops = append(ops, rest[0])
+		words = rest[1:]
+	}
+	if end < len(args) {
+		ops = append(ops, args[end+1:]...)
+	}
+	return opts, ops
+}
+
+// spellOption spells out one option word, and reports whether the next
+// word is its value.
+func (g getoptLong) spellOption(a arg) ([]arg, bool) {
+	v := a.val
+	if strings.HasPrefix(v, "--") {
+		name, val, eq := strings.Cut(v, "=")
+		full := g.long(name)
+		switch {
+		case eq && full != name:
+			return []arg{{val: full + "=" + val, text: a.text, static: true, glob: a.glob}}, false
+		case eq:
+			return []arg{a}, false
+		}
+		return []arg{{val: full, text: a.text, static: true}}, slices.Contains(g.spec.long, full)
+	}
+	for j := 1; j < len(v); j++ {
+		if long, ok := g.optional[v[j]]; ok {
+			if j+1 == len(v) {
+				return []arg{a}, false
+			}
+			words := []arg{{val: long + "=" + v[j+1:], text: a.text, static: true, glob: a.glob}}
+			if j > 1 {
+				words = append([]arg{{val: v[:j], text: a.text, static: true}}, words...)
+			}
+			return words, false
+		}
+		if strings.IndexByte(g.spec.short, v[j]) >= 0 {
+			return []arg{a}, j+1 == len(v)
+		}
+	}
+	return []arg{a}, false
+}
+
+// long resolves a long option's name: the option itself, else the only
+// one it abbreviates. An ambiguous prefix stays as written: the program
+// refuses it.
+func (g getoptLong) long(name string) string {
+	if len(name) < 3 || slices.Contains(g.spec.long, name) || slices.Contains(g.flags, name) {
+		return name
+	}
+	found := ""
+	for _, names := range [][]string{g.spec.long, g.flags} {
+		for _, n := range names {
+			if strings.HasPrefix(n, name) {
+				if found != "" {
+					return name
+				}
+				found = n
+			}
+		}
+	}
+	if found == "" {
+		return name
+	}
+	return found
 }
 
 // wrapper is a program that runs the command after its options and skip
 // more operands (timeout's DURATION), and adds nothing of its own.
-func wrapper(via string, o optSpec, skip int) rule {
+func wrapper(via string, g getoptLong, skip int) rule {
 	return func(c *call) effect {
-		_, rest := splitOpts(c.args, o)
+		_, rest := g.split(c.args)
 		if len(rest) <= skip {
 			return read("runs no command")
 		}
@@ -83,9 +248,9 @@ func wrapper(via string, o optSpec, skip int) rule {
 
 // privWrapper is a program that runs a command with more rights than the
 // agent's: what it runs is at least privileged.
-func privWrapper(via string, o optSpec, skip int) rule {
+func privWrapper(via string, g getoptLong, skip int) rule {
 	return func(c *call) effect {
-		_, rest := splitOpts(c.args, o)
+		_, rest := g.split(c.args)
 		if len(rest) <= skip {
 			return unknown("opens an interactive shell with " + via)
 		}
@@ -94,13 +259,15 @@ func privWrapper(via string, o optSpec, skip int) rule {
 	}
 }
 
-var sudoOpts = optSpec{short: "ugpCDhrtTUR", long: []string{
-	"--user", "--group", "--prompt", "--close-from", "--chdir", "--host", "--role", "--type",
-	"--command-timeout", "--other-user", "--chroot",
-}}
+var sudoOpts = getoptLong{spec: optSpec{short: "aCcDgpRrtTUu", long: []string{
+	"--auth-type", "--close-from", "--chdir", "--group", "--host", "--login-class", "--prompt", "--chroot",
+	"--role", "--type", "--command-timeout", "--other-user", "--user",
+}}, flags: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
+	"--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups",
+	"--shell", "--stdin", "--version", "--validate"}}
 
 func sudo(c *call) effect {
-	opts, rest := splitOpts(c.args, sudoOpts)
+	opts, rest := sudoOpts.split(c.args)
 	user := "root"
 	if u, ok := optVal(opts, "-u", "--user"); ok {
 		user = u.text
@@ -147,7 +314,7 @@ func cwdArg(c *call, d arg) string {
 }
 
 func doas(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "uC"})
+	opts, rest := splitOpts(c.args, optSpec{short: "auC"})
 	user := "root"
 	if u, ok := optVal(opts, "-u"); ok {
 		user = u.text
@@ -165,10 +332,14 @@ func doas(c *call) effect {
 	return effect{none: true}
 }
 
+var suOpts = getoptLong{spec: optSpec{short: "cgGswu", long: []string{"--command", "--session-command",
+	"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}},
+	flags: []string{"--preserve-environment", "--login", "--fast", "--pty", "--help", "--version"}}
+
 // su handles su and runuser: "su -c CMD [user]", "runuser -u USER -- CMD".
 func su(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "cgGswu", long: []string{"--command", "--session-command",
-		"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}})
+	args := suOpts.spell(c.args, false)
+	opts, rest := splitOpts(args, suOpts.spec)
 	user := "root"
 	for _, r := range rest {
 		if r.static && r.val != "-" && !strings.HasPrefix(r.val, "-") {
@@ -181,10 +352,11 @@ func su(c *call) effect {
 	}
 	floor := admin("runs as " + user)
 	// Options may follow the user name: look for -c everywhere.
-	if cmd, ok := optVal(opts, "-c", "--command", "--session-command"); ok || c.has("-c", "--command") {
-		if !ok {
-			cmd, _ = c.value("-c", "--command")
-		}
+	cmd, ok := optVal(opts, "-c", "--command", "--session-command")
+	if vs := optValues(args, true, "-c", "--command", "--session-command"); !ok && len(vs) > 0 {
+		cmd, ok = vs[0], true
+	}
+	if ok {
 		if !cmd.static {
 			return unknown("runs a command only known at run time as " + user)
 		}
@@ -199,8 +371,12 @@ func su(c *call) effect {
 	return unknown("opens an interactive shell as " + user)
 }
 
+var envOpts = getoptLong{spec: optSpec{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}},
+	flags: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal",
+		"--list-signal-handling", "--debug", "--help", "--version"}}
+
 func envRule(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}})
+	opts, rest := envOpts.split(c.args)
 	if len(rest) > 0 && rest[0].static && rest[0].val == "-" {
 		rest = rest[1:] // "-" is -i
 	}
@@ -230,9 +406,27 @@ func envRule(c *call) effect {
 	return e
 }
 
+// setsEnv classifies the NAME=VALUE settings that a wrapper's options give
+// its command (strace -E, firejail --env): a variable that changes what
+// runs is privileged, and one that holds a command is analysed.
+func (c *call) setsEnv(via string, vals []arg) effect {
+	e := effect{none: true}
+	for _, v := range vals {
+		if !v.static {
+			e = env("sets an environment variable only known at run time")
+		} else if r, _ := c.envAssigns([]arg{v}, via); r != "" {
+			e = env(r)
+		}
+	}
+	return e
+}
+
+var timeOpts = getoptLong{spec: optSpec{short: "fo", long: []string{"--format", "--output"}},
+	flags: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}}
+
 // timeRule is /usr/bin/time, which may also write its report to a file.
 func timeRule(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "fo", long: []string{"--format", "--output"}})
+	opts, rest := timeOpts.split(c.args)
 	e := effect{none: true}
 	if out, ok := optVal(opts, "-o", "--output"); ok {
 		e = write(airlock.ClassFSWrite, "writes a timing report")
@@ -246,20 +440,40 @@ func timeRule(c *call) effect {
 	return e
 }
 
+var chrtOpts = getoptLong{spec: optSpec{short: "TPD", long: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}},
+	flags: []string{"--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--ext", "--reset-on-fork",
+		"--all-tasks", "--max", "--pid", "--verbose", "--help", "--version"}}
+
+// chrt runs "chrt [options] PRIORITY COMMAND"; the policies that use no
+// priority may leave it out.
 func chrt(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "TPD", long: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}})
+	opts, rest := chrtOpts.split(c.args)
 	switch {
 	case optHas(opts, "-p", "--pid"):
 		return exec("changes the scheduling of a running process")
-	case optHas(opts, "-m", "--max") || len(rest) < 2:
+	case optHas(opts, "-m", "--max") || len(rest) == 0:
 		return read("shows scheduling settings")
 	}
-	c.run("chrt", rest[1:], effect{})
+	if chrtPriority(rest[0]) || !rest[0].static {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return read("shows scheduling settings")
+	}
+	c.run("chrt", rest, effect{})
 	return effect{none: true}
 }
 
+// chrtPriority reports whether a word of chrt is a priority (a number).
+func chrtPriority(a arg) bool {
+	v := strings.TrimPrefix(a.val, "-")
+	return a.static && v != "" && strings.Trim(v, "0123456789") == ""
+}
+
+var tasksetOpts = getoptLong{flags: []string{"--all-tasks", "--pid", "--cpu-list", "--help", "--version"}}
+
 func taskset(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{})
+	opts, rest := tasksetOpts.split(c.args)
 	switch {
 	case optHas(opts, "-p", "--pid"):
 		return exec("changes the CPU affinity of a running process")
@@ -270,8 +484,34 @@ func taskset(c *call) effect {
 	return effect{none: true}
 }
 
+var ioniceOpts = getoptLong{spec: optSpec{short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+	flags: []string{"--ignore", "--help", "--version"}}
+
+// ionice runs a command, or with -p, -P or -u changes (or shows) the I/O
+// priority of running processes.
+func ionice(c *call) effect {
+	opts, rest := ioniceOpts.split(c.args)
+	switch {
+	case optHas(opts, "-p", "-P", "-u", "--pid", "--pgid", "--uid"):
+		if optHas(opts, "-c", "-n", "--class", "--classdata") {
+			return exec("changes the I/O priority of running processes")
+		}
+		return read("shows I/O priorities")
+	case len(rest) == 0:
+		return read("shows the I/O priority")
+	}
+	c.run("ionice", rest, effect{})
+	return effect{none: true}
+}
+
+var flockOpts = getoptLong{spec: optSpec{short: "wE", long: []string{"--wait", "--timeout", "--conflict-exit-code"}},
+	flags: []string{"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork",
+		"--verbose", "--help", "--version"}}
+
+// flock runs "flock [options] FILE COMMAND..." or "flock [options] FILE -c
+// COMMAND" (the -c after the file).
 func flock(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "wEc", long: []string{"--wait", "--timeout", "--conflict-exit-code", "--command"}})
+	_, rest := flockOpts.split(c.args)
 	if len(rest) == 0 {
 		return read("takes a lock")
 	}
@@ -279,13 +519,6 @@ func flock(c *call) effect {
 	lock := write(airlock.ClassFSWrite, "creates a lock file")
 	if c.raiseWrites(&lock, rest[0]); lock.tier == airlock.TierPrivileged {
 		e = lock
-	}
-	if cmd, ok := optVal(opts, "-c", "--command"); ok {
-		if !cmd.static {
-			return unknown("runs a command only known at run time")
-		}
-		c.runScript("flock -c", cmd.val, c.in)
-		return e
 	}
 	if len(rest) > 1 && rest[1].static && (rest[1].val == "-c" || rest[1].val == "--command") && len(rest) > 2 {
 		c.runWords("flock -c", rest[2:3], c.in)
@@ -301,26 +534,253 @@ func flock(c *call) effect {
 	return e
 }
 
-// tracer is strace or ltrace: it runs a command, or attaches to a running
-// process, which reads its memory.
-func tracer(via string, o optSpec) rule {
-	return func(c *call) effect {
-		opts, rest := splitOpts(c.args, o)
-		e := effect{none: true}
-		if out, ok := optVal(opts, "-o"); ok {
-			e = write(airlock.ClassFSWrite, "writes a trace")
-			c.raiseWrites(&e, out)
-		}
-		for _, o := range opts {
-			if o.name == "-E" && o.has {
-				if name, _, _ := strings.Cut(o.val.val, "="); !o.val.static {
-					e = worse(e, env("sets an environment variable only known at run time"))
-				} else if r, bad := sensitiveVar(name); bad {
-					e = worse(e, env(r))
+var straceOpts = getoptLong{spec: optSpec{short: "abeEIoOpPsSuUX", long: []string{
+	"--abbrev", "--attach", "--columns", "--const-print-style", "--decode-pids", "--detach-on", "--env",
+	"--fault", "--inject", "--interruptible", "--kvm", "--output", "--raw", "--read", "--signal", "--status",
+	"--string-limit", "--summary-columns", "--summary-sort-by", "--summary-syscall-overhead", "--syscall-limit",
+	"--trace", "--trace-fds", "--trace-path", "--user", "--verbose", "--write", "--argv0",
+	"--stack-trace-frame-limit",
+}}, flags: []string{"--absolute-timestamps", "--timestamps", "--daemonize", "--debug", "--decode-fds",
+	"--failed-only", "--follow-forks", "--help", "--instruction-pointer", "--no-abbrev", "--output-append-mode",
+	"--output-separately", "--quiet", "--relative-timestamps", "--seccomp-bpf", "--secontext", "--stack-traces",
+	"--strings-in-hex", "--successful-only", "--summary", "--summary-only", "--summary-wall-clock",
+	"--syscall-number", "--syscall-times", "--tips", "--version", "--kill-on-exit", "--pidns-translation"}}
+
+var ltraceOpts = getoptLong{spec: optSpec{short: "aADeFlnopsuwx", long: []string{
+	"--align", "--config", "--indent", "--library", "--output", "--where",
+}}, flags: []string{"--demangle", "--help", "--version", "--no-signals", "--no-plt"}}
+
+var xvfbOpts = getoptLong{spec: optSpec{short: "efnpsw", long: []string{"--error-file", "--auth-file", "--server-num",
+	"--xauth-protocol", "--server-args", "--wait"}}, flags: []string{"--auto-servernum", "--listen-tcp", "--help"}}
+
+// xvfbRun runs a command with a virtual X server. It writes the server's
+// errors (-e) and an X authority file (-f) where it is told; -l and the
+// server's own "-listen tcp" open the display to the network, and its
+// "-fbdir DIR" writes the screen's memory there.
+func xvfbRun(c *call) effect {
+	opts, rest := xvfbOpts.split(c.args)
+	e := effect{none: true}
+	for _, o := range opts {
+		switch o.name {
+		case "-e", "--error-file", "-f", "--auth-file":
+			if o.has {
+				w := write(airlock.ClassFSWrite, "writes X server files")
+				c.raiseWrites(&w, o.val)
+				e = worse(e, w)
+			}
+		case "-l", "--listen-tcp":
+			e = worse(e, net(airlock.ClassNetConnect, "opens the X server to the network"))
+		case "-s", "--server-args":
+			if !o.val.static {
+				e = worse(e, unknown("starts the X server with options only known at run time"))
+				continue
+			}
+			words := strings.Fields(o.val.val)
+			for i, w := range words {
+				switch {
+				case w == "-listen" && i+1 < len(words) && strings.HasPrefix(words[i+1], "tcp"):
+					e = worse(e, net(airlock.ClassNetConnect, "opens the X server to the network"))
+				case w == "-fbdir" && i+1 < len(words):
+					fb := write(airlock.ClassFSWrite, "writes the X server's screen to files")
+					c.raiseWrites(&fb, literal(words[i+1]))
+					e = worse(e, fb)
+				case i > 0 && (words[i-1] == "-auth" || words[i-1] == "-config"):
+					e = c.optReads(e, literal(w))
 				}
 			}
 		}
-		if optHas(opts, "-p") {
+	}
+	return c.wraps("xvfb-run", rest, e)
+}
+
+// dbusRunSession runs a command with a session bus: the daemon it starts
+// may be another program (--dbus-daemon), and a configuration file (its
+// own, not a system one) says which programs the bus starts and where it
+// listens.
+func dbusRunSession(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{long: []string{"--config-file", "--dbus-daemon"}})
+	e := effect{none: true}
+	if f, ok := optVal(opts, "--config-file"); ok {
+		e = exec("runs a bus configured by " + f.text + ", which may start programs")
+		c.raiseReads(&e, f)
+	}
+	if d, ok := optVal(opts, "--dbus-daemon"); ok {
+		c.run("dbus-run-session --dbus-daemon", []arg{d}, effect{})
+	}
+	return c.wraps("dbus-run-session", rest, e)
+}
+
+// proxychains runs a command through the proxies its configuration (-f)
+// lists.
+func proxychains(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{short: "f"})
+	e := effect{none: true}
+	if f, ok := optVal(opts, "-f"); ok {
+		e = c.optReads(e, f)
+	}
+	return c.wraps(c.name, rest, e)
+}
+
+// torsocks runs a command through Tor; --shell opens a shell.
+func torsocks(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{short: "upaP", long: []string{"--user", "--pass", "--address", "--port"}})
+	switch {
+	case optHas(opts, "--shell"):
+		return unknown("opens an interactive shell whose connections go through Tor")
+	case len(rest) == 0:
+		return read("runs no command")
+	case len(rest) == 1 && rest[0].static && (rest[0].val == "on" || rest[0].val == "off" || rest[0].val == "show"):
+		return read("shows or sets Tor in its own environment")
+	}
+	c.run("torsocks", rest, effect{})
+	return effect{none: true}
+}
+
+// firejail runs a command in a sandbox, or the user's shell when given none.
+// Its options ("--name=VALUE") may run programs (--shell, --audit), set
+// the command's environment (--env), write files (--output, --trace,
+// --mkfile), put files where the sandbox reads them (--hosts-file,
+// --profile), or manage other sandboxes instead of running anything.
+func firejail(c *call) effect {
+	e := effect{none: true}
+	var vars []arg
+	shell := arg{}
+	i := 0
+	for ; i < len(c.args); i++ {
+		a := c.args[i]
+		if !a.static || len(a.val) < 2 || a.val[0] != '-' {
+			break
+		}
+		if a.val == "--" {
+			i++
+			break
+		}
+		name, _, eq := strings.Cut(a.val, "=")
+		val := arg{}
+		if eq {
+			val = sliceArg(a, len(name)+1)
+		}
+		ops := c.args[i+1:]
+		switch name {
+		case "--env":
+			vars = append(vars, val)
+		case "--output", "--output-stderr", "--trace", "--build", "--mkfile", "--mkdir":
+			if eq {
+				w := write(airlock.ClassFSWrite, "writes files for the sandbox")
+				c.raiseWrites(&w, val)
+				e = worse(e, w)
+			}
+		case "--shell":
+			if eq && val.val != "none" {
+				shell = val
+			}
+		case "--audit":
+			if eq {
+				c.run("firejail --audit", []arg{val}, effect{})
+			}
+		case "--get":
+			w := write(airlock.ClassFSCopy, "copies a file out of a sandbox")
+			c.raiseReads(&w, ops...)
+			return w
+		case "--put":
+			w := write(airlock.ClassFSCopy, "copies a file into a sandbox")
+			if len(ops) > 1 {
+				c.raiseWrites(&w, ops[1])
+			}
+			c.raiseReads(&w, ops...)
+			return w
+		case "--cat", "--ls":
+			r := read("shows files of a sandbox")
+			c.raiseReads(&r, ops...)
+			return r
+		case "--shutdown":
+			return kill("stops a sandbox")
+		case "--bandwidth":
+			return admin("changes a sandbox's network bandwidth")
+		case "--overlay-clean":
+			return remove("deletes the sandbox overlays")
+		case "--list", "--tree", "--top", "--netstats", "--version", "--help":
+			return read("shows sandboxes")
+		case "--hosts-file", "--profile", "--include", "--netfilter", "--netfilter6", "--private":
+			// Files firejail reads itself, or puts where the command reads
+			// them (--private is its home).
+			if eq {
+				e = c.optReads(e, val)
+			}
+		default:
+			if strings.HasSuffix(name, ".print") || strings.HasPrefix(name, "--debug-") {
+				return read("shows sandbox settings")
+			}
+		}
+	}
+	e = worse(e, c.setsEnv("firejail --env", vars))
+	rest := c.args[i:]
+	switch {
+	case shell.val != "" && len(rest) > 0:
+		script, ok := joinValues(rest)
+		if !ok {
+			c.runUnknown("firejail", joinTexts(rest), "runs a command only known at run time")
+			break
+		}
+		c.run("firejail --shell", []arg{shell, literal("-c"), literal(script)}, effect{})
+	case shell.val != "" || len(rest) == 0:
+		if shell.val == "" {
+			shell = literal("sh")
+		}
+		c.run("firejail", []arg{shell}, effect{})
+	default:
+		c.run("firejail", rest, effect{})
+	}
+	return e
+}
+
+// tracer is strace or ltrace: it runs a command, or attaches to a running
+// process, which reads its memory. Its own options write the trace (strace
+// pipes it to a command given as -o '|COMMAND'), read a configuration
+// (ltrace -F), set the command's environment, or tamper with its system
+// calls.
+func tracer(via string, g getoptLong) rule {
+	return func(c *call) effect {
+		opts, rest := g.split(c.args)
+		e := effect{none: true}
+		var vars []arg
+		for _, o := range opts {
+			if !o.has {
+				continue
+			}
+			switch v := o.val.val; o.name {
+			case "-o", "--output":
+				switch {
+				case via != "strace":
+				case strings.HasPrefix(v, "|") || strings.HasPrefix(v, "!"):
+					c.runScript("strace -o", v[1:], input{kind: inPipe})
+					continue
+				case !o.val.static && o.val.path == "":
+					c.runUnknown("strace -o", o.val.text, "may pipe the trace to a command only known at run time")
+					continue
+				}
+				w := write(airlock.ClassFSWrite, "writes a trace")
+				c.raiseWrites(&w, o.val)
+				e = worse(e, w)
+			case "-F", "--config":
+				r := read("reads a configuration file")
+				c.raiseReads(&r, o.val)
+				e = worse(e, r)
+			case "-E", "--env":
+				vars = append(vars, o.val)
+			case "-e", "--inject", "--fault":
+				if o.name == "-e" && !strings.HasPrefix(v, "inject=") && !strings.HasPrefix(v, "fault=") {
+					continue
+				}
+				if strings.Contains(v, "poke_") {
+					e = worse(e, unknown("rewrites the arguments of the system calls of the program it runs"))
+				} else {
+					e = worse(e, exec("changes what the system calls of the program it runs return"))
+				}
+			}
+		}
+		e = worse(e, c.setsEnv(via+" -E", vars))
+		if optHas(opts, "-p", "--attach") {
 			return worse(e, admin("attaches to a running process and reads its memory"))
 		}
 		if len(rest) == 0 {
@@ -334,8 +794,14 @@ func tracer(via string, o optSpec) rule {
 	}
 }
 
+var watchOpts = getoptLong{spec: optSpec{short: "nq", long: []string{"--interval", "--equexit"}},
+	flags: []string{"--beep", "--color", "--no-color", "--differences", "--errexit", "--chgexit", "--precise",
+		"--no-title", "--no-wrap", "--no-linewrap", "--exec", "--help", "--version"},
+	optional: map[byte]string{'d': "--differences"}}
+
+// watch runs its command with "sh -c" (with -x, as words).
 func watch(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "nq", long: []string{"--interval", "--equexit"}})
+	opts, rest := watchOpts.split(c.args)
 	if len(rest) == 0 {
 		return read("runs no command")
 	}
@@ -356,11 +822,17 @@ func commandRule(c *call) effect {
 	return effect{none: true}
 }
 
+// builtinRule runs a shell built-in; ksh93's "builtin -f LIB" loads
+// built-ins from a shared library.
 func builtinRule(c *call) effect {
-	if len(c.args) == 0 {
-		return inert("does nothing")
+	opts, rest := splitOpts(c.args, optSpec{short: "f"})
+	if f, ok := optVal(opts, "-f"); ok {
+		return env("loads shell built-ins from library " + f.text)
 	}
-	c.run("builtin", c.args, effect{})
+	if len(opts) > 0 && len(rest) == 0 || len(c.args) == 0 {
+		return inert("lists built-ins")
+	}
+	c.run("builtin", rest, effect{})
 	return effect{none: true}
 }
 
@@ -373,17 +845,35 @@ func execRule(c *call) effect {
 	return effect{none: true}
 }
 
+var xargsOpts = getoptLong{spec: optSpec{short: "adEILnPsJRS", long: []string{
+	"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var",
+}}, flags: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty",
+	"--show-limits", "--verbose", "--exit", "--help", "--version"},
+	optional: map[byte]string{'e': "--eof", 'i': "--replace", 'l': "--max-lines"}}
+
+// xargs runs its command with arguments read from its input, or from the
+// file given to -a, which it reads (xargs -a FILE echo prints it).
 func xargs(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "adEILnPsJR", long: []string{
-		"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var",
-	}})
+	opts, rest := xargsOpts.split(c.args)
 	if len(rest) == 0 {
 		rest = []arg{literal("echo")}
 	}
-	// With -I R (or -i, --replace), R in any word becomes an input line.
+	e := effect{none: true}
+	// The command's standard input is empty, unless xargs reads its
+	// arguments from a file (the command reads xargs's own) or -o gives it
+	// the terminal.
+	in := input{kind: inNull}
 	for _, o := range opts {
 		mark := ""
 		switch {
+		case (o.name == "-a" || o.name == "--arg-file") && o.has:
+			e = c.optReads(e, o.val)
+			in = c.in
+		case o.name == "-o" || o.name == "--open-tty":
+			in = input{}
+		case o.name == "--process-slot-var" && o.has:
+			e = worse(e, c.setsEnv("xargs --process-slot-var", []arg{{val: o.val.val + "=0", static: o.val.static}}))
+		// With -I R (or -i, --replace), R in any word becomes an input line.
 		case (o.name == "-I" || o.name == "-J") && o.has:
 			mark = o.val.val
 		case o.name == "-i" || o.name == "--replace":
@@ -397,19 +887,55 @@ func xargs(c *call) effect {
 		}
 	}
 	n := c.run("xargs", rest, effect{})
-	n.in, n.xargs = input{kind: inNull}, true
-	return effect{none: true}
+	n.in, n.xargs = in, true
+	return e
 }
 
-// parallel is GNU parallel: the command before ":::" is run by a shell.
+// wraps runs rest as the command of a wrapper whose own options did e (or
+// nothing); without a command the wrapper only reads.
+func (c *call) wraps(via string, rest []arg, e effect) effect {
+	if len(rest) == 0 {
+		return worse(read("runs no command"), e)
+	}
+	c.run(via, rest, effect{})
+	return e
+}
+
+// optReads raises e when f, a file one of the program's options names,
+// holds a secret: what the program reads from it, an error message may
+// print. Other files change nothing.
+func (c *call) optReads(e effect, f arg) effect {
+	var r effect
+	c.raiseReads(&r, f)
+	return worse(e, r)
+}
+
+var parallelOpts = getoptLong{spec: optSpec{short: "aCdEIjJLnNPsS", long: []string{
+	"--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--basenamereplace", "--bnr",
+	"--basenameextensionreplace", "--bner", "--bin", "--block", "--block-size", "--blocktimeout", "--bt",
+	"--colsep", "--compress-program", "--decompress-program", "--delay", "--delimiter", "--dirnamereplace",
+	"--dnr", "--env", "--extensionreplace", "--er", "--filter", "--group-by", "--halt", "--halt-on-error",
+	"--header", "--joblog", "--jobs", "--limit", "--load", "--max-args", "--max-chars", "--max-lines",
+	"--max-procs", "--max-replace-args", "--memfree", "--memsuspend", "--nice", "--parens", "--profile",
+	"--results", "--res", "--retries", "--return", "--rpl", "--seqreplace", "--shard", "--slotreplace",
+	"--sqlandworker", "--sqlmaster", "--sqlworker", "--ssh", "--sshdelay", "--sshlogin", "--sshloginfile",
+	"--slf", "--tagstring", "--tag-string", "--template", "--tmpl", "--termseq", "--timeout", "--tmpdir",
+	"--tempdir", "--transferfile", "--tf", "--trc", "--workdir", "--wd",
+}}, flags: []string{"--bar", "--cat", "--cleanup", "--csv", "--ctag", "--dry-run", "--eta", "--fifo", "--files",
+	"--group", "--keep-order", "--line-buffer", "--lb", "--link", "--xapply", "--nonall", "--onall", "--null",
+	"--pipe", "--spreadstdin", "--pipepart", "--plus", "--progress", "--quote", "--resume", "--resume-failed",
+	"--retry-failed", "--semaphore", "--shebang", "--shebang-wrap", "--shellquote", "--shuf", "--tag", "--tee",
+	"--transfer", "--tty", "--ungroup", "--verbose", "--version", "--xargs", "--help", "--record-env",
+	"--citation", "--will-cite", "--bibtex", "--embed", "--interactive", "--no-notice", "--number-of-cpus",
+	"--number-of-cores", "--number-of-sockets", "--number-of-threads", "--fg", "--bg", "--sqlworker"}}
+
+// parallel is GNU parallel: the command before ":::" is run by a shell,
+// with inputs given after ":::" or read from files (-a, "::::"). Its own
+// options run commands (--ssh, --limit, --compress-program), Perl code
+// ({= =}, --rpl, --filter), write files (--joblog, --results) or reach
+// other hosts (-S).
 func parallel(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "aCdEIjLnNPSs", long: []string{
-		"--jobs", "--sshlogin", "--arg-file", "--colsep", "--delimiter", "--results", "--joblog",
-		"--tmpdir", "--workdir", "--wd", "--timeout", "--delay", "--retries", "--env", "--halt",
-		"--memfree", "--load", "--nice", "--basefile", "--return", "--sshloginfile", "--slf",
-		"--tagstring", "--tag-string", "--block", "--limit", "--termseq", "--header", "--max-args",
-		"--max-replace-args", "--max-lines", "--max-procs",
-	}})
+	opts, rest := parallelOpts.split(c.args)
 	end := len(rest)
 	for i, r := range rest {
 		if r.static && strings.HasPrefix(r.val, ":::") {
@@ -418,8 +944,53 @@ func parallel(c *call) effect {
 		}
 	}
 	e := effect{none: true}
-	if optHas(opts, "-S", "--sshlogin", "--slf", "--sshloginfile") {
-		e = net(airlock.ClassNetConnect, "runs commands on other hosts")
+	var inputs []arg
+	for i := end; i < len(rest); i++ {
+		if rest[i].static && strings.HasPrefix(rest[i].val, "::::") {
+			for i+1 < len(rest) && !(rest[i+1].static && strings.HasPrefix(rest[i+1].val, ":::")) {
+				i++
+				inputs = append(inputs, rest[i])
+			}
+		}
+	}
+	perl := strings.Contains(joinTexts(rest[:end]), "{=")
+	for _, o := range opts {
+		v := o.val
+		switch o.name {
+		case "-a", "--arg-file":
+			inputs = append(inputs, v)
+		case "-S", "--sshlogin", "--slf", "--sshloginfile", "--filter-hosts":
+			e = worse(e, net(airlock.ClassNetConnect, "runs commands on other hosts"))
+			if o.name == "--slf" || o.name == "--sshloginfile" {
+				inputs = append(inputs, v)
+			}
+		case "--bf", "--basefile", "--tf", "--transferfile":
+			inputs = append(inputs, v)
+		case "--joblog", "--results", "--res", "--tmpdir", "--tempdir":
+			w := write(airlock.ClassFSWrite, "writes job results")
+			c.raiseWrites(&w, v)
+			e = worse(e, w)
+		case "--template", "--tmpl":
+			from, to, _ := strings.Cut(v.val, "=")
+			w := write(airlock.ClassFSWrite, "writes files from a template")
+			c.raiseWrites(&w, literal(to))
+			c.raiseReads(&w, literal(from))
+			e = worse(e, w)
+		case "--sqlmaster", "--sqlandworker", "--sqlworker":
+			e = worse(e, net(airlock.ClassNetConnect, "records jobs in a database"))
+		case "--ssh", "--limit", "--compress-program", "--decompress-program":
+			c.runWords("parallel "+o.name, []arg{v}, input{})
+		case "--rpl", "--filter", "--tagstring", "--tag-string":
+			perl = perl || o.name != "--tagstring" && o.name != "--tag-string" || strings.Contains(v.val, "{=")
+		case "-J", "--profile":
+			e = worse(e, exec("takes options from profile "+v.text+", which may run commands"))
+		}
+	}
+	for _, f := range inputs {
+		e = c.optReads(e, f)
+	}
+	if perl {
+		e = worse(e, exec("runs Perl code given in its replacement strings"))
 	}
 	if end == 0 {
 		c.runUnknown("parallel", c.text(), "runs commands read from its input")
@@ -441,6 +1012,9 @@ func parallel(c *call) effect {
 	if found && strings.ContainsAny(script, `'"\`+"`") {
 		c.runUnknown("parallel", joinTexts(rest[:end]), "runs a command built from its input")
 		return e
+	}
+	if !found {
+		script += " ${PARALLEL_INPUT}" // without a replacement string, parallel appends the input
 	}
 	c.runScript("parallel", script, input{})
 	return e
@@ -606,33 +1180,73 @@ func placeholder(words []arg, found arg, marks ...string) []arg {
 	return out
 }
 
+// fd runs the command after -x or -X (--exec, --exec-batch) for the files
+// it finds, up to ";".
 func fd(c *call) effect {
 	for i, a := range c.args {
-		if a.static && (a.val == "-x" || a.val == "--exec" || a.val == "-X" || a.val == "--exec-batch") {
-			j := i + 1
-			for j < len(c.args) && !(c.args[j].static && c.args[j].val == ";") {
-				j++
-			}
-			ops := operands(c.args[:i], "-e", "--extension", "-t", "--type", "-E", "--exclude", "-d", "--max-depth",
-				"--min-depth", "--exact-depth", "-S", "--size", "--changed-within", "--changed-before", "-o", "--owner",
-				"-j", "--threads", "--max-results", "-c", "--color", "--base-directory", "--path-separator", "--ignore-file")
-			var starts []arg
-			if len(ops) > 1 {
-				starts = ops[1:]
-			}
-			cmd := placeholder(c.args[i+1:j], c.representative(starts), "{}", "{/}", "{//}", "{.}", "{/.}")
-			c.run("fd "+a.val, cmd, effect{})
-			break
+		cmd, ok := fdExec(a)
+		if !ok {
+			continue
 		}
+		j := i + 1
+		for j < len(c.args) && !(c.args[j].static && c.args[j].val == ";") {
+			j++
+		}
+		cmd = append(cmd, c.args[i+1:j]...)
+		ops := operands(c.args[:i], "-e", "--extension", "-t", "--type", "-E", "--exclude", "-d", "--max-depth",
+			"--min-depth", "--exact-depth", "-S", "--size", "--changed-within", "--changed-before", "-o", "--owner",
+			"-j", "--threads", "--max-results", "-c", "--color", "--base-directory", "--path-separator", "--ignore-file")
+		var starts []arg
+		if len(ops) > 1 {
+			starts = ops[1:]
+		}
+		cmd = placeholder(cmd, c.representative(starts), "{}", "{/}", "{//}", "{.}", "{/.}")
+		c.run("fd "+a.text, cmd, effect{})
+		break
 	}
 	return read("finds files")
 }
 
+// fdExec reports whether a word of fd starts its command: -x, --exec,
+// -X, --exec-batch, or a cluster ending in one ("-Hx"), and returns the
+// command's first word when the option carries it ("--exec=rm", "-xrm").
+func fdExec(a arg) ([]arg, bool) {
+	v := a.val
+	if !a.static || len(v) < 2 || v[0] != '-' {
+		return nil, false
+	}
+	if strings.HasPrefix(v, "--") {
+		name, _, eq := strings.Cut(v, "=")
+		if name != "--exec" && name != "--exec-batch" {
+			return nil, false
+		}
+		if eq {
+			return []arg{sliceArg(a, len(name)+1)}, true
+		}
+		return nil, true
+	}
+	for j := 1; j < len(v); j++ {
+		switch {
+		case v[j] == 'x' || v[j] == 'X':
+			if j+1 < len(v) {
+				return []arg{sliceArg(a, j+1)}, true
+			}
+			return nil, true
+		case strings.IndexByte("deEtSojc", v[j]) >= 0:
+			return nil, false // an option that takes a value
+		}
+	}
+	return nil, false
+}
+
 // posixShell is sh, bash and their kin: -c STRING is parsed; a script file
-// runs; no script means code from standard input.
+// runs; no script means code from standard input. A start-up file named
+// on the command line (--rcfile) runs too, and ksh93 -R writes a
+// cross-reference file.
 func posixShell(c *call) effect {
 	args := c.args
 	cmode, smode := false, false
+	e := effect{none: true}
 	i := 0
 loop:
 	for i < len(args) {
@@ -644,10 +1258,22 @@ loop:
 		case v == "--" || v == "-":
 			i++
 			break loop
+		case v == "--version" || v == "--help":
+			return read("prints the shell's version or help")
 		case strings.HasPrefix(v, "--"):
 			i++
-			if v == "--rcfile" || v == "--init-file" {
-				i++
+			name, val, eq := strings.Cut(v, "=")
+			switch name {
+			case "--rcfile", "--init-file", "--profile":
+				if !eq && i < len(args) {
+					val, eq = args[i].val, args[i].static
+					i++
+				}
+				if eq {
+					e = worse(e, c.runsFile(literal(val), "shell", true))
+				}
+			case "--emulate":
+				i++ // zsh: the next word is the shell to emulate
 			}
 		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
 			i++
@@ -659,6 +1285,15 @@ loop:
 					smode = true
 				case 'o', 'O':
 					i++ // the option's name is the next word
+				case 'T':
+					if c.name == "mksh" {
+						i++ // the terminal to run on
+					}
+				case 'R':
+					if (c.name == "ksh" || c.name == "ksh93") && i < len(args) {
+						e = worse(e, c.optWrite("writes a cross-reference database", args[i]))
+						i++
+					}
 				}
 			}
 		default:
@@ -667,46 +1302,745 @@ loop:
 	}
 	ops := args[min(i, len(args)):]
 	if cmode {
+		if len(ops) == 0 && c.xargs {
+			return unknown("runs code named by its input (xargs)")
+		}
 		if len(ops) == 0 {
-			return read("runs no command")
+			return worse(read("runs no command"), e)
 		}
 		if !ops[0].static {
 			return unknown("runs a " + c.name + " command only known at run time")
 		}
 		c.runScript(c.name+" -c", ops[0].val, c.in)
-		return effect{none: true}
+		c.zshNullCommands(ops[0].val)
+		return e
 	}
 	if smode || len(ops) == 0 {
-		return c.stdinCode("shell", true)
+		if c.in.kind == inText {
+			c.zshNullCommands(c.in.text)
+		}
+		return worse(c.stdinCode("shell", true), e)
 	}
-	return c.runsFile(ops[0], "shell", true)
+	return worse(c.runsFile(ops[0], "shell", true), e)
 }
 
-// foreignShell is a shell whose language Airlock does not parse.
+// zshNullCommands analyses the commands a zsh script puts in NULLCMD and
+// READNULLCMD: zsh runs them for a redirection without a command ("<file"
+// runs the pager READNULLCMD names), which bash, whose grammar Airlock
+// parses, treats as no command at all.
+func (c *call) zshNullCommands(script string) {
+	if c.name != "zsh" || !strings.Contains(script, "NULLCMD") {
+		return
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		return // the script itself is an error
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		as, ok := n.(*syntax.Assign)
+		if !ok || as.Name == nil || as.Name.Value != "NULLCMD" && as.Name.Value != "READNULLCMD" {
+			return true
+		}
+		if v, static, _ := wordValue(as.Value); static {
+			c.runScript("zsh "+as.Name.Value, v, input{kind: inPipe})
+		} else {
+			c.runUnknown("zsh "+as.Name.Value, as.Name.Value, "sets a command only known at run time")
+		}
+		return true
+	})
+}
+
+// foreignShell is a shell whose language Airlock does not parse: code
+// given on its command line or read from its input runs unseen, a script
+// file runs, and some options run start-up files, set the environment or
+// write files.
 func foreignShell(c *call) effect {
-	ops := c.operands()
-	if c.has("-c", "--command", "-Command", "-EncodedCommand") || len(ops) == 0 {
-		return unknown("runs " + c.name + " code, which Airlock cannot parse")
+	if c.name == "pwsh" || c.name == "powershell" {
+		return pwsh(c)
 	}
-	return c.runsFile(ops[0], c.name, false)
+	f := foreignShells[c.name]
+	args := c.args
+	if f.goFlags {
+		args = goFlags(args, f.opts.spec.long)
+	}
+	opts, ops := f.opts.split(args)
+	e := effect{none: true}
+	for _, o := range opts {
+		switch {
+		case slices.Contains(f.code, o.name):
+			return unknown("runs " + c.name + " code, which Airlock cannot parse")
+		case !o.has:
+		case slices.Contains(f.rc, o.name):
+			e = worse(e, c.runsFile(o.val, c.name, false))
+		case slices.Contains(f.writes, o.name):
+			e = worse(e, c.optWrite("writes", o.val))
+		case slices.Contains(f.env, o.name):
+			e = worse(e, c.setsEnv(c.name+" "+o.name, []arg{o.val}))
+		}
+	}
+	if len(ops) == 0 || optHas(opts, f.stdin...) || ops[0].static && ops[0].val == "-" {
+		return unknown("runs " + c.name + " code read from its input, which Airlock cannot parse")
+	}
+	return worse(c.runsFile(ops[0], c.name, false), e)
 }
 
-// arch is macOS arch: "arch -x86_64 CMD" runs CMD; alone it prints.
+// foreignOpts are the options of a shell Airlock does not parse: those
+// that run code given as their value, that read the code from standard
+// input, that run a file at start-up, that write a file, that set an
+// environment variable.
+type foreignOpts struct {
+	opts                         getoptLong
+	code, stdin, rc, writes, env []string
+	goFlags                      bool // options are spelled as Go's flag package spells them ("-rc FILE")
+}
+
+// goFlags rewrites the leading options of a program that parses them with
+// Go's flag package ("-name", "--name") with two dashes, so that getopt
+// does not take them for clusters of letters; values names those that
+// take one.
+func goFlags(args []arg, values []string) []arg {
+	out := slices.Clone(args)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if !a.static || len(a.val) < 2 || a.val[0] != '-' || a.val == "--" {
+			break
+		}
+		if len(a.val) > 2 && a.val[1] != '-' {
+			out[i].val = "-" + a.val
+		}
+		if slices.Contains(values, out[i].val) {
+			i++
+		}
+	}
+	return out
+}
+
+var foreignShells = map[string]foreignOpts{
+	"fish": {opts: getoptLong{spec: optSpec{short: "cCdfop", long: []string{"--command", "--init-command", "--debug",
+		"--features", "--debug-output", "--profile", "--profile-startup"}}, flags: []string{"--interactive",
+		"--login", "--no-config", "--no-execute", "--print-rusage-self", "--print-debug-categories", "--private",
+		"--version", "--help"}},
+		code: []string{"-c", "--command", "-C", "--init-command"}, stdin: []string{"-i", "--interactive"},
+		writes: []string{"-o", "--debug-output", "-p", "--profile", "--profile-startup"}},
+	"csh":  {opts: getoptLong{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
+	"tcsh": {opts: getoptLong{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
+	"nu": {opts: getoptLong{spec: optSpec{short: "ceIm", long: []string{"--commands", "--execute", "--config",
+		"--env-config", "--plugin-config", "--plugins", "--log-level", "--log-target", "--log-include",
+		"--log-exclude", "--table-mode", "--error-style", "--include-path", "--experimental-options",
+		"--ide-goto-def", "--ide-hover", "--ide-complete", "--ide-check"}}},
+		code:  []string{"-c", "--commands", "-e", "--execute"},
+		stdin: []string{"-i", "--interactive", "--stdin"},
+		rc:    []string{"--config", "--env-config", "--plugin-config", "--plugins"}},
+	"elvish": {opts: getoptLong{spec: optSpec{long: []string{"--rc", "--log", "--db", "--sock", "--deprecation-level"}}},
+		code: []string{"-c", "--c"}, stdin: []string{"-i", "--i"}, rc: []string{"--rc"},
+		writes: []string{"--log", "--db"}, goFlags: true},
+	"xonsh": {opts: getoptLong{spec: optSpec{short: "cD", long: []string{"--rc", "--shell-type", "--timings"}}},
+		code: []string{"-c"}, stdin: []string{"-i", "--interactive"}, rc: []string{"--rc"}, env: []string{"-D"}},
+}
+
+// pwsh is PowerShell: its parameters are spelled in any case, after "-"
+// or "--", and by any prefix ("-Comm" is -Command, "-f" is -File); a
+// script given as an operand is a -File.
+func pwsh(c *call) effect {
+	e := effect{none: true}
+	for i := 0; i < len(c.args); i++ {
+		a := c.args[i]
+		if !a.static {
+			return unknown("runs PowerShell with an argument only known at run time")
+		}
+		if !strings.HasPrefix(a.val, "-") {
+			return worse(c.runsFile(a, "PowerShell", false), e)
+		}
+		name, _, attached := strings.Cut(strings.ToLower(strings.TrimLeft(a.val, "-")), ":")
+		var next arg
+		if i+1 < len(c.args) {
+			next = c.args[i+1]
+		}
+		switch {
+		case name == "":
+			return unknown("runs PowerShell code read from its input, which Airlock cannot parse")
+		case abbreviation(name, "command", "commandwithargs", "encodedcommand") || name == "cwa" || name == "ec":
+			return unknown("runs PowerShell code, which Airlock cannot parse")
+		case abbreviation(name, "file"):
+			if i+1 == len(c.args) || next.static && next.val == "-" {
+				return unknown("runs PowerShell code read from its input, which Airlock cannot parse")
+			}
+			return worse(c.runsFile(next, "PowerShell", false), e)
+		case attached:
+		case abbreviation(name, "settingsfile", "configurationfile"):
+			e = c.optReads(e, next)
+			i++
+		case abbreviation(name, "configurationname", "custompipename", "executionpolicy", "inputformat",
+			"outputformat", "windowstyle", "workingdirectory") || name == "ep" || name == "wd" || name == "if" || name == "of":
+			i++
+		}
+	}
+	return unknown("runs PowerShell code read from its input, which Airlock cannot parse")
+}
+
+// abbreviation reports whether name is one of words or a prefix of one.
+func abbreviation(name string, words ...string) bool {
+	for _, w := range words {
+		if strings.HasPrefix(w, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// arch is macOS arch: "arch -x86_64 CMD" runs CMD, -e NAME=VALUE sets its
+// environment; alone it prints the architecture.
 func arch(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{short: "e", long: []string{"-arch"}})
-	if len(rest) == 0 {
-		return read("prints the architecture")
+	e := effect{none: true}
+	i := 0
+	for ; i < len(c.args) && c.args[i].static && strings.HasPrefix(c.args[i].val, "-"); i++ {
+		switch c.args[i].val {
+		case "-arch", "-d":
+			i++
+		case "-e":
+			if i+1 < len(c.args) {
+				i++
+				e = worse(e, c.setsEnv("arch -e", c.args[i:i+1]))
+			}
+		}
 	}
-	c.run("arch", rest, effect{})
-	return effect{none: true}
+	if i >= len(c.args) {
+		return worse(read("prints the architecture"), e)
+	}
+	c.run("arch", c.args[i:], effect{})
+	return e
 }
 
+// busybox runs the applet its first word names: as the program of that
+// name, or as one of busyboxApplets. --install links every applet into a
+// directory (the system's by default).
 func busybox(c *call) effect {
-	if len(c.args) == 0 || !c.args[0].static || strings.HasPrefix(c.args[0].val, "-") {
+	if len(c.args) == 0 {
 		return read("lists its commands")
+	}
+	applet := c.args[0]
+	switch {
+	case applet.static && applet.val == "--install":
+		e := write(airlock.ClassFSWrite, "installs links to its applets")
+		if ops := operands(c.args[1:]); len(ops) > 0 {
+			c.raiseWrites(&e, ops[0])
+		} else {
+			c.raiseWrites(&e, literal("/bin"))
+		}
+		return e
+	case applet.static && strings.HasPrefix(applet.val, "-"):
+		return read("lists its commands")
+	}
+	if r := busyboxApplets[applet.val]; r != nil && applet.static {
+		return c.delegate(c.args[1:], r)
 	}
 	c.run("busybox", c.args, effect{})
 	return effect{none: true}
+}
+
+// busyboxApplets are the applets of busybox that no table has: shells,
+// servers that give a program or files to whoever connects, programs that
+// run others, and clients that move files over the network.
+var busyboxApplets = map[string]rule{
+	"hush": posixShell, "msh": posixShell, "lash": posixShell,
+	"httpd":   httpd,
+	"telnetd": telnetd,
+	"tcpsvd":  svd, "udpsvd": svd,
+	"inetd": fixed(admin("starts the network services of a configuration")),
+	"ftpd":  fileServer("w", "serves files over FTP"), "tftpd": fileServer("c", "serves files over TFTP"),
+	"dnsd": fixed(net(airlock.ClassNetConnect, "serves DNS")), "fakeidentd": fixed(net(airlock.ClassNetConnect, "serves ident")),
+	"udhcpd": fixed(admin("serves DHCP")), "udhcpc": fixed(admin("configures the network by DHCP, running a script")),
+	"ntpd": fixed(admin("sets the clock from the network")), "crond": fixed(admin("runs scheduled jobs")),
+	"ifplugd": fixed(admin("runs a script when a network cable is plugged")), "zcip": fixed(admin("configures the network")),
+	"acpid": fixed(admin("runs scripts on power events")), "devmem": fixed(admin("reads or writes physical memory")),
+	"switch_root": fixed(admin("changes the root file system")), "pivot_root": fixed(admin("changes the root file system")),
+	"conspy": fixed(admin("reads a virtual console")),
+	"login":  fixed(unknown("opens a login shell")), "sulogin": fixed(unknown("opens a root shell")),
+	"getty":      fixed(unknown("opens a login prompt")),
+	"ssl_client": fixed(net(airlock.ClassNetConnect, "opens a TLS connection")),
+	"ftpget":     ftpTransfer(false), "ftpput": ftpTransfer(true),
+	"sendmail":   appletRunner("-H", "sends mail", net(airlock.ClassNetConnect, "sends mail")),
+	"popmaildir": appletRunner("-F", "fetches mail", net(airlock.ClassNetConnect, "fetches mail")),
+	"reformime":  appletRunner("-X", "parses mail", read("parses mail")),
+	"inotifyd":   inotifyd,
+	"run-parts":  fixed(exec("runs every program in a directory")),
+	"runsv":      fixed(exec("runs a service")), "runsvdir": fixed(exec("runs the services of a directory")),
+	"hexedit": fixed(write(airlock.ClassFSWrite, "edits a file")),
+}
+
+// httpd serves the files of a directory (-h, else the current one) over
+// HTTP, and runs the CGI programs under it; -d, -e and -m only encode or
+// hash a string.
+func httpd(c *call) effect {
+	opts, _ := splitOpts(c.args, optSpec{short: "cpuhrmeid"})
+	if optHas(opts, "-d", "-e", "-m") {
+		return read("encodes a string")
+	}
+	dir, ok := optVal(opts, "-h")
+	if !ok {
+		dir = literal(".")
+	}
+	e := net(airlock.ClassNetConnect, "serves the files of "+dir.text+" over HTTP, and runs its CGI programs")
+	c.servesFiles(&e, dir)
+	if conf, ok := optVal(opts, "-c"); ok {
+		e = c.optReads(e, conf)
+	}
+	return e
+}
+
+// servesFiles raises a server's effect when the directory it serves holds
+// secrets: one of them, a home directory, the root, /etc.
+func (c *call) servesFiles(e *effect, dir arg) {
+	c.raiseReads(e, dir)
+	if v, ok := dir.pathValue(); ok && e.tier < airlock.TierPrivileged {
+		p := c.resolve(v)
+		_, rest, home := sensitive.SplitHome(p)
+		if p == "/" || p == "/etc" || p == "/home" || p == "/Users" || home && rest == "" {
+			*e = readsSecret(p, "every file under it")
+			e.reason = "serves " + e.reason[len("reads "):]
+		}
+	}
+}
+
+// fileServer is ftpd or tftpd, run by inetd or tcpsvd: it serves the files
+// of a directory, and writes there with the write letter (ftpd -w).
+func fileServer(writeOpt, reason string) rule {
+	return func(c *call) effect {
+		opts, ops := splitOpts(c.args, optSpec{short: "tTuU"})
+		dir := literal(".")
+		if len(ops) > 0 {
+			dir = ops[0]
+		}
+		e := net(airlock.ClassNetConnect, reason)
+		c.servesFiles(&e, dir)
+		if optHas(opts, "-"+writeOpt) {
+			w := write(airlock.ClassFSWrite, "lets whoever connects write files")
+			c.raiseWrites(&w, dir)
+			if w.tier == airlock.TierPrivileged {
+				e = worse(e, w)
+			}
+		}
+		return e
+	}
+}
+
+// telnetd gives its login program (-l, /bin/login by default) to whoever
+// connects: the program reads their input.
+func telnetd(c *call) effect {
+	opts, _ := splitOpts(c.args, optSpec{short: "lpbfS"})
+	prog, ok := optVal(opts, "-l")
+	if !ok {
+		prog = literal("/bin/login")
+	}
+	n := c.run("busybox telnetd", []arg{prog}, effect{})
+	n.in = input{kind: inPipe}
+	return net(airlock.ClassNetConnect, "gives a login program to whoever connects")
+}
+
+// svd is tcpsvd or udpsvd: "tcpsvd [options] IP PORT PROG ARGS" runs PROG
+// for each connection, reading from it.
+func svd(c *call) effect {
+	_, ops := splitOpts(c.args, optSpec{short: "cCbul"})
+	e := net(airlock.ClassNetConnect, "gives a program to whoever connects")
+	if len(ops) < 3 {
+		return e
+	}
+	n := c.run("busybox svd", ops[2:], effect{})
+	n.in = input{kind: inPipe}
+	return e
+}
+
+// ftpTransfer is ftpget (HOST [LOCAL] REMOTE: writes LOCAL) or ftpput
+// (HOST REMOTE [LOCAL]: uploads LOCAL).
+func ftpTransfer(upload bool) rule {
+	return func(c *call) effect {
+		_, ops := splitOpts(c.args, optSpec{short: "upP"})
+		e := net(airlock.ClassNetHTTP, "downloads a file over FTP")
+		if upload {
+			e.reason = "uploads a file over FTP"
+		}
+		if len(ops) < 3 {
+			return e
+		}
+		local := ops[1]
+		if upload {
+			local = ops[2]
+			c.raiseReads(&e, local)
+		} else {
+			c.raiseWrites(&e, local)
+		}
+		return e
+	}
+}
+
+// appletRunner is a mail applet whose option opt runs a helper program,
+// given as one string.
+func appletRunner(opt, reason string, e effect) rule {
+	return func(c *call) effect {
+		for _, v := range c.values(opt) {
+			c.runWords("busybox "+reason+" "+opt, []arg{v}, input{})
+		}
+		return e
+	}
+}
+
+// inotifyd runs "inotifyd PROG FILE[:MASK]..." on every event.
+func inotifyd(c *call) effect {
+	if len(c.args) == 0 {
+		return read("runs no command")
+	}
+	c.run("inotifyd", c.args[:1], effect{})
+	return effect{none: true}
+}
+
+var startStopOpts = getoptLong{spec: optSpec{short: "xapnugcrdNPIksRO", long: []string{"--exec", "--startas",
+	"--pidfile", "--name", "--user", "--group", "--chuid", "--chroot", "--chdir", "--nicelevel", "--procsched",
+	"--iosched", "--umask", "--signal", "--retry", "--output", "--ppid", "--notify-timeout"}},
+	flags: []string{"--start", "--stop", "--status", "--test", "--oknodo", "--quiet", "--verbose", "--background",
+		"--no-close", "--make-pidfile", "--remove-pidfile", "--notify-await", "--help", "--version"}}
+
+// startStopDaemon starts the program of -x (--exec) or -a (--startas),
+// with the arguments after "--", and writes its output (-O) and its pid
+// file (-m -p); -K stops it.
+func startStopDaemon(c *call) effect {
+	opts, rest := startStopOpts.parse(c.args)
+	switch {
+	case optHas(opts, "-K", "--stop"):
+		return kill("stops a daemon")
+	case optHas(opts, "-T", "--status", "-t", "--test"):
+		return read("shows a daemon's status")
+	}
+	e := effect{none: true}
+	for _, o := range opts {
+		if o.has && (o.name == "-O" || o.name == "--output" || (o.name == "-p" || o.name == "--pidfile") &&
+			optHas(opts, "-m", "--make-pidfile")) {
+			e = worse(e, c.optWrite("writes", o.val))
+		}
+	}
+	prog, ok := optVal(opts, "-a", "--startas")
+	if !ok {
+		prog, ok = optVal(opts, "-x", "--exec")
+	}
+	if !ok {
+		return worse(read("runs no command"), e)
+	}
+	c.run("start-stop-daemon", append([]arg{prog}, rest...), effect{})
+	return e
+}
+
+// chpst runs a program with changed limits, user or environment: -e DIR
+// sets variables from the files of DIR, which Airlock cannot see.
+func chpst(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{short: "uUe/nlLmdofpct"})
+	e := effect{none: true}
+	if d, ok := optVal(opts, "-e"); ok {
+		e = env("sets environment variables from the files of " + d.text)
+	}
+	return c.wraps("chpst", rest, e)
+}
+
+// envdir runs "envdir DIR PROG": its variables come from the files of DIR.
+func envdir(c *call) effect {
+	if len(c.args) < 2 {
+		return read("runs no command")
+	}
+	c.run("envdir", c.args[1:], effect{})
+	return env("sets environment variables from the files of " + c.args[0].text)
+}
+
+// setarch runs "setarch [ARCH] [options] [PROG]" (linux32 and the like
+// take no ARCH); without a program it opens a shell.
+func setarch(named bool) rule {
+	return func(c *call) effect {
+		args := c.args
+		if named && len(args) > 0 && !(args[0].static && strings.HasPrefix(args[0].val, "-")) {
+			args = args[1:]
+		}
+		_, rest := splitOpts(args, optSpec{short: "B"})
+		if len(rest) == 0 {
+			if named && len(c.args) == 0 {
+				return read("lists architectures")
+			}
+			return c.stdinCode("shell", true)
+		}
+		c.run("setarch", rest, effect{})
+		return effect{none: true}
+	}
+}
+
+// capsh runs bash (or the program of --shell) with the words after "--",
+// and itself again with those after "=="; otherwise it shows
+// capabilities.
+func capsh(c *call) effect {
+	shell := literal("/bin/bash")
+	for i, a := range c.args {
+		if !a.static {
+			return unknown("runs capsh with an argument only known at run time")
+		}
+		if v, ok := strings.CutPrefix(a.val, "--shell="); ok {
+			shell = literal(v)
+		}
+		switch a.val {
+		case "--":
+			c.run("capsh --", append([]arg{shell}, c.args[i+1:]...), effect{})
+			return effect{none: true}
+		case "==":
+			c.run("capsh ==", append([]arg{literal("capsh")}, c.args[i+1:]...), effect{})
+			return effect{none: true}
+		}
+	}
+	return read("shows capabilities")
+}
+
+// sg runs "sg GROUP [-c] COMMAND" with "sh -c"; without a command it opens
+// a shell.
+func sg(c *call) effect {
+	ops := c.args
+	if len(ops) > 0 && ops[0].static && ops[0].val == "-" {
+		ops = ops[1:]
+	}
+	if len(ops) < 2 {
+		return unknown("opens a shell with another group")
+	}
+	cmd := ops[1:]
+	if cmd[0].static && cmd[0].val == "-c" {
+		cmd = cmd[1:]
+	}
+	c.runWords("sg", cmd, c.in)
+	return effect{none: true}
+}
+
+var runconOpts = getoptLong{spec: optSpec{short: "urtl", long: []string{"--user", "--role", "--type", "--range"}},
+	flags: []string{"--compute", "--help", "--version"}}
+
+// runcon runs "runcon CONTEXT COMMAND", or "runcon -t TYPE ... COMMAND".
+func runcon(c *call) effect {
+	opts, rest := runconOpts.split(c.args)
+	if !optHas(opts, "-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range") && len(rest) > 0 {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 {
+		return read("shows the security context")
+	}
+	c.run("runcon", rest, effect{})
+	return effect{none: true}
+}
+
+// ksu is Kerberos su: "ksu [USER] [options] -e COMMAND..." runs COMMAND
+// as USER; "-a ARGS" passes ARGS to the shell, and without either it opens
+// one.
+func ksu(c *call) effect {
+	floor := admin("runs as another user")
+	for i, a := range c.args {
+		if !a.static {
+			continue
+		}
+		switch a.val {
+		case "-e":
+			c.run("ksu -e", c.args[i+1:], floor)
+			return effect{none: true}
+		case "-a":
+			c.run("ksu -a", append([]arg{literal("sh")}, c.args[i+1:]...), floor)
+			return effect{none: true}
+		}
+	}
+	return unknown("opens an interactive shell as another user")
+}
+
+var prlimitOpts = getoptLong{spec: optSpec{short: "po", long: []string{"--pid", "--output"}},
+	flags: []string{"--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile",
+		"--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime", "--noheadings",
+		"--raw", "--verbose", "--help", "--version"},
+	optional: map[byte]string{'c': "--core", 'd': "--data", 'e': "--nice", 'f': "--fsize", 'i': "--sigpending",
+		'l': "--memlock", 'm': "--rss", 'n': "--nofile", 'q': "--msgqueue", 'r': "--rtprio", 's': "--stack",
+		't': "--cpu", 'u': "--nproc", 'v': "--as", 'x': "--locks", 'y': "--rttime"}}
+
+// prlimit runs a command with resource limits, or changes those of a
+// running process (--pid).
+func prlimit(c *call) effect {
+	opts, rest := prlimitOpts.split(c.args)
+	if _, ok := optVal(opts, "-p", "--pid"); ok {
+		return exec("changes the resource limits of a running process")
+	}
+	if len(rest) == 0 {
+		return read("shows resource limits")
+	}
+	c.run("prlimit", rest, effect{})
+	return effect{none: true}
+}
+
+var cpulimitOpts = getoptLong{spec: optSpec{short: "lpePsc", long: []string{"--limit", "--pid", "--exe", "--path",
+	"--signal", "--cpu"}}, flags: []string{"--lazy", "--include-children", "--verbose", "--foreground", "--quiet",
+	"--kill", "--restore", "--monitor-forks", "--background", "--help"}}
+
+// cpulimit runs a command with a CPU limit, or limits a running process
+// (-p, -e, -P).
+func cpulimit(c *call) effect {
+	opts, rest := cpulimitOpts.split(c.args)
+	switch {
+	case len(rest) > 0:
+		c.run("cpulimit", rest, effect{})
+		return effect{none: true}
+	case optHas(opts, "-p", "-e", "-P", "--pid", "--exe", "--path"):
+		return exec("limits the CPU of a running process")
+	}
+	return read("runs no command")
+}
+
+// choom runs "choom -n ADJ COMMAND", or with -p changes the OOM score of a
+// running process.
+func choom(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{short: "np", long: []string{"--adjust", "--pid"}})
+	switch {
+	case optHas(opts, "-p", "--pid"):
+		return exec("changes the OOM score of a running process")
+	case len(rest) == 0:
+		return read("runs no command")
+	}
+	c.run("choom", rest, effect{})
+	return effect{none: true}
+}
+
+// logsave runs "logsave [-asv] LOGFILE COMMAND" and writes the command's
+// output to LOGFILE.
+func logsave(c *call) effect {
+	_, rest := splitOpts(c.args, optSpec{})
+	if len(rest) < 2 {
+		return read("runs no command")
+	}
+	e := effect{none: true}
+	if rest[0].val != "-" {
+		e = c.optWrite("writes the output of a command to", rest[0])
+	}
+	c.run("logsave", rest[1:], effect{})
+	return e
+}
+
+// setlock is daemontools' "setlock [-nNxX] FILE PROGRAM": it creates the
+// lock file.
+func setlock(c *call) effect {
+	_, rest := splitOpts(c.args, optSpec{})
+	if len(rest) == 0 {
+		return read("takes a lock")
+	}
+	e := effect{none: true}
+	if lock := c.optWrite("creates a lock file", rest[0]); lock.tier == airlock.TierPrivileged {
+		e = lock
+	}
+	if len(rest) < 2 {
+		return worse(read("takes a lock"), e)
+	}
+	c.run("setlock", rest[1:], effect{})
+	return e
+}
+
+// rlwrap runs a command with line editing: -z runs a filter program, -H
+// and -l write its history and log, -f reads words to complete from a file.
+func rlwrap(c *call) effect {
+	opts, rest := rlwrapOpts.split(c.args)
+	e := effect{none: true}
+	for _, o := range opts {
+		switch {
+		case !o.has:
+		case o.name == "-z" || o.name == "--filter":
+			c.runWords("rlwrap -z", []arg{o.val}, input{kind: inPipe})
+		case o.name == "-H" || o.name == "--history-filename" || o.name == "-l" || o.name == "--logfile":
+			e = worse(e, c.optWrite("writes", o.val))
+		case o.name == "-f" || o.name == "--file":
+			e = c.optReads(e, o.val)
+		}
+	}
+	return c.wraps("rlwrap", rest, e)
+}
+
+var rlwrapOpts = getoptLong{spec: optSpec{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
+	"--command-name", "--history-no-dupes", "--extra-char-after-completion", "--file", "--history-format",
+	"--forget-matching", "--history-filename", "--logfile", "--multi-line-ext", "--only-cook", "--pre-given",
+	"--quote-characters", "--histsize", "--substitute-prompt", "--set-term-name", "--wait-before-prompt",
+	"--filter"}}, flags: []string{"--ansi-colour-aware", "--always-readline", "--complete-filenames",
+	"--case-insensitive", "--no-children", "--no-warnings", "--one-shot", "--remember", "--renice", "--mirror-arguments",
+	"--version", "--polling", "--help", "--password", "--multi-line", "--prompt-colour"},
+	optional: map[byte]string{'a': "--always-readline", 'm': "--multi-line", 'p': "--prompt-colour"}}
+
+// faketime runs "faketime [options] TIMESTAMP COMMAND"; --date-prog names
+// the program that reads the timestamp.
+func faketime(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{long: []string{"--date-prog"}})
+	if p, ok := optVal(opts, "--date-prog"); ok {
+		c.run("faketime --date-prog", []arg{p}, effect{})
+	}
+	if len(rest) < 2 {
+		return read("runs no command")
+	}
+	c.run("faketime", rest[1:], effect{})
+	return effect{none: true}
+}
+
+// fakeroot runs a command, or the user's shell, pretending to be root: -l
+// loads a library into it, --faked runs another daemon, -s writes its
+// state to a file and -i reads it.
+func fakeroot(c *call) effect {
+	opts, rest := splitOpts(c.args, optSpec{short: "lisb", long: []string{"--lib", "--faked", "--fd-base"}})
+	e := effect{none: true}
+	for _, o := range opts {
+		switch {
+		case !o.has:
+		case o.name == "-l" || o.name == "--lib":
+			e = worse(e, env("loads library "+o.val.text+" into the command"))
+		case o.name == "--faked":
+			c.run("fakeroot --faked", []arg{o.val}, effect{})
+		case o.name == "-s":
+			e = worse(e, c.optWrite("saves its state to", o.val))
+		case o.name == "-i":
+			e = c.optReads(e, o.val)
+		}
+	}
+	if len(rest) == 0 {
+		return worse(c.stdinCode("shell", true), e)
+	}
+	c.run("fakeroot", rest, effect{})
+	return e
+}
+
+// bwrapArity is how many words each option of bubblewrap takes.
+var bwrapArity = map[string]int{
+	"--args": 1, "--argv0": 1, "--userns": 1, "--userns2": 1, "--pidns": 1, "--uid": 1, "--gid": 1,
+	"--hostname": 1, "--chdir": 1, "--unsetenv": 1, "--lock-file": 1, "--sync-fd": 1, "--remount-ro": 1,
+	"--exec-label": 1, "--file-label": 1, "--proc": 1, "--dev": 1, "--tmpfs": 1, "--mqueue": 1, "--dir": 1,
+	"--seccomp": 1, "--add-seccomp-fd": 1, "--block-fd": 1, "--userns-block-fd": 1, "--info-fd": 1,
+	"--json-status-fd": 1, "--cap-add": 1, "--cap-drop": 1, "--perms": 1, "--size": 1, "--overlay-src": 1,
+	"--tmp-overlay": 1, "--ro-overlay": 1, "--setenv": 2, "--bind": 2, "--bind-try": 2, "--dev-bind": 2,
+	"--dev-bind-try": 2, "--ro-bind": 2, "--ro-bind-try": 2, "--bind-fd": 2, "--ro-bind-fd": 2, "--file": 2,
+	"--bind-data": 2, "--ro-bind-data": 2, "--symlink": 2, "--chmod": 2, "--overlay": 3,
+}
+
+// bwrap is bubblewrap: it runs a command in a sandbox its options build;
+// --setenv sets the command's environment.
+func bwrap(c *call) effect {
+	e := effect{none: true}
+	i := 0
+	for i < len(c.args) {
+		a := c.args[i]
+		if !a.static || !strings.HasPrefix(a.val, "--") {
+			break
+		}
+		i++
+		if a.val == "--" {
+			break
+		}
+		n := bwrapArity[a.val]
+		if a.val == "--setenv" && i+1 < len(c.args) {
+			name, val := c.args[i], c.args[i+1]
+			assign := arg{val: name.val + "=" + val.val, text: name.text + "=" + val.text, static: name.static && val.static}
+			e = worse(e, c.setsEnv("bwrap --setenv", []arg{assign}))
+		}
+		i += n
+	}
+	if i >= len(c.args) {
+		return worse(read("runs no command"), e)
+	}
+	c.run("bwrap", c.args[i:], effect{})
+	return e
 }
 
 var sshOpts = optSpec{short: "BbcDEeFIiJLlmOopQRSWw"}
@@ -715,12 +2049,17 @@ var sshOpts = optSpec{short: "BbcDEeFIiJLlmOopQRSWw"}
 // commands (ProxyCommand) are parsed too.
 func ssh(c *call) effect {
 	opts, rest := splitOpts(c.args, sshOpts)
-	c.proxyCommands(opts)
+	// ssh takes options after the host too, unless "--" came before it.
+	if n := len(c.args) - len(rest); len(rest) > 1 && !(n > 0 && c.args[n-1].static && c.args[n-1].val == "--") {
+		more, cmd := splitOpts(rest[1:], sshOpts)
+		opts, rest = append(opts, more...), append(rest[:1:1], cmd...)
+	}
+	own := c.sshOptions(opts)
 	host := "a host"
 	if len(rest) > 0 {
 		host = rest[0].text
 	}
-	e := net(airlock.ClassNetConnect, "connects to "+host+" over ssh")
+	e := worse(net(airlock.ClassNetConnect, "connects to "+host+" over ssh"), own)
 	if len(rest) == 0 || optHas(opts, "-N", "-O", "-G", "-V", "-Q") {
 		return e
 	}
@@ -742,8 +2081,68 @@ func ssh(c *call) effect {
 	return e
 }
 
+// sshOptions classifies what ssh's own options do on this machine: -F
+// and -o Include read a configuration, whose lines an error message
+// prints; -E and -o UserKnownHostsFile write files; -I and the provider
+// options load libraries; the command options run commands. scp and sftp
+// take the same options.
+func (c *call) sshOptions(opts []option) effect {
+	c.proxyCommands(opts)
+	e := effect{none: true}
+	for _, o := range opts {
+		if !o.has {
+			continue
+		}
+		switch o.name {
+		case "-F":
+			e = c.optReads(e, o.val)
+		case "-E":
+			e = worse(e, c.optWrite("writes a log", o.val))
+		case "-I":
+			e = worse(e, exec("loads library "+o.val.text))
+		case "-o":
+			key, val := sshOption(o.val.val)
+			files := strings.Fields(val)
+			switch key {
+			case "include", "revokedhostkeys", "globalknownhostsfile":
+				for _, f := range files {
+					e = c.optReads(e, literal(f))
+				}
+			case "userknownhostsfile":
+				for _, f := range files {
+					e = worse(e, c.optWrite("adds host keys to", literal(f)))
+				}
+			case "pkcs11provider", "securitykeyprovider":
+				e = worse(e, exec("loads library "+quote(val)))
+			case "xauthlocation":
+				c.run("ssh -o XAuthLocation", []arg{literal(val)}, effect{})
+			}
+		}
+	}
+	return e
+}
+
+// sshOption splits an ssh -o option ("Key=value", "Key value") into its
+// key, lowercase, and its value.
+func sshOption(o string) (key, val string) {
+	key, val, ok := strings.Cut(o, "=")
+	if !ok {
+		key, val, _ = strings.Cut(o, " ")
+	}
+	return strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)
+}
+
+// optWrite is the effect of a program's writing a file it is given (a
+// log, a report): a write, or a system change.
+func (c *call) optWrite(reason string, f arg) effect {
+	e := write(airlock.ClassFSWrite, reason+" "+f.text)
+	c.raiseWrites(&e, f)
+	return e
+}
+
 // proxyCommands parses the local commands that ssh options run
-// (-o ProxyCommand=..., -o LocalCommand=...).
+// (-o ProxyCommand=..., -o LocalCommand=...). ssh runs a proxy command as
+// "exec COMMAND".
 func (c *call) proxyCommands(opts []option) {
 	for _, o := range opts {
 		if o.name != "-o" || !o.has {
@@ -753,40 +2152,79 @@ func (c *call) proxyCommands(opts []option) {
 			c.runUnknown("ssh -o", o.val.text, "sets an ssh option only known at run time")
 			continue
 		}
-		key, val, ok := strings.Cut(o.val.val, "=")
-		if !ok {
-			key, val, _ = strings.Cut(o.val.val, " ")
-		}
-		switch strings.ToLower(strings.TrimSpace(key)) {
-		case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
-			c.runScript("ssh -o "+strings.TrimSpace(key), strings.TrimSpace(val), input{})
+		key, val := sshOption(o.val.val)
+		switch key {
+		case "proxycommand":
+			c.runScript("ssh -o ProxyCommand", "exec "+val, input{})
+		case "localcommand", "knownhostscommand", "remotecommand":
+			c.runScript("ssh -o "+key, val, input{})
 		}
 	}
 }
 
+var scriptOpts = getoptLong{spec: optSpec{short: "BIOTEmoc", long: []string{"--log-io", "--log-in", "--log-out",
+	"--log-timing", "--echo", "--logging-format", "--output-limit", "--command"}},
+	flags:    []string{"--append", "--return", "--flush", "--force", "--quiet", "--timing", "--help", "--version"},
+	optional: map[byte]string{'t': "--timing"}}
+
+// scriptRule is script, which records a session to its files (the
+// operand, the log options) while it runs a command (-c; on BSD, the words
+// after the file) or an interactive shell.
 func scriptRule(c *call) effect {
-	if cmd, ok := c.value("-c", "--command"); ok {
+	opts, ops := scriptOpts.parse(c.args)
+	e := write(airlock.ClassFSWrite, "records a terminal session to a file")
+	for _, o := range opts {
+		switch o.name {
+		case "-B", "-I", "-O", "-T", "--log-io", "--log-in", "--log-out", "--log-timing", "--timing":
+			if o.has {
+				c.raiseWrites(&e, o.val)
+			}
+		}
+	}
+	if len(ops) > 0 {
+		c.raiseWrites(&e, ops[0])
+	}
+	if cmd, ok := optVal(opts, "-c", "--command"); ok {
 		if !cmd.static {
 			return unknown("runs a command only known at run time")
 		}
 		c.runScript("script -c", cmd.val, c.in)
-		return write(airlock.ClassFSWrite, "records a terminal session to a file")
+		return e
+	}
+	if len(ops) > 1 {
+		c.run("script", ops[1:], effect{})
+		return e
 	}
 	return unknown("opens an interactive shell and records it")
 }
 
+// direnv loads the .envrc of a directory (bash code) once it is allowed;
+// edit runs the editor and then allows the file.
 func direnv(c *call) effect {
-	if len(c.args) >= 3 && c.args[0].val == "exec" {
-		n := c.run("direnv exec", c.args[2:], effect{})
-		n.cwd, n.setCwd = cwdArg(c, c.args[1]), true
-		return effect{none: true}
+	if len(c.args) == 0 {
+		return read("shows direnv status")
 	}
-	if len(c.args) > 0 && (c.args[0].val == "allow" || c.args[0].val == "permit" || c.args[0].val == "grant") {
+	switch c.args[0].val {
+	case "exec":
+		if len(c.args) >= 3 {
+			n := c.run("direnv exec", c.args[2:], effect{})
+			n.cwd, n.setCwd = cwdArg(c, c.args[1]), true
+			return effect{none: true}
+		}
+	case "allow", "permit", "grant":
 		return exec("allows a .envrc to run in this directory")
+	case "edit":
+		return exec("edits a .envrc with the editor and allows it to run")
+	case "fetchurl":
+		return net(airlock.ClassNetHTTP, "downloads a file")
+	case "prune":
+		return write(airlock.ClassFSWrite, "forgets allowed .envrc files that no longer exist")
 	}
 	return read("shows direnv status")
 }
 
+// nixShell builds an environment and runs a command in it (--run), or
+// opens a shell, which runs what it reads.
 func nixShell(c *call) effect {
 	e := net(airlock.ClassPackageInstall, "builds or downloads a Nix environment")
 	if cmd, ok := c.value("--run", "--command"); ok {
@@ -795,6 +2233,7 @@ func nixShell(c *call) effect {
 		} else {
 			c.runScript("nix-shell --run", cmd.val, c.in)
 		}
+		return e
 	}
-	return e
+	return worse(e, c.stdinCode("shell", true))
 }
