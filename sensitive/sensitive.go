@@ -78,26 +78,58 @@ func isSystem(p string) bool {
 
 // startupFiles run code at login or grant access when written.
 var startupFiles = map[string]bool{
-	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true,
-	".profile": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true,
-	".config/fish/config.fish": true,
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true, ".bash_aliases": true,
+	".profile": true, ".zshrc": true, ".zprofile": true, ".zshenv": true, ".zlogin": true, ".zlogout": true,
+	".config/fish/config.fish": true, ".xprofile": true, ".xinitrc": true, ".xsession": true, ".pam_environment": true,
 }
 
-// isPersistencePath reports whether p is in a home directory's ssh folder, a
-// shell start-up file, or an autostart location.
+// runsLater are home-relative files whose content a program runs as
+// commands when it next starts, or that name the programs it runs: an
+// editor's, a pager's, a debugger's, a terminal multiplexer's start-up
+// files, git's, cargo's, npm's and the cloud tools' configuration.
+var runsLater = map[string]bool{
+	".gitconfig": true, ".config/git/config": true, ".cargo/config": true, ".cargo/config.toml": true,
+	".kube/config": true, ".aws/config": true, ".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true,
+	".vimrc": true, ".exrc": true, ".gvimrc": true, ".emacs": true, ".nanorc": true, ".lessfilter": true,
+	".lesskey": true, ".config/lesskey": true, ".toprc": true, ".config/procps/toprc": true, ".mlrrc": true,
+	".ackrc": true, ".config/bat/config": true, ".gdbinit": true, ".wgetrc": true, ".curlrc": true,
+	".tmux.conf": true, ".config/tmux/tmux.conf": true, ".screenrc": true, ".config/pip/pip.conf": true,
+	".pip/pip.conf": true, ".ripgreprc": true,
+}
+
+// runsLaterDirs are home-relative folders whose files a program runs, or
+// that come first in PATH.
+var runsLaterDirs = []string{
+	".ssh", ".config/autostart", ".config/systemd", "Library/LaunchAgents", ".config/environment.d",
+	".config/fish/conf.d", ".config/fish/functions", ".config/nvim", ".vim", ".emacs.d",
+	".docker/cli-plugins", ".ipython/profile_default/startup", ".local/bin", "bin",
+}
+
+// isPersistencePath reports whether writing p grants access or runs code
+// later: a home directory's ssh folder, a shell start-up file, an
+// autostart location, a program's start-up file or commands, a folder in
+// PATH; and, in any repository, its hooks and configuration, and a
+// direnv .envrc.
 func isPersistencePath(p string) bool {
+	for _, seg := range []string{".git/hooks", ".git/config", ".husky"} {
+		if p == seg || strings.HasPrefix(p, seg+"/") || strings.Contains(p, "/"+seg+"/") || strings.HasSuffix(p, "/"+seg) {
+			return true
+		}
+	}
+	if path.Base(p) == ".envrc" {
+		return true
+	}
 	_, rest, ok := SplitHome(p)
 	if !ok {
 		return false
 	}
-	switch {
-	case startupFiles[rest]:
+	if startupFiles[rest] || runsLater[rest] {
 		return true
-	case rest == ".ssh" || strings.HasPrefix(rest, ".ssh/"):
-		return true
-	case strings.HasPrefix(rest, ".config/autostart/"), strings.HasPrefix(rest, ".config/systemd/"),
-		strings.HasPrefix(rest, "Library/LaunchAgents/"):
-		return true
+	}
+	for _, d := range runsLaterDirs {
+		if under(rest, d) {
+			return true
+		}
 	}
 	return false
 }
@@ -200,6 +232,7 @@ var persistenceSamples = []string{
 	"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile",
 	"~/.zshrc", "~/.zprofile", "~/.zshenv", "~/.zlogin", "~/.config/fish/config.fish",
 	"~/.ssh", "~/.config/autostart/x", "~/.config/systemd/x", "~/Library/LaunchAgents/x",
+	"~/.gitconfig", "~/.vimrc", "~/.local/bin/x", "~/bin/x",
 }
 
 // credentialSamples are typical secrets; patterns are matched against them.

@@ -71,6 +71,17 @@ func TestSystemPlace(t *testing.T) {
 		{"/e*/passwd", true, "/e*/passwd"},
 		{"~/.b*rc", true, "~/.b*rc"},
 		{"/var/tmp/*", true, ""},
+		{"~/.gitconfig", false, "~/.gitconfig"},
+		{"~/.vimrc", false, "~/.vimrc"},
+		{"/home/u/.local/bin/git", false, "/home/u/.local/bin/git"},
+		{"~/.config/nvim/init.lua", false, "~/.config/nvim/init.lua"},
+		{".git/hooks/pre-commit", false, ".git/hooks/pre-commit"},
+		{"/home/u/project/.git/hooks/post-checkout", false, "/home/u/project/.git/hooks/post-checkout"},
+		{"/home/u/project/.git/config", false, "/home/u/project/.git/config"},
+		{"/home/u/project/.envrc", false, "/home/u/project/.envrc"},
+		{"/home/u/project/.gitignore", false, ""},
+		{"/home/u/project/bin/build", false, ""},
+		{"~/.v*rc", true, "~/.v*rc"},
 	}
 	for _, tc := range tests {
 		got, ok := SystemPlace(tc.p, tc.glob)

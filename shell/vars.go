@@ -141,7 +141,7 @@ func commandVar(name string) bool {
 		"DPKG_PAGER", "SENSIBLE_PAGER", "SENSIBLE_EDITOR", "GEM_EDITOR", "BUNDLER_EDITOR", "PSQL_EDITOR",
 		"npm_config_script_shell", "npm_config_shell", "NPM_CONFIG_SCRIPT_SHELL", "NPM_CONFIG_SHELL",
 		"AWS_PAGER", "GH_PAGER", "GH_BROWSER", "KUBE_EDITOR", "KUBECTL_EXTERNAL_DIFF", "BAT_PAGER", "ACK_PAGER",
-		"INFO_PRINT_COMMAND":
+		"INFO_PRINT_COMMAND", "NULLCMD", "READNULLCMD", "FCEDIT", "SUDO_ASKPASS":
 		return true
 	}
 	return false

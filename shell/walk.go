@@ -375,7 +375,7 @@ func (a *walker) runCall(s *scope, c *call, pos position) error {
 		s.chdir(c)
 		e = inert("changes the working directory")
 	default:
-		if rule := programs[baseName(name)]; rule != nil {
+		if rule := programRule(name); rule != nil {
 			e = rule(c)
 		} else {
 			e = exec("runs program " + head.text + ", which Airlock does not know")
@@ -383,7 +383,7 @@ func (a *walker) runCall(s *scope, c *call, pos position) error {
 			c.raiseReads(&e, c.operands()...)
 		}
 	}
-	c.raiseNamed(&e, metadataOnly[baseName(name)])
+	c.raiseNamed(&e, !local && metadataOnly[baseName(name)])
 	if !e.none {
 		if err := a.add(commandOf(c.text(), name, e, pos)); err != nil {
 			return err
@@ -423,19 +423,25 @@ func programName(word string) (name string, local bool) {
 	return word, true
 }
 
-// baseName maps versioned interpreter names to their table entry:
-// python3.12 → python, pip3 → pip.
+// programRule is the table's rule for a program: its own entry, else the
+// entry of the name without a version (python3.12 → python, tclsh8.6 →
+// tclsh, go1.22.0 → go), else nil.
+func programRule(name string) rule {
+	name = baseName(name)
+	if r := programs[name]; r != nil {
+		return r // 7z, ping6, linux32: the table knows the name itself
+	}
+	if trimmed := strings.TrimRight(name, "0123456789.-"); trimmed != "" {
+		return programs[trimmed]
+	}
+	return nil
+}
+
+// baseName maps the file-system makers and checkers of each type
+// (mkfs.ext4, fsck.xfs) to their table entry.
 func baseName(name string) string {
 	if strings.HasPrefix(name, "mkfs.") || strings.HasPrefix(name, "fsck.") {
 		return name[:4]
-	}
-	trimmed := strings.TrimRight(name, "0123456789.-")
-	if trimmed == name || trimmed == "" {
-		return name
-	}
-	switch trimmed {
-	case "python", "pip", "pypy", "php", "ruby", "perl", "lua", "node", "java", "gcc", "g++", "clang", "clang++", "idle", "pydoc", "jshell", "luajit":
-		return trimmed
 	}
 	return name
 }
