@@ -191,7 +191,7 @@ func isCredential(p string) bool {
 		return true
 	}
 	base := path.Base(p)
-	if credentialFiles[base] {
+	if credentialFiles[base] || isDotenv(base) {
 		return true
 	}
 	if _, rest, ok := SplitHome(p); ok {
@@ -263,12 +263,7 @@ func mayCredential(p string) bool {
 	if len(base)-strings.Count(base, "*")-strings.Count(base, "?") < 2 || strings.ContainsRune(base, '[') {
 		return false
 	}
-	for name := range credentialFiles {
-		if matchName(base, name) {
-			return true
-		}
-	}
-	return false
+	return SecretName(base, true)
 }
 
 // globPrefixMatch reports whether the pattern p may name target or a path
@@ -380,10 +375,49 @@ func Secret(p string, glob bool) (what string, ok bool) {
 	return "", false
 }
 
+// isDotenv reports whether a file is a project's environment file (.env,
+// .env.production), where applications keep their keys and passwords; the
+// examples and templates checked in beside them are not.
+func isDotenv(name string) bool {
+	rest, ok := strings.CutPrefix(name, ".env")
+	if !ok || rest != "" && rest[0] != '.' {
+		return false
+	}
+	switch strings.TrimPrefix(rest, ".") {
+	case "example", "sample", "template", "dist", "defaults", "schema":
+		return false
+	}
+	return true
+}
+
+// HoldsSecrets reports whether a directory holds secrets somewhere inside
+// it, so that reading it whole (grep -r, tar, rsync -a, cp -r) reads them:
+// the root, a home directory or the folder of them, /etc, /root, /proc, a
+// folder above a credential store (~/.config above ~/.config/gh).
+func HoldsSecrets(dir string) bool {
+	dir = Clean(dir, "")
+	switch dir {
+	case "/", "/home", "/Users", "/etc", "/etc/ssh", "/root", "/proc", "/var", "/var/lib", "/private", "/private/etc":
+		return true
+	}
+	if _, rest, ok := SplitHome(dir); ok {
+		if rest == "" {
+			return true
+		}
+		for _, d := range credentialDirs {
+			if under(d, rest) {
+				return true
+			}
+		}
+	}
+	_, secret := Secret(dir, false)
+	return secret
+}
+
 // SecretName reports whether a file of this name holds a secret wherever it
-// is (id_rsa, .netrc); with glob, whether the pattern may match one.
+// is (id_rsa, .netrc, .env); with glob, whether the pattern may match one.
 func SecretName(name string, glob bool) bool {
-	if credentialFiles[name] {
+	if credentialFiles[name] || isDotenv(name) {
 		return true
 	}
 	if !glob {
@@ -394,7 +428,7 @@ func SecretName(name string, glob bool) bool {
 			return true
 		}
 	}
-	return false
+	return matchName(name, ".env") || matchName(name, ".env.local")
 }
 
 // procRoot strips the /proc/PID/root prefix through which one process

@@ -44,6 +44,12 @@ func TestSecret(t *testing.T) {
 		{"~/.ssh/id_*", true, "credentials"},
 		{"/tmp/*", true, ""},
 		{"README.md", false, ""},
+		{"/home/u/project/.env", false, "credentials"},
+		{".env.production", false, "credentials"},
+		{".env.example", false, ""},
+		{".envrc", false, ""},
+		{".environment", false, ""},
+		{"/home/u/project/.env*", true, "credentials"},
 	}
 	for _, tc := range tests {
 		got, ok := Secret(tc.p, tc.glob)
@@ -87,6 +93,21 @@ func TestSystemPlace(t *testing.T) {
 		got, ok := SystemPlace(tc.p, tc.glob)
 		if ok != (tc.want != "") || got != tc.want {
 			t.Errorf("SystemPlace(%q, %v) = %q, %v; want %q", tc.p, tc.glob, got, ok, tc.want)
+		}
+	}
+}
+
+func TestHoldsSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		dir  string
+		want bool
+	}{
+		{"/", true}, {"~", true}, {"/home/u", true}, {"/home", true}, {"/root", true}, {"/etc", true},
+		{"~/.config", true}, {"~/.ssh", true}, {"~/.ssh/id_rsa", true}, {"~/.local", true},
+		{"~/project", false}, {"/home/u/project/src", false}, {"/tmp", false}, {"/usr/share", false}, {".", false},
+	} {
+		if got := HoldsSecrets(tc.dir); got != tc.want {
+			t.Errorf("HoldsSecrets(%q) = %v, want %v", tc.dir, got, tc.want)
 		}
 	}
 }
