@@ -63,8 +63,8 @@ var adminCommands = map[string]rule{
 	"dscl":           dscl,
 }
 
-var systemctlOpts = optSpec{short: "tpHMno", long: []string{"--type", "--property",
-	"--host", "--machine", "--lines", "--output", "--state", "--signal", "--kill-whom", "--root", "--job-mode"}}
+var systemctlOpts = getopt{short: "tpHMno", long: []string{"--type", "--property",
+	"--host", "--machine", "--lines", "--output", "--state", "--signal", "--kill-whom", "--root", "--job-mode"}, exact: true}
 
 // systemctl reads with the subcommands that show; -H runs it on another
 // host over ssh.
@@ -85,7 +85,7 @@ func systemctl(c *call) effect {
 
 // systemdHost is the -H (--host) option of systemd's programs, which runs
 // them on another host over ssh.
-var systemdHost = getoptLong{spec: optSpec{short: "H", long: []string{"--host"}}}
+var systemdHost = getoptLong{spec: getopt{short: "H", long: []string{"--host"}, exact: true}}
 
 // remoteHost is the effect of systemdHost: the program talks to another
 // machine.
@@ -125,9 +125,9 @@ func launchctl(c *call) effect {
 	return admin("manages launchd services")
 }
 
-var mountOpts = getoptLong{spec: optSpec{short: "TtoOLUN", long: []string{"--fstab", "--types", "--options",
+var mountOpts = getoptLong{spec: getopt{short: "TtoOLUN", long: []string{"--fstab", "--types", "--options",
 	"--test-opts", "--label", "--uuid", "--namespace", "--source", "--target", "--target-prefix", "--options-mode",
-	"--options-source", "--map-users", "--map-groups"}},
+	"--options-source", "--map-users", "--map-groups"}, exact: true},
 	flags: []string{"--all", "--no-canonicalize", "--fake", "--fork", "--internal-only", "--show-labels", "--mkdir",
 		"--no-mtab", "--options-source-force", "--onlyonce", "--read-only", "--rw", "--read-write", "--verbose",
 		"--help", "--version", "--bind", "--move", "--rbind", "--make-shared", "--make-slave", "--make-private",
@@ -151,14 +151,14 @@ func mount(c *call) effect {
 	return read("lists mounted file systems")
 }
 
-var iptablesOpts = getoptLong{spec: optSpec{short: "tjgiopsdm", long: []string{"--table", "--jump", "--goto",
+var iptablesOpts = getoptLong{spec: getopt{short: "tjgiopsdm", long: []string{"--table", "--jump", "--goto",
 	"--in-interface", "--out-interface", "--protocol", "--source", "--src", "--destination", "--dst", "--match",
-	"--modprobe", "--wait-interval"}},
+	"--modprobe", "--wait-interval"}, exact: true},
 	flags: []string{"--append", "--check", "--delete", "--insert", "--replace", "--list", "--list-rules", "--flush",
 		"--zero", "--new-chain", "--delete-chain", "--policy", "--rename-chain", "--fragment", "--numeric",
 		"--verbose", "--wait", "--exact", "--line-numbers", "--set-counters", "--version", "--help", "--ipv4", "--ipv6"}}
 
-var nftOpts = getoptLong{spec: optSpec{short: "fIdD", long: []string{"--file", "--includepath", "--debug", "--define"}},
+var nftOpts = getoptLong{spec: getopt{short: "fIdD", long: []string{"--file", "--includepath", "--debug", "--define"}, exact: true},
 	flags: []string{"--check", "--interactive", "--handle", "--echo", "--json", "--numeric", "--service", "--stateless",
 		"--reversedns", "--terse", "--optimize", "--version", "--help", "--numeric-priority", "--numeric-protocol",
 		"--numeric-time", "--guid"}}
@@ -170,7 +170,7 @@ func firewall(c *call) effect {
 	switch c.name {
 	case "iptables", "ip6tables":
 		args := iptablesOpts.spell(c.args, false)
-		if m := optValues(args, true, "--modprobe"); len(m) > 0 {
+		if m := optValues(args, "--modprobe"); len(m) > 0 {
 			c.run(c.name+" --modprobe", m, admin("loads kernel modules for the firewall"))
 		}
 		if hasOption(args, "-L", "--list", "-S", "--list-rules", "-C", "--check") && !hasOption(args, "-A", "-D",
@@ -210,23 +210,23 @@ func firewall(c *call) effect {
 	return admin("changes firewall rules")
 }
 
-var iptablesSaveOpts = getoptLong{spec: optSpec{short: "fMt", long: []string{"--file", "--modprobe", "--table"}},
+var iptablesSaveOpts = getoptLong{spec: getopt{short: "fMt", long: []string{"--file", "--modprobe", "--table"}, exact: true},
 	flags: []string{"--counters", "--dump", "--help", "--version"}}
 
 // iptablesSave prints the firewall rules, or writes them to the file of
 // -f; -M names the program that loads kernel modules.
 func iptablesSave(c *call) effect {
 	args := iptablesSaveOpts.spell(c.args, false)
-	if m := optValues(args, true, "-M", "--modprobe"); len(m) > 0 {
+	if m := optValues(args, "-M", "--modprobe"); len(m) > 0 {
 		c.run(c.name+" -M", m, admin("loads kernel modules for the firewall"))
 	}
-	if f := optValues(args, true, "-f", "--file"); len(f) > 0 {
+	if f := optValues(args, "-f", "--file"); len(f) > 0 {
 		return c.optWrite("writes the firewall rules to", f[0])
 	}
 	return read("prints firewall rules")
 }
 
-var visudoOpts = getoptLong{spec: optSpec{short: "fx", long: []string{"--file", "--export"}},
+var visudoOpts = getoptLong{spec: getopt{short: "fx", long: []string{"--file", "--export"}, exact: true},
 	flags: []string{"--check", "--help", "--owner", "--perms", "--quiet", "--strict", "--version"}}
 
 // visudo edits the sudoers file; -c only checks it, unless -x exports it
@@ -246,7 +246,7 @@ func crontab(c *call) effect {
 	return admin("changes scheduled jobs (crontab)")
 }
 
-var sysctlOpts = getoptLong{spec: optSpec{short: "r", long: []string{"--pattern"}},
+var sysctlOpts = getoptLong{spec: getopt{short: "r", long: []string{"--pattern"}, exact: true},
 	flags: []string{"--all", "--deprecated", "--dry-run", "--binary", "--ignore", "--names", "--values", "--load",
 		"--system", "--quiet", "--write", "--help", "--version"},
 	optional: map[byte]string{'p': "--load"}}
@@ -469,7 +469,7 @@ func prefixAdmin(reason string, readPrefixes ...string) rule {
 	}
 }
 
-var ldconfigOpts = getoptLong{spec: optSpec{short: "cCfr", long: []string{"--format"}},
+var ldconfigOpts = getoptLong{spec: getopt{short: "cCfr", long: []string{"--format"}, exact: true},
 	flags: []string{"--print-cache", "--verbose", "--version", "--help", "--usage"}}
 
 // ldconfig rebuilds the library cache, which every program loads from,
@@ -481,8 +481,8 @@ func ldconfig(c *call) effect {
 	return admin("changes the library cache")
 }
 
-var hwclockOpts = getoptLong{spec: optSpec{short: "f", long: []string{"--rtc", "--date", "--delay", "--adjfile",
-	"--param-get", "--param-set", "--epoch"}},
+var hwclockOpts = getoptLong{spec: getopt{short: "f", long: []string{"--rtc", "--date", "--delay", "--adjfile",
+	"--param-get", "--param-set", "--epoch"}, exact: true},
 	flags: []string{"--show", "--get", "--set", "--hctosys", "--systohc", "--systz", "--adjust", "--predict", "--utc",
 		"--localtime", "--directisa", "--update-drift", "--noadjfile", "--test", "--verbose", "--help", "--version",
 		"--getepoch", "--setepoch", "--debug"}}
@@ -496,8 +496,8 @@ func hwclock(c *call) effect {
 	return read("shows the hardware clock")
 }
 
-var dmesgOpts = getoptLong{spec: optSpec{short: "Fflns", long: []string{"--file", "--facility", "--level",
-	"--console-level", "--buffer-size", "--time-format", "--since", "--until"}},
+var dmesgOpts = getoptLong{spec: getopt{short: "Fflns", long: []string{"--file", "--facility", "--level",
+	"--console-level", "--buffer-size", "--time-format", "--since", "--until"}, exact: true},
 	flags: []string{"--clear", "--read-clear", "--console-off", "--console-on", "--human", "--json", "--kernel",
 		"--color", "--nopager", "--force-prefix", "--raw", "--noescape", "--syslog", "--userspace", "--follow",
 		"--follow-new", "--decode", "--show-delta", "--reltime", "--ctime", "--notime", "--help", "--version"},
@@ -513,11 +513,11 @@ func dmesg(c *call) effect {
 	return read("shows the kernel log")
 }
 
-var journalctlOpts = getoptLong{spec: optSpec{short: "MDSUcutpgonF", long: []string{"--machine", "--directory",
+var journalctlOpts = getoptLong{spec: getopt{short: "MDSUcutpgonF", long: []string{"--machine", "--directory",
 	"--file", "--root", "--image", "--image-policy", "--namespace", "--since", "--until", "--cursor", "--after-cursor",
 	"--cursor-file", "--unit", "--user-unit", "--identifier", "--exclude-identifier", "--priority", "--facility",
 	"--grep", "--output", "--output-fields", "--field", "--interval", "--verify-key", "--vacuum-size",
-	"--vacuum-files", "--vacuum-time", "--invocation"}},
+	"--vacuum-files", "--vacuum-time", "--invocation"}, exact: true},
 	flags: []string{"--system", "--user", "--merge", "--boot", "--case-sensitive", "--dmesg", "--lines", "--reverse",
 		"--show-cursor", "--utc", "--catalog", "--no-hostname", "--no-full", "--full", "--all", "--follow", "--no-tail",
 		"--quiet", "--no-pager", "--pager-end", "--force", "--help", "--version", "--fields", "--list-boots",
@@ -533,7 +533,7 @@ func journalctl(c *call) effect {
 		"--relinquish-var", "--smart-relinquish-var", "--setup-keys", "--update-catalog") {
 		return admin("changes the system journal")
 	}
-	if f := optValues(args, true, "--cursor-file"); len(f) > 0 {
+	if f := optValues(args, "--cursor-file"); len(f) > 0 {
 		return c.optWrite("writes the journal cursor to", f[0])
 	}
 	return read("shows the system journal")
@@ -711,7 +711,7 @@ func parted(c *call) effect {
 	return adminDestroy("partitions disks")
 }
 
-var wipefsOpts = getoptLong{spec: optSpec{short: "oOt", long: []string{"--offset", "--output", "--types"}},
+var wipefsOpts = getoptLong{spec: getopt{short: "oOt", long: []string{"--offset", "--output", "--types"}, exact: true},
 	flags: []string{"--all", "--backup", "--force", "--noheadings", "--json", "--no-act", "--parsable", "--quiet",
 		"--help", "--version", "--lock"}}
 
@@ -724,9 +724,9 @@ func wipefs(c *call) effect {
 	return read("lists file system signatures")
 }
 
-var sfdiskOpts = getoptLong{spec: optSpec{short: "NoOuXYwW", long: []string{"--partno", "--backup-file", "--backup-pt-sectors",
+var sfdiskOpts = getoptLong{spec: getopt{short: "NoOuXYwW", long: []string{"--partno", "--backup-file", "--backup-pt-sectors",
 	"--move-data", "--color", "--output", "--label", "--label-nested", "--lock", "--unit", "--wipe", "--wipe-partitions",
-	"--sector-size"}},
+	"--sector-size"}, exact: true},
 	flags: []string{"--activate", "--dump", "--json", "--show-geometry", "--list", "--list-free", "--reorder", "--show-size",
 		"--list-types", "--verify", "--delete", "--part-label", "--part-type", "--part-uuid", "--part-attrs", "--disk-id",
 		"--relocate", "--append", "--backup", "--bytes", "--force", "--move-use-fsync", "--no-act", "--no-reread",

@@ -65,7 +65,7 @@ func varTargets(names []arg, reason string) effect {
 }
 
 func readVars(c *call) effect {
-	opts, names := splitOpts(c.args, optSpec{short: "adinNptu"})
+	opts, names := splitOpts(c.args, getopt{short: "adinNptu", exact: true})
 	if a, ok := optVal(opts, "-a"); ok {
 		names = append(names, a)
 	}
@@ -81,7 +81,7 @@ func getopts(c *call) effect {
 }
 
 func mapfile(c *call) effect {
-	opts, names := splitOpts(c.args, optSpec{short: "dnOsuCc"})
+	opts, names := splitOpts(c.args, getopt{short: "dnOsuCc", exact: true})
 	if cb, ok := optVal(opts, "-C"); ok {
 		if !cb.static {
 			return unknown("runs a callback only known at run time")
@@ -118,7 +118,7 @@ func declare(c *call) effect {
 }
 
 func hash(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "p"})
+	opts, _ := splitOpts(c.args, getopt{short: "p", exact: true})
 	if p, ok := optVal(opts, "-p"); ok {
 		return env("makes a command name run " + p.text)
 	}
@@ -127,7 +127,7 @@ func hash(c *call) effect {
 
 // waitRule is wait, whose -p NAME puts a process id in a variable.
 func waitRule(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "p"})
+	opts, _ := splitOpts(c.args, getopt{short: "p", exact: true})
 	if p, ok := optVal(opts, "-p"); ok {
 		return varTargets([]arg{p}, "waits for jobs")
 	}
@@ -138,7 +138,7 @@ func waitRule(c *call) effect {
 // name is no built-in: bash then looks for a library of that name (one with
 // a "/" is the library's path).
 func enable(c *call) effect {
-	opts, names := splitOpts(c.args, optSpec{short: "f"})
+	opts, names := splitOpts(c.args, getopt{short: "f", exact: true})
 	if f, ok := optVal(opts, "-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
 	}
@@ -163,7 +163,7 @@ var bashBuiltins = stringSet(".", ":", "[", "alias", "bg", "bind", "break", "bui
 // fc runs commands from the history again, through the editor -e names
 // ("-e -" and -s run them as they are), unless it only lists them (-l).
 func fc(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "e"})
+	opts, _ := splitOpts(c.args, getopt{short: "e", exact: true})
 	if e, ok := optVal(opts, "-e"); optHas(opts, "-l") && !optHas(opts, "-s") && (!ok || e.val != "-") {
 		return read("lists the history")
 	}
@@ -173,7 +173,7 @@ func fc(c *call) effect {
 // history -r and -n read a file (by default the history file) into the
 // history, which history then prints; -w and -a write it to a file.
 func history(c *call) effect {
-	opts, ops := splitOpts(c.args, optSpec{short: "d"})
+	opts, ops := splitOpts(c.args, getopt{short: "d", exact: true})
 	if len(opts) == 0 {
 		return read("prints the shell history")
 	}
@@ -195,7 +195,7 @@ func history(c *call) effect {
 // error message prints, and binds keys to shell commands (-x), which run
 // when the key is pressed.
 func bindRule(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "mqurfx"})
+	opts, _ := splitOpts(c.args, getopt{short: "mqurfx", exact: true})
 	e := inert("sets key bindings")
 	for _, o := range opts {
 		switch {
@@ -219,7 +219,7 @@ func bindRule(c *call) effect {
 // substitutions in it. compgen does so at once, complete when a word is
 // completed.
 func completes(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "oAGWFCXPS"})
+	opts, _ := splitOpts(c.args, getopt{short: "oAGWFCXPS", exact: true})
 	for _, o := range opts {
 		if !o.has || o.name != "-C" && o.name != "-W" {
 			continue
@@ -239,7 +239,7 @@ func completes(c *call) effect {
 
 // jobsRule is jobs, whose -x runs a command with job numbers in its words.
 func jobsRule(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{})
+	opts, rest := splitOpts(c.args, getopt{})
 	if !optHas(opts, "-x") || len(rest) == 0 {
 		return inert("lists jobs")
 	}
@@ -252,7 +252,7 @@ func ztcp(c *call) effect {
 	if len(c.args) == 0 {
 		return read("lists connections")
 	}
-	if opts, _ := splitOpts(c.args, optSpec{}); optHas(opts, "-c") {
+	if opts, _ := splitOpts(c.args, getopt{}); optHas(opts, "-c") {
 		return inert("closes a connection")
 	}
 	return net(airlock.ClassNetConnect, "opens a network connection")
@@ -260,7 +260,7 @@ func ztcp(c *call) effect {
 
 // zmodload loads zsh modules (shared libraries) unless it only lists them.
 func zmodload(c *call) effect {
-	opts, names := splitOpts(c.args, optSpec{})
+	opts, names := splitOpts(c.args, getopt{})
 	if len(names) == 0 || optHas(opts, "-l", "-L", "-e", "-u") {
 		return inert("lists or unloads zsh modules")
 	}
@@ -270,7 +270,7 @@ func zmodload(c *call) effect {
 // zpty runs a command in a pseudo-terminal: "zpty [-eb] NAME COMMAND...";
 // its other options talk to one that runs.
 func zpty(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{})
+	opts, rest := splitOpts(c.args, getopt{})
 	if len(rest) < 2 || optHas(opts, "-d", "-w", "-r", "-t", "-L", "-n") {
 		return inert("talks to a command in a pseudo-terminal")
 	}
@@ -281,7 +281,7 @@ func zpty(c *call) effect {
 // schedRule is zsh's sched, which runs a command later: "sched [-o]
 // [+]TIME COMMAND...".
 func schedRule(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{})
+	_, rest := splitOpts(c.args, getopt{})
 	if len(rest) < 2 {
 		return inert("lists or removes scheduled commands")
 	}

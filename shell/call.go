@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -281,221 +280,22 @@ func (c *call) raiseWrites(e *effect, args ...arg) {
 	}
 }
 
-// has reports whether one of opts appears before "--". A short option ("-f")
-// also matches inside a cluster ("-rf"); a long one ("--force") also with a
-// value ("--force=x"); anything else ("-delete") must match exactly.
-func (c *call) has(opts ...string) bool { return hasOption(c.args, opts...) }
-
-func hasOption(args []arg, opts ...string) bool {
-	for _, a := range args {
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			return false
-		}
-		for _, o := range opts {
-			if optMatch(v, o) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func optMatch(word, opt string) bool {
-	switch {
-	case strings.HasPrefix(opt, "--"):
-		return word == opt || strings.HasPrefix(word, opt) && word[len(opt)] == '='
-	case len(opt) == 2 && opt[0] == '-':
-		return !strings.HasPrefix(word, "--") && strings.IndexByte(word[1:], opt[1]) >= 0
-	}
-	return word == opt
-}
-
-// value returns the value of the first of opts found before "--": "-o FILE",
-// "-oFILE", "--output FILE", "--output=FILE".
-func (c *call) value(opts ...string) (arg, bool) {
-	vs := optValues(c.args, true, opts...)
-	if len(vs) == 0 {
-		return arg{}, false
-	}
-	return vs[0], true
-}
-
-// values returns the values of every occurrence of opts.
-func (c *call) values(opts ...string) []arg { return optValues(c.args, false, opts...) }
-
-func optValues(args []arg, first bool, opts ...string) []arg {
-	var out []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			break
-		}
-		for _, o := range opts {
-			var val arg
-			switch {
-			case v == o:
-				if i+1 >= len(args) {
-					continue
-				}
-				i++
-				val = args[i]
-			case strings.HasPrefix(o, "--") && strings.HasPrefix(v, o+"="):
-				val = sliceArg(a, len(o)+1)
-			case len(o) == 2 && !strings.HasPrefix(v, "--") && strings.HasPrefix(v, o):
-				val = sliceArg(a, 2)
-			default:
-				continue
-			}
-			out = append(out, val)
-			if first {
-				return out
-			}
-			break
-		}
-	}
-	return out
-}
-
 // sliceArg is the value attached to an option word ("-oFILE" → "FILE").
 func sliceArg(a arg, from int) arg {
 	v := a.val[from:]
 	return arg{val: v, text: quote(v), static: true, glob: a.glob}
 }
 
-// operands returns the words that are not options, skipping the value of
-// each option in valueOpts ("-o", "--output"; "--output=x" carries its own).
-// Everything after "--" is an operand.
-func (c *call) operands(valueOpts ...string) []arg { return operands(c.args, valueOpts...) }
-
-func operands(args []arg, valueOpts ...string) []arg {
-	var out []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			out = append(out, a)
-			continue
-		}
-		if v == "--" {
-			return append(out, args[i+1:]...)
-		}
-		if takesValue(v, valueOpts) {
-			i++
-		}
-	}
-	return out
+// splitOpts, optHas and optVal read options the older way; they go as the
+// families move to getopt.
+func splitOpts(args []arg, g getopt) (opts []option, rest []arg) {
+	p := g.split(args)
+	return p.opts, p.ops
 }
 
-// takesValue reports whether option word v is followed by its value: it is
-// one of valueOpts, or a cluster of short options ending with one ("-xf").
-func takesValue(v string, valueOpts []string) bool {
-	for _, o := range valueOpts {
-		if v == o {
-			return true
-		}
-		if len(o) == 2 && len(v) > 2 && v[1] != '-' && v[len(v)-1] == o[1] && !strings.ContainsAny(v[1:len(v)-1], "=/") {
-			return true
-		}
-	}
-	return false
-}
+func optHas(opts []option, names ...string) bool { return parsed{opts: opts}.has(names...) }
 
-// optSpec describes the options of a wrapper or of a program with
-// subcommands: the short letters and long names that take a value.
-type optSpec struct {
-	short string
-	long  []string
-}
-
-type option struct {
-	name string // "-u", "--user"
-	val  arg
-	has  bool // val is set
-}
-
-// splitOpts separates leading options from what follows: for a wrapper, the
-// command it runs; for git-like programs, the subcommand.
-func splitOpts(args []arg, o optSpec) (opts []option, rest []arg) {
-	i := 0
-	for i < len(args) {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			break
-		}
-		i++
-		if v == "--" {
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			name, val, eq := strings.Cut(v, "=")
-			opt := option{name: name}
-			switch {
-			case eq:
-				opt.val, opt.has = arg{val: val, text: quote(val), static: true, glob: a.glob}, true
-			case slices.Contains(o.long, name) && i < len(args):
-				opt.val, opt.has = args[i], true
-				i++
-			}
-			opts = append(opts, opt)
-			continue
-		}
-		for j := 1; j < len(v); j++ {
-			opt := option{name: "-" + v[j:j+1]}
-			if strings.IndexByte(o.short, v[j]) >= 0 {
-				if j+1 < len(v) {
-					opt.val, opt.has = sliceArg(a, j+1), true
-				} else if i < len(args) {
-					opt.val, opt.has = args[i], true
-					i++
-				}
-				opts = append(opts, opt)
-				break
-			}
-			opts = append(opts, opt)
-		}
-	}
-	return opts, args[i:]
-}
-
-func optHas(opts []option, names ...string) bool {
-	for _, o := range opts {
-		if slices.Contains(names, o.name) {
-			return true
-		}
-	}
-	return false
-}
-
-func optVal(opts []option, names ...string) (arg, bool) {
-	for _, o := range opts {
-		if o.has && slices.Contains(names, o.name) {
-			return o.val, true
-		}
-	}
-	return arg{}, false
-}
-
-// subcommand finds a program's subcommand after its global options. ok is
-// false when the subcommand is only known at run time.
-func subcommand(args []arg, o optSpec) (sub string, rest []arg, ok bool) {
-	_, rest = splitOpts(args, o)
-	if len(rest) == 0 {
-		return "", nil, true
-	}
-	if !rest[0].static {
-		return "", rest[1:], false
-	}
-	return rest[0].val, rest[1:], true
-}
+func optVal(opts []option, names ...string) (arg, bool) { return parsed{opts: opts}.value(names...) }
 
 // envAssigns consumes the NAME=VALUE words that env and sudo accept before
 // the command, and returns why one of them matters ("" if none does) and the

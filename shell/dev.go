@@ -240,7 +240,7 @@ var goEnvPrograms = stringSet("CC", "CXX", "FC", "AR", "PKG_CONFIG", "GOFLAGS", 
 // programs it runs (-exec around test binaries, -toolexec around every
 // tool, -vettool, -ldflags=-extld) and files it writes (-o, profiles).
 func goCmd(c *call) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{short: "C"})
+	sub, rest, ok := subcommand(c.args, getopt{short: "C", exact: true})
 	if !ok {
 		return unknown("runs go with a subcommand only known at run time")
 	}
@@ -363,7 +363,7 @@ var cargoVerbs = use(exec("runs a cargo command")).withNone(read("shows cargo he
 	onRule("fmt", formatter("", "--check")),
 )
 
-var cargoOpts = optSpec{short: "ZC", long: []string{"--config", "--color", "--explain"}}
+var cargoOpts = getopt{short: "ZC", long: []string{"--config", "--color", "--explain"}, exact: true}
 
 // cargo: its subcommands, and what its options change: --config settings
 // name programs it runs (runners, linkers, rustc wrappers) or where it
@@ -378,10 +378,10 @@ func cargo(c *call) effect {
 	if toolchain != "" {
 		e = worse(e, customToolchain("cargo", toolchain))
 	}
-	for _, cfg := range optValues(args, false, "--config") {
+	for _, cfg := range optValues(args, "--config") {
 		e = worse(e, c.cargoConfig(cfg))
 	}
-	c.writesTo(&e, "writes build outputs where an option says", optValues(args, false, "--target-dir", "--artifact-dir",
+	c.writesTo(&e, "writes build outputs where an option says", optValues(args, "--target-dir", "--artifact-dir",
 		"--out-dir", "--root", "--lockfile-path")...)
 	if _, rest := splitOpts(args, cargoOpts); len(rest) > 1 && rest[0].static {
 		switch rest[0].val {
@@ -390,8 +390,8 @@ func cargo(c *call) effect {
 		case "rustc", "rustdoc":
 			// Words after -- go to rustc.
 			if flags := gitAfter(rest, "--"); len(flags) > 0 {
-				c.rustcFlags(&e, "cargo "+rest[0].val, append(optValues(flags, false, "-C", "--codegen"), optValues(flags, false, "-Z")...))
-				c.writesTo(&e, "writes compiler output where rustc's options say", optValues(flags, false, "-o", "--out-dir")...)
+				c.rustcFlags(&e, "cargo "+rest[0].val, append(optValues(flags, "-C", "--codegen"), optValues(flags, "-Z")...))
+				c.writesTo(&e, "writes compiler output where rustc's options say", optValues(flags, "-o", "--out-dir")...)
 			}
 		}
 	}
@@ -519,7 +519,7 @@ func rustup(c *call) effect {
 		// The command is the words after the toolchain, options included.
 		for i, a := range c.args {
 			if a.static && a.val == "run" {
-				_, rest := splitOpts(c.args[i+1:], optSpec{})
+				_, rest := splitOpts(c.args[i+1:], getopt{})
 				if len(rest) > 1 {
 					c.run("rustup run", rest[1:], effect{})
 				}
@@ -872,7 +872,7 @@ func meson(c *call) effect {
 	}
 	for i, a := range c.args {
 		if a.static && a.val == "devenv" {
-			_, rest := splitOpts(c.args[i+1:], optSpec{short: "Cw", long: []string{"--workdir", "--dump-format"}})
+			_, rest := splitOpts(c.args[i+1:], getopt{short: "Cw", long: []string{"--workdir", "--dump-format"}, exact: true})
 			if len(rest) > 0 {
 				c.run("meson devenv", rest, effect{})
 				return effect{none: true}
@@ -1544,7 +1544,7 @@ func python(c *call) effect {
 	l := pythonLang
 	l.runModule = pythonModule
 	e := interp(l)(c)
-	for _, x := range optValues(c.args, false, "-X") {
+	for _, x := range optValues(c.args, "-X") {
 		if p, ok := strings.CutPrefix(x.val, "pycache_prefix="); ok {
 			c.writesTo(&e, "writes compiled files under -X pycache_prefix", arg{val: p, text: quote(p), static: x.static, glob: x.glob})
 		}
@@ -1568,7 +1568,7 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 	case "http.server", "SimpleHTTPServer", "smtpd", "aiosmtpd", "xmlrpc.server", "CGIHTTPServer", "wsgiref.simple_server":
 		// Serving a folder of secrets hands them out.
 		e := net(airlock.ClassNetConnect, "serves the network")
-		c.raiseReads(&e, optValues(rest, false, "-d", "--directory")...)
+		c.raiseReads(&e, optValues(rest, "-d", "--directory")...)
 		return e
 	case "ftplib", "telnetlib", "imaplib", "poplib", "nntplib", "smtplib", "webbrowser", "urllib.request":
 		return net(airlock.ClassNetConnect, "connects to the network ("+mod+")")
@@ -1610,7 +1610,7 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 			return e
 		}
 		e := write(airlock.ClassFSWrite, "creates or extracts an archive")
-		c.raiseWrites(&e, append(optValues(rest, false, "-c", "--create"), ops...)...)
+		c.raiseWrites(&e, append(optValues(rest, "-c", "--create"), ops...)...)
 		return e
 	case "gzip":
 		e := write(airlock.ClassFSWrite, "compresses or decompresses files")
@@ -1632,14 +1632,14 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 	}
 	e := exec("runs Python module " + mod)
 	if mod == "cProfile" || mod == "profile" || mod == "trace" {
-		c.writesTo(&e, "writes its report where -o says", optValues(rest, false, "-o", "--outfile", "--file")...)
+		c.writesTo(&e, "writes its report where -o says", optValues(rest, "-o", "--outfile", "--file")...)
 	}
 	return e
 }
 
-var phpOpts = optSpec{short: "rBREcdfFtzS", long: []string{"--run", "--process-begin", "--process-code", "--process-end",
+var phpOpts = getopt{short: "rBREcdfFtzS", long: []string{"--run", "--process-begin", "--process-code", "--process-end",
 	"--php-ini", "--define", "--file", "--process-file", "--docroot", "--zend-extension", "--server", "--rf", "--rc",
-	"--re", "--rz", "--ri"}}
+	"--re", "--rz", "--ri"}, exact: true}
 
 // php: inline code, a script, a web server; -d settings may name code to
 // run (auto_prepend_file), libraries to load or files to write.

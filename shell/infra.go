@@ -31,7 +31,7 @@ var infraCommands = map[string]rule{
 	)),
 	// Every vagrant command runs the Vagrantfile, which is Ruby.
 	"vagrant": sent(use(infraChange(airlock.TierWrite, "manages virtual machines, running the Vagrantfile")).with(
-		optSpec{}).withNone(read("shows vagrant help")).on(
+		getopt{}).withNone(read("shows vagrant help")).on(
 		on("destroy", infraChange(airlock.TierDestructive, "destroys virtual machines")),
 		on("global-status help --help -h", read("shows virtual machines")),
 		on("version --version -v", infraRead("checks for a newer vagrant")),
@@ -106,10 +106,10 @@ func (c *call) kubeconfig(e *effect) {
 var kubeAuth = []string{"--client-key", "--client-certificate", "--certificate-authority", "--kubeconfig",
 	"--key-file", "--cert-file", "--ca-file", "--keyring", "--kube-ca-file", "--registry-config", "--repository-config"}
 
-var kubeOpts = optSpec{short: "nsv", long: []string{"--namespace", "--context", "--cluster", "--kubeconfig", "--server",
+var kubeOpts = getopt{short: "nsv", long: []string{"--namespace", "--context", "--cluster", "--kubeconfig", "--server",
 	"--token", "--user", "--as", "--as-group", "--as-uid", "--certificate-authority", "--client-certificate",
 	"--client-key", "--request-timeout", "--tls-server-name", "--cache-dir", "--profile", "--profile-output",
-	"--vmodule", "--log-file"}}
+	"--vmodule", "--log-file"}, exact: true}
 
 // kubectl: its subcommand, then what its options add: a kubeconfig that
 // runs plugins, a --server that receives the credentials, files sent
@@ -202,7 +202,7 @@ func kubectlSub(c *call, sub string, rest []arg) effect {
 // kustomize: --helm-command names the helm that runs; exec plugins run
 // commands from the kustomization.
 func (c *call) kustomize(rest []arg) {
-	for _, h := range optValues(rest, false, "--helm-command") {
+	for _, h := range optValues(rest, "--helm-command") {
 		c.runWords("kustomize --helm-command", []arg{h}, input{})
 	}
 	if hasOption(rest, "--enable-exec") {
@@ -211,15 +211,15 @@ func (c *call) kustomize(rest []arg) {
 }
 
 func valueOf(args []arg, opts ...string) (arg, bool) {
-	vs := optValues(args, true, opts...)
+	vs := optValues(args, opts...)
 	if len(vs) == 0 {
 		return arg{}, false
 	}
 	return vs[0], true
 }
 
-var helmOpts = optSpec{short: "n", long: []string{"--namespace", "--kube-context", "--kubeconfig", "--kube-apiserver",
-	"--kube-token", "--registry-config", "--repository-config", "--repository-cache"}}
+var helmOpts = getopt{short: "n", long: []string{"--namespace", "--kube-context", "--kubeconfig", "--kube-apiserver",
+	"--kube-token", "--registry-config", "--repository-config", "--repository-cache"}, exact: true}
 
 var helmVerbs = use(infraChange(airlock.TierDestructive, "runs a helm command")).withNone(read("shows helm help")).with(helmOpts).on(
 	on("install upgrade rollback uninstall delete del un test", infraChange(airlock.TierDestructive, "changes releases in a cluster")),
@@ -344,7 +344,7 @@ func terraformSub(c *call) effect {
 }
 
 func pulumi(c *call) effect {
-	sub, rest, _ := subcommand(c.args, optSpec{short: "sC", long: []string{"--stack", "--cwd"}})
+	sub, rest, _ := subcommand(c.args, getopt{short: "sC", long: []string{"--stack", "--cwd"}, exact: true})
 	ops := operands(rest, "-s", "--stack", "-C", "--cwd")
 	verb := ""
 	if len(ops) > 0 {
@@ -484,8 +484,8 @@ func buildDockerVerbs() map[string]effect {
 	return verbs
 }
 
-var dockerOpts = optSpec{short: "Hcl", long: []string{"--host", "--context", "--config", "--log-level",
-	"--tlscacert", "--tlscert", "--tlskey", "--url", "--connection", "--identity", "--root", "--runroot", "--storage-driver"}}
+var dockerOpts = getopt{short: "Hcl", long: []string{"--host", "--context", "--config", "--log-level",
+	"--tlscacert", "--tlscert", "--tlskey", "--url", "--connection", "--identity", "--root", "--runroot", "--storage-driver"}, exact: true}
 
 // dockerAuth are the options that use keys to reach the daemon.
 var dockerAuth = []string{"--tlscacert", "--tlscert", "--tlskey", "--config", "--identity"}
@@ -505,7 +505,7 @@ func docker(c *call) effect {
 	}
 	key := sub
 	if dockerGroups[sub] {
-		o := optSpec{short: "fp", long: []string{"--file", "--project-name", "--project-directory", "--profile", "--env-file"}}
+		o := getopt{short: "fp", long: []string{"--file", "--project-name", "--project-directory", "--profile", "--env-file"}, exact: true}
 		if sub2, _, ok := subcommand(rest, o); ok && sub2 != "" {
 			key = sub + " " + sub2
 		}
@@ -544,7 +544,7 @@ func dockerEffect(c *call, key string, rest []arg) effect {
 		e = worse(e, net(airlock.ClassNetHTTP, "downloads an image"))
 	case dockerOutputs[key]:
 		var outs []arg
-		for _, o := range append(optValues(rest, false, "-o", "--output"), optValues(rest, false, "--iidfile", "--metadata-file")...) {
+		for _, o := range append(optValues(rest, "-o", "--output"), optValues(rest, "--iidfile", "--metadata-file")...) {
 			// build --output type=local,dest=DIR, or a plain path.
 			dest := o.val
 			for _, part := range strings.Split(o.val, ",") {
@@ -565,8 +565,8 @@ func dockerEffect(c *call, key string, rest []arg) effect {
 
 // compose is docker-compose: the docker verbs under "compose".
 func compose(c *call) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{short: "fp", long: []string{"--file", "--project-name",
-		"--project-directory", "--profile", "--env-file"}})
+	sub, rest, ok := subcommand(c.args, getopt{short: "fp", long: []string{"--file", "--project-name",
+		"--project-directory", "--profile", "--env-file"}, exact: true})
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}
@@ -578,8 +578,8 @@ func compose(c *call) effect {
 	return e
 }
 
-var awsOpts = optSpec{long: []string{"--profile", "--region", "--output", "--endpoint-url", "--query", "--color",
-	"--ca-bundle", "--cli-read-timeout", "--cli-connect-timeout", "--cli-binary-format"}}
+var awsOpts = getopt{long: []string{"--profile", "--region", "--output", "--endpoint-url", "--query", "--color",
+	"--ca-bundle", "--cli-read-timeout", "--cli-connect-timeout", "--cli-binary-format"}, exact: true}
 
 // aws: the service and operation decide (cloudEffect); configure and the
 // high-level s3 commands have rules of their own; a positional operand
@@ -621,7 +621,7 @@ func awsCommand(c *call) effect {
 		!strings.Contains(last.val, "://") && !strings.HasPrefix(rest[len(rest)-2].val, "--") {
 		c.writesTo(&e, "writes the response into a file", last)
 	}
-	c.writesTo(&e, "writes a file where an option says", optValues(rest, false, "--output-template-file", "--outfile")...)
+	c.writesTo(&e, "writes a file where an option says", optValues(rest, "--output-template-file", "--outfile")...)
 	return e
 }
 

@@ -409,7 +409,7 @@ func npm(c *call) effect {
 }
 
 func npmVerb(c *call) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{short: "Cw", long: []string{"--prefix", "--cwd", "--filter", "--workspace", "--dir"}})
+	sub, rest, ok := subcommand(c.args, getopt{short: "Cw", long: []string{"--prefix", "--cwd", "--filter", "--workspace", "--dir"}, exact: true})
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}
@@ -559,9 +559,9 @@ func pip(c *call) effect {
 }
 
 func pipVerb(c *call, opts []option) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{long: []string{"--python", "--cache-dir", "--log", "--proxy",
+	sub, rest, ok := subcommand(c.args, getopt{long: []string{"--python", "--cache-dir", "--log", "--proxy",
 		"--retries", "--timeout", "--exists-action", "--trusted-host", "--cert", "--client-cert", "--use-feature",
-		"--use-deprecated", "--keyring-provider"}})
+		"--use-deprecated", "--keyring-provider"}, exact: true})
 	if !ok {
 		return unknown("runs pip with a subcommand only known at run time")
 	}
@@ -629,7 +629,7 @@ func uv(c *call) effect {
 }
 
 func uvVerb(c *call) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{long: []string{"--directory", "--project", "--cache-dir", "--config-file", "--color"}})
+	sub, rest, ok := subcommand(c.args, getopt{long: []string{"--directory", "--project", "--cache-dir", "--config-file", "--color"}, exact: true})
 	if !ok {
 		return unknown("runs uv with a subcommand only known at run time")
 	}
@@ -637,9 +637,9 @@ func uvVerb(c *call) effect {
 	case "pip":
 		return c.delegate(rest, pip)
 	case "run":
-		_, cmd := splitOpts(rest, optSpec{short: "pw", long: []string{"--with", "--with-editable", "--with-requirements",
+		_, cmd := splitOpts(rest, getopt{short: "pw", long: []string{"--with", "--with-editable", "--with-requirements",
 			"--python", "--project", "--directory", "--package", "--env-file", "--extra", "--group", "--index",
-			"--default-index", "--index-url", "--extra-index-url", "--find-links", "--only-group", "--no-group"}})
+			"--default-index", "--index-url", "--extra-index-url", "--find-links", "--only-group", "--no-group"}, exact: true})
 		if len(cmd) == 0 {
 			return exec("runs the project")
 		}
@@ -778,7 +778,7 @@ func gem(c *call) effect {
 }
 
 func gemVerb(c *call, opts []option) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{})
+	sub, rest, ok := subcommand(c.args, getopt{})
 	if !ok {
 		return unknown("runs gem with a subcommand only known at run time")
 	}
@@ -830,7 +830,7 @@ var bundle = use(exec("runs a bundler command")).withNone(install(airlock.TierNe
 // PHP and .NET.
 
 func composer(c *call) effect {
-	if sub, rest, ok := subcommand(c.args, optSpec{long: []string{"--working-dir", "-d"}}); ok && sub == "global" {
+	if sub, rest, ok := subcommand(c.args, getopt{long: []string{"--working-dir", "-d"}, exact: true}); ok && sub == "global" {
 		// composer global CMD runs CMD in the global project.
 		return worse(c.delegate(rest, composerVerbs), install(airlock.TierNetworkEgress, "changes global PHP tools"))
 	}
@@ -903,7 +903,7 @@ func nodeInstall(c *call) effect {
 // bundle exec X).
 func toolExec(via string, skip int) rule {
 	return func(c *call) effect {
-		_, rest := splitOpts(c.args, optSpec{short: "npe", long: []string{"--name", "--prefix", "-n", "-p"}})
+		_, rest := splitOpts(c.args, getopt{short: "npe", long: []string{"--name", "--prefix", "-n", "-p"}, exact: true})
 		if len(rest) <= skip {
 			return exec("runs a command in a tool's environment")
 		}
@@ -914,7 +914,7 @@ func toolExec(via string, skip int) rule {
 
 // nvmRun is nvm run VERSION ARGS: node with ARGS.
 func nvmRun(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{})
+	_, rest := splitOpts(c.args, getopt{})
 	if len(rest) < 1 {
 		return exec("runs Node.js")
 	}

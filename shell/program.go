@@ -67,7 +67,7 @@ func writes(class airlock.Class, reason string, valueOpts ...string) rule {
 
 // verbs classifies a program by its subcommand.
 type verbs struct {
-	opts  optSpec           // global options that take a value
+	opts  getopt            // global options that take a value
 	none  effect            // no subcommand
 	def   effect            // a subcommand not listed; its reason gets the subcommand
 	by    map[string]effect // fixed effects
@@ -84,7 +84,7 @@ type verbEntry struct {
 func on(names string, e effect) verbEntry   { return verbEntry{names: names, e: e} }
 func onRule(names string, r rule) verbEntry { return verbEntry{names: names, r: r} }
 func use(e effect) verbs                    { return verbs{none: e, def: e} }
-func (v verbs) with(o optSpec) verbs        { v.opts = o; return v }
+func (v verbs) with(o getopt) verbs         { v.opts = o; return v }
 func (v verbs) withNone(e effect) verbs     { v.none = e; return v }
 
 func (v verbs) on(verbs ...verbEntry) rule {

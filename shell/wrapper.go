@@ -12,7 +12,7 @@ import (
 // Wrappers: programs classified by what they run.
 var wrappers = map[string]rule{
 	"sudo": sudo, "sudoedit": sudo, "doas": doas, "su": su, "runuser": su,
-	"pkexec": privWrapper("pkexec", getoptLong{spec: optSpec{long: []string{"--user"}}}, 0),
+	"pkexec": privWrapper("pkexec", getoptLong{spec: getopt{long: []string{"--user"}, exact: true}}, 0),
 	"run0":   privWrapper("run0", run0Opts, 0), "chroot": privWrapper("chroot", chrootOpts, 1),
 	"nsenter": privWrapper("nsenter", nsenterOpts, 0), "unshare": privWrapper("unshare", unshareOpts, 0),
 	"systemd-run": privWrapper("systemd-run", systemdRunOpts, 0),
@@ -23,7 +23,7 @@ var wrappers = map[string]rule{
 	"setsid":  wrapper("setsid", setsidOpts, 0),
 	"timeout": wrapper("timeout", timeoutOpts, 1), "gtimeout": wrapper("timeout", timeoutOpts, 1),
 	"unbuffer": wrapper("unbuffer", getoptLong{}, 0), "chronic": wrapper("chronic", getoptLong{}, 0),
-	"caffeinate": wrapper("caffeinate", getoptLong{spec: optSpec{short: "tw"}}, 0),
+	"caffeinate": wrapper("caffeinate", getoptLong{spec: getopt{short: "tw", exact: true}}, 0),
 	"xvfb-run":   xvfbRun, "dbus-run-session": dbusRunSession,
 	"proxychains": proxychains, "proxychains4": proxychains, "torsocks": torsocks, "firejail": firejail,
 	"strace": tracer("strace", straceOpts), "ltrace": tracer("ltrace", ltraceOpts),
@@ -43,49 +43,49 @@ var wrappers = map[string]rule{
 	"setpriv": wrapper("setpriv", setprivOpts, 0), "capsh": capsh, "runcon": runcon, "ksu": ksu,
 	"sg": sg, "newgrp": fixed(unknown("opens a shell with another group")),
 	"numactl": wrapper("numactl", numactlOpts, 0), "prlimit": prlimit, "cpulimit": cpulimit, "choom": choom,
-	"aa-exec":   wrapper("aa-exec", getoptLong{spec: optSpec{short: "pn", long: []string{"--profile", "--namespace"}}}, 0),
-	"softlimit": wrapper("softlimit", getoptLong{spec: optSpec{short: "madoplfcrts"}}, 0),
+	"aa-exec":   wrapper("aa-exec", getoptLong{spec: getopt{short: "pn", long: []string{"--profile", "--namespace"}, exact: true}}, 0),
+	"softlimit": wrapper("softlimit", getoptLong{spec: getopt{short: "madoplfcrts", exact: true}}, 0),
 	"setuidgid": wrapper("setuidgid", getoptLong{}, 1), "envuidgid": wrapper("envuidgid", getoptLong{}, 1),
 	"chpst": chpst, "envdir": envdir, "logsave": logsave, "setlock": setlock, "start-stop-daemon": startStopDaemon,
 	"rlwrap": rlwrap, "faketime": faketime, "fakeroot": fakeroot, "bwrap": bwrap,
 	"torify": wrapper("torify", getoptLong{}, 0), "aoss": wrapper("aoss", getoptLong{}, 0),
 	"catchsegv": wrapper("catchsegv", getoptLong{}, 0),
-	"trickle":   wrapper("trickle", getoptLong{spec: optSpec{short: "duwtln"}}, 0),
-	"grc":       wrapper("grc", getoptLong{spec: optSpec{short: "c", long: []string{"--config"}}}, 0),
-	"systemd-inhibit": wrapper("systemd-inhibit", getoptLong{spec: optSpec{long: []string{"--what", "--who",
-		"--why", "--mode"}}}, 0),
-	"systemd-cat": wrapper("systemd-cat", getoptLong{spec: optSpec{short: "tp", long: []string{"--identifier",
-		"--priority", "--stderr-priority", "--level-prefix", "--namespace"}}}, 0),
+	"trickle":   wrapper("trickle", getoptLong{spec: getopt{short: "duwtln", exact: true}}, 0),
+	"grc":       wrapper("grc", getoptLong{spec: getopt{short: "c", long: []string{"--config"}, exact: true}}, 0),
+	"systemd-inhibit": wrapper("systemd-inhibit", getoptLong{spec: getopt{long: []string{"--what", "--who",
+		"--why", "--mode"}, exact: true}}, 0),
+	"systemd-cat": wrapper("systemd-cat", getoptLong{spec: getopt{short: "tp", long: []string{"--identifier",
+		"--priority", "--stderr-priority", "--level-prefix", "--namespace"}, exact: true}}, 0),
 }
 
 // The options of the wrappers, where their command starts.
 var (
-	run0Opts = getoptLong{spec: optSpec{short: "uDg", long: []string{"--user", "--chdir", "--group", "--unit",
+	run0Opts = getoptLong{spec: getopt{short: "uDg", long: []string{"--user", "--chdir", "--group", "--unit",
 		"--property", "--description", "--slice", "--nice", "--setenv", "--machine", "--background",
-		"--shell-prompt-prefix", "--lightweight", "--area"}}}
-	chrootOpts  = getoptLong{spec: optSpec{long: []string{"--userspec", "--groups"}}}
-	nsenterOpts = getoptLong{spec: optSpec{short: "tSGW", long: []string{"--target", "--setuid", "--setgid", "--wdns"}}}
-	unshareOpts = getoptLong{spec: optSpec{short: "SG", long: []string{"--setuid", "--setgid", "--propagation",
-		"--setgroups", "--monotonic", "--boottime"}}}
-	systemdRunOpts = getoptLong{spec: optSpec{short: "pEMHu", long: []string{"--unit", "--property", "--setenv",
+		"--shell-prompt-prefix", "--lightweight", "--area"}, exact: true}}
+	chrootOpts  = getoptLong{spec: getopt{long: []string{"--userspec", "--groups"}, exact: true}}
+	nsenterOpts = getoptLong{spec: getopt{short: "tSGW", long: []string{"--target", "--setuid", "--setgid", "--wdns"}, exact: true}}
+	unshareOpts = getoptLong{spec: getopt{short: "SG", long: []string{"--setuid", "--setgid", "--propagation",
+		"--setgroups", "--monotonic", "--boottime"}, exact: true}}
+	systemdRunOpts = getoptLong{spec: getopt{short: "pEMHu", long: []string{"--unit", "--property", "--setenv",
 		"--machine", "--host", "--uid", "--gid", "--nice", "--working-directory", "--slice", "--description",
 		"--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
-		"--timer-property", "--path-property", "--socket-property", "--service-type"}}}
-	niceOpts = getoptLong{spec: optSpec{short: "n", long: []string{"--adjustment"}},
+		"--timer-property", "--path-property", "--socket-property", "--service-type"}, exact: true}}
+	niceOpts = getoptLong{spec: getopt{short: "n", long: []string{"--adjustment"}, exact: true},
 		flags: []string{"--help", "--version"}}
-	stdbufOpts = getoptLong{spec: optSpec{short: "ioe", long: []string{"--input", "--output", "--error"}},
+	stdbufOpts = getoptLong{spec: getopt{short: "ioe", long: []string{"--input", "--output", "--error"}, exact: true},
 		flags: []string{"--help", "--version"}}
 	setsidOpts  = getoptLong{flags: []string{"--ctty", "--fork", "--wait", "--help", "--version"}}
-	timeoutOpts = getoptLong{spec: optSpec{short: "ks", long: []string{"--kill-after", "--signal"}},
+	timeoutOpts = getoptLong{spec: getopt{short: "ks", long: []string{"--kill-after", "--signal"}, exact: true},
 		flags: []string{"--preserve-status", "--foreground", "--verbose", "--help", "--version"}}
-	setprivOpts = getoptLong{spec: optSpec{long: []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid",
+	setprivOpts = getoptLong{spec: getopt{long: []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid",
 		"--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig",
-		"--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}},
+		"--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}, exact: true},
 		flags: []string{"--dump", "--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups",
 			"--reset-env", "--list-caps", "--help", "--version"}}
-	numactlOpts = getoptLong{spec: optSpec{short: "imwpPCNSfLMo", long: []string{"--interleave",
+	numactlOpts = getoptLong{spec: getopt{short: "imwpPCNSfLMo", long: []string{"--interleave",
 		"--weighted-interleave", "--membind", "--preferred", "--preferred-many", "--physcpubind", "--cpunodebind",
-		"--shmid", "--file", "--length", "--offset", "--shmmode", "--cpubind"}},
+		"--shmid", "--file", "--length", "--offset", "--shmmode", "--cpubind"}, exact: true},
 		flags: []string{"--all", "--localalloc", "--show", "--hardware", "--balancing", "--huge", "--touch",
 			"--verify", "--strict", "--shm", "--help", "--version"}}
 )
@@ -98,7 +98,7 @@ var (
 // the short options whose value, if any, is attached ("-iR"), with their
 // long names.
 type getoptLong struct {
-	spec     optSpec
+	spec     getopt
 	flags    []string
 	optional map[byte]string
 }
@@ -259,10 +259,10 @@ func privWrapper(via string, g getoptLong, skip int) rule {
 	}
 }
 
-var sudoOpts = getoptLong{spec: optSpec{short: "aCcDgpRrtTUu", long: []string{
+var sudoOpts = getoptLong{spec: getopt{short: "aCcDgpRrtTUu", long: []string{
 	"--auth-type", "--close-from", "--chdir", "--group", "--host", "--login-class", "--prompt", "--chroot",
 	"--role", "--type", "--command-timeout", "--other-user", "--user",
-}}, flags: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
+}, exact: true}, flags: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
 	"--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups",
 	"--shell", "--stdin", "--version", "--validate"}}
 
@@ -314,7 +314,7 @@ func cwdArg(c *call, d arg) string {
 }
 
 func doas(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "auC"})
+	opts, rest := splitOpts(c.args, getopt{short: "auC", exact: true})
 	user := "root"
 	if u, ok := optVal(opts, "-u"); ok {
 		user = u.text
@@ -332,8 +332,8 @@ func doas(c *call) effect {
 	return effect{none: true}
 }
 
-var suOpts = getoptLong{spec: optSpec{short: "cgGswu", long: []string{"--command", "--session-command",
-	"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}},
+var suOpts = getoptLong{spec: getopt{short: "cgGswu", long: []string{"--command", "--session-command",
+	"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}, exact: true},
 	flags: []string{"--preserve-environment", "--login", "--fast", "--pty", "--help", "--version"}}
 
 // su handles su and runuser: "su -c CMD [user]", "runuser -u USER -- CMD".
@@ -353,7 +353,7 @@ func su(c *call) effect {
 	floor := admin("runs as " + user)
 	// Options may follow the user name: look for -c everywhere.
 	cmd, ok := optVal(opts, "-c", "--command", "--session-command")
-	if vs := optValues(args, true, "-c", "--command", "--session-command"); !ok && len(vs) > 0 {
+	if vs := optValues(args, "-c", "--command", "--session-command"); !ok && len(vs) > 0 {
 		cmd, ok = vs[0], true
 	}
 	if ok {
@@ -371,7 +371,7 @@ func su(c *call) effect {
 	return unknown("opens an interactive shell as " + user)
 }
 
-var envOpts = getoptLong{spec: optSpec{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}},
+var envOpts = getoptLong{spec: getopt{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}, exact: true},
 	flags: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal",
 		"--list-signal-handling", "--debug", "--help", "--version"}}
 
@@ -421,7 +421,7 @@ func (c *call) setsEnv(via string, vals []arg) effect {
 	return e
 }
 
-var timeOpts = getoptLong{spec: optSpec{short: "fo", long: []string{"--format", "--output"}},
+var timeOpts = getoptLong{spec: getopt{short: "fo", long: []string{"--format", "--output"}, exact: true},
 	flags: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}}
 
 // timeRule is /usr/bin/time, which may also write its report to a file.
@@ -440,7 +440,7 @@ func timeRule(c *call) effect {
 	return e
 }
 
-var chrtOpts = getoptLong{spec: optSpec{short: "TPD", long: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}},
+var chrtOpts = getoptLong{spec: getopt{short: "TPD", long: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, exact: true},
 	flags: []string{"--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--ext", "--reset-on-fork",
 		"--all-tasks", "--max", "--pid", "--verbose", "--help", "--version"}}
 
@@ -484,7 +484,7 @@ func taskset(c *call) effect {
 	return effect{none: true}
 }
 
-var ioniceOpts = getoptLong{spec: optSpec{short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+var ioniceOpts = getoptLong{spec: getopt{short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, exact: true},
 	flags: []string{"--ignore", "--help", "--version"}}
 
 // ionice runs a command, or with -p, -P or -u changes (or shows) the I/O
@@ -504,7 +504,7 @@ func ionice(c *call) effect {
 	return effect{none: true}
 }
 
-var flockOpts = getoptLong{spec: optSpec{short: "wE", long: []string{"--wait", "--timeout", "--conflict-exit-code"}},
+var flockOpts = getoptLong{spec: getopt{short: "wE", long: []string{"--wait", "--timeout", "--conflict-exit-code"}, exact: true},
 	flags: []string{"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork",
 		"--verbose", "--help", "--version"}}
 
@@ -534,24 +534,24 @@ func flock(c *call) effect {
 	return e
 }
 
-var straceOpts = getoptLong{spec: optSpec{short: "abeEIoOpPsSuUX", long: []string{
+var straceOpts = getoptLong{spec: getopt{short: "abeEIoOpPsSuUX", long: []string{
 	"--abbrev", "--attach", "--columns", "--const-print-style", "--decode-pids", "--detach-on", "--env",
 	"--fault", "--inject", "--interruptible", "--kvm", "--output", "--raw", "--read", "--signal", "--status",
 	"--string-limit", "--summary-columns", "--summary-sort-by", "--summary-syscall-overhead", "--syscall-limit",
 	"--trace", "--trace-fds", "--trace-path", "--user", "--verbose", "--write", "--argv0",
 	"--stack-trace-frame-limit",
-}}, flags: []string{"--absolute-timestamps", "--timestamps", "--daemonize", "--debug", "--decode-fds",
+}, exact: true}, flags: []string{"--absolute-timestamps", "--timestamps", "--daemonize", "--debug", "--decode-fds",
 	"--failed-only", "--follow-forks", "--help", "--instruction-pointer", "--no-abbrev", "--output-append-mode",
 	"--output-separately", "--quiet", "--relative-timestamps", "--seccomp-bpf", "--secontext", "--stack-traces",
 	"--strings-in-hex", "--successful-only", "--summary", "--summary-only", "--summary-wall-clock",
 	"--syscall-number", "--syscall-times", "--tips", "--version", "--kill-on-exit", "--pidns-translation"}}
 
-var ltraceOpts = getoptLong{spec: optSpec{short: "aADeFlnopsuwx", long: []string{
+var ltraceOpts = getoptLong{spec: getopt{short: "aADeFlnopsuwx", long: []string{
 	"--align", "--config", "--indent", "--library", "--output", "--where",
-}}, flags: []string{"--demangle", "--help", "--version", "--no-signals", "--no-plt"}}
+}, exact: true}, flags: []string{"--demangle", "--help", "--version", "--no-signals", "--no-plt"}}
 
-var xvfbOpts = getoptLong{spec: optSpec{short: "efnpsw", long: []string{"--error-file", "--auth-file", "--server-num",
-	"--xauth-protocol", "--server-args", "--wait"}}, flags: []string{"--auto-servernum", "--listen-tcp", "--help"}}
+var xvfbOpts = getoptLong{spec: getopt{short: "efnpsw", long: []string{"--error-file", "--auth-file", "--server-num",
+	"--xauth-protocol", "--server-args", "--wait"}, exact: true}, flags: []string{"--auto-servernum", "--listen-tcp", "--help"}}
 
 // xvfbRun runs a command with a virtual X server. It writes the server's
 // errors (-e) and an X authority file (-f) where it is told; -l and the
@@ -598,7 +598,7 @@ func xvfbRun(c *call) effect {
 // own, not a system one) says which programs the bus starts and where it
 // listens.
 func dbusRunSession(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{long: []string{"--config-file", "--dbus-daemon"}})
+	opts, rest := splitOpts(c.args, getopt{long: []string{"--config-file", "--dbus-daemon"}, exact: true})
 	e := effect{none: true}
 	if f, ok := optVal(opts, "--config-file"); ok {
 		e = exec("runs a bus configured by " + f.text + ", which may start programs")
@@ -613,7 +613,7 @@ func dbusRunSession(c *call) effect {
 // proxychains runs a command through the proxies its configuration (-f)
 // lists.
 func proxychains(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "f"})
+	opts, rest := splitOpts(c.args, getopt{short: "f", exact: true})
 	e := effect{none: true}
 	if f, ok := optVal(opts, "-f"); ok {
 		e = c.optReads(e, f)
@@ -623,7 +623,7 @@ func proxychains(c *call) effect {
 
 // torsocks runs a command through Tor; --shell opens a shell.
 func torsocks(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "upaP", long: []string{"--user", "--pass", "--address", "--port"}})
+	opts, rest := splitOpts(c.args, getopt{short: "upaP", long: []string{"--user", "--pass", "--address", "--port"}, exact: true})
 	switch {
 	case optHas(opts, "--shell"):
 		return unknown("opens an interactive shell whose connections go through Tor")
@@ -794,7 +794,7 @@ func tracer(via string, g getoptLong) rule {
 	}
 }
 
-var watchOpts = getoptLong{spec: optSpec{short: "nq", long: []string{"--interval", "--equexit"}},
+var watchOpts = getoptLong{spec: getopt{short: "nq", long: []string{"--interval", "--equexit"}, exact: true},
 	flags: []string{"--beep", "--color", "--no-color", "--differences", "--errexit", "--chgexit", "--precise",
 		"--no-title", "--no-wrap", "--no-linewrap", "--exec", "--help", "--version"},
 	optional: map[byte]string{'d': "--differences"}}
@@ -814,7 +814,7 @@ func watch(c *call) effect {
 }
 
 func commandRule(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{})
+	opts, rest := splitOpts(c.args, getopt{})
 	if optHas(opts, "-v", "-V") || len(rest) == 0 {
 		return inert("describes a command")
 	}
@@ -825,7 +825,7 @@ func commandRule(c *call) effect {
 // builtinRule runs a shell built-in; ksh93's "builtin -f LIB" loads
 // built-ins from a shared library.
 func builtinRule(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "f"})
+	opts, rest := splitOpts(c.args, getopt{short: "f", exact: true})
 	if f, ok := optVal(opts, "-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
 	}
@@ -837,7 +837,7 @@ func builtinRule(c *call) effect {
 }
 
 func execRule(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{short: "a"})
+	_, rest := splitOpts(c.args, getopt{short: "a", exact: true})
 	if len(rest) == 0 {
 		return inert("changes the shell's file descriptors")
 	}
@@ -845,9 +845,9 @@ func execRule(c *call) effect {
 	return effect{none: true}
 }
 
-var xargsOpts = getoptLong{spec: optSpec{short: "adEILnPsJRS", long: []string{
+var xargsOpts = getoptLong{spec: getopt{short: "adEILnPsJRS", long: []string{
 	"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var",
-}}, flags: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty",
+}, exact: true}, flags: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty",
 	"--show-limits", "--verbose", "--exit", "--help", "--version"},
 	optional: map[byte]string{'e': "--eof", 'i': "--replace", 'l': "--max-lines"}}
 
@@ -910,7 +910,7 @@ func (c *call) optReads(e effect, f arg) effect {
 	return worse(e, r)
 }
 
-var parallelOpts = getoptLong{spec: optSpec{short: "aCdEIjJLnNPsS", long: []string{
+var parallelOpts = getoptLong{spec: getopt{short: "aCdEIjJLnNPsS", long: []string{
 	"--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--basenamereplace", "--bnr",
 	"--basenameextensionreplace", "--bner", "--bin", "--block", "--block-size", "--blocktimeout", "--bt",
 	"--colsep", "--compress-program", "--decompress-program", "--delay", "--delimiter", "--dirnamereplace",
@@ -921,7 +921,7 @@ var parallelOpts = getoptLong{spec: optSpec{short: "aCdEIjJLnNPsS", long: []stri
 	"--sqlandworker", "--sqlmaster", "--sqlworker", "--ssh", "--sshdelay", "--sshlogin", "--sshloginfile",
 	"--slf", "--tagstring", "--tag-string", "--template", "--tmpl", "--termseq", "--timeout", "--tmpdir",
 	"--tempdir", "--transferfile", "--tf", "--trc", "--workdir", "--wd",
-}}, flags: []string{"--bar", "--cat", "--cleanup", "--csv", "--ctag", "--dry-run", "--eta", "--fifo", "--files",
+}, exact: true}, flags: []string{"--bar", "--cat", "--cleanup", "--csv", "--ctag", "--dry-run", "--eta", "--fifo", "--files",
 	"--group", "--keep-order", "--line-buffer", "--lb", "--link", "--xapply", "--nonall", "--onall", "--null",
 	"--pipe", "--spreadstdin", "--pipepart", "--plus", "--progress", "--quote", "--resume", "--resume-failed",
 	"--retry-failed", "--semaphore", "--shebang", "--shebang-wrap", "--shellquote", "--shuf", "--tag", "--tee",
@@ -1416,25 +1416,25 @@ func goFlags(args []arg, values []string) []arg {
 }
 
 var foreignShells = map[string]foreignOpts{
-	"fish": {opts: getoptLong{spec: optSpec{short: "cCdfop", long: []string{"--command", "--init-command", "--debug",
-		"--features", "--debug-output", "--profile", "--profile-startup"}}, flags: []string{"--interactive",
+	"fish": {opts: getoptLong{spec: getopt{short: "cCdfop", long: []string{"--command", "--init-command", "--debug",
+		"--features", "--debug-output", "--profile", "--profile-startup"}, exact: true}, flags: []string{"--interactive",
 		"--login", "--no-config", "--no-execute", "--print-rusage-self", "--print-debug-categories", "--private",
 		"--version", "--help"}},
 		code: []string{"-c", "--command", "-C", "--init-command"}, stdin: []string{"-i", "--interactive"},
 		writes: []string{"-o", "--debug-output", "-p", "--profile", "--profile-startup"}},
 	"csh":  {opts: getoptLong{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
 	"tcsh": {opts: getoptLong{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
-	"nu": {opts: getoptLong{spec: optSpec{short: "ceIm", long: []string{"--commands", "--execute", "--config",
+	"nu": {opts: getoptLong{spec: getopt{short: "ceIm", long: []string{"--commands", "--execute", "--config",
 		"--env-config", "--plugin-config", "--plugins", "--log-level", "--log-target", "--log-include",
 		"--log-exclude", "--table-mode", "--error-style", "--include-path", "--experimental-options",
-		"--ide-goto-def", "--ide-hover", "--ide-complete", "--ide-check"}}},
+		"--ide-goto-def", "--ide-hover", "--ide-complete", "--ide-check"}, exact: true}},
 		code:  []string{"-c", "--commands", "-e", "--execute"},
 		stdin: []string{"-i", "--interactive", "--stdin"},
 		rc:    []string{"--config", "--env-config", "--plugin-config", "--plugins"}},
-	"elvish": {opts: getoptLong{spec: optSpec{long: []string{"--rc", "--log", "--db", "--sock", "--deprecation-level"}}},
+	"elvish": {opts: getoptLong{spec: getopt{long: []string{"--rc", "--log", "--db", "--sock", "--deprecation-level"}, exact: true}},
 		code: []string{"-c", "--c"}, stdin: []string{"-i", "--i"}, rc: []string{"--rc"},
 		writes: []string{"--log", "--db"}, goFlags: true},
-	"xonsh": {opts: getoptLong{spec: optSpec{short: "cD", long: []string{"--rc", "--shell-type", "--timings"}}},
+	"xonsh": {opts: getoptLong{spec: getopt{short: "cD", long: []string{"--rc", "--shell-type", "--timings"}, exact: true}},
 		code: []string{"-c"}, stdin: []string{"-i", "--interactive"}, rc: []string{"--rc"}, env: []string{"-D"}},
 }
 
@@ -1572,7 +1572,7 @@ var busyboxApplets = map[string]rule{
 // HTTP, and runs the CGI programs under it; -d, -e and -m only encode or
 // hash a string.
 func httpd(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "cpuhrmeid"})
+	opts, _ := splitOpts(c.args, getopt{short: "cpuhrmeid", exact: true})
 	if optHas(opts, "-d", "-e", "-m") {
 		return read("encodes a string")
 	}
@@ -1606,7 +1606,7 @@ func (c *call) servesFiles(e *effect, dir arg) {
 // of a directory, and writes there with the write letter (ftpd -w).
 func fileServer(writeOpt, reason string) rule {
 	return func(c *call) effect {
-		opts, ops := splitOpts(c.args, optSpec{short: "tTuU"})
+		opts, ops := splitOpts(c.args, getopt{short: "tTuU", exact: true})
 		dir := literal(".")
 		if len(ops) > 0 {
 			dir = ops[0]
@@ -1627,7 +1627,7 @@ func fileServer(writeOpt, reason string) rule {
 // telnetd gives its login program (-l, /bin/login by default) to whoever
 // connects: the program reads their input.
 func telnetd(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "lpbfS"})
+	opts, _ := splitOpts(c.args, getopt{short: "lpbfS", exact: true})
 	prog, ok := optVal(opts, "-l")
 	if !ok {
 		prog = literal("/bin/login")
@@ -1640,7 +1640,7 @@ func telnetd(c *call) effect {
 // svd is tcpsvd or udpsvd: "tcpsvd [options] IP PORT PROG ARGS" runs PROG
 // for each connection, reading from it.
 func svd(c *call) effect {
-	_, ops := splitOpts(c.args, optSpec{short: "cCbul"})
+	_, ops := splitOpts(c.args, getopt{short: "cCbul", exact: true})
 	e := net(airlock.ClassNetConnect, "gives a program to whoever connects")
 	if len(ops) < 3 {
 		return e
@@ -1654,7 +1654,7 @@ func svd(c *call) effect {
 // (HOST REMOTE [LOCAL]: uploads LOCAL).
 func ftpTransfer(upload bool) rule {
 	return func(c *call) effect {
-		_, ops := splitOpts(c.args, optSpec{short: "upP"})
+		_, ops := splitOpts(c.args, getopt{short: "upP", exact: true})
 		e := net(airlock.ClassNetHTTP, "downloads a file over FTP")
 		if upload {
 			e.reason = "uploads a file over FTP"
@@ -1693,9 +1693,9 @@ func inotifyd(c *call) effect {
 	return effect{none: true}
 }
 
-var startStopOpts = getoptLong{spec: optSpec{short: "xapnugcrdNPIksRO", long: []string{"--exec", "--startas",
+var startStopOpts = getoptLong{spec: getopt{short: "xapnugcrdNPIksRO", long: []string{"--exec", "--startas",
 	"--pidfile", "--name", "--user", "--group", "--chuid", "--chroot", "--chdir", "--nicelevel", "--procsched",
-	"--iosched", "--umask", "--signal", "--retry", "--output", "--ppid", "--notify-timeout"}},
+	"--iosched", "--umask", "--signal", "--retry", "--output", "--ppid", "--notify-timeout"}, exact: true},
 	flags: []string{"--start", "--stop", "--status", "--test", "--oknodo", "--quiet", "--verbose", "--background",
 		"--no-close", "--make-pidfile", "--remove-pidfile", "--notify-await", "--help", "--version"}}
 
@@ -1731,7 +1731,7 @@ func startStopDaemon(c *call) effect {
 // chpst runs a program with changed limits, user or environment: -e DIR
 // sets variables from the files of DIR, which Airlock cannot see.
 func chpst(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "uUe/nlLmdofpct"})
+	opts, rest := splitOpts(c.args, getopt{short: "uUe/nlLmdofpct", exact: true})
 	e := effect{none: true}
 	if d, ok := optVal(opts, "-e"); ok {
 		e = env("sets environment variables from the files of " + d.text)
@@ -1756,7 +1756,7 @@ func setarch(named bool) rule {
 		if named && len(args) > 0 && !(args[0].static && strings.HasPrefix(args[0].val, "-")) {
 			args = args[1:]
 		}
-		_, rest := splitOpts(args, optSpec{short: "B"})
+		_, rest := splitOpts(args, getopt{short: "B", exact: true})
 		if len(rest) == 0 {
 			if named && len(c.args) == 0 {
 				return read("lists architectures")
@@ -1810,7 +1810,7 @@ func sg(c *call) effect {
 	return effect{none: true}
 }
 
-var runconOpts = getoptLong{spec: optSpec{short: "urtl", long: []string{"--user", "--role", "--type", "--range"}},
+var runconOpts = getoptLong{spec: getopt{short: "urtl", long: []string{"--user", "--role", "--type", "--range"}, exact: true},
 	flags: []string{"--compute", "--help", "--version"}}
 
 // runcon runs "runcon CONTEXT COMMAND", or "runcon -t TYPE ... COMMAND".
@@ -1847,7 +1847,7 @@ func ksu(c *call) effect {
 	return unknown("opens an interactive shell as another user")
 }
 
-var prlimitOpts = getoptLong{spec: optSpec{short: "po", long: []string{"--pid", "--output"}},
+var prlimitOpts = getoptLong{spec: getopt{short: "po", long: []string{"--pid", "--output"}, exact: true},
 	flags: []string{"--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile",
 		"--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime", "--noheadings",
 		"--raw", "--verbose", "--help", "--version"},
@@ -1869,8 +1869,8 @@ func prlimit(c *call) effect {
 	return effect{none: true}
 }
 
-var cpulimitOpts = getoptLong{spec: optSpec{short: "lpePsc", long: []string{"--limit", "--pid", "--exe", "--path",
-	"--signal", "--cpu"}}, flags: []string{"--lazy", "--include-children", "--verbose", "--foreground", "--quiet",
+var cpulimitOpts = getoptLong{spec: getopt{short: "lpePsc", long: []string{"--limit", "--pid", "--exe", "--path",
+	"--signal", "--cpu"}, exact: true}, flags: []string{"--lazy", "--include-children", "--verbose", "--foreground", "--quiet",
 	"--kill", "--restore", "--monitor-forks", "--background", "--help"}}
 
 // cpulimit runs a command with a CPU limit, or limits a running process
@@ -1890,7 +1890,7 @@ func cpulimit(c *call) effect {
 // choom runs "choom -n ADJ COMMAND", or with -p changes the OOM score of a
 // running process.
 func choom(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "np", long: []string{"--adjust", "--pid"}})
+	opts, rest := splitOpts(c.args, getopt{short: "np", long: []string{"--adjust", "--pid"}, exact: true})
 	switch {
 	case optHas(opts, "-p", "--pid"):
 		return exec("changes the OOM score of a running process")
@@ -1904,7 +1904,7 @@ func choom(c *call) effect {
 // logsave runs "logsave [-asv] LOGFILE COMMAND" and writes the command's
 // output to LOGFILE.
 func logsave(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{})
+	_, rest := splitOpts(c.args, getopt{})
 	if len(rest) < 2 {
 		return read("runs no command")
 	}
@@ -1919,7 +1919,7 @@ func logsave(c *call) effect {
 // setlock is daemontools' "setlock [-nNxX] FILE PROGRAM": it creates the
 // lock file.
 func setlock(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{})
+	_, rest := splitOpts(c.args, getopt{})
 	if len(rest) == 0 {
 		return read("takes a lock")
 	}
@@ -1953,11 +1953,11 @@ func rlwrap(c *call) effect {
 	return c.wraps("rlwrap", rest, e)
 }
 
-var rlwrapOpts = getoptLong{spec: optSpec{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
+var rlwrapOpts = getoptLong{spec: getopt{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
 	"--command-name", "--history-no-dupes", "--extra-char-after-completion", "--file", "--history-format",
 	"--forget-matching", "--history-filename", "--logfile", "--multi-line-ext", "--only-cook", "--pre-given",
 	"--quote-characters", "--histsize", "--substitute-prompt", "--set-term-name", "--wait-before-prompt",
-	"--filter"}}, flags: []string{"--ansi-colour-aware", "--always-readline", "--complete-filenames",
+	"--filter"}, exact: true}, flags: []string{"--ansi-colour-aware", "--always-readline", "--complete-filenames",
 	"--case-insensitive", "--no-children", "--no-warnings", "--one-shot", "--remember", "--renice", "--mirror-arguments",
 	"--version", "--polling", "--help", "--password", "--multi-line", "--prompt-colour"},
 	optional: map[byte]string{'a': "--always-readline", 'm': "--multi-line", 'p': "--prompt-colour"}}
@@ -1965,7 +1965,7 @@ var rlwrapOpts = getoptLong{spec: optSpec{short: "bCDefFgHlMOPqsStwz", long: []s
 // faketime runs "faketime [options] TIMESTAMP COMMAND"; --date-prog names
 // the program that reads the timestamp.
 func faketime(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{long: []string{"--date-prog"}})
+	opts, rest := splitOpts(c.args, getopt{long: []string{"--date-prog"}, exact: true})
 	if p, ok := optVal(opts, "--date-prog"); ok {
 		c.run("faketime --date-prog", []arg{p}, effect{})
 	}
@@ -1980,7 +1980,7 @@ func faketime(c *call) effect {
 // loads a library into it, --faked runs another daemon, -s writes its
 // state to a file and -i reads it.
 func fakeroot(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "lisb", long: []string{"--lib", "--faked", "--fd-base"}})
+	opts, rest := splitOpts(c.args, getopt{short: "lisb", long: []string{"--lib", "--faked", "--fd-base"}, exact: true})
 	e := effect{none: true}
 	for _, o := range opts {
 		switch {
@@ -2043,7 +2043,7 @@ func bwrap(c *call) effect {
 	return e
 }
 
-var sshOpts = optSpec{short: "BbcDEeFIiJLlmOopQRSWw"}
+var sshOpts = getopt{short: "BbcDEeFIiJLlmOopQRSWw", exact: true}
 
 // ssh: the remote command is parsed (Via ssh); options that run local
 // commands (ProxyCommand) are parsed too.
@@ -2162,8 +2162,8 @@ func (c *call) proxyCommands(opts []option) {
 	}
 }
 
-var scriptOpts = getoptLong{spec: optSpec{short: "BIOTEmoc", long: []string{"--log-io", "--log-in", "--log-out",
-	"--log-timing", "--echo", "--logging-format", "--output-limit", "--command"}},
+var scriptOpts = getoptLong{spec: getopt{short: "BIOTEmoc", long: []string{"--log-io", "--log-in", "--log-out",
+	"--log-timing", "--echo", "--logging-format", "--output-limit", "--command"}, exact: true},
 	flags:    []string{"--append", "--return", "--flush", "--force", "--quiet", "--timing", "--help", "--version"},
 	optional: map[byte]string{'t': "--timing"}}
 

@@ -23,7 +23,7 @@ func argValues(args []arg) []string {
 }
 
 func TestGetoptLongSpell(t *testing.T) {
-	g := getoptLong{spec: optSpec{short: "ks", long: []string{"--kill-after", "--signal"}},
+	g := getoptLong{spec: getopt{short: "ks", long: []string{"--kill-after", "--signal"}, exact: true},
 		flags:    []string{"--foreground", "--verbose", "--version"},
 		optional: map[byte]string{'i': "--replace"}}
 	tests := []struct {
@@ -57,7 +57,7 @@ func TestGetoptLongSpell(t *testing.T) {
 }
 
 func TestGetoptLongParse(t *testing.T) {
-	g := getoptLong{spec: optSpec{short: "cO", long: []string{"--command", "--log-out"}},
+	g := getoptLong{spec: getopt{short: "cO", long: []string{"--command", "--log-out"}, exact: true},
 		flags: []string{"--quiet", "--append"}}
 	opts, ops := g.parse(argWords("out.txt --comm ls -qO log -- -c x"))
 	var names []string
