@@ -128,19 +128,25 @@ func (g *getopt) each(args []arg, lead bool, f func(o option, op bool) bool) (re
 			return g.operands(args, i+1, lead, f), dyn
 		}
 		var o option
-		var end bool
+		var end, more bool
 		if name, kind, n, ok := g.longWord(v); ok {
 			o, i, end = g.longOption(args, i, a, v, name, kind, n)
-			if !a.static && !strings.Contains(v, "=") {
-				dyn = true // "--pre$X": a longer name, or a value, may follow
-			}
+			more = !a.static && !strings.Contains(v, "=") // "--pre$X": a longer name, or a value, may follow
 			if !f(o, false) {
 				return len(args), dyn
 			}
 		} else {
-			var more bool
+			start := i
 			i, end, more = g.cluster(args, i, a, v, f)
-			dyn = dyn || more
+			if more && lead {
+				// Where the options end is only known at run time: so is
+				// the first operand (a wrapper's command).
+				return start, true
+			}
+		}
+		dyn = dyn || more
+		if more && lead {
+			return i, dyn
 		}
 		if end {
 			return g.operands(args, i+1, lead, f), dyn

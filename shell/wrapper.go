@@ -12,23 +12,23 @@ import (
 // Wrappers: programs classified by what they run.
 var wrappers = map[string]rule{
 	"sudo": sudo, "sudoedit": sudo, "doas": doas, "su": su, "runuser": su,
-	"pkexec": privWrapper("pkexec", getoptLong{spec: getopt{long: []string{"--user"}, exact: true}}, 0),
+	"pkexec": privWrapper("pkexec", getopt{long: []string{"--user"}}, 0),
 	"run0":   privWrapper("run0", run0Opts, 0), "chroot": privWrapper("chroot", chrootOpts, 1),
 	"nsenter": privWrapper("nsenter", nsenterOpts, 0), "unshare": privWrapper("unshare", unshareOpts, 0),
 	"systemd-run": privWrapper("systemd-run", systemdRunOpts, 0),
 	"env":         envRule, "time": timeRule, "ionice": ionice, "chrt": chrt, "taskset": taskset, "flock": flock,
-	"nohup":   wrapper("nohup", getoptLong{flags: []string{"--help", "--version"}}, 0),
+	"nohup":   wrapper("nohup", getopt{flags: []string{"--help", "--version"}}, 0),
 	"nice":    wrapper("nice", niceOpts, 0),
 	"stdbuf":  wrapper("stdbuf", stdbufOpts, 0),
 	"setsid":  wrapper("setsid", setsidOpts, 0),
 	"timeout": wrapper("timeout", timeoutOpts, 1), "gtimeout": wrapper("timeout", timeoutOpts, 1),
-	"unbuffer": wrapper("unbuffer", getoptLong{}, 0), "chronic": wrapper("chronic", getoptLong{}, 0),
-	"caffeinate": wrapper("caffeinate", getoptLong{spec: getopt{short: "tw", exact: true}}, 0),
+	"unbuffer": wrapper("unbuffer", getopt{}, 0), "chronic": wrapper("chronic", getopt{}, 0),
+	"caffeinate": wrapper("caffeinate", getopt{short: "tw"}, 0),
 	"xvfb-run":   xvfbRun, "dbus-run-session": dbusRunSession,
 	"proxychains": proxychains, "proxychains4": proxychains, "torsocks": torsocks, "firejail": firejail,
 	"strace": tracer("strace", straceOpts), "ltrace": tracer("ltrace", ltraceOpts),
 	"watch": watch, "command": commandRule, "builtin": builtinRule, "exec": execRule,
-	"noglob": wrapper("noglob", getoptLong{}, 0), "nocorrect": wrapper("nocorrect", getoptLong{}, 0),
+	"noglob": wrapper("noglob", getopt{}, 0), "nocorrect": wrapper("nocorrect", getopt{}, 0),
 	"xargs": xargs, "parallel": parallel, "find": find, "fd": fd, "fdfind": fd,
 	"sh": posixShell, "bash": posixShell, "rbash": posixShell, "zsh": posixShell, "dash": posixShell, "ksh": posixShell,
 	"mksh": posixShell, "pdksh": posixShell, "ash": posixShell, "yash": posixShell, "posh": posixShell, "ksh93": posixShell,
@@ -43,201 +43,53 @@ var wrappers = map[string]rule{
 	"setpriv": wrapper("setpriv", setprivOpts, 0), "capsh": capsh, "runcon": runcon, "ksu": ksu,
 	"sg": sg, "newgrp": fixed(unknown("opens a shell with another group")),
 	"numactl": wrapper("numactl", numactlOpts, 0), "prlimit": prlimit, "cpulimit": cpulimit, "choom": choom,
-	"aa-exec":   wrapper("aa-exec", getoptLong{spec: getopt{short: "pn", long: []string{"--profile", "--namespace"}, exact: true}}, 0),
-	"softlimit": wrapper("softlimit", getoptLong{spec: getopt{short: "madoplfcrts", exact: true}}, 0),
-	"setuidgid": wrapper("setuidgid", getoptLong{}, 1), "envuidgid": wrapper("envuidgid", getoptLong{}, 1),
+	"aa-exec":   wrapper("aa-exec", getopt{short: "pn", long: []string{"--profile", "--namespace"}}, 0),
+	"softlimit": wrapper("softlimit", getopt{short: "madoplfcrts"}, 0),
+	"setuidgid": wrapper("setuidgid", getopt{}, 1), "envuidgid": wrapper("envuidgid", getopt{}, 1),
 	"chpst": chpst, "envdir": envdir, "logsave": logsave, "setlock": setlock, "start-stop-daemon": startStopDaemon,
 	"rlwrap": rlwrap, "faketime": faketime, "fakeroot": fakeroot, "bwrap": bwrap,
-	"torify": wrapper("torify", getoptLong{}, 0), "aoss": wrapper("aoss", getoptLong{}, 0),
-	"catchsegv": wrapper("catchsegv", getoptLong{}, 0),
-	"trickle":   wrapper("trickle", getoptLong{spec: getopt{short: "duwtln", exact: true}}, 0),
-	"grc":       wrapper("grc", getoptLong{spec: getopt{short: "c", long: []string{"--config"}, exact: true}}, 0),
-	"systemd-inhibit": wrapper("systemd-inhibit", getoptLong{spec: getopt{long: []string{"--what", "--who",
-		"--why", "--mode"}, exact: true}}, 0),
-	"systemd-cat": wrapper("systemd-cat", getoptLong{spec: getopt{short: "tp", long: []string{"--identifier",
-		"--priority", "--stderr-priority", "--level-prefix", "--namespace"}, exact: true}}, 0),
+	"torify": wrapper("torify", getopt{}, 0), "aoss": wrapper("aoss", getopt{}, 0),
+	"catchsegv": wrapper("catchsegv", getopt{}, 0),
+	"trickle":   wrapper("trickle", getopt{short: "duwtln"}, 0),
+	"grc":       wrapper("grc", getopt{short: "c", long: []string{"--config"}}, 0),
+	"systemd-inhibit": wrapper("systemd-inhibit", getopt{long: []string{"--what", "--who",
+		"--why", "--mode"}}, 0),
+	"systemd-cat": wrapper("systemd-cat", getopt{short: "tp", long: []string{"--identifier",
+		"--priority", "--stderr-priority", "--level-prefix", "--namespace"}}, 0),
 }
 
 // The options of the wrappers, where their command starts.
 var (
-	run0Opts = getoptLong{spec: getopt{short: "uDg", long: []string{"--user", "--chdir", "--group", "--unit",
+	run0Opts = getopt{short: "uDg", long: []string{"--user", "--chdir", "--group", "--unit",
 		"--property", "--description", "--slice", "--nice", "--setenv", "--machine", "--background",
-		"--shell-prompt-prefix", "--lightweight", "--area"}, exact: true}}
-	chrootOpts  = getoptLong{spec: getopt{long: []string{"--userspec", "--groups"}, exact: true}}
-	nsenterOpts = getoptLong{spec: getopt{short: "tSGW", long: []string{"--target", "--setuid", "--setgid", "--wdns"}, exact: true}}
-	unshareOpts = getoptLong{spec: getopt{short: "SG", long: []string{"--setuid", "--setgid", "--propagation",
-		"--setgroups", "--monotonic", "--boottime"}, exact: true}}
-	systemdRunOpts = getoptLong{spec: getopt{short: "pEMHu", long: []string{"--unit", "--property", "--setenv",
+		"--shell-prompt-prefix", "--lightweight", "--area"}}
+	chrootOpts  = getopt{long: []string{"--userspec", "--groups"}}
+	nsenterOpts = getopt{short: "tSGW", long: []string{"--target", "--setuid", "--setgid", "--wdns"}}
+	unshareOpts = getopt{short: "SG", long: []string{"--setuid", "--setgid", "--propagation",
+		"--setgroups", "--monotonic", "--boottime"}}
+	systemdRunOpts = getopt{short: "pEMHu", long: []string{"--unit", "--property", "--setenv",
 		"--machine", "--host", "--uid", "--gid", "--nice", "--working-directory", "--slice", "--description",
 		"--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
-		"--timer-property", "--path-property", "--socket-property", "--service-type"}, exact: true}}
-	niceOpts = getoptLong{spec: getopt{short: "n", long: []string{"--adjustment"}, exact: true},
-		flags: []string{"--help", "--version"}}
-	stdbufOpts = getoptLong{spec: getopt{short: "ioe", long: []string{"--input", "--output", "--error"}, exact: true},
-		flags: []string{"--help", "--version"}}
-	setsidOpts  = getoptLong{flags: []string{"--ctty", "--fork", "--wait", "--help", "--version"}}
-	timeoutOpts = getoptLong{spec: getopt{short: "ks", long: []string{"--kill-after", "--signal"}, exact: true},
-		flags: []string{"--preserve-status", "--foreground", "--verbose", "--help", "--version"}}
-	setprivOpts = getoptLong{spec: getopt{long: []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid",
+		"--timer-property", "--path-property", "--socket-property", "--service-type"}}
+	niceOpts    = getopt{short: "n", long: []string{"--adjustment"}, flags: []string{"--help", "--version"}}
+	stdbufOpts  = getopt{short: "ioe", long: []string{"--input", "--output", "--error"}, flags: []string{"--help", "--version"}}
+	setsidOpts  = getopt{flags: []string{"--ctty", "--fork", "--wait", "--help", "--version"}}
+	timeoutOpts = getopt{short: "ks", long: []string{"--kill-after", "--signal"}, flags: []string{"--preserve-status", "--foreground", "--verbose", "--help", "--version"}}
+	setprivOpts = getopt{long: []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid",
 		"--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig",
-		"--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}, exact: true},
-		flags: []string{"--dump", "--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups",
-			"--reset-env", "--list-caps", "--help", "--version"}}
-	numactlOpts = getoptLong{spec: getopt{short: "imwpPCNSfLMo", long: []string{"--interleave",
+		"--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}, flags: []string{"--dump", "--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups",
+		"--reset-env", "--list-caps", "--help", "--version"}}
+	numactlOpts = getopt{short: "imwpPCNSfLMo", long: []string{"--interleave",
 		"--weighted-interleave", "--membind", "--preferred", "--preferred-many", "--physcpubind", "--cpunodebind",
-		"--shmid", "--file", "--length", "--offset", "--shmmode", "--cpubind"}, exact: true},
-		flags: []string{"--all", "--localalloc", "--show", "--hardware", "--balancing", "--huge", "--touch",
-			"--verify", "--strict", "--shm", "--help", "--version"}}
+		"--shmid", "--file", "--length", "--offset", "--shmmode", "--cpubind"}, flags: []string{"--all", "--localalloc", "--show", "--hardware", "--balancing", "--huge", "--touch",
+		"--verify", "--strict", "--shm", "--help", "--version"}}
 )
-
-// getoptLong is the options of a program that parses them with getopt_long,
-// which takes any unambiguous prefix of a long option for it ("--sig" for
-// "--signal"): a rule must spell them out before it looks for one, or a
-// wrapper's own option ("--sig KILL") passes for its command. spec lists
-// the options that take a value, flags the other long options, optional
-// the short options whose value, if any, is attached ("-iR"), with their
-// long names.
-type getoptLong struct {
-	spec     getopt
-	flags    []string
-	optional map[byte]string
-}
-
-// split is splitOpts for a program that stops at its first operand, as a
-// wrapper stops at its command.
-func (g getoptLong) split(args []arg) ([]option, []arg) {
-	return splitOpts(g.spell(args, true), g.spec)
-}
-
-// has is hasOption for a program that takes options anywhere before "--".
-func (g getoptLong) has(args []arg, opts ...string) bool {
-	return hasOption(g.spell(args, false), opts...)
-}
-
-// spell returns args with abbreviated long options spelled out, and
-// optional values ("-iR") in their long form ("--replace=R"), up to "--"
-// or, with leading, up to the first operand (what follows is a command's).
-func (g getoptLong) spell(args []arg, leading bool) []arg {
-	out, _ := g.spelled(args, leading)
-	return out
-}
-
-// spelled is spell, which also returns where the options end in its
-// result: at "--", at the first operand with leading, or at the end.
-func (g getoptLong) spelled(args []arg, leading bool) ([]arg, int) {
-	out := make([]arg, 0, len(args))
-	changed := false
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			if leading {
-				break
-			}
-			out = append(out, a)
-			continue
-		}
-		if v == "--" {
-			break
-		}
-		words, value := g.spellOption(a)
-		changed = changed || len(words) != 1 || words[0].val != v
-		out = append(out, words...)
-		if value && i+1 < len(args) {
-			i++
-			out = append(out, args[i])
-		}
-	}
-	end := len(out)
-	if !changed {
-		return args, i
-	}
-	return append(out, args[i:]...), end
-}
-
-// parse is split for a program that takes options anywhere before "--"
-// (getopt_long's default): its options, and its operands.
-func (g getoptLong) parse(args []arg) (opts []option, ops []arg) {
-	args, end := g.spelled(args, false)
-	words := args[:end]
-	for len(words) > 0 {
-		o, rest := splitOpts(words, g.spec)
-		opts = append(opts, o...)
-		if len(rest) == 0 {
-			break
-		}
-		ops = append(ops, rest[0])
-		words = rest[1:]
-	}
-	if end < len(args) {
-		ops = append(ops, args[end+1:]...)
-	}
-	return opts, ops
-}
-
-// spellOption spells out one option word, and reports whether the next
-// word is its value.
-func (g getoptLong) spellOption(a arg) ([]arg, bool) {
-	v := a.val
-	if strings.HasPrefix(v, "--") {
-		name, val, eq := strings.Cut(v, "=")
-		full := g.long(name)
-		switch {
-		case eq && full != name:
-			return []arg{{val: full + "=" + val, text: a.text, static: true, glob: a.glob}}, false
-		case eq:
-			return []arg{a}, false
-		}
-		return []arg{{val: full, text: a.text, static: true}}, slices.Contains(g.spec.long, full)
-	}
-	for j := 1; j < len(v); j++ {
-		if long, ok := g.optional[v[j]]; ok {
-			if j+1 == len(v) {
-				return []arg{a}, false
-			}
-			words := []arg{{val: long + "=" + v[j+1:], text: a.text, static: true, glob: a.glob}}
-			if j > 1 {
-				words = append([]arg{{val: v[:j], text: a.text, static: true}}, words...)
-			}
-			return words, false
-		}
-		if strings.IndexByte(g.spec.short, v[j]) >= 0 {
-			return []arg{a}, j+1 == len(v)
-		}
-	}
-	return []arg{a}, false
-}
-
-// long resolves a long option's name: the option itself, else the only
-// one it abbreviates. An ambiguous prefix stays as written: the program
-// refuses it.
-func (g getoptLong) long(name string) string {
-	if len(name) < 3 || slices.Contains(g.spec.long, name) || slices.Contains(g.flags, name) {
-		return name
-	}
-	found := ""
-	for _, names := range [][]string{g.spec.long, g.flags} {
-		for _, n := range names {
-			if strings.HasPrefix(n, name) {
-				if found != "" {
-					return name
-				}
-				found = n
-			}
-		}
-	}
-	if found == "" {
-		return name
-	}
-	return found
-}
 
 // wrapper is a program that runs the command after its options and skip
 // more operands (timeout's DURATION), and adds nothing of its own.
-func wrapper(via string, g getoptLong, skip int) rule {
+func wrapper(via string, g getopt, skip int) rule {
 	return func(c *call) effect {
-		_, rest := g.split(c.args)
+		rest := g.split(c.args).ops
 		if len(rest) <= skip {
 			return read("runs no command")
 		}
@@ -248,9 +100,9 @@ func wrapper(via string, g getoptLong, skip int) rule {
 
 // privWrapper is a program that runs a command with more rights than the
 // agent's: what it runs is at least privileged.
-func privWrapper(via string, g getoptLong, skip int) rule {
+func privWrapper(via string, g getopt, skip int) rule {
 	return func(c *call) effect {
-		_, rest := g.split(c.args)
+		rest := g.split(c.args).ops
 		if len(rest) <= skip {
 			return unknown("opens an interactive shell with " + via)
 		}
@@ -259,31 +111,32 @@ func privWrapper(via string, g getoptLong, skip int) rule {
 	}
 }
 
-var sudoOpts = getoptLong{spec: getopt{short: "aCcDgpRrtTUu", long: []string{
+var sudoOpts = getopt{short: "aCcDgpRrtTUu", long: []string{
 	"--auth-type", "--close-from", "--chdir", "--group", "--host", "--login-class", "--prompt", "--chroot",
 	"--role", "--type", "--command-timeout", "--other-user", "--user",
-}, exact: true}, flags: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
+}, flags: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
 	"--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups",
 	"--shell", "--stdin", "--version", "--validate"}}
 
 func sudo(c *call) effect {
-	opts, rest := sudoOpts.split(c.args)
+	p := sudoOpts.split(c.args)
+	rest := p.ops
 	user := "root"
-	if u, ok := optVal(opts, "-u", "--user"); ok {
+	if u, ok := p.value("-u", "--user"); ok {
 		user = u.text
 	}
 	switch {
-	case c.name == "sudoedit" || optHas(opts, "-e", "--edit"):
+	case c.name == "sudoedit" || p.has("-e", "--edit"):
 		e := effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "edits files as " + user}
 		return e
-	case optHas(opts, "-l", "--list"):
+	case p.has("-l", "--list"):
 		return read("lists what sudo allows")
 	case len(rest) > 0:
-	case optHas(opts, "-i", "-s", "--login", "--shell"):
+	case p.has("-i", "-s", "--login", "--shell"):
 		return unknown("opens an interactive shell as " + user)
-	case optHas(opts, "-v", "--validate"):
+	case p.has("-v", "--validate"):
 		return admin("refreshes the cached sudo credentials")
-	case optHas(opts, "-k", "-K", "--reset-timestamp", "--remove-timestamp"):
+	case p.has("-k", "-K", "--reset-timestamp", "--remove-timestamp"):
 		return read("forgets the cached sudo credentials")
 	default:
 		return read("prints sudo's usage or version")
@@ -293,7 +146,7 @@ func sudo(c *call) effect {
 		return unknown("opens an interactive shell as " + user)
 	}
 	n := c.run("sudo", cmd, admin("runs as "+user))
-	if d, ok := optVal(opts, "-D", "--chdir"); ok {
+	if d, ok := p.value("-D", "--chdir"); ok {
 		n.cwd, n.setCwd = cwdArg(c, d), true
 	}
 	if reason != "" {
@@ -314,16 +167,17 @@ func cwdArg(c *call, d arg) string {
 }
 
 func doas(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{short: "auC", exact: true})
+	p := getopt{short: "auC", exact: true}.split(c.args)
+	rest := p.ops
 	user := "root"
-	if u, ok := optVal(opts, "-u"); ok {
+	if u, ok := p.value("-u"); ok {
 		user = u.text
 	}
 	if len(rest) == 0 {
-		if optHas(opts, "-C") {
+		if p.has("-C") {
 			return read("checks the doas configuration")
 		}
-		if optHas(opts, "-L") {
+		if p.has("-L") {
 			return read("forgets cached doas credentials")
 		}
 		return unknown("opens an interactive shell as " + user)
@@ -332,14 +186,13 @@ func doas(c *call) effect {
 	return effect{none: true}
 }
 
-var suOpts = getoptLong{spec: getopt{short: "cgGswu", long: []string{"--command", "--session-command",
-	"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}, exact: true},
-	flags: []string{"--preserve-environment", "--login", "--fast", "--pty", "--help", "--version"}}
+var suOpts = getopt{short: "cgGswu", long: []string{"--command", "--session-command",
+	"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}, flags: []string{"--preserve-environment", "--login", "--fast", "--pty", "--help", "--version"}}
 
 // su handles su and runuser: "su -c CMD [user]", "runuser -u USER -- CMD".
 func su(c *call) effect {
-	args := suOpts.spell(c.args, false)
-	opts, rest := splitOpts(args, suOpts.spec)
+	p := suOpts.split(c.args)
+	rest := p.ops
 	user := "root"
 	for _, r := range rest {
 		if r.static && r.val != "-" && !strings.HasPrefix(r.val, "-") {
@@ -347,15 +200,12 @@ func su(c *call) effect {
 			break
 		}
 	}
-	if u, ok := optVal(opts, "-u", "--user"); ok {
+	if u, ok := p.value("-u", "--user"); ok {
 		user = u.text
 	}
 	floor := admin("runs as " + user)
 	// Options may follow the user name: look for -c everywhere.
-	cmd, ok := optVal(opts, "-c", "--command", "--session-command")
-	if vs := optValues(args, "-c", "--command", "--session-command"); !ok && len(vs) > 0 {
-		cmd, ok = vs[0], true
-	}
+	cmd, ok := suOpts.parse(c.args).value("-c", "--command", "--session-command")
 	if ok {
 		if !cmd.static {
 			return unknown("runs a command only known at run time as " + user)
@@ -364,19 +214,19 @@ func su(c *call) effect {
 		n.floor = floor
 		return effect{none: true}
 	}
-	if _, ok := optVal(opts, "-u", "--user"); ok && len(rest) > 0 {
+	if _, ok := p.value("-u", "--user"); ok && len(rest) > 0 {
 		c.run(c.name, rest, floor)
 		return effect{none: true}
 	}
 	return unknown("opens an interactive shell as " + user)
 }
 
-var envOpts = getoptLong{spec: getopt{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}, exact: true},
-	flags: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal",
-		"--list-signal-handling", "--debug", "--help", "--version"}}
+var envOpts = getopt{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}, flags: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal",
+	"--list-signal-handling", "--debug", "--help", "--version"}}
 
 func envRule(c *call) effect {
-	opts, rest := envOpts.split(c.args)
+	p := envOpts.split(c.args)
+	rest := p.ops
 	if len(rest) > 0 && rest[0].static && rest[0].val == "-" {
 		rest = rest[1:] // "-" is -i
 	}
@@ -385,7 +235,7 @@ func envRule(c *call) effect {
 	if reason != "" {
 		e = env(reason)
 	}
-	if s, ok := optVal(opts, "-S", "--split-string"); ok {
+	if s, ok := p.value("-S", "--split-string"); ok {
 		if !s.static {
 			return unknown("runs a command only known at run time")
 		}
@@ -400,7 +250,7 @@ func envRule(c *call) effect {
 		return inert("prints the environment")
 	}
 	n := c.run("env", cmd, effect{})
-	if d, ok := optVal(opts, "-C", "--chdir"); ok {
+	if d, ok := p.value("-C", "--chdir"); ok {
 		n.cwd, n.setCwd = cwdArg(c, d), true
 	}
 	return e
@@ -421,14 +271,14 @@ func (c *call) setsEnv(via string, vals []arg) effect {
 	return e
 }
 
-var timeOpts = getoptLong{spec: getopt{short: "fo", long: []string{"--format", "--output"}, exact: true},
-	flags: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}}
+var timeOpts = getopt{short: "fo", long: []string{"--format", "--output"}, flags: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}}
 
 // timeRule is /usr/bin/time, which may also write its report to a file.
 func timeRule(c *call) effect {
-	opts, rest := timeOpts.split(c.args)
+	p := timeOpts.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	if out, ok := optVal(opts, "-o", "--output"); ok {
+	if out, ok := p.value("-o", "--output"); ok {
 		e = write(airlock.ClassFSWrite, "writes a timing report")
 		c.raiseWrites(&e, out)
 	}
@@ -440,18 +290,18 @@ func timeRule(c *call) effect {
 	return e
 }
 
-var chrtOpts = getoptLong{spec: getopt{short: "TPD", long: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, exact: true},
-	flags: []string{"--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--ext", "--reset-on-fork",
-		"--all-tasks", "--max", "--pid", "--verbose", "--help", "--version"}}
+var chrtOpts = getopt{short: "TPD", long: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, flags: []string{"--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--ext", "--reset-on-fork",
+	"--all-tasks", "--max", "--pid", "--verbose", "--help", "--version"}}
 
 // chrt runs "chrt [options] PRIORITY COMMAND"; the policies that use no
 // priority may leave it out.
 func chrt(c *call) effect {
-	opts, rest := chrtOpts.split(c.args)
+	p := chrtOpts.split(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "-p", "--pid"):
+	case p.has("-p", "--pid"):
 		return exec("changes the scheduling of a running process")
-	case optHas(opts, "-m", "--max") || len(rest) == 0:
+	case p.has("-m", "--max") || len(rest) == 0:
 		return read("shows scheduling settings")
 	}
 	if chrtPriority(rest[0]) || !rest[0].static {
@@ -470,12 +320,13 @@ func chrtPriority(a arg) bool {
 	return a.static && v != "" && strings.Trim(v, "0123456789") == ""
 }
 
-var tasksetOpts = getoptLong{flags: []string{"--all-tasks", "--pid", "--cpu-list", "--help", "--version"}}
+var tasksetOpts = getopt{flags: []string{"--all-tasks", "--pid", "--cpu-list", "--help", "--version"}}
 
 func taskset(c *call) effect {
-	opts, rest := tasksetOpts.split(c.args)
+	p := tasksetOpts.split(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "-p", "--pid"):
+	case p.has("-p", "--pid"):
 		return exec("changes the CPU affinity of a running process")
 	case len(rest) < 2:
 		return read("shows CPU affinity")
@@ -484,16 +335,16 @@ func taskset(c *call) effect {
 	return effect{none: true}
 }
 
-var ioniceOpts = getoptLong{spec: getopt{short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, exact: true},
-	flags: []string{"--ignore", "--help", "--version"}}
+var ioniceOpts = getopt{short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, flags: []string{"--ignore", "--help", "--version"}}
 
 // ionice runs a command, or with -p, -P or -u changes (or shows) the I/O
 // priority of running processes.
 func ionice(c *call) effect {
-	opts, rest := ioniceOpts.split(c.args)
+	p := ioniceOpts.split(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "-p", "-P", "-u", "--pid", "--pgid", "--uid"):
-		if optHas(opts, "-c", "-n", "--class", "--classdata") {
+	case p.has("-p", "-P", "-u", "--pid", "--pgid", "--uid"):
+		if p.has("-c", "-n", "--class", "--classdata") {
 			return exec("changes the I/O priority of running processes")
 		}
 		return read("shows I/O priorities")
@@ -504,14 +355,13 @@ func ionice(c *call) effect {
 	return effect{none: true}
 }
 
-var flockOpts = getoptLong{spec: getopt{short: "wE", long: []string{"--wait", "--timeout", "--conflict-exit-code"}, exact: true},
-	flags: []string{"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork",
-		"--verbose", "--help", "--version"}}
+var flockOpts = getopt{short: "wE", long: []string{"--wait", "--timeout", "--conflict-exit-code"}, flags: []string{"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork",
+	"--verbose", "--help", "--version"}}
 
 // flock runs "flock [options] FILE COMMAND..." or "flock [options] FILE -c
 // COMMAND" (the -c after the file).
 func flock(c *call) effect {
-	_, rest := flockOpts.split(c.args)
+	rest := flockOpts.split(c.args).ops
 	if len(rest) == 0 {
 		return read("takes a lock")
 	}
@@ -534,33 +384,34 @@ func flock(c *call) effect {
 	return e
 }
 
-var straceOpts = getoptLong{spec: getopt{short: "abeEIoOpPsSuUX", long: []string{
+var straceOpts = getopt{short: "abeEIoOpPsSuUX", long: []string{
 	"--abbrev", "--attach", "--columns", "--const-print-style", "--decode-pids", "--detach-on", "--env",
 	"--fault", "--inject", "--interruptible", "--kvm", "--output", "--raw", "--read", "--signal", "--status",
 	"--string-limit", "--summary-columns", "--summary-sort-by", "--summary-syscall-overhead", "--syscall-limit",
 	"--trace", "--trace-fds", "--trace-path", "--user", "--verbose", "--write", "--argv0",
 	"--stack-trace-frame-limit",
-}, exact: true}, flags: []string{"--absolute-timestamps", "--timestamps", "--daemonize", "--debug", "--decode-fds",
+}, flags: []string{"--absolute-timestamps", "--timestamps", "--daemonize", "--debug", "--decode-fds",
 	"--failed-only", "--follow-forks", "--help", "--instruction-pointer", "--no-abbrev", "--output-append-mode",
 	"--output-separately", "--quiet", "--relative-timestamps", "--seccomp-bpf", "--secontext", "--stack-traces",
 	"--strings-in-hex", "--successful-only", "--summary", "--summary-only", "--summary-wall-clock",
 	"--syscall-number", "--syscall-times", "--tips", "--version", "--kill-on-exit", "--pidns-translation"}}
 
-var ltraceOpts = getoptLong{spec: getopt{short: "aADeFlnopsuwx", long: []string{
+var ltraceOpts = getopt{short: "aADeFlnopsuwx", long: []string{
 	"--align", "--config", "--indent", "--library", "--output", "--where",
-}, exact: true}, flags: []string{"--demangle", "--help", "--version", "--no-signals", "--no-plt"}}
+}, flags: []string{"--demangle", "--help", "--version", "--no-signals", "--no-plt"}}
 
-var xvfbOpts = getoptLong{spec: getopt{short: "efnpsw", long: []string{"--error-file", "--auth-file", "--server-num",
-	"--xauth-protocol", "--server-args", "--wait"}, exact: true}, flags: []string{"--auto-servernum", "--listen-tcp", "--help"}}
+var xvfbOpts = getopt{short: "efnpsw", long: []string{"--error-file", "--auth-file", "--server-num",
+	"--xauth-protocol", "--server-args", "--wait"}, flags: []string{"--auto-servernum", "--listen-tcp", "--help"}}
 
 // xvfbRun runs a command with a virtual X server. It writes the server's
 // errors (-e) and an X authority file (-f) where it is told; -l and the
 // server's own "-listen tcp" open the display to the network, and its
 // "-fbdir DIR" writes the screen's memory there.
 func xvfbRun(c *call) effect {
-	opts, rest := xvfbOpts.split(c.args)
+	p := xvfbOpts.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch o.name {
 		case "-e", "--error-file", "-f", "--auth-file":
 			if o.has {
@@ -598,13 +449,14 @@ func xvfbRun(c *call) effect {
 // own, not a system one) says which programs the bus starts and where it
 // listens.
 func dbusRunSession(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{long: []string{"--config-file", "--dbus-daemon"}, exact: true})
+	p := getopt{long: []string{"--config-file", "--dbus-daemon"}, exact: true}.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	if f, ok := optVal(opts, "--config-file"); ok {
+	if f, ok := p.value("--config-file"); ok {
 		e = exec("runs a bus configured by " + f.text + ", which may start programs")
 		c.raiseReads(&e, f)
 	}
-	if d, ok := optVal(opts, "--dbus-daemon"); ok {
+	if d, ok := p.value("--dbus-daemon"); ok {
 		c.run("dbus-run-session --dbus-daemon", []arg{d}, effect{})
 	}
 	return c.wraps("dbus-run-session", rest, e)
@@ -613,9 +465,10 @@ func dbusRunSession(c *call) effect {
 // proxychains runs a command through the proxies its configuration (-f)
 // lists.
 func proxychains(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{short: "f", exact: true})
+	p := getopt{short: "f", exact: true}.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	if f, ok := optVal(opts, "-f"); ok {
+	if f, ok := p.value("-f"); ok {
 		e = c.optReads(e, f)
 	}
 	return c.wraps(c.name, rest, e)
@@ -623,9 +476,10 @@ func proxychains(c *call) effect {
 
 // torsocks runs a command through Tor; --shell opens a shell.
 func torsocks(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{short: "upaP", long: []string{"--user", "--pass", "--address", "--port"}, exact: true})
+	p := getopt{short: "upaP", long: []string{"--user", "--pass", "--address", "--port"}, exact: true}.split(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "--shell"):
+	case p.has("--shell"):
 		return unknown("opens an interactive shell whose connections go through Tor")
 	case len(rest) == 0:
 		return read("runs no command")
@@ -739,12 +593,13 @@ func firejail(c *call) effect {
 // pipes it to a command given as -o '|COMMAND'), read a configuration
 // (ltrace -F), set the command's environment, or tamper with its system
 // calls.
-func tracer(via string, g getoptLong) rule {
+func tracer(via string, g getopt) rule {
 	return func(c *call) effect {
-		opts, rest := g.split(c.args)
+		p := g.split(c.args)
+		rest := p.ops
 		e := effect{none: true}
 		var vars []arg
-		for _, o := range opts {
+		for _, o := range p.opts {
 			if !o.has {
 				continue
 			}
@@ -780,7 +635,7 @@ func tracer(via string, g getoptLong) rule {
 			}
 		}
 		e = worse(e, c.setsEnv(via+" -E", vars))
-		if optHas(opts, "-p", "--attach") {
+		if p.has("-p", "--attach") {
 			return worse(e, admin("attaches to a running process and reads its memory"))
 		}
 		if len(rest) == 0 {
@@ -794,18 +649,18 @@ func tracer(via string, g getoptLong) rule {
 	}
 }
 
-var watchOpts = getoptLong{spec: getopt{short: "nq", long: []string{"--interval", "--equexit"}, exact: true},
-	flags: []string{"--beep", "--color", "--no-color", "--differences", "--errexit", "--chgexit", "--precise",
-		"--no-title", "--no-wrap", "--no-linewrap", "--exec", "--help", "--version"},
-	optional: map[byte]string{'d': "--differences"}}
+var watchOpts = getopt{short: "nq", long: []string{"--interval", "--equexit"}, flags: []string{"--beep", "--color", "--no-color", "--differences", "--errexit", "--chgexit", "--precise",
+	"--no-title", "--no-wrap", "--no-linewrap", "--exec", "--help", "--version"},
+	optShort: "d"}
 
 // watch runs its command with "sh -c" (with -x, as words).
 func watch(c *call) effect {
-	opts, rest := watchOpts.split(c.args)
+	p := watchOpts.split(c.args)
+	rest := p.ops
 	if len(rest) == 0 {
 		return read("runs no command")
 	}
-	if optHas(opts, "-x", "--exec") {
+	if p.has("-x", "--exec") {
 		c.run("watch", rest, effect{})
 	} else {
 		c.runWords("watch", rest, input{})
@@ -814,8 +669,9 @@ func watch(c *call) effect {
 }
 
 func commandRule(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{})
-	if optHas(opts, "-v", "-V") || len(rest) == 0 {
+	p := getopt{}.split(c.args)
+	rest := p.ops
+	if p.has("-v", "-V") || len(rest) == 0 {
 		return inert("describes a command")
 	}
 	c.run("command", rest, effect{})
@@ -825,11 +681,12 @@ func commandRule(c *call) effect {
 // builtinRule runs a shell built-in; ksh93's "builtin -f LIB" loads
 // built-ins from a shared library.
 func builtinRule(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{short: "f", exact: true})
-	if f, ok := optVal(opts, "-f"); ok {
+	p := getopt{short: "f", exact: true}.split(c.args)
+	rest := p.ops
+	if f, ok := p.value("-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
 	}
-	if len(opts) > 0 && len(rest) == 0 || len(c.args) == 0 {
+	if len(p.opts) > 0 && len(rest) == 0 || len(c.args) == 0 {
 		return inert("lists built-ins")
 	}
 	c.run("builtin", rest, effect{})
@@ -837,7 +694,7 @@ func builtinRule(c *call) effect {
 }
 
 func execRule(c *call) effect {
-	_, rest := splitOpts(c.args, getopt{short: "a", exact: true})
+	rest := getopt{short: "a", exact: true}.split(c.args).ops
 	if len(rest) == 0 {
 		return inert("changes the shell's file descriptors")
 	}
@@ -845,16 +702,17 @@ func execRule(c *call) effect {
 	return effect{none: true}
 }
 
-var xargsOpts = getoptLong{spec: getopt{short: "adEILnPsJRS", long: []string{
+var xargsOpts = getopt{short: "adEILnPsJRS", long: []string{
 	"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var",
-}, exact: true}, flags: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty",
+}, flags: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty",
 	"--show-limits", "--verbose", "--exit", "--help", "--version"},
-	optional: map[byte]string{'e': "--eof", 'i': "--replace", 'l': "--max-lines"}}
+	optShort: "eil"}
 
 // xargs runs its command with arguments read from its input, or from the
 // file given to -a, which it reads (xargs -a FILE echo prints it).
 func xargs(c *call) effect {
-	opts, rest := xargsOpts.split(c.args)
+	p := xargsOpts.split(c.args)
+	rest := p.ops
 	if len(rest) == 0 {
 		rest = []arg{literal("echo")}
 	}
@@ -863,7 +721,7 @@ func xargs(c *call) effect {
 	// arguments from a file (the command reads xargs's own) or -o gives it
 	// the terminal.
 	in := input{kind: inNull}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		mark := ""
 		switch {
 		case (o.name == "-a" || o.name == "--arg-file") && o.has:
@@ -910,7 +768,7 @@ func (c *call) optReads(e effect, f arg) effect {
 	return worse(e, r)
 }
 
-var parallelOpts = getoptLong{spec: getopt{short: "aCdEIjJLnNPsS", long: []string{
+var parallelOpts = getopt{short: "aCdEIjJLnNPsS", long: []string{
 	"--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--basenamereplace", "--bnr",
 	"--basenameextensionreplace", "--bner", "--bin", "--block", "--block-size", "--blocktimeout", "--bt",
 	"--colsep", "--compress-program", "--decompress-program", "--delay", "--delimiter", "--dirnamereplace",
@@ -921,7 +779,7 @@ var parallelOpts = getoptLong{spec: getopt{short: "aCdEIjJLnNPsS", long: []strin
 	"--sqlandworker", "--sqlmaster", "--sqlworker", "--ssh", "--sshdelay", "--sshlogin", "--sshloginfile",
 	"--slf", "--tagstring", "--tag-string", "--template", "--tmpl", "--termseq", "--timeout", "--tmpdir",
 	"--tempdir", "--transferfile", "--tf", "--trc", "--workdir", "--wd",
-}, exact: true}, flags: []string{"--bar", "--cat", "--cleanup", "--csv", "--ctag", "--dry-run", "--eta", "--fifo", "--files",
+}, flags: []string{"--bar", "--cat", "--cleanup", "--csv", "--ctag", "--dry-run", "--eta", "--fifo", "--files",
 	"--group", "--keep-order", "--line-buffer", "--lb", "--link", "--xapply", "--nonall", "--onall", "--null",
 	"--pipe", "--spreadstdin", "--pipepart", "--plus", "--progress", "--quote", "--resume", "--resume-failed",
 	"--retry-failed", "--semaphore", "--shebang", "--shebang-wrap", "--shellquote", "--shuf", "--tag", "--tee",
@@ -935,7 +793,8 @@ var parallelOpts = getoptLong{spec: getopt{short: "aCdEIjJLnNPsS", long: []strin
 // ({= =}, --rpl, --filter), write files (--joblog, --results) or reach
 // other hosts (-S).
 func parallel(c *call) effect {
-	opts, rest := parallelOpts.split(c.args)
+	p := parallelOpts.split(c.args)
+	rest := p.ops
 	end := len(rest)
 	for i, r := range rest {
 		if r.static && strings.HasPrefix(r.val, ":::") {
@@ -954,7 +813,7 @@ func parallel(c *call) effect {
 		}
 	}
 	perl := strings.Contains(joinTexts(rest[:end]), "{=")
-	for _, o := range opts {
+	for _, o := range p.opts {
 		v := o.val
 		switch o.name {
 		case "-a", "--arg-file":
@@ -1002,7 +861,7 @@ func parallel(c *call) effect {
 		return e
 	}
 	custom := ""
-	if r, ok := optVal(opts, "-I"); ok {
+	if r, ok := p.value("-I"); ok {
 		custom = r.val
 	}
 	// parallel puts its inputs into the command before a shell parses it:
@@ -1359,13 +1218,10 @@ func foreignShell(c *call) effect {
 		return pwsh(c)
 	}
 	f := foreignShells[c.name]
-	args := c.args
-	if f.goFlags {
-		args = goFlags(args, f.opts.spec.long)
-	}
-	opts, ops := f.opts.split(args)
+	p := f.opts.split(c.args)
+	ops := p.ops
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch {
 		case slices.Contains(f.code, o.name):
 			return unknown("runs " + c.name + " code, which Airlock cannot parse")
@@ -1378,7 +1234,7 @@ func foreignShell(c *call) effect {
 			e = worse(e, c.setsEnv(c.name+" "+o.name, []arg{o.val}))
 		}
 	}
-	if len(ops) == 0 || optHas(opts, f.stdin...) || ops[0].static && ops[0].val == "-" {
+	if len(ops) == 0 || p.has(f.stdin...) || ops[0].static && ops[0].val == "-" {
 		return unknown("runs " + c.name + " code read from its input, which Airlock cannot parse")
 	}
 	return worse(c.runsFile(ops[0], c.name, false), e)
@@ -1389,52 +1245,31 @@ func foreignShell(c *call) effect {
 // input, that run a file at start-up, that write a file, that set an
 // environment variable.
 type foreignOpts struct {
-	opts                         getoptLong
+	opts                         getopt
 	code, stdin, rc, writes, env []string
-	goFlags                      bool // options are spelled as Go's flag package spells them ("-rc FILE")
-}
-
-// goFlags rewrites the leading options of a program that parses them with
-// Go's flag package ("-name", "--name") with two dashes, so that getopt
-// does not take them for clusters of letters; values names those that
-// take one.
-func goFlags(args []arg, values []string) []arg {
-	out := slices.Clone(args)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		if !a.static || len(a.val) < 2 || a.val[0] != '-' || a.val == "--" {
-			break
-		}
-		if len(a.val) > 2 && a.val[1] != '-' {
-			out[i].val = "-" + a.val
-		}
-		if slices.Contains(values, out[i].val) {
-			i++
-		}
-	}
-	return out
 }
 
 var foreignShells = map[string]foreignOpts{
-	"fish": {opts: getoptLong{spec: getopt{short: "cCdfop", long: []string{"--command", "--init-command", "--debug",
-		"--features", "--debug-output", "--profile", "--profile-startup"}, exact: true}, flags: []string{"--interactive",
+	"fish": {opts: getopt{short: "cCdfop", long: []string{"--command", "--init-command", "--debug",
+		"--features", "--debug-output", "--profile", "--profile-startup"}, flags: []string{"--interactive",
 		"--login", "--no-config", "--no-execute", "--print-rusage-self", "--print-debug-categories", "--private",
 		"--version", "--help"}},
 		code: []string{"-c", "--command", "-C", "--init-command"}, stdin: []string{"-i", "--interactive"},
 		writes: []string{"-o", "--debug-output", "-p", "--profile", "--profile-startup"}},
-	"csh":  {opts: getoptLong{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
-	"tcsh": {opts: getoptLong{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
-	"nu": {opts: getoptLong{spec: getopt{short: "ceIm", long: []string{"--commands", "--execute", "--config",
+	"csh":  {opts: getopt{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
+	"tcsh": {opts: getopt{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
+	"nu": {opts: getopt{short: "ceIm", long: []string{"--commands", "--execute", "--config",
 		"--env-config", "--plugin-config", "--plugins", "--log-level", "--log-target", "--log-include",
 		"--log-exclude", "--table-mode", "--error-style", "--include-path", "--experimental-options",
-		"--ide-goto-def", "--ide-hover", "--ide-complete", "--ide-check"}, exact: true}},
+		"--ide-goto-def", "--ide-hover", "--ide-complete", "--ide-check"}},
 		code:  []string{"-c", "--commands", "-e", "--execute"},
 		stdin: []string{"-i", "--interactive", "--stdin"},
 		rc:    []string{"--config", "--env-config", "--plugin-config", "--plugins"}},
-	"elvish": {opts: getoptLong{spec: getopt{long: []string{"--rc", "--log", "--db", "--sock", "--deprecation-level"}, exact: true}},
+	// elvish spells its options as Go's flag package does ("-rc FILE").
+	"elvish": {opts: goOptions("--rc", "--log", "--db", "--sock", "--deprecation-level"),
 		code: []string{"-c", "--c"}, stdin: []string{"-i", "--i"}, rc: []string{"--rc"},
-		writes: []string{"--log", "--db"}, goFlags: true},
-	"xonsh": {opts: getoptLong{spec: getopt{short: "cD", long: []string{"--rc", "--shell-type", "--timings"}, exact: true}},
+		writes: []string{"--log", "--db"}},
+	"xonsh": {opts: getopt{short: "cD", long: []string{"--rc", "--shell-type", "--timings"}},
 		code: []string{"-c"}, stdin: []string{"-i", "--interactive"}, rc: []string{"--rc"}, env: []string{"-D"}},
 }
 
@@ -1572,17 +1407,17 @@ var busyboxApplets = map[string]rule{
 // HTTP, and runs the CGI programs under it; -d, -e and -m only encode or
 // hash a string.
 func httpd(c *call) effect {
-	opts, _ := splitOpts(c.args, getopt{short: "cpuhrmeid", exact: true})
-	if optHas(opts, "-d", "-e", "-m") {
+	p := getopt{short: "cpuhrmeid", exact: true}.split(c.args)
+	if p.has("-d", "-e", "-m") {
 		return read("encodes a string")
 	}
-	dir, ok := optVal(opts, "-h")
+	dir, ok := p.value("-h")
 	if !ok {
 		dir = literal(".")
 	}
 	e := net(airlock.ClassNetConnect, "serves the files of "+dir.text+" over HTTP, and runs its CGI programs")
 	c.servesFiles(&e, dir)
-	if conf, ok := optVal(opts, "-c"); ok {
+	if conf, ok := p.value("-c"); ok {
 		e = c.optReads(e, conf)
 	}
 	return e
@@ -1606,14 +1441,15 @@ func (c *call) servesFiles(e *effect, dir arg) {
 // of a directory, and writes there with the write letter (ftpd -w).
 func fileServer(writeOpt, reason string) rule {
 	return func(c *call) effect {
-		opts, ops := splitOpts(c.args, getopt{short: "tTuU", exact: true})
+		p := getopt{short: "tTuU", exact: true}.split(c.args)
+		ops := p.ops
 		dir := literal(".")
 		if len(ops) > 0 {
 			dir = ops[0]
 		}
 		e := net(airlock.ClassNetConnect, reason)
 		c.servesFiles(&e, dir)
-		if optHas(opts, "-"+writeOpt) {
+		if p.has("-" + writeOpt) {
 			w := write(airlock.ClassFSWrite, "lets whoever connects write files")
 			c.raiseWrites(&w, dir)
 			if w.tier == airlock.TierPrivileged {
@@ -1627,8 +1463,8 @@ func fileServer(writeOpt, reason string) rule {
 // telnetd gives its login program (-l, /bin/login by default) to whoever
 // connects: the program reads their input.
 func telnetd(c *call) effect {
-	opts, _ := splitOpts(c.args, getopt{short: "lpbfS", exact: true})
-	prog, ok := optVal(opts, "-l")
+	p := getopt{short: "lpbfS", exact: true}.split(c.args)
+	prog, ok := p.value("-l")
 	if !ok {
 		prog = literal("/bin/login")
 	}
@@ -1640,7 +1476,7 @@ func telnetd(c *call) effect {
 // svd is tcpsvd or udpsvd: "tcpsvd [options] IP PORT PROG ARGS" runs PROG
 // for each connection, reading from it.
 func svd(c *call) effect {
-	_, ops := splitOpts(c.args, getopt{short: "cCbul", exact: true})
+	ops := getopt{short: "cCbul", exact: true}.split(c.args).ops
 	e := net(airlock.ClassNetConnect, "gives a program to whoever connects")
 	if len(ops) < 3 {
 		return e
@@ -1654,7 +1490,7 @@ func svd(c *call) effect {
 // (HOST REMOTE [LOCAL]: uploads LOCAL).
 func ftpTransfer(upload bool) rule {
 	return func(c *call) effect {
-		_, ops := splitOpts(c.args, getopt{short: "upP", exact: true})
+		ops := getopt{short: "upP", exact: true}.split(c.args).ops
 		e := net(airlock.ClassNetHTTP, "downloads a file over FTP")
 		if upload {
 			e.reason = "uploads a file over FTP"
@@ -1693,33 +1529,33 @@ func inotifyd(c *call) effect {
 	return effect{none: true}
 }
 
-var startStopOpts = getoptLong{spec: getopt{short: "xapnugcrdNPIksRO", long: []string{"--exec", "--startas",
+var startStopOpts = getopt{short: "xapnugcrdNPIksRO", long: []string{"--exec", "--startas",
 	"--pidfile", "--name", "--user", "--group", "--chuid", "--chroot", "--chdir", "--nicelevel", "--procsched",
-	"--iosched", "--umask", "--signal", "--retry", "--output", "--ppid", "--notify-timeout"}, exact: true},
-	flags: []string{"--start", "--stop", "--status", "--test", "--oknodo", "--quiet", "--verbose", "--background",
-		"--no-close", "--make-pidfile", "--remove-pidfile", "--notify-await", "--help", "--version"}}
+	"--iosched", "--umask", "--signal", "--retry", "--output", "--ppid", "--notify-timeout"}, flags: []string{"--start", "--stop", "--status", "--test", "--oknodo", "--quiet", "--verbose", "--background",
+	"--no-close", "--make-pidfile", "--remove-pidfile", "--notify-await", "--help", "--version"}}
 
 // startStopDaemon starts the program of -x (--exec) or -a (--startas),
 // with the arguments after "--", and writes its output (-O) and its pid
 // file (-m -p); -K stops it.
 func startStopDaemon(c *call) effect {
-	opts, rest := startStopOpts.parse(c.args)
+	p := startStopOpts.parse(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "-K", "--stop"):
+	case p.has("-K", "--stop"):
 		return kill("stops a daemon")
-	case optHas(opts, "-T", "--status", "-t", "--test"):
+	case p.has("-T", "--status", "-t", "--test"):
 		return read("shows a daemon's status")
 	}
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		if o.has && (o.name == "-O" || o.name == "--output" || (o.name == "-p" || o.name == "--pidfile") &&
-			optHas(opts, "-m", "--make-pidfile")) {
+			p.has("-m", "--make-pidfile")) {
 			e = worse(e, c.optWrite("writes", o.val))
 		}
 	}
-	prog, ok := optVal(opts, "-a", "--startas")
+	prog, ok := p.value("-a", "--startas")
 	if !ok {
-		prog, ok = optVal(opts, "-x", "--exec")
+		prog, ok = p.value("-x", "--exec")
 	}
 	if !ok {
 		return worse(read("runs no command"), e)
@@ -1731,9 +1567,10 @@ func startStopDaemon(c *call) effect {
 // chpst runs a program with changed limits, user or environment: -e DIR
 // sets variables from the files of DIR, which Airlock cannot see.
 func chpst(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{short: "uUe/nlLmdofpct", exact: true})
+	p := getopt{short: "uUe/nlLmdofpct", exact: true}.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	if d, ok := optVal(opts, "-e"); ok {
+	if d, ok := p.value("-e"); ok {
 		e = env("sets environment variables from the files of " + d.text)
 	}
 	return c.wraps("chpst", rest, e)
@@ -1756,7 +1593,7 @@ func setarch(named bool) rule {
 		if named && len(args) > 0 && !(args[0].static && strings.HasPrefix(args[0].val, "-")) {
 			args = args[1:]
 		}
-		_, rest := splitOpts(args, getopt{short: "B", exact: true})
+		rest := getopt{short: "B", exact: true}.split(args).ops
 		if len(rest) == 0 {
 			if named && len(c.args) == 0 {
 				return read("lists architectures")
@@ -1810,13 +1647,13 @@ func sg(c *call) effect {
 	return effect{none: true}
 }
 
-var runconOpts = getoptLong{spec: getopt{short: "urtl", long: []string{"--user", "--role", "--type", "--range"}, exact: true},
-	flags: []string{"--compute", "--help", "--version"}}
+var runconOpts = getopt{short: "urtl", long: []string{"--user", "--role", "--type", "--range"}, flags: []string{"--compute", "--help", "--version"}}
 
 // runcon runs "runcon CONTEXT COMMAND", or "runcon -t TYPE ... COMMAND".
 func runcon(c *call) effect {
-	opts, rest := runconOpts.split(c.args)
-	if !optHas(opts, "-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range") && len(rest) > 0 {
+	p := runconOpts.split(c.args)
+	rest := p.ops
+	if !p.has("-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range") && len(rest) > 0 {
 		rest = rest[1:]
 	}
 	if len(rest) == 0 {
@@ -1847,19 +1684,17 @@ func ksu(c *call) effect {
 	return unknown("opens an interactive shell as another user")
 }
 
-var prlimitOpts = getoptLong{spec: getopt{short: "po", long: []string{"--pid", "--output"}, exact: true},
-	flags: []string{"--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile",
-		"--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime", "--noheadings",
-		"--raw", "--verbose", "--help", "--version"},
-	optional: map[byte]string{'c': "--core", 'd': "--data", 'e': "--nice", 'f': "--fsize", 'i': "--sigpending",
-		'l': "--memlock", 'm': "--rss", 'n': "--nofile", 'q': "--msgqueue", 'r': "--rtprio", 's': "--stack",
-		't': "--cpu", 'u': "--nproc", 'v': "--as", 'x': "--locks", 'y': "--rttime"}}
+var prlimitOpts = getopt{short: "po", long: []string{"--pid", "--output"}, flags: []string{"--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile",
+	"--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime", "--noheadings",
+	"--raw", "--verbose", "--help", "--version"},
+	optShort: "cdefilmnqrstuvxy"}
 
 // prlimit runs a command with resource limits, or changes those of a
 // running process (--pid).
 func prlimit(c *call) effect {
-	opts, rest := prlimitOpts.split(c.args)
-	if _, ok := optVal(opts, "-p", "--pid"); ok {
+	p := prlimitOpts.split(c.args)
+	rest := p.ops
+	if _, ok := p.value("-p", "--pid"); ok {
 		return exec("changes the resource limits of a running process")
 	}
 	if len(rest) == 0 {
@@ -1869,19 +1704,20 @@ func prlimit(c *call) effect {
 	return effect{none: true}
 }
 
-var cpulimitOpts = getoptLong{spec: getopt{short: "lpePsc", long: []string{"--limit", "--pid", "--exe", "--path",
-	"--signal", "--cpu"}, exact: true}, flags: []string{"--lazy", "--include-children", "--verbose", "--foreground", "--quiet",
+var cpulimitOpts = getopt{short: "lpePsc", long: []string{"--limit", "--pid", "--exe", "--path",
+	"--signal", "--cpu"}, flags: []string{"--lazy", "--include-children", "--verbose", "--foreground", "--quiet",
 	"--kill", "--restore", "--monitor-forks", "--background", "--help"}}
 
 // cpulimit runs a command with a CPU limit, or limits a running process
 // (-p, -e, -P).
 func cpulimit(c *call) effect {
-	opts, rest := cpulimitOpts.split(c.args)
+	p := cpulimitOpts.split(c.args)
+	rest := p.ops
 	switch {
 	case len(rest) > 0:
 		c.run("cpulimit", rest, effect{})
 		return effect{none: true}
-	case optHas(opts, "-p", "-e", "-P", "--pid", "--exe", "--path"):
+	case p.has("-p", "-e", "-P", "--pid", "--exe", "--path"):
 		return exec("limits the CPU of a running process")
 	}
 	return read("runs no command")
@@ -1890,9 +1726,10 @@ func cpulimit(c *call) effect {
 // choom runs "choom -n ADJ COMMAND", or with -p changes the OOM score of a
 // running process.
 func choom(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{short: "np", long: []string{"--adjust", "--pid"}, exact: true})
+	p := getopt{short: "np", long: []string{"--adjust", "--pid"}, exact: true}.split(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "-p", "--pid"):
+	case p.has("-p", "--pid"):
 		return exec("changes the OOM score of a running process")
 	case len(rest) == 0:
 		return read("runs no command")
@@ -1904,7 +1741,7 @@ func choom(c *call) effect {
 // logsave runs "logsave [-asv] LOGFILE COMMAND" and writes the command's
 // output to LOGFILE.
 func logsave(c *call) effect {
-	_, rest := splitOpts(c.args, getopt{})
+	rest := getopt{}.split(c.args).ops
 	if len(rest) < 2 {
 		return read("runs no command")
 	}
@@ -1919,7 +1756,7 @@ func logsave(c *call) effect {
 // setlock is daemontools' "setlock [-nNxX] FILE PROGRAM": it creates the
 // lock file.
 func setlock(c *call) effect {
-	_, rest := splitOpts(c.args, getopt{})
+	rest := getopt{}.split(c.args).ops
 	if len(rest) == 0 {
 		return read("takes a lock")
 	}
@@ -1937,9 +1774,10 @@ func setlock(c *call) effect {
 // rlwrap runs a command with line editing: -z runs a filter program, -H
 // and -l write its history and log, -f reads words to complete from a file.
 func rlwrap(c *call) effect {
-	opts, rest := rlwrapOpts.split(c.args)
+	p := rlwrapOpts.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch {
 		case !o.has:
 		case o.name == "-z" || o.name == "--filter":
@@ -1953,20 +1791,21 @@ func rlwrap(c *call) effect {
 	return c.wraps("rlwrap", rest, e)
 }
 
-var rlwrapOpts = getoptLong{spec: getopt{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
+var rlwrapOpts = getopt{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
 	"--command-name", "--history-no-dupes", "--extra-char-after-completion", "--file", "--history-format",
 	"--forget-matching", "--history-filename", "--logfile", "--multi-line-ext", "--only-cook", "--pre-given",
 	"--quote-characters", "--histsize", "--substitute-prompt", "--set-term-name", "--wait-before-prompt",
-	"--filter"}, exact: true}, flags: []string{"--ansi-colour-aware", "--always-readline", "--complete-filenames",
+	"--filter"}, flags: []string{"--ansi-colour-aware", "--always-readline", "--complete-filenames",
 	"--case-insensitive", "--no-children", "--no-warnings", "--one-shot", "--remember", "--renice", "--mirror-arguments",
 	"--version", "--polling", "--help", "--password", "--multi-line", "--prompt-colour"},
-	optional: map[byte]string{'a': "--always-readline", 'm': "--multi-line", 'p': "--prompt-colour"}}
+	optShort: "amp"}
 
 // faketime runs "faketime [options] TIMESTAMP COMMAND"; --date-prog names
 // the program that reads the timestamp.
 func faketime(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{long: []string{"--date-prog"}, exact: true})
-	if p, ok := optVal(opts, "--date-prog"); ok {
+	p := getopt{long: []string{"--date-prog"}, exact: true}.split(c.args)
+	rest := p.ops
+	if p, ok := p.value("--date-prog"); ok {
 		c.run("faketime --date-prog", []arg{p}, effect{})
 	}
 	if len(rest) < 2 {
@@ -1980,9 +1819,10 @@ func faketime(c *call) effect {
 // loads a library into it, --faked runs another daemon, -s writes its
 // state to a file and -i reads it.
 func fakeroot(c *call) effect {
-	opts, rest := splitOpts(c.args, getopt{short: "lisb", long: []string{"--lib", "--faked", "--fd-base"}, exact: true})
+	p := getopt{short: "lisb", long: []string{"--lib", "--faked", "--fd-base"}, exact: true}.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch {
 		case !o.has:
 		case o.name == "-l" || o.name == "--lib":
@@ -2048,19 +1888,20 @@ var sshOpts = getopt{short: "BbcDEeFIiJLlmOopQRSWw", exact: true}
 // ssh: the remote command is parsed (Via ssh); options that run local
 // commands (ProxyCommand) are parsed too.
 func ssh(c *call) effect {
-	opts, rest := splitOpts(c.args, sshOpts)
+	p := sshOpts.split(c.args)
+	rest := p.ops
 	// ssh takes options after the host too, unless "--" came before it.
 	if n := len(c.args) - len(rest); len(rest) > 1 && !(n > 0 && c.args[n-1].static && c.args[n-1].val == "--") {
-		more, cmd := splitOpts(rest[1:], sshOpts)
-		opts, rest = append(opts, more...), append(rest[:1:1], cmd...)
+		more := sshOpts.split(rest[1:])
+		p.opts, rest = append(p.opts, more.opts...), append(rest[:1:1], more.ops...)
 	}
-	own := c.sshOptions(opts)
+	own := c.sshOptions(p.opts)
 	host := "a host"
 	if len(rest) > 0 {
 		host = rest[0].text
 	}
 	e := worse(net(airlock.ClassNetConnect, "connects to "+host+" over ssh"), own)
-	if len(rest) == 0 || optHas(opts, "-N", "-O", "-G", "-V", "-Q") {
+	if len(rest) == 0 || p.has("-N", "-O", "-G", "-V", "-Q") {
 		return e
 	}
 	remote := rest[1:]
@@ -2162,20 +2003,20 @@ func (c *call) proxyCommands(opts []option) {
 	}
 }
 
-var scriptOpts = getoptLong{spec: getopt{short: "BIOTEmoc", long: []string{"--log-io", "--log-in", "--log-out",
-	"--log-timing", "--echo", "--logging-format", "--output-limit", "--command"}, exact: true},
-	flags:    []string{"--append", "--return", "--flush", "--force", "--quiet", "--timing", "--help", "--version"},
-	optional: map[byte]string{'t': "--timing"}}
+var scriptOpts = getopt{short: "BIOTEmoc", long: []string{"--log-io", "--log-in", "--log-out",
+	"--log-timing", "--echo", "--logging-format", "--output-limit", "--command"}, flags: []string{"--append", "--return", "--flush", "--force", "--quiet", "--timing", "--help", "--version"},
+	optShort: "t"}
 
 // scriptRule is script, which records a session to its files (the
 // operand, the log options) while it runs a command (-c; on BSD, the words
 // after the file) or an interactive shell.
 func scriptRule(c *call) effect {
-	opts, ops := scriptOpts.parse(c.args)
+	p := scriptOpts.parse(c.args)
+	ops := p.ops
 	e := write(airlock.ClassFSWrite, "records a terminal session to a file")
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch o.name {
-		case "-B", "-I", "-O", "-T", "--log-io", "--log-in", "--log-out", "--log-timing", "--timing":
+		case "-B", "-I", "-O", "-T", "-t", "--log-io", "--log-in", "--log-out", "--log-timing", "--timing":
 			if o.has {
 				c.raiseWrites(&e, o.val)
 			}
@@ -2184,7 +2025,7 @@ func scriptRule(c *call) effect {
 	if len(ops) > 0 {
 		c.raiseWrites(&e, ops[0])
 	}
-	if cmd, ok := optVal(opts, "-c", "--command"); ok {
+	if cmd, ok := p.value("-c", "--command"); ok {
 		if !cmd.static {
 			return unknown("runs a command only known at run time")
 		}
