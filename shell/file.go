@@ -214,22 +214,17 @@ func searchOps(c *call, p parsed, noPattern bool, lists []arg) effect {
 
 var sortLines = tool{reason: "sorts lines",
 	getopt: getopt{short: "kStTo", optLong: names("--check"), long: names("--random-source --sort --batch-size " +
-		"--compress-program --files0-from --key --output --buffer-size --field-separator --temporary-directory --parallel")},
-	writes: names("-o --output -T --temporary-directory"), reads: names("--random-source"), lists: names("--files0-from"),
-	runs: names("--compress-program")}
+		"--compress-program --files0-from --key --output --buffer-size --field-separator --temporary-directory --parallel"), roles: map[string]role{"-o": writesFile, "--output": writesFile, "-T": writesFile, "--temporary-directory": writesFile, "--random-source": sendsFile, "--files0-from": listsFiles, "--compress-program": runsCommand}}}
 
-var shuf = tool{reason: "shuffles lines", getopt: getopt{short: "ino", long: names("--input-range --head-count --output --random-source")},
-	writes: names("-o --output"), reads: names("--random-source")}
+var shuf = tool{reason: "shuffles lines", getopt: getopt{short: "ino", long: names("--input-range --head-count --output --random-source"), roles: map[string]role{"-o": writesFile, "--output": writesFile, "--random-source": sendsFile}}}
 
-var iconv = tool{reason: "converts text", getopt: getopt{short: "fto", long: names("--from-code --to-code --output")},
-	writes: names("-o --output")}
+var iconv = tool{reason: "converts text", getopt: getopt{short: "fto", long: names("--from-code --to-code --output"), roles: map[string]role{"-o": writesFile, "--output": writesFile}}}
 
-var wc = tool{reason: "counts lines, words and bytes", getopt: getopt{long: names("--files0-from")}, lists: names("--files0-from")}
+var wc = tool{reason: "counts lines, words and bytes", getopt: getopt{long: names("--files0-from"), roles: map[string]role{"--files0-from": listsFiles}}}
 
 var du = tool{reason: "shows disk usage", meta: true,
 	getopt: getopt{short: "BdtX", optLong: names("--time"),
-		long: names("--block-size --max-depth --threshold --time-style --exclude-from --exclude --files0-from")},
-	reads: names("-X --exclude-from"), lists: names("--files0-from")}
+		long: names("--block-size --max-depth --threshold --time-style --exclude-from --exclude --files0-from"), roles: map[string]role{"-X": sendsFile, "--exclude-from": sendsFile, "--files0-from": listsFiles}}}
 
 // uniq reads its first operand and writes its second; any further operand
 // is an error, but is taken as written in case an option was misread.
@@ -821,7 +816,7 @@ func xxdNextValue(v string) bool {
 
 // bc runs the programs in the files it is given, and prints them, in part,
 // when they do not parse.
-var bc = tool{reason: "calculates", getopt: getopt{short: "ef", long: names("--expression --file")}, reads: names("-f --file")}
+var bc = tool{reason: "calculates", getopt: getopt{short: "ef", long: names("--expression --file"), roles: map[string]role{"-f": sendsFile, "--file": sendsFile}}}
 
 // dc runs its scripts (-e, -f, operands, or its input), whose "!" command
 // runs the rest of the line as a shell command.
@@ -1008,7 +1003,7 @@ var infoOpts = getopt{short: "dfnoI", long: names("--directory --dribble --file 
 // --dribble; --restore replays keys from a file.
 func info(c *call) effect {
 	p := infoOpts.parse(c.args)
-	t := tool{reason: "shows manuals", writes: names("-o --output --dribble"), reads: names("-f --file --init-file")}
+	t := tool{reason: "shows manuals", getopt: getopt{roles: map[string]role{"-o": writesFile, "--output": writesFile, "--dribble": writesFile, "-f": sendsFile, "--file": sendsFile, "--init-file": sendsFile}}}
 	e := t.classify(c, p)
 	if r := p.values("--restore"); len(r) > 0 {
 		x := exec("replays keys from a file, which can run its print command")
@@ -2610,16 +2605,15 @@ func file(c *call) effect {
 func tree(c *call) effect {
 	p := getopt{short: "LPIHTo", long: names("--charset --filelimit --timefmt --sort --hintro --houtro --gitfile " +
 		"--infofile")}.parse(c.args)
-	t := tool{reason: "lists directories", meta: !p.has("--fromfile"), writes: names("-o"),
-		reads: names("--hintro --houtro --gitfile --infofile")}
+	t := tool{reason: "lists directories", meta: !p.has("--fromfile"), getopt: getopt{roles: map[string]role{"-o": writesFile, "--hintro": sendsFile, "--houtro": sendsFile, "--gitfile": sendsFile, "--infofile": sendsFile}}}
 	return t.classify(c, p)
 }
 
 // last and lastb read the login records of -f's file and print them, in
 // part, whatever the file holds; who and users read the file they are
 // given.
-var lastRecords = tool{reason: "shows login records", meta: true, reads: names("-f --file"),
-	getopt: getopt{short: "fnstp", long: names("--file --limit --since --until --present --time-format")}}
+var lastRecords = tool{reason: "shows login records", meta: true,
+	getopt: getopt{short: "fnstp", long: names("--file --limit --since --until --present --time-format"), roles: map[string]role{"-f": sendsFile, "--file": sendsFile}}}
 
 var whoRecords = tool{reason: "shows who is logged in", getopt: getopt{}}
 
@@ -2639,7 +2633,7 @@ func ss(c *call) effect {
 	if p.has("-K", "--kill") {
 		return kill("closes the sockets it matches")
 	}
-	t := tool{reason: "shows sockets", meta: true, writes: names("-D --diag"), reads: names("-F --filter")}
+	t := tool{reason: "shows sockets", meta: true, getopt: getopt{roles: map[string]role{"-D": writesFile, "--diag": writesFile, "-F": sendsFile, "--filter": sendsFile}}}
 	return t.classify(c, p)
 }
 
@@ -2843,16 +2837,16 @@ func sensors(c *call) effect {
 	return e
 }
 
-var blkid = tool{reason: "shows block devices", meta: true, writes: names("-c --cache-file"),
+var blkid = tool{reason: "shows block devices", meta: true,
 	getopt: getopt{short: "coStuLUsnpO", long: names("--cache-file --output --size --match-tag --usages --label " +
-		"--uuid --match-token --match-types --probe --offset")}}
+		"--uuid --match-token --match-types --probe --offset"), roles: map[string]role{"-c": writesFile, "--cache-file": writesFile}}}
 
-var findmnt = tool{reason: "shows mounts", meta: true, reads: names("-F --tab-file"),
+var findmnt = tool{reason: "shows mounts", meta: true,
 	getopt: getopt{short: "FNOotSTwdRMQH", long: names("--tab-file --task --options --output --types --source " +
-		"--target --timeout --direction --mountpoint --filter --id --uniq-id --poll")}}
+		"--target --timeout --direction --mountpoint --filter --id --uniq-id --poll"), roles: map[string]role{"-F": sendsFile, "--tab-file": sendsFile}}}
 
-var atop = tool{reason: "shows system activity", meta: true, writes: names("-w"), reads: names("-r"),
-	getopt: getopt{short: "wrbeSPJ"}}
+var atop = tool{reason: "shows system activity", meta: true,
+	getopt: getopt{short: "wrbeSPJ", roles: map[string]role{"-w": writesFile, "-r": sendsFile}}}
 
 // stty changes the settings of a terminal; alone, or with -a or -g, it
 // prints them.
@@ -2890,13 +2884,13 @@ func binutils(c *call) effect {
 	return e
 }
 
-var manConfig = tool{reason: "searches manual pages", meta: true, reads: names("-C --config-file"),
-	getopt: getopt{short: "CLmMs", long: names("--config-file --locale --systems --manpath --sections")}}
+var manConfig = tool{reason: "searches manual pages", meta: true,
+	getopt: getopt{short: "CLmMs", long: names("--config-file --locale --systems --manpath --sections"), roles: map[string]role{"-C": sendsFile, "--config-file": sendsFile}}}
 
-var lspci = tool{reason: "shows PCI devices", meta: true, reads: names("-F -i -p"),
-	getopt: getopt{short: "FipOsdAH"}}
+var lspci = tool{reason: "shows PCI devices", meta: true,
+	getopt: getopt{short: "FipOsdAH", roles: map[string]role{"-F": sendsFile, "-i": sendsFile, "-p": sendsFile}}}
 
-var iftop = tool{reason: "shows network traffic", meta: true, reads: names("-c"), getopt: getopt{short: "ifFcmNoLu"}}
+var iftop = tool{reason: "shows network traffic", meta: true, getopt: getopt{short: "ifFcmNoLu", roles: map[string]role{"-c": sendsFile}}}
 
 var sshKeygenOpts = getopt{short: "CDEFGIJMNOPRVWYZabfjmnrstwz"}
 
@@ -3124,20 +3118,20 @@ func gpg(c *call) effect {
 
 // diff3 and sdiff run the program --diff-program names; sdiff -o merges
 // into a file.
-var diff3 = tool{reason: "compares files", runs: names("--diff-program"), writes: names("-o --output"),
+var diff3 = tool{reason: "compares files",
 	getopt: getopt{short: "LIwo", long: names("--diff-program --label --output --ignore-matching-lines --width " +
-		"--tabsize")}}
+		"--tabsize"), roles: map[string]role{"-o": writesFile, "--output": writesFile, "--diff-program": runsCommand}}}
 
 // diffstat writes its report to -o's file and errors to -e's.
-var diffstat = tool{reason: "summarises a diff", writes: names("-o -e"), reads: names("-D -S"),
-	getopt: getopt{short: "oeDSfFNpmw"}}
+var diffstat = tool{reason: "summarises a diff",
+	getopt: getopt{short: "oeDSfFNpmw", roles: map[string]role{"-o": writesFile, "-e": writesFile, "-D": sendsFile, "-S": sendsFile}}}
 
 // xmllint fetches the documents, DTDs and schemas it names by URL (not
 // with --nonet), writes --output, and runs the commands of its --shell.
 func xmllint(c *call) effect {
 	p := getopt{short: "o", long: names("--output --path --dtdvalid --dtdvalidfpi --relaxng --schema --schematron " +
 		"--xpath --pattern --encode --maxmem --pretty --load-trace")}.parse(c.args)
-	t := tool{reason: "checks XML", writes: names("-o --output"), reads: names("--dtdvalid --relaxng --schema --schematron")}
+	t := tool{reason: "checks XML", getopt: getopt{roles: map[string]role{"-o": writesFile, "--output": writesFile, "--dtdvalid": sendsFile, "--relaxng": sendsFile, "--schema": sendsFile, "--schematron": sendsFile}}}
 	e := t.classify(c, p)
 	if !p.has("--nonet") && slices.ContainsFunc(c.args, func(a arg) bool { return strings.Contains(a.val, "://") }) {
 		e = worse(e, net(airlock.ClassNetHTTP, "fetches documents or schemas from the network"))
@@ -3216,67 +3210,4 @@ func mlr(c *call) effect {
 		}
 	}
 	return e
-}
-
-// tool is a program known by what its options do: it reads its operands
-// (or only shows information about them, with meta), and the values of
-// some options are files it writes, files it reads and may print (a
-// configuration, a list of file names), or commands it runs.
-type tool struct {
-	reason string
-	getopt
-	meta   bool
-	writes []string // options whose value is a file it writes
-	reads  []string // options whose value is a file it reads
-	lists  []string // options whose value is a file of names of files it reads
-	runs   []string // options whose value is a command it runs
-}
-
-func (t tool) rule(c *call) effect { return t.classify(c, t.parse(c.args)) }
-
-func (t tool) classify(c *call, p parsed) effect {
-	e := read(t.reason)
-	if !t.meta {
-		c.raiseReads(&e, p.ops...)
-	}
-	c.raiseReads(&e, p.values(t.reads...)...)
-	for _, l := range p.values(t.lists...) {
-		c.raiseReads(&e, l)
-		c.raiseReads(&e, c.stdinNames(l)...)
-	}
-	for _, o := range p.opts {
-		switch {
-		case !o.has:
-		case slices.Contains(t.writes, o.name) && !stream(o.val):
-			w := write(airlock.ClassFSWrite, "writes the file given to "+o.name)
-			c.raiseWrites(&w, o.val)
-			e = worse(e, w)
-		case slices.Contains(t.runs, o.name):
-			c.runWords(c.name+" "+o.name, []arg{o.val}, input{kind: inPipe})
-		}
-	}
-	if p.dyn && len(t.runs) > 0 {
-		e = worse(e, exec("takes options only known at run time, which may run commands"))
-	}
-	return e
-}
-
-// stream reports whether a file a program writes is standard output or a
-// sink ("-", /dev/stdout, /dev/null), which stores nothing.
-func stream(a arg) bool {
-	return a.static && (a.val == "-" || sensitive.IsNullDevice(a.val))
-}
-
-// stdinNames returns the file names a list holds when the list is the
-// command's standard input and Airlock knows it (a here-document): the
-// names a program reads with --files0-from=- or -T -.
-func (c *call) stdinNames(list arg) []arg {
-	if !list.static || list.val != "-" && list.val != "/dev/stdin" || c.in.kind != inText {
-		return nil
-	}
-	var out []arg
-	for _, n := range strings.FieldsFunc(c.in.text, func(r rune) bool { return r == '\n' || r == 0 }) {
-		out = append(out, literal(n))
-	}
-	return out
 }

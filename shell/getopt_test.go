@@ -2,6 +2,7 @@ package shell
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -94,4 +95,80 @@ func TestGetoptSplit(t *testing.T) {
 	checkOpts(t, g, false, []optCase{{"x --fore y -- --sig", "--foreground", "x y --sig"}})
 	checkOpts(t, getopt{short: "cO", long: names("--command --log-out"), flags: names("--quiet --append")}, false,
 		[]optCase{{"out.txt --comm ls -qO log -- -c x", "--command=ls -q -O=log", "out.txt -c x"}})
+}
+
+// The spellings of network clients: roles take a value, abbreviations,
+// optional values, unknown options.
+func TestGetoptRoles(t *testing.T) {
+	g := getopt{short: "o", long: names("--output --user"), flags: names("--verbose --pre"), optLong: names("--pager"),
+		roles: map[string]role{"-T": sendsFile, "--upload-file": sendsFile, "--prefix": writesFile}}
+	checkOpts(t, g, false, []optCase{
+		{"-o f url", "-o=f", "url"},
+		{"-of url", "-o=f", "url"},
+		{"-sSLo f url", "-s -S -L -o=f", "url"},
+		{"-sT f", "-s -T=f", ""},
+		{"url --output f", "--output=f", "url"},
+		{"--output=f url", "--output=f", "url"},
+		{"--out f url", "--output=f", "url"},      // an abbreviation
+		{"--upl f url", "--upload-file=f", "url"}, // one that matters
+		{"--pre x", "--pre", "x"},                 // a flag is never an abbreviation of a longer option
+		{"--pref x", "--prefix=x", ""},            // but its own prefix is
+		{"--u x", "--u=x", ""},                    // ambiguous: each option it may be (below)
+		{"--pager db", "--pager", "db"},           // an optional value must be attached
+		{"--pager=less db", "--pager=less", "db"},
+		{"--verb url", "--verbose", "url"},
+		{"-- -o f", "", "-o f"},                   // operands after --
+		{"--unknown=x url", "--unknown=x", "url"}, // unknown options keep their spelling
+		{"--unknown x url", "--unknown", "x url"},
+		{"-", "", "-"}, // stdin
+	})
+	if got := g.parse(words("--u x")).values("--upload-file", "--user"); len(got) != 1 || got[0].val != "x" {
+		t.Errorf("--u x: the value of an ambiguous abbreviation is %v, want x as --upload-file's or --user's", got)
+	}
+	// openssl, sqlite3 and getopt_long_only (nmap) take long options after
+	// one dash.
+	single := getopt{short: "op", roles: map[string]role{"-iL": sendsFile, "-oN": writesFile, "-out": writesFile}, single: true}
+	checkOpts(t, single, false, []optCase{
+		{"-iL f", "-iL=f", ""},
+		{"-oN=f x", "-oN=f", "x"},
+		{"--out f", "-out=f", ""},
+		{"-out=f", "-out=f", ""},
+		{"-oXf x", "-o=Xf", "x"}, // not a long option: -o with a value
+		{"-p 80 x", "-p=80", "x"},
+		{"-sV x", "-s -V", "x"},
+	})
+	// A command's options are its own (npx CMD -c).
+	checkOpts(t, getopt{short: "c"}, true, []optCase{{"-y eslint -c x", "-y", "eslint -c x"}})
+}
+
+func showOpts(opts []option) string {
+	var b []string
+	for _, o := range opts {
+		if o.has {
+			b = append(b, o.name+"="+o.val.val)
+		} else {
+			b = append(b, o.name)
+		}
+	}
+	return strings.Join(b, " ")
+}
+
+func TestKnown(t *testing.T) {
+	tests := []struct {
+		text string
+		val  string // "" when the word stays dynamic
+	}{
+		{`@"$HOME/.ssh/id_rsa"`, "@~/.ssh/id_rsa"},
+		{`--post-file="${HOME}/.netrc"`, "--post-file=~/.netrc"},
+		{`"$HOME"/.aws/credentials`, "~/.aws/credentials"},
+		{`"$OUT"`, ""},
+		{`"$HOME/$X"`, ""},
+		{`"$(cat f)"`, ""},
+	}
+	for _, tc := range tests {
+		got := known(arg{text: tc.text})
+		if got.static != (tc.val != "") || got.val != tc.val {
+			t.Errorf("known(%s) = %q static=%v, want %q", tc.text, got.val, got.static, tc.val)
+		}
+	}
 }

@@ -39,8 +39,7 @@ var infraCommands = map[string]rule{
 		on("ssh rdp powershell winrm winrm-config", infraChange(airlock.TierPrivileged, "opens a shell in a virtual machine")),
 		on("share cloud", net(airlock.ClassNetHTTP, "talks to Vagrant's cloud")),
 		on("plugin", install(airlock.TierNetworkEgress, "installs vagrant plugins, which are Ruby code")),
-		onRule("package", tool{reason: "packages a virtual machine", getopt: getopt{long: names("--output")},
-			writes: names("--output")}.rule),
+		onRule("package", tool{reason: "packages a virtual machine", getopt: getopt{long: names("--output"), roles: map[string]role{"--output": writesFile}}}.rule),
 	)),
 }
 
