@@ -286,17 +286,6 @@ func sliceArg(a arg, from int) arg {
 	return arg{val: v, text: quote(v), static: true, glob: a.glob}
 }
 
-// splitOpts, optHas and optVal read options the older way; they go as the
-// families move to getopt.
-func splitOpts(args []arg, g getopt) (opts []option, rest []arg) {
-	p := g.split(args)
-	return p.opts, p.ops
-}
-
-func optHas(opts []option, names ...string) bool { return parsed{opts: opts}.has(names...) }
-
-func optVal(opts []option, names ...string) (arg, bool) { return parsed{opts: opts}.value(names...) }
-
 // envAssigns consumes the NAME=VALUE words that env and sudo accept before
 // the command, and returns why one of them matters ("" if none does) and the
 // words after them.

@@ -178,6 +178,9 @@ func (g *getopt) operands(args []arg, i int, lead bool, f func(o option, op bool
 func (g *getopt) longWord(v string) (name string, kind optKind, n int, ok bool) {
 	word, _, _ := strings.Cut(v, "=")
 	name, kind, n = g.resolve(word)
+	if n == 0 && g.whole && strings.HasPrefix(word, "--") {
+		name = word[1:] // Go's flag package: --name is -name
+	}
 	switch {
 	case strings.HasPrefix(v, "--") || n > 0:
 		return name, kind, n, true

@@ -172,3 +172,19 @@ func TestKnown(t *testing.T) {
 		}
 	}
 }
+
+// Go's flag package: -name or --name, the value after "=" or in the next
+// word, no clusters.
+func TestGoOptions(t *testing.T) {
+	args := words("-exec=a --exec b -o c -toolexec d -- -exec e")
+	g := goOptions("-exec", "-o", "-toolexec")
+	if got, want := vals(g.parse(args).values("-exec")), []string{"a", "b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("-exec = %q, want %q", got, want)
+	}
+	for line, want := range map[string]bool{"-w": true, "--w x": true, "-w=true": true, "-w=false": false, "-l": false,
+		"-- -w": false, "-wl": false} {
+		if got := goFlag(g.parse(words(line)), "-w"); got != want {
+			t.Errorf("goFlag(%q, -w) = %v, want %v", line, got, want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -100,48 +99,33 @@ func (c *call) gitConfigArg(a arg) effect {
 	return c.gitConfigSet(literal(key), arg{val: val, static: true, text: quote(val)})
 }
 
+// gitGlobals are git's own options, before its subcommand.
+var gitGlobals = getopt{short: "Cc", long: names("--git-dir --work-tree --namespace --super-prefix --config-env"),
+	optLong: names("--exec-path"), exact: true}
+
 // git parses git's global options, then classifies its subcommand.
 func git(c *call) effect {
-	args := c.args
+	p := gitGlobals.split(c.args)
 	var risk effect
-	i := 0
-loop:
-	for i < len(args) {
-		a := args[i]
-		v := a.val
+	for _, o := range p.opts {
 		switch {
-		case !a.static:
-			break loop
-		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--super-prefix":
-			i += 2
-		case v == "--config-env":
+		case o.name == "-c" && o.has:
+			risk = worse(risk, c.gitConfigArg(o.val))
+		case o.name == "--config-env":
 			risk = worse(risk, env("sets git configuration from the environment"))
-			i += 2
-		case v == "-c":
-			if i+1 < len(args) {
-				risk = worse(risk, c.gitConfigArg(args[i+1]))
-			}
-			i += 2
-		case strings.HasPrefix(v, "--config-env="):
-			risk = worse(risk, env("sets git configuration from the environment"))
-			i++
-		case strings.HasPrefix(v, "--exec-path="):
-			risk = worse(risk, env("runs git programs from "+v[len("--exec-path="):]))
-			i++
-		case strings.HasPrefix(v, "-"):
-			i++
-		default:
-			break loop
+		case o.name == "--exec-path" && o.has:
+			risk = worse(risk, env("runs git programs from "+o.val.val))
 		}
 	}
+	args := p.ops
 	var e effect
 	switch {
-	case i >= len(args):
+	case len(args) == 0:
 		e = gitRead("shows git help or version")
-	case !args[i].static:
+	case !args[0].static:
 		e = unknown("runs git with a subcommand only known at run time")
 	default:
-		sub := args[i].val
+		sub := args[0].val
 		r := gitCommands[sub]
 		if r == nil && strings.HasPrefix(sub, "credential-") {
 			r = gitCredential // credential-store, credential-libsecret, a helper of any name
@@ -150,13 +134,13 @@ loop:
 			r = gitRemoteHelper
 		}
 		if r != nil {
-			e = c.delegate(args[i+1:], r)
+			e = c.delegate(args[1:], r)
 		} else {
 			e = exec("runs git " + sub + ", which Airlock does not know (an alias or an extension)")
 			e.generic = true
 		}
 	}
-	for _, a := range args {
+	for _, a := range c.args {
 		if a.static && strings.Contains(a.val, "ext::") {
 			return unknown("uses git's ext:: transport, which runs a command")
 		}
@@ -167,86 +151,29 @@ loop:
 	return e
 }
 
-// gitValues returns the values of the options want (-x, --exec) of one of
-// git's subcommands, which parse options like parse-options does: short
-// options bundle and take the rest of the word or the next one (-ix CMD),
-// long ones take "=value" or the next word and may be shortened to any
-// unique prefix (--exe CMD). shorts are the subcommand's short options
-// that take a value, to walk bundles.
-func gitValues(args []arg, shorts string, want ...string) []arg {
-	var out []arg
-	eachOption(args, func(a arg, next []arg) int {
-		v := a.val
-		if strings.HasPrefix(v, "--") {
-			name, _, eq := strings.Cut(v, "=")
-			switch {
-			case !gitAbbrev(name, want):
-			case eq:
-				out = append(out, sliceArg(a, len(name)+1))
-			case len(next) > 0:
-				out = append(out, next[0])
-				return 1
-			}
-			return 0
-		}
-		for j := 1; j < len(v); j++ {
-			if strings.IndexByte(shorts, v[j]) < 0 {
-				continue
-			}
-			switch {
-			case j+1 < len(v):
-				if slices.Contains(want, "-"+v[j:j+1]) {
-					out = append(out, sliceArg(a, j+1))
-				}
-			case len(next) > 0:
-				if slices.Contains(want, "-"+v[j:j+1]) {
-					out = append(out, next[0])
-				}
-				return 1 // the option's value
-			}
-			break
-		}
-		return 0
-	})
-	return out
+// gitOptions is how a git subcommand, which parses its options with
+// parse-options, spells the ones a rule asks about: short options bundle
+// and take the rest of the word or the next one (-ix CMD); long ones take
+// "=value" or the next word and may be cut to any unique prefix (--exe
+// CMD). Airlock lists only the options it asks about, so a prefix needs
+// two letters, and one that several of them share counts as each (git
+// refuses it, so counting it costs nothing). shorts are the subcommand's
+// short options that take a value, to walk bundles.
+func gitOptions(shorts string, opts ...string) getopt {
+	return getopt{short: shorts, long: opts, partial: true}
 }
 
-// eachOption calls f with each option word of args before "--" and the
-// words after it; f returns how many of those it took as the option's
-// value.
-func eachOption(args []arg, f func(a arg, next []arg) int) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.static || len(a.val) < 2 || a.val[0] != '-' {
-			continue
-		}
-		if a.val == "--" {
-			return
-		}
-		i += f(a, args[i+1:])
-	}
+// gitValues returns the values of the options want (-x, --exec) of one of
+// git's subcommands.
+func gitValues(args []arg, shorts string, want ...string) []arg {
+	return gitOptions(shorts, want...).parse(args).values(want...)
 }
 
 // gitHas reports whether one of opts is given to a parse-options
 // subcommand, long options possibly shortened (--unsafe for
 // --unsafe-paths), short ones possibly bundled.
 func gitHas(args []arg, opts ...string) bool {
-	found := false
-	eachOption(args, func(a arg, _ []arg) int {
-		name, _, _ := strings.Cut(a.val, "=")
-		found = found || strings.HasPrefix(a.val, "--") && gitAbbrev(name, opts) || hasOption([]arg{a}, opts...)
-		return 0
-	})
-	return found
-}
-
-// gitAbbrev reports whether name is one of the long options opts or a
-// prefix of one: git accepts any unique prefix, and one that is not unique
-// fails, so counting it costs nothing.
-func gitAbbrev(name string, opts []string) bool {
-	return len(name) > 3 && slices.ContainsFunc(opts, func(o string) bool {
-		return strings.HasPrefix(o, "--") && strings.HasPrefix(o, name)
-	})
+	return getopt{flags: opts, partial: true}.parse(args).has(opts...)
 }
 
 // gitReader is a subcommand that reads the repository; --output makes
@@ -833,19 +760,12 @@ func gitAfter(args []arg, word string) []arg {
 // gitGrep: -O[PAGER] (--open-files-in-pager[=PAGER]) runs PAGER with the
 // files that match.
 func gitGrep(c *call) effect {
-	eachOption(c.args, func(a arg, _ []arg) int {
-		v := a.val
-		pager, ok := "", false
-		if name, val, eq := strings.Cut(v, "="); strings.HasPrefix(v, "--") {
-			pager, ok = val, eq && gitAbbrev(name, []string{"--open-files-in-pager"})
-		} else if i := strings.IndexByte(v, 'O'); i > 0 && !strings.ContainsAny(v[1:i], "efABCm") {
-			pager, ok = v[i+1:], true
+	g := getopt{short: "efABCm", optShort: "O", optLong: names("--open-files-in-pager"), partial: true}
+	for _, pager := range g.parse(c.args).values("-O", "--open-files-in-pager") {
+		if pager.val != "" {
+			c.runWords("git grep -O", []arg{literal(pager.val)}, input{})
 		}
-		if ok && pager != "" {
-			c.runWords("git grep -O", []arg{literal(pager)}, input{})
-		}
-		return 0
-	})
+	}
 	return gitReader("searches the repository")(c)
 }
 

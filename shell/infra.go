@@ -282,7 +282,8 @@ func terraform(c *call) effect {
 		args = args[1:]
 	}
 	e := c.delegate(args, terraformSub)
-	c.writesTo(&e, "writes a plan or state where an option says", goValues(args, "out", "state-out", "backup", "generate-config-out")...)
+	outs := names("-out -state-out -backup -generate-config-out")
+	c.writesTo(&e, "writes a plan or state where an option says", goOptions(outs...).parse(args).values(outs...)...)
 	c.raiseSent(&e)
 	return e
 }
@@ -494,7 +495,7 @@ var dockerOutputs = stringSet("save", "image save", "export", "container export"
 	"builder build", "buildx bake", "compose config", "compose convert", "scout cves", "scout sbom", "scout quickview")
 
 func docker(c *call) effect {
-	opts, _ := splitOpts(c.args, dockerOpts)
+	p := dockerOpts.split(c.args)
 	sub, rest, ok := subcommand(c.args, dockerOpts)
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
@@ -511,13 +512,13 @@ func docker(c *call) effect {
 	}
 	e := dockerEffect(c, key, rest)
 	// A daemon reached over TCP or ssh is on another machine.
-	if h, ok := optVal(opts, "-H", "--host", "--url"); ok && (!h.static || strings.Contains(h.val, "://") &&
+	if h, ok := p.value("-H", "--host", "--url"); ok && (!h.static || strings.Contains(h.val, "://") &&
 		!strings.HasPrefix(h.val, "unix://") && !strings.HasPrefix(h.val, "npipe://")) {
 		e = worse(e, net(airlock.ClassNetConnect, "talks to the container daemon of another machine ("+h.text+")"))
 	}
 	// The configuration folder's cli-plugins hold the programs that run as
 	// docker compose, buildx and scout.
-	if _, ok := optVal(opts, "--config"); ok && dockerGroups[sub] && (sub == "compose" || sub == "buildx" || sub == "scout") {
+	if _, ok := p.value("--config"); ok && dockerGroups[sub] && (sub == "compose" || sub == "buildx" || sub == "scout") {
 		e = worse(e, exec("runs a docker CLI plugin from the --config folder"))
 	}
 	c.raiseSent(&e, dockerAuth...)
@@ -590,7 +591,7 @@ func aws(c *call) effect {
 }
 
 func awsCommand(c *call) effect {
-	_, rest := splitOpts(c.args, awsOpts)
+	rest := awsOpts.split(c.args).ops
 	ops := operands(rest, awsOpts.long...)
 	if len(ops) == 0 {
 		return read("shows aws help")

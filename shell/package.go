@@ -627,9 +627,9 @@ func uvVerb(c *call) effect {
 	case "pip":
 		return c.delegate(rest, pip)
 	case "run":
-		_, cmd := splitOpts(rest, getopt{short: "pw", long: []string{"--with", "--with-editable", "--with-requirements",
+		cmd := getopt{short: "pw", long: []string{"--with", "--with-editable", "--with-requirements",
 			"--python", "--project", "--directory", "--package", "--env-file", "--extra", "--group", "--index",
-			"--default-index", "--index-url", "--extra-index-url", "--find-links", "--only-group", "--no-group"}, exact: true})
+			"--default-index", "--index-url", "--extra-index-url", "--find-links", "--only-group", "--no-group"}, exact: true}.split(rest).ops
 		if len(cmd) == 0 {
 			return exec("runs the project")
 		}
@@ -891,7 +891,7 @@ func nodeInstall(c *call) effect {
 // bundle exec X).
 func toolExec(via string, skip int) rule {
 	return func(c *call) effect {
-		_, rest := splitOpts(c.args, getopt{short: "npe", long: []string{"--name", "--prefix", "-n", "-p"}, exact: true})
+		rest := getopt{short: "npe", long: []string{"--name", "--prefix", "-n", "-p"}, exact: true}.split(c.args).ops
 		if len(rest) <= skip {
 			return exec("runs a command in a tool's environment")
 		}
@@ -902,7 +902,7 @@ func toolExec(via string, skip int) rule {
 
 // nvmRun is nvm run VERSION ARGS: node with ARGS.
 func nvmRun(c *call) effect {
-	_, rest := splitOpts(c.args, getopt{})
+	rest := getopt{}.split(c.args).ops
 	if len(rest) < 1 {
 		return exec("runs Node.js")
 	}
