@@ -785,16 +785,21 @@ func transfer(c *call, ops []arg, reason string) effect {
 }
 
 // sshConfig says what ssh does with the value of a configuration keyword
-// given with -o: ProxyCommand and the like run local commands,
-// PKCS11Provider loads a library, UserKnownHostsFile is written.
+// given with -o (ssh, scp and sftp take the same): ProxyCommand and the
+// like run local commands, PKCS11Provider loads a library,
+// UserKnownHostsFile is written, Include follows more configuration.
 var sshConfig = map[string]role{
 	"proxycommand": runsCommand, "localcommand": runsCommand, "knownhostscommand": runsCommand,
-	"xauthlocation": runsProgram, "pkcs11provider": loadsLibrary, "securitykeyprovider": loadsLibrary,
-	"userknownhostsfile": writesFile, "controlpath": writesFile,
+	"remotecommand": runsCommand, "xauthlocation": runsProgram, "pkcs11provider": loadsLibrary,
+	"securitykeyprovider": loadsLibrary, "userknownhostsfile": writesFile, "controlpath": writesFile,
+	"include": runsFile, "revokedhostkeys": sendsFile, "globalknownhostsfile": sendsFile,
 }
 
-// sshConfigOptions analyses the ssh options given with -o (scp, sftp).
-func (c *call) sshConfigOptions(e *effect, opts []option) {
+// sshOptions records what the options of ssh, scp and sftp do on this
+// machine: their own (roles: a configuration file -F, ssh's log -E, scp's
+// program -S), and the configuration keywords given with -o.
+func (c *call) sshOptions(e *effect, opts []option, roles map[string]role) {
+	c.useOptions(e, opts, roles)
 	for _, o := range opts {
 		if o.name != "-o" || !o.has {
 			continue
@@ -815,7 +820,7 @@ func (c *call) sshConfigOptions(e *effect, opts []option) {
 		case strings.EqualFold(key, "proxycommand"):
 			// ssh runs it as "exec COMMAND" with sh -c.
 			c.runScript(via, "exec "+val, input{}).lenient = true
-		case r == writesFile:
+		case r == writesFile || r == sendsFile || r == runsFile:
 			for _, f := range strings.Fields(val) {
 				c.use(e, r, via, literal(f))
 			}
@@ -825,18 +830,17 @@ func (c *call) sshConfigOptions(e *effect, opts []option) {
 	}
 }
 
-var scpFlags = getopt{short: "cFiJloPX", roles: map[string]role{"-S": runsProgram, "-D": runsCommand}, exact: true}
+var scpFlags = getopt{short: "ciJloPX", roles: map[string]role{"-F": runsFile, "-S": runsProgram, "-D": runsCommand}}
 
 func scp(c *call) effect {
 	p := scpFlags.parse(c.args)
 	ops := p.ops
 	e := transfer(c, ops, "copies files to or from another host")
-	c.useOptions(&e, p.opts, scpFlags.roles)
-	c.sshConfigOptions(&e, p.opts)
+	c.sshOptions(&e, p.opts, scpFlags.roles)
 	return e
 }
 
-var sftpFlags = getopt{short: "BbcFiJloPRsX", roles: map[string]role{"-S": runsProgram, "-D": runsCommand}, exact: true}
+var sftpFlags = getopt{short: "BbciJloPRsX", roles: map[string]role{"-F": runsFile, "-S": runsProgram, "-D": runsCommand}}
 
 // sftpConsole: sftp's commands ("-" or "@" in front ignores errors or
 // echo). get writes its second word, or the remote file's name here.
@@ -853,8 +857,7 @@ var sftpConsole = consoleLang{
 func sftp(c *call) effect {
 	p := sftpFlags.parse(c.args)
 	e := net(airlock.ClassNetConnect, "transfers files with another host")
-	c.useOptions(&e, p.opts, sftpFlags.roles)
-	c.sshConfigOptions(&e, p.opts)
+	c.sshOptions(&e, p.opts, sftpFlags.roles)
 	if b, ok := p.value("-b"); ok && (!b.static || b.val != "-") {
 		c.use(&e, runsFile, "sftp -b", b)
 		return e

@@ -1883,7 +1883,10 @@ func bwrap(c *call) effect {
 	return e
 }
 
-var sshOpts = getopt{short: "BbcDEeFIiJLlmOopQRSWw", exact: true}
+// sshOpts are ssh's options: -F follows a configuration, -E writes a
+// log, -I loads a library (see sshOptions).
+var sshOpts = getopt{short: "BbcDeiJLlmOopQRSWw",
+	roles: map[string]role{"-F": runsFile, "-E": writesFile, "-I": loadsLibrary}}
 
 // ssh: the remote command is parsed (Via ssh); options that run local
 // commands (ProxyCommand) are parsed too.
@@ -1895,12 +1898,12 @@ func ssh(c *call) effect {
 		more := sshOpts.split(rest[1:])
 		p.opts, rest = append(p.opts, more.opts...), append(rest[:1:1], more.ops...)
 	}
-	own := c.sshOptions(p.opts)
 	host := "a host"
 	if len(rest) > 0 {
 		host = rest[0].text
 	}
-	e := worse(net(airlock.ClassNetConnect, "connects to "+host+" over ssh"), own)
+	e := net(airlock.ClassNetConnect, "connects to "+host+" over ssh")
+	c.sshOptions(&e, p.opts, sshOpts.roles)
 	if len(rest) == 0 || p.has("-N", "-O", "-G", "-V", "-Q") {
 		return e
 	}
@@ -1922,85 +1925,12 @@ func ssh(c *call) effect {
 	return e
 }
 
-// sshOptions classifies what ssh's own options do on this machine: -F
-// and -o Include read a configuration, whose lines an error message
-// prints; -E and -o UserKnownHostsFile write files; -I and the provider
-// options load libraries; the command options run commands. scp and sftp
-// take the same options.
-func (c *call) sshOptions(opts []option) effect {
-	c.proxyCommands(opts)
-	e := effect{none: true}
-	for _, o := range opts {
-		if !o.has {
-			continue
-		}
-		switch o.name {
-		case "-F":
-			e = c.optReads(e, o.val)
-		case "-E":
-			e = worse(e, c.optWrite("writes a log", o.val))
-		case "-I":
-			e = worse(e, exec("loads library "+o.val.text))
-		case "-o":
-			key, val := sshOption(o.val.val)
-			files := strings.Fields(val)
-			switch key {
-			case "include", "revokedhostkeys", "globalknownhostsfile":
-				for _, f := range files {
-					e = c.optReads(e, literal(f))
-				}
-			case "userknownhostsfile":
-				for _, f := range files {
-					e = worse(e, c.optWrite("adds host keys to", literal(f)))
-				}
-			case "pkcs11provider", "securitykeyprovider":
-				e = worse(e, exec("loads library "+quote(val)))
-			case "xauthlocation":
-				c.run("ssh -o XAuthLocation", []arg{literal(val)}, effect{})
-			}
-		}
-	}
-	return e
-}
-
-// sshOption splits an ssh -o option ("Key=value", "Key value") into its
-// key, lowercase, and its value.
-func sshOption(o string) (key, val string) {
-	key, val, ok := strings.Cut(o, "=")
-	if !ok {
-		key, val, _ = strings.Cut(o, " ")
-	}
-	return strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)
-}
-
 // optWrite is the effect of a program's writing a file it is given (a
 // log, a report): a write, or a system change.
 func (c *call) optWrite(reason string, f arg) effect {
 	e := write(airlock.ClassFSWrite, reason+" "+f.text)
 	c.raiseWrites(&e, f)
 	return e
-}
-
-// proxyCommands parses the local commands that ssh options run
-// (-o ProxyCommand=..., -o LocalCommand=...). ssh runs a proxy command as
-// "exec COMMAND".
-func (c *call) proxyCommands(opts []option) {
-	for _, o := range opts {
-		if o.name != "-o" || !o.has {
-			continue
-		}
-		if !o.val.static {
-			c.runUnknown("ssh -o", o.val.text, "sets an ssh option only known at run time")
-			continue
-		}
-		key, val := sshOption(o.val.val)
-		switch key {
-		case "proxycommand":
-			c.runScript("ssh -o ProxyCommand", "exec "+val, input{})
-		case "localcommand", "knownhostscommand", "remotecommand":
-			c.runScript("ssh -o "+key, val, input{})
-		}
-	}
 }
 
 var scriptOpts = getopt{short: "BIOTEmoc", long: []string{"--log-io", "--log-in", "--log-out",
