@@ -394,7 +394,10 @@ func (c *call) stdinCode(lang string, shell bool) effect {
 			c.runScript(c.name+" <<", c.in.text, input{})
 			return effect{none: true}
 		}
-		return exec("runs " + lang + " code from a here-document, which Airlock cannot inspect")
+		// Judged by what it names, as inline code is.
+		e := exec("runs " + lang + " code from a here-document, which Airlock cannot inspect")
+		c.raiseText(&e, c.in.text)
+		return e
 	case inFile:
 		if p := c.resolve(c.in.text); strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
 			return unknown("runs code read from " + c.in.text + ", which Airlock cannot see")

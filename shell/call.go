@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -139,13 +140,8 @@ func (c *call) raiseNamed(e *effect, metadata bool) {
 		return
 	}
 	for _, a := range c.args {
-		v, ok := a.pathValue()
-		if !ok || metadata && !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "@") {
-			continue
-		}
-		if s, ok := c.secretIn(v, a.glob); ok {
-			*e = s
-			return
+		if v, ok := known(a).pathValue(); ok && (!metadata || strings.HasPrefix(v, "-") || strings.HasPrefix(v, "@")) {
+			c.raiseSecrets(e, a)
 		}
 	}
 	if e.class == airlock.ClassProcessExec {
@@ -159,19 +155,103 @@ func (c *call) raiseNamed(e *effect, metadata bool) {
 // connects.
 func (c *call) raiseCode(e *effect) {
 	for _, a := range c.args {
-		v, ok := a.pathValue()
-		if !ok {
+		if v, ok := known(a).pathValue(); ok {
+			c.raisePersists(e, v, a.glob)
+			raiseNetwork(e, v)
+		}
+	}
+}
+
+// raiseText raises code that Airlock reads but cannot parse (a
+// here-document given to an interpreter, a query) by what it names, as
+// raiseNamed and raiseCode do for the words of a command: a secret, a
+// place where a write persists, the network.
+func (c *call) raiseText(e *effect, text string) {
+	if s, ok := c.secretIn(text, false); ok && e.tier < airlock.TierPrivileged {
+		*e = s
+	}
+	c.raisePersists(e, text, false)
+	raiseNetwork(e, text)
+}
+
+// raiseNetCode raises code Airlock cannot see that is already a network
+// program (it loads a socket library, opens a port) by what its words
+// name, as raiseNamed and raiseCode do below network-egress: a secret it
+// may send, a place where a write persists.
+func (c *call) raiseNetCode(e *effect) {
+	if e.tier < airlock.TierNetworkEgress {
+		return
+	}
+	c.raiseSent(e)
+	c.persists(e)
+}
+
+// raiseSent raises a network program by the secrets its words name: what
+// it reads it sends (an upload, a request body, a file:// parameter) or
+// prints, which raiseNamed does not judge for programs at network-egress
+// and above. Options that only use a key to authenticate (skip, with the
+// value they take) do not count.
+func (c *call) raiseSent(e *effect, skip ...string) {
+	if e.none {
+		return
+	}
+	for i := 0; i < len(c.args); i++ {
+		a := c.args[i]
+		if name, _, eq := strings.Cut(a.val, "="); a.static && slices.Contains(skip, name) {
+			if !eq {
+				i++
+			}
 			continue
 		}
-		if p, ok := c.persistIn(v, a.glob); ok {
-			e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
-			e.reason += ", and names " + p + ", which it may write"
+		c.raiseSecrets(e, a)
+	}
+}
+
+// raiseSecrets makes e a secret read when one of words names a secret,
+// in itself or in a path inside it: for a network client, the queries and
+// code it sends or runs, which read what they name.
+func (c *call) raiseSecrets(e *effect, words ...arg) {
+	for _, w := range words {
+		if e.tier >= airlock.TierPrivileged {
 			return
 		}
-		if e.tier < airlock.TierNetworkEgress && networked(v) {
-			e.cap, e.tier, e.generic = airlock.CapNetworkEgress, airlock.TierNetworkEgress, false
-			e.reason += ", and connects to the network"
+		if v, ok := known(w).pathValue(); ok {
+			if s, ok := c.secretIn(v, w.glob); ok {
+				*e = s
+			}
 		}
+	}
+}
+
+// persists makes e privileged when a word names a place where a write
+// persists: whichever option names it (a compiler's output, a path in
+// code), the program may write there.
+func (c *call) persists(e *effect) {
+	for _, a := range c.args {
+		if v, ok := known(a).pathValue(); ok {
+			c.raisePersists(e, v, a.glob)
+		}
+	}
+}
+
+// raisePersists makes e privileged when v names a place where a write
+// persists (~/.bashrc, ~/.ssh): the program may write there.
+func (c *call) raisePersists(e *effect, v string, glob bool) {
+	if e.tier >= airlock.TierPrivileged {
+		return
+	}
+	if p, ok := c.persistIn(v, glob); ok {
+		e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
+		e.reason += ", and names " + p + ", which it may write"
+	}
+}
+
+// raiseNetwork makes e a network program when v is a URL or code that
+// opens network connections.
+func raiseNetwork(e *effect, v string) {
+	if e.tier < airlock.TierNetworkEgress && networked(v) {
+		e.cap, e.tier, e.generic = airlock.CapNetworkEgress, airlock.TierNetworkEgress, false
+		e.reason += ", and connects to the network"
 	}
 }
 
@@ -278,6 +358,24 @@ func (c *call) raiseWrites(e *effect, args ...arg) {
 			raiseWrite(e, c.resolve(v), a.glob)
 		}
 	}
+}
+
+// writesTo raises e to a write of the files given, when there are any.
+func (c *call) writesTo(e *effect, reason string, files ...arg) {
+	if len(files) == 0 {
+		return
+	}
+	w := write(airlock.ClassFSWrite, reason)
+	c.raiseWrites(&w, files...)
+	*e = worse(*e, w)
+}
+
+// optWrite is the effect of a program's writing a file it is given (a
+// log, a report): a write, or a system change.
+func (c *call) optWrite(reason string, f arg) effect {
+	var e effect
+	c.writesTo(&e, reason+" "+f.text, f)
+	return e
 }
 
 // sliceArg is the value attached to an option word ("-oFILE" → "FILE").

@@ -1093,32 +1093,6 @@ func (c *call) linkerOutputs(e *effect, opts []string) {
 	}
 }
 
-// persists makes e privileged when a word names a place where a write
-// persists: whichever option names it (a compiler's output, a path in
-// code), the program may write there.
-func (c *call) persists(e *effect) {
-	for _, a := range c.args {
-		if v, ok := a.pathValue(); ok && e.tier < airlock.TierPrivileged {
-			if p, ok := c.persistIn(v, a.glob); ok {
-				e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
-				e.reason += ", and names " + p + ", which it may write"
-			}
-		}
-	}
-}
-
-// raiseNetCode raises code Airlock cannot see that is already a network
-// program (it loads a socket library, opens a port) by what its words
-// name, as raiseNamed and raiseCode do below network-egress: a secret it
-// may send, a place where a write persists.
-func (c *call) raiseNetCode(e *effect) {
-	if e.tier < airlock.TierNetworkEgress {
-		return
-	}
-	c.raiseSent(e)
-	c.persists(e)
-}
-
 // zig cc and zig c++ are C compilers.
 func zig(c *call) effect {
 	if len(c.args) > 0 && c.args[0].static && (c.args[0].val == "cc" || c.args[0].val == "c++") {
@@ -1387,9 +1361,6 @@ func interp(l lang) rule {
 		if !stdin && (p.interactive || l.repl && !p.batch && !(p.code && l.codeExits)) {
 			e, stdin = worse(e, c.stdinCode(l.name, false)), true
 		}
-		if stdin && c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
-		}
 		c.loads(&e, l.name, p.libs)
 		if p.listen != "" {
 			e = worse(e, listens("opens a port ("+p.listen+") through which other programs run "+l.name+" code"))
@@ -1444,39 +1415,6 @@ func networkLib(name string) bool {
 var networkLibs = []string{"socket", "http", "net/", "net::", "lwp", "urllib", "request", "ftp", "smtp",
 	"telnet", "open-uri", "webrick", "mojo", "curl", "websocket", "ssh", "drb", "fetch", "grpc"}
 
-// writesTo raises e to a write of the files given, when there are any.
-func (c *call) writesTo(e *effect, reason string, files ...arg) {
-	if len(files) == 0 {
-		return
-	}
-	w := write(airlock.ClassFSWrite, reason)
-	c.raiseWrites(&w, files...)
-	*e = worse(*e, w)
-}
-
-// raiseText raises code that Airlock reads but cannot parse (a
-// here-document given to an interpreter) by what it names, as raiseNamed
-// and raiseCode do for the words of a command: a secret, a place where a
-// write persists, the network.
-func (c *call) raiseText(e *effect, text string) {
-	if e.tier >= airlock.TierPrivileged {
-		return
-	}
-	if s, ok := c.secretIn(text, false); ok {
-		*e = s
-		return
-	}
-	if p, ok := c.persistIn(text, false); ok {
-		e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
-		e.reason += ", and names " + p + ", which it may write"
-		return
-	}
-	if e.tier < airlock.TierNetworkEgress && networked(text) {
-		e.cap, e.tier, e.generic = airlock.CapNetworkEgress, airlock.TierNetworkEgress, false
-		e.reason += ", and connects to the network"
-	}
-}
-
 var pythonInterp = interp(lang{name: "Python", code: "c", module: "m", values: "WX", interactive: "i",
 	long: []string{"--check-hash-based-pycs"}, info: []string{"--version", "-V", "-h", "-?"}, runModule: pythonModule})
 
@@ -1523,9 +1461,6 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 		e := c.stdinCode("Python", false)
 		if len(ops) > 0 {
 			e = worse(exec("runs Python script "+ops[0].text), e)
-		}
-		if c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
 		}
 		return e
 	case "pydoc":
@@ -1622,9 +1557,6 @@ func php(c *call) effect {
 	}
 	if has("-a", "--interactive") && !stdin {
 		e, stdin = worse(e, c.stdinCode("PHP", false)), true
-	}
-	if stdin && c.in.kind == inText {
-		c.raiseText(&e, c.in.text)
 	}
 	for _, o := range p.opts {
 		switch {
@@ -1770,9 +1702,6 @@ func deno(c *call) effect {
 	}
 	if len(ops) == 0 || ops[0].val == "repl" {
 		e = worse(e, c.stdinCode("JavaScript", false))
-		if c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
-		}
 	}
 	c.writesTo(&e, "writes files where -o says", c.values("-o", "--output")...)
 	c.inspects(&e, "JavaScript")
@@ -1861,9 +1790,6 @@ func bunCommand(c *call, ops []arg) effect {
 		return effect{none: true}
 	case "repl":
 		e := c.stdinCode("JavaScript", false)
-		if c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
-		}
 		return e
 	}
 	return exec("runs JavaScript code Airlock cannot inspect")

@@ -56,40 +56,7 @@ func sent(r rule, skip ...string) rule {
 // their functions read any file (file("~/.ssh/id_rsa")).
 func console(lang string) rule {
 	return func(c *call) effect {
-		e := worse(infraRead("evaluates "+lang+" expressions"), c.stdinCode(lang, false))
-		if c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
-		}
-		return e
-	}
-}
-
-// raiseSent raises a network program by the secrets its words name: what
-// it reads it sends (an upload, a request body, a file:// parameter) or
-// prints, which raiseNamed does not judge for programs at network-egress
-// and above. Options that only use a key to authenticate (skip) do not
-// count.
-func (c *call) raiseSent(e *effect, skip ...string) {
-	if e.none || e.tier >= airlock.TierPrivileged {
-		return
-	}
-	args := c.args
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a.static && slices.Contains(skip, optName(a.val)) {
-			if !strings.Contains(a.val, "=") {
-				i++
-			}
-			continue
-		}
-		v, ok := a.pathValue()
-		if !ok {
-			continue
-		}
-		if s, ok := c.secretIn(v, a.glob); ok {
-			*e = s
-			return
-		}
+		return worse(infraRead("evaluates "+lang+" expressions"), c.stdinCode(lang, false))
 	}
 }
 

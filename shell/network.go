@@ -52,21 +52,6 @@ func (c *call) remote(via string, words []arg) {
 	n.cwd, n.setCwd, n.lenient = "~", true, true
 }
 
-// raiseSecrets makes e a secret read when one of words names a secret: for
-// a network client, the queries and code it sends or runs, which read what
-// they name.
-func (c *call) raiseSecrets(e *effect, words ...arg) {
-	for _, w := range words {
-		v, ok := w.pathValue()
-		if !ok || e.tier >= airlock.TierPrivileged {
-			continue
-		}
-		if s, ok := c.secretIn(v, w.glob); ok {
-			*e = s
-		}
-	}
-}
-
 // urlName is the file a downloader saves a URL to when not told: the last
 // part of its path.
 func urlName(u string) string {
@@ -1679,10 +1664,7 @@ func (c *call) sqlEffects(e *effect, q string) {
 // by what it names: a secret it may read, a place where a write persists.
 func (c *call) codeEffects(e *effect, q string) {
 	c.raiseSecrets(e, literal(q))
-	if p, ok := c.persistIn(q, false); ok && e.tier < airlock.TierPrivileged {
-		e.cap, e.tier = airlock.CapHostAdmin, airlock.TierPrivileged
-		e.reason = "runs code that names " + p + ", which it may write"
-	}
+	c.raisePersists(e, q, false)
 }
 
 // redisEffects: CONFIG SET dir or dbfilename chooses the file the server

@@ -847,11 +847,7 @@ var dotnet = use(exec("runs a dotnet command")).withNone(read("shows dotnet help
 		if ops := c.operands(); len(ops) > 0 {
 			return c.runsFile(ops[0], "F#", false)
 		}
-		e := c.stdinCode("F#", false)
-		if c.in.kind == inText {
-			c.codeEffects(&e, c.in.text)
-		}
-		return e
+		return c.stdinCode("F#", false)
 	}),
 	onRule("dev-certs", func(c *call) effect {
 		if c.has("--trust", "-t", "--clean", "-c") {

@@ -436,7 +436,7 @@ func xvfbRun(c *call) effect {
 					c.raiseWrites(&fb, literal(words[i+1]))
 					e = worse(e, fb)
 				case i > 0 && (words[i-1] == "-auth" || words[i-1] == "-config"):
-					e = c.optReads(e, literal(w))
+					c.raiseReads(&e, literal(w))
 				}
 			}
 		}
@@ -469,7 +469,7 @@ func proxychains(c *call) effect {
 	rest := p.ops
 	e := effect{none: true}
 	if f, ok := p.value("-f"); ok {
-		e = c.optReads(e, f)
+		c.raiseReads(&e, f)
 	}
 	return c.wraps(c.name, rest, e)
 }
@@ -559,7 +559,7 @@ func firejail(c *call) effect {
 			// Files firejail reads itself, or puts where the command reads
 			// them (--private is its home).
 			if eq {
-				e = c.optReads(e, val)
+				c.raiseReads(&e, val)
 			}
 		default:
 			if strings.HasSuffix(name, ".print") || strings.HasPrefix(name, "--debug-") {
@@ -725,7 +725,7 @@ func xargs(c *call) effect {
 		mark := ""
 		switch {
 		case (o.name == "-a" || o.name == "--arg-file") && o.has:
-			e = c.optReads(e, o.val)
+			c.raiseReads(&e, o.val)
 			in = c.in
 		case o.name == "-o" || o.name == "--open-tty":
 			in = input{}
@@ -757,15 +757,6 @@ func (c *call) wraps(via string, rest []arg, e effect) effect {
 	}
 	c.run(via, rest, effect{})
 	return e
-}
-
-// optReads raises e when f, a file one of the program's options names,
-// holds a secret: what the program reads from it, an error message may
-// print. Other files change nothing.
-func (c *call) optReads(e effect, f arg) effect {
-	var r effect
-	c.raiseReads(&r, f)
-	return worse(e, r)
 }
 
 var parallelOpts = getopt{short: "aCdEIjJLnNPsS", long: []string{
@@ -846,7 +837,7 @@ func parallel(c *call) effect {
 		}
 	}
 	for _, f := range inputs {
-		e = c.optReads(e, f)
+		c.raiseReads(&e, f)
 	}
 	if perl {
 		e = worse(e, exec("runs Perl code given in its replacement strings"))
@@ -1303,7 +1294,7 @@ func pwsh(c *call) effect {
 			return worse(c.runsFile(next, "PowerShell", false), e)
 		case attached:
 		case abbreviation(name, "settingsfile", "configurationfile"):
-			e = c.optReads(e, next)
+			c.raiseReads(&e, next)
 			i++
 		case abbreviation(name, "configurationname", "custompipename", "executionpolicy", "inputformat",
 			"outputformat", "windowstyle", "workingdirectory") || name == "ep" || name == "wd" || name == "if" || name == "of":
@@ -1418,7 +1409,7 @@ func httpd(c *call) effect {
 	e := net(airlock.ClassNetConnect, "serves the files of "+dir.text+" over HTTP, and runs its CGI programs")
 	c.servesFiles(&e, dir)
 	if conf, ok := p.value("-c"); ok {
-		e = c.optReads(e, conf)
+		c.raiseReads(&e, conf)
 	}
 	return e
 }
@@ -1785,7 +1776,7 @@ func rlwrap(c *call) effect {
 		case o.name == "-H" || o.name == "--history-filename" || o.name == "-l" || o.name == "--logfile":
 			e = worse(e, c.optWrite("writes", o.val))
 		case o.name == "-f" || o.name == "--file":
-			e = c.optReads(e, o.val)
+			c.raiseReads(&e, o.val)
 		}
 	}
 	return c.wraps("rlwrap", rest, e)
@@ -1832,7 +1823,7 @@ func fakeroot(c *call) effect {
 		case o.name == "-s":
 			e = worse(e, c.optWrite("saves its state to", o.val))
 		case o.name == "-i":
-			e = c.optReads(e, o.val)
+			c.raiseReads(&e, o.val)
 		}
 	}
 	if len(rest) == 0 {
@@ -1922,14 +1913,6 @@ func ssh(c *call) effect {
 	// The remote command reads the local standard input.
 	n := c.runWords("ssh", remote, c.in)
 	n.cwd, n.setCwd, n.lenient = "~", true, true
-	return e
-}
-
-// optWrite is the effect of a program's writing a file it is given (a
-// log, a report): a write, or a system change.
-func (c *call) optWrite(reason string, f arg) effect {
-	e := write(airlock.ClassFSWrite, reason+" "+f.text)
-	c.raiseWrites(&e, f)
 	return e
 }
 
