@@ -167,14 +167,15 @@ func stream(a arg) bool {
 }
 
 // stdinNames returns the file names a list holds when the list is the
-// command's standard input and Airlock knows it (a here-document): the
-// names a program reads with --files0-from=- or -T -.
+// command's standard input and Airlock knows it (a here-document, echo's
+// words): the names a program reads with --files0-from=- or -T -.
 func (c *call) stdinNames(list arg) []arg {
-	if !list.static || list.val != "-" && list.val != "/dev/stdin" || c.in.kind != inText {
+	text, ok := c.in.names()
+	if !list.static || list.val != "-" && list.val != "/dev/stdin" || !ok {
 		return nil
 	}
 	var out []arg
-	for _, n := range strings.FieldsFunc(c.in.text, func(r rune) bool { return r == '\n' || r == 0 }) {
+	for _, n := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == 0 }) {
 		out = append(out, literal(n))
 	}
 	return out

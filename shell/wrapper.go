@@ -727,8 +727,6 @@ func xargs(c *call) effect {
 		case (o.name == "-a" || o.name == "--arg-file") && o.has:
 			c.raiseReads(&e, o.val)
 			in = c.in
-		case o.name == "-o" || o.name == "--open-tty":
-			in = input{}
 		case o.name == "--process-slot-var" && o.has:
 			e = worse(e, c.setsEnv("xargs --process-slot-var", []arg{{val: o.val.val + "=0", static: o.val.static}}))
 		// With -I R (or -i, --replace), R in any word becomes an input line.
@@ -742,6 +740,18 @@ func xargs(c *call) effect {
 		}
 		if mark != "" {
 			rest = placeholder(rest, arg{}, mark)
+		}
+	}
+	if p.has("-o", "--open-tty") {
+		in = input{}
+	}
+	if text, ok := c.in.names(); ok && in.kind == inNull && !p.has("-I", "-J", "-i", "--replace", "-0", "--null",
+		"-d", "--delimiter", "-E", "-e", "--eof") && !strings.ContainsAny(text, `'"\`) {
+		// The words of its input, when Airlock knows them (echo f | xargs
+		// cat): what they are only xargs's command knows, so they stand,
+		// like find's {}, for the paths they name.
+		for _, w := range strings.Fields(text) {
+			rest = append(slices.Clip(rest), arg{text: quote(w), path: w})
 		}
 	}
 	n := c.run("xargs", rest, effect{})
@@ -1166,8 +1176,14 @@ loop:
 		return e
 	}
 	if smode || len(ops) == 0 {
-		if c.in.kind == inText {
-			c.zshNullCommands(c.in.text)
+		if text, ok := c.in.names(); ok {
+			c.zshNullCommands(text)
+		}
+		if c.in.kind == inPipe && c.in.text != "" {
+			// What echo or printf writes into the pipe is the script it
+			// runs; what does not parse stays unknown.
+			c.runScript("| "+c.name, c.in.text, input{}).lenient = true
+			return e
 		}
 		return worse(c.stdinCode("shell", true), e)
 	}
