@@ -1938,7 +1938,9 @@ var scriptOpts = getopt{short: "BIOTEmoc", long: []string{"--log-io", "--log-in"
 
 // scriptRule is script, which records a session to its files (the
 // operand, the log options) while it runs a command (-c; on BSD, the words
-// after the file) or an interactive shell.
+// after the file) or an interactive shell. What it reads from a pipe it
+// types into that command's terminal: keystrokes, which a shell or an
+// editor runs, whatever Airlock knows of the text.
 func scriptRule(c *call) effect {
 	p := scriptOpts.parse(c.args)
 	ops := p.ops
@@ -1954,15 +1956,20 @@ func scriptRule(c *call) effect {
 	if len(ops) > 0 {
 		c.raiseWrites(&e, ops[0])
 	}
+	in := c.in
+	if in.kind == inPipe {
+		in = input{kind: inPipe}
+		e = unknown("types what it reads from a pipe into the command it runs, as keystrokes")
+	}
 	if cmd, ok := p.value("-c", "--command"); ok {
 		if !cmd.static {
 			return unknown("runs a command only known at run time")
 		}
-		c.runScript("script -c", cmd.val, c.in)
+		c.runScript("script -c", cmd.val, in)
 		return e
 	}
 	if len(ops) > 1 {
-		c.run("script", ops[1:], effect{})
+		c.run("script", ops[1:], effect{}).in = in
 		return e
 	}
 	return unknown("opens an interactive shell and records it")
