@@ -63,8 +63,9 @@ var adminCommands = map[string]rule{
 	"dscl":           dscl,
 }
 
-var systemctlOpts = getopt{short: "tpHMno", long: []string{"--type", "--property",
-	"--host", "--machine", "--lines", "--output", "--state", "--signal", "--kill-whom", "--root", "--job-mode"}, exact: true}
+var systemctlOpts = getopt{short: "tpHMno",
+	long:  names("--type --property --host --machine --lines --output --state --signal --kill-whom --root --job-mode"),
+	exact: true}
 
 // systemctl reads with the subcommands that show; -H runs it on another
 // host over ssh.
@@ -85,7 +86,7 @@ func systemctl(c *call) effect {
 
 // systemdHost is the -H (--host) option of systemd's programs, which runs
 // them on another host over ssh.
-var systemdHost = getopt{short: "H", long: []string{"--host"}}
+var systemdHost = getopt{short: "H", long: names("--host")}
 
 // remoteHost is the effect of systemdHost: the program talks to another
 // machine.
@@ -125,13 +126,12 @@ func launchctl(c *call) effect {
 	return admin("manages launchd services")
 }
 
-var mountOpts = getopt{short: "TtoOLUN", long: []string{"--fstab", "--types", "--options",
-	"--test-opts", "--label", "--uuid", "--namespace", "--source", "--target", "--target-prefix", "--options-mode",
-	"--options-source", "--map-users", "--map-groups"}, flags: []string{"--all", "--no-canonicalize", "--fake", "--fork", "--internal-only", "--show-labels", "--mkdir",
-	"--no-mtab", "--options-source-force", "--onlyonce", "--read-only", "--rw", "--read-write", "--verbose",
-	"--help", "--version", "--bind", "--move", "--rbind", "--make-shared", "--make-slave", "--make-private",
-	"--make-unbindable", "--make-rshared", "--make-rslave", "--make-rprivate", "--make-runbindable"},
-	optShort: "m"}
+var mountOpts = getopt{short: "TtoOLUN", optShort: "m", long: names("--fstab --types --options --test-opts --label " +
+	"--uuid --namespace --source --target --target-prefix --options-mode --options-source --map-users " +
+	"--map-groups"), flags: names("--all --no-canonicalize --fake --fork --internal-only --show-labels --mkdir " +
+	"--no-mtab --options-source-force --onlyonce --read-only --rw --read-write --verbose --help --version " +
+	"--bind --move --rbind --make-shared --make-slave --make-private --make-unbindable --make-rshared " +
+	"--make-rslave --make-rprivate --make-runbindable")}
 
 // mount lists the mounted file systems when given no operand and only the
 // options that filter or show the list; anything else mounts.
@@ -150,15 +150,15 @@ func mount(c *call) effect {
 	return read("lists mounted file systems")
 }
 
-var iptablesOpts = getopt{short: "tjgiopsdm", long: []string{"--table", "--jump", "--goto",
-	"--in-interface", "--out-interface", "--protocol", "--source", "--src", "--destination", "--dst", "--match",
-	"--modprobe", "--wait-interval"}, flags: []string{"--append", "--check", "--delete", "--insert", "--replace", "--list", "--list-rules", "--flush",
-	"--zero", "--new-chain", "--delete-chain", "--policy", "--rename-chain", "--fragment", "--numeric",
-	"--verbose", "--wait", "--exact", "--line-numbers", "--set-counters", "--version", "--help", "--ipv4", "--ipv6"}}
+var iptablesOpts = getopt{short: "tjgiopsdm", long: names("--table --jump --goto --in-interface --out-interface " +
+	"--protocol --source --src --destination --dst --match --modprobe --wait-interval"), flags: names("--append " +
+	"--check --delete --insert --replace --list --list-rules --flush --zero --new-chain --delete-chain --policy " +
+	"--rename-chain --fragment --numeric --verbose --wait --exact --line-numbers --set-counters --version " +
+	"--help --ipv4 --ipv6")}
 
-var nftOpts = getopt{short: "fIdD", long: []string{"--file", "--includepath", "--debug", "--define"}, flags: []string{"--check", "--interactive", "--handle", "--echo", "--json", "--numeric", "--service", "--stateless",
-	"--reversedns", "--terse", "--optimize", "--version", "--help", "--numeric-priority", "--numeric-protocol",
-	"--numeric-time", "--guid"}}
+var nftOpts = getopt{short: "fIdD", long: names("--file --includepath --debug --define"), flags: names("--check " +
+	"--interactive --handle --echo --json --numeric --service --stateless --reversedns --terse --optimize " +
+	"--version --help --numeric-priority --numeric-protocol --numeric-time --guid")}
 
 // firewall reads when it only lists rules. iptables runs the program of
 // --modprobe to load kernel modules, and nft applies the rules of a file
@@ -206,7 +206,8 @@ func firewall(c *call) effect {
 	return admin("changes firewall rules")
 }
 
-var iptablesSaveOpts = getopt{short: "fMt", long: []string{"--file", "--modprobe", "--table"}, flags: []string{"--counters", "--dump", "--help", "--version"}}
+var iptablesSaveOpts = getopt{short: "fMt", long: names("--file --modprobe --table"), flags: names("--counters " +
+	"--dump --help --version")}
 
 // iptablesSave prints the firewall rules, or writes them to the file of
 // -f; -M names the program that loads kernel modules.
@@ -221,7 +222,8 @@ func iptablesSave(c *call) effect {
 	return read("prints firewall rules")
 }
 
-var visudoOpts = getopt{short: "fx", long: []string{"--file", "--export"}, flags: []string{"--check", "--help", "--owner", "--perms", "--quiet", "--strict", "--version"}}
+var visudoOpts = getopt{short: "fx", long: names("--file --export"), flags: names("--check --help --owner --perms " +
+	"--quiet --strict --version")}
 
 // visudo edits the sudoers file; -c only checks it, unless -x exports it
 // to a file.
@@ -239,9 +241,8 @@ func crontab(c *call) effect {
 	return admin("changes scheduled jobs (crontab)")
 }
 
-var sysctlOpts = getopt{short: "r", long: []string{"--pattern"}, flags: []string{"--all", "--deprecated", "--dry-run", "--binary", "--ignore", "--names", "--values", "--load",
-	"--system", "--quiet", "--write", "--help", "--version"},
-	optShort: "p"}
+var sysctlOpts = getopt{short: "r", optShort: "p", long: names("--pattern"), flags: names("--all --deprecated " +
+	"--dry-run --binary --ignore --names --values --load --system --quiet --write --help --version")}
 
 // sysctl shows kernel parameters, which are files under /proc/sys: a key
 // may climb out of it (kernel/../../etc/shadow). A value sets one; the
@@ -461,7 +462,8 @@ func prefixAdmin(reason string, readPrefixes ...string) rule {
 	}
 }
 
-var ldconfigOpts = getopt{short: "cCfr", long: []string{"--format"}, flags: []string{"--print-cache", "--verbose", "--version", "--help", "--usage"}}
+var ldconfigOpts = getopt{short: "cCfr", long: names("--format"), flags: names("--print-cache --verbose --version " +
+	"--help --usage")}
 
 // ldconfig rebuilds the library cache, which every program loads from,
 // unless it only prints it.
@@ -472,10 +474,9 @@ func ldconfig(c *call) effect {
 	return admin("changes the library cache")
 }
 
-var hwclockOpts = getopt{short: "f", long: []string{"--rtc", "--date", "--delay", "--adjfile",
-	"--param-get", "--param-set", "--epoch"}, flags: []string{"--show", "--get", "--set", "--hctosys", "--systohc", "--systz", "--adjust", "--predict", "--utc",
-	"--localtime", "--directisa", "--update-drift", "--noadjfile", "--test", "--verbose", "--help", "--version",
-	"--getepoch", "--setepoch", "--debug"}}
+var hwclockOpts = getopt{short: "f", long: names("--rtc --date --delay --adjfile --param-get --param-set --epoch"),
+	flags: names("--show --get --set --hctosys --systohc --systz --adjust --predict --utc --localtime --directisa " +
+		"--update-drift --noadjfile --test --verbose --help --version --getepoch --setepoch --debug")}
 
 // hwclock shows the hardware clock, or sets a clock.
 func hwclock(c *call) effect {
@@ -486,11 +487,10 @@ func hwclock(c *call) effect {
 	return read("shows the hardware clock")
 }
 
-var dmesgOpts = getopt{short: "Fflns", long: []string{"--file", "--facility", "--level",
-	"--console-level", "--buffer-size", "--time-format", "--since", "--until"}, flags: []string{"--clear", "--read-clear", "--console-off", "--console-on", "--human", "--json", "--kernel",
-	"--color", "--nopager", "--force-prefix", "--raw", "--noescape", "--syslog", "--userspace", "--follow",
-	"--follow-new", "--decode", "--show-delta", "--reltime", "--ctime", "--notime", "--help", "--version"},
-	optShort: "L"}
+var dmesgOpts = getopt{short: "Fflns", optShort: "L", long: names("--file --facility --level --console-level " +
+	"--buffer-size --time-format --since --until"), flags: names("--clear --read-clear --console-off --console-on " +
+	"--human --json --kernel --color --nopager --force-prefix --raw --noescape --syslog --userspace --follow " +
+	"--follow-new --decode --show-delta --reltime --ctime --notime --help --version")}
 
 // dmesg shows the kernel log (or, with -F, a file), unless it clears it or
 // changes what reaches the console.
@@ -502,16 +502,15 @@ func dmesg(c *call) effect {
 	return read("shows the kernel log")
 }
 
-var journalctlOpts = getopt{short: "MDSUcutpgonF", long: []string{"--machine", "--directory",
-	"--file", "--root", "--image", "--image-policy", "--namespace", "--since", "--until", "--cursor", "--after-cursor",
-	"--cursor-file", "--unit", "--user-unit", "--identifier", "--exclude-identifier", "--priority", "--facility",
-	"--grep", "--output", "--output-fields", "--field", "--interval", "--verify-key", "--vacuum-size",
-	"--vacuum-files", "--vacuum-time", "--invocation"}, flags: []string{"--system", "--user", "--merge", "--boot", "--case-sensitive", "--dmesg", "--lines", "--reverse",
-	"--show-cursor", "--utc", "--catalog", "--no-hostname", "--no-full", "--full", "--all", "--follow", "--no-tail",
-	"--quiet", "--no-pager", "--pager-end", "--force", "--help", "--version", "--fields", "--list-boots",
-	"--disk-usage", "--verify", "--sync", "--relinquish-var", "--smart-relinquish-var", "--flush", "--rotate",
-	"--header", "--list-catalog", "--dump-catalog", "--update-catalog", "--setup-keys", "--new-id128",
-	"--list-namespaces", "--list-invocations", "--synchronize-on-exit"}}
+var journalctlOpts = getopt{short: "MDSUcutpgonF", long: names("--machine --directory --file --root --image " +
+	"--image-policy --namespace --since --until --cursor --after-cursor --cursor-file --unit --user-unit " +
+	"--identifier --exclude-identifier --priority --facility --grep --output --output-fields --field --interval " +
+	"--verify-key --vacuum-size --vacuum-files --vacuum-time --invocation"),
+	flags: names("--system --user --merge --boot --case-sensitive --dmesg --lines --reverse --show-cursor --utc " +
+		"--catalog --no-hostname --no-full --full --all --follow --no-tail --quiet --no-pager --pager-end --force " +
+		"--help --version --fields --list-boots --disk-usage --verify --sync --relinquish-var " +
+		"--smart-relinquish-var --flush --rotate --header --list-catalog --dump-catalog --update-catalog " +
+		"--setup-keys --new-id128 --list-namespaces --list-invocations --synchronize-on-exit")}
 
 // journalctl shows the system journal, unless it vacuums, rotates or
 // moves it; --cursor-file writes the cursor it reached to a file.
@@ -699,8 +698,8 @@ func parted(c *call) effect {
 	return adminDestroy("partitions disks")
 }
 
-var wipefsOpts = getopt{short: "oOt", long: []string{"--offset", "--output", "--types"}, flags: []string{"--all", "--backup", "--force", "--noheadings", "--json", "--no-act", "--parsable", "--quiet",
-	"--help", "--version", "--lock"}}
+var wipefsOpts = getopt{short: "oOt", long: names("--offset --output --types"),
+	flags: names("--all --backup --force --noheadings --json --no-act --parsable --quiet --help --version --lock")}
 
 // wipefs lists file system signatures, or erases them (-a, -o).
 func wipefs(c *call) effect {
@@ -710,12 +709,11 @@ func wipefs(c *call) effect {
 	return read("lists file system signatures")
 }
 
-var sfdiskOpts = getopt{short: "NoOuXYwW", long: []string{"--partno", "--backup-file", "--backup-pt-sectors",
-	"--move-data", "--color", "--output", "--label", "--label-nested", "--lock", "--unit", "--wipe", "--wipe-partitions",
-	"--sector-size"}, flags: []string{"--activate", "--dump", "--json", "--show-geometry", "--list", "--list-free", "--reorder", "--show-size",
-	"--list-types", "--verify", "--delete", "--part-label", "--part-type", "--part-uuid", "--part-attrs", "--disk-id",
-	"--relocate", "--append", "--backup", "--bytes", "--force", "--move-use-fsync", "--no-act", "--no-reread",
-	"--no-tell-kernel", "--quiet", "--help", "--version"}}
+var sfdiskOpts = getopt{short: "NoOuXYwW", long: names("--partno --backup-file --backup-pt-sectors --move-data " +
+	"--color --output --label --label-nested --lock --unit --wipe --wipe-partitions --sector-size"),
+	flags: names("--activate --dump --json --show-geometry --list --list-free --reorder --show-size --list-types " +
+		"--verify --delete --part-label --part-type --part-uuid --part-attrs --disk-id --relocate --append --backup " +
+		"--bytes --force --move-use-fsync --no-act --no-reread --no-tell-kernel --quiet --help --version")}
 
 // sfdisk does what its last command option says; without one it writes
 // the partition table its input describes. -n changes nothing.

@@ -65,7 +65,7 @@ func varTargets(names []arg, reason string) effect {
 }
 
 func readVars(c *call) effect {
-	p := getopt{short: "adinNptu", exact: true}.split(c.args)
+	p := getopt{short: "adinNptu"}.split(c.args)
 	names := p.ops
 	if a, ok := p.value("-a"); ok {
 		names = append(names, a)
@@ -82,7 +82,7 @@ func getopts(c *call) effect {
 }
 
 func mapfile(c *call) effect {
-	p := getopt{short: "dnOsuCc", exact: true}.split(c.args)
+	p := getopt{short: "dnOsuCc"}.split(c.args)
 	names := p.ops
 	if cb, ok := p.value("-C"); ok {
 		if !cb.static {
@@ -120,7 +120,7 @@ func declare(c *call) effect {
 }
 
 func hash(c *call) effect {
-	p := getopt{short: "p", exact: true}.split(c.args)
+	p := getopt{short: "p"}.split(c.args)
 	if prog, ok := p.value("-p"); ok {
 		return env("makes a command name run " + prog.text)
 	}
@@ -129,7 +129,7 @@ func hash(c *call) effect {
 
 // waitRule is wait, whose -p NAME puts a process id in a variable.
 func waitRule(c *call) effect {
-	p := getopt{short: "p", exact: true}.split(c.args)
+	p := getopt{short: "p"}.split(c.args)
 	if v, ok := p.value("-p"); ok {
 		return varTargets([]arg{v}, "waits for jobs")
 	}
@@ -140,7 +140,7 @@ func waitRule(c *call) effect {
 // name is no built-in: bash then looks for a library of that name (one with
 // a "/" is the library's path).
 func enable(c *call) effect {
-	p := getopt{short: "f", exact: true}.split(c.args)
+	p := getopt{short: "f"}.split(c.args)
 	names := p.ops
 	if f, ok := p.value("-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
@@ -166,7 +166,7 @@ var bashBuiltins = stringSet(".", ":", "[", "alias", "bg", "bind", "break", "bui
 // fc runs commands from the history again, through the editor -e names
 // ("-e -" and -s run them as they are), unless it only lists them (-l).
 func fc(c *call) effect {
-	p := getopt{short: "e", exact: true}.split(c.args)
+	p := getopt{short: "e"}.split(c.args)
 	if e, ok := p.value("-e"); p.has("-l") && !p.has("-s") && (!ok || e.val != "-") {
 		return read("lists the history")
 	}
@@ -176,7 +176,7 @@ func fc(c *call) effect {
 // history -r and -n read a file (by default the history file) into the
 // history, which history then prints; -w and -a write it to a file.
 func history(c *call) effect {
-	p := getopt{short: "d", exact: true}.split(c.args)
+	p := getopt{short: "d"}.split(c.args)
 	ops := p.ops
 	if len(p.opts) == 0 {
 		return read("prints the shell history")
@@ -199,7 +199,7 @@ func history(c *call) effect {
 // error message prints, and binds keys to shell commands (-x), which run
 // when the key is pressed.
 func bindRule(c *call) effect {
-	p := getopt{short: "mqurfx", exact: true}.split(c.args)
+	p := getopt{short: "mqurfx"}.split(c.args)
 	e := inert("sets key bindings")
 	for _, o := range p.opts {
 		switch {
@@ -223,7 +223,7 @@ func bindRule(c *call) effect {
 // substitutions in it. compgen does so at once, complete when a word is
 // completed.
 func completes(c *call) effect {
-	p := getopt{short: "oAGWFCXPS", exact: true}.split(c.args)
+	p := getopt{short: "oAGWFCXPS"}.split(c.args)
 	for _, o := range p.opts {
 		if !o.has || o.name != "-C" && o.name != "-W" {
 			continue

@@ -349,7 +349,7 @@ var cargoVerbs = use(exec("runs a cargo command")).withNone(read("shows cargo he
 	onRule("fmt", formatter("", "--check")),
 )
 
-var cargoOpts = getopt{short: "ZC", long: []string{"--config", "--color", "--explain"}, exact: true}
+var cargoOpts = getopt{short: "ZC", long: names("--config --color --explain"), exact: true}
 
 // cargo: its subcommands, and what its options change: --config settings
 // name programs it runs (runners, linkers, rustc wrappers) or where it
@@ -858,7 +858,7 @@ func meson(c *call) effect {
 	}
 	for i, a := range c.args {
 		if a.static && a.val == "devenv" {
-			rest := getopt{short: "Cw", long: []string{"--workdir", "--dump-format"}, exact: true}.split(c.args[i+1:]).ops
+			rest := getopt{short: "Cw", long: names("--workdir --dump-format"), exact: true}.split(c.args[i+1:]).ops
 			if len(rest) > 0 {
 				c.run("meson devenv", rest, effect{})
 				return effect{none: true}
@@ -1512,9 +1512,9 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 	return e
 }
 
-var phpOpts = getopt{short: "rBREcdfFtzS", long: []string{"--run", "--process-begin", "--process-code", "--process-end",
-	"--php-ini", "--define", "--file", "--process-file", "--docroot", "--zend-extension", "--server", "--rf", "--rc",
-	"--re", "--rz", "--ri"}, exact: true}
+var phpOpts = getopt{short: "rBREcdfFtzS",
+	long: names("--run --process-begin --process-code --process-end --php-ini --define --file --process-file " +
+		"--docroot --zend-extension --server --rf --rc --re --rz --ri"), exact: true}
 
 // php: inline code, a script, a web server; -d settings may name code to
 // run (auto_prepend_file), libraries to load or files to write.

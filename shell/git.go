@@ -188,6 +188,17 @@ func gitReader(reason string) rule {
 
 func gitWriter(reason string) rule { return fixed(gitWrite(reason)) }
 
+// gitIf is a subcommand that does yes when one of opts (space-separated)
+// is given, and no otherwise.
+func gitIf(opts string, yes, no effect) rule {
+	return func(c *call) effect {
+		if gitHas(c.args, names(opts)...) {
+			return yes
+		}
+		return no
+	}
+}
+
 // gitOutputs is a subcommand that changes the repository and writes the
 // files its options or first operands name.
 func gitOutputs(reason string, shorts string, opts []string, operands int) rule {
@@ -226,10 +237,9 @@ func buildGitCommands() map[string]rule {
 		"ls-remote": gitFetch(airlock.ClassGitRead, "lists a remote's refs"),
 		"clone":     gitClone, "init": gitInit, "branch": gitBranch, "tag": gitTag, "remote": gitRemote,
 		"config": gitConfig, "stash": gitStash, "worktree": gitWorktree, "reflog": gitReflog,
-		"checkout": gitCheckout, "switch": gitSwitch, "restore": gitRestore, "reset": gitReset,
-		"clean": gitClean, "rm": gitRm, "gc": gitGc, "prune": gitPrune,
+		"checkout": gitCheckout, "restore": gitRestore, "rm": gitRm, "gc": gitGc,
 		"filter-branch": gitFilterBranch, "filter-repo": fixed(gitDestroy("rewrites history")),
-		"update-ref": gitUpdateRef, "symbolic-ref": gitSymbolicRef, "rebase": gitRebase, "bisect": gitBisect,
+		"symbolic-ref": gitSymbolicRef, "rebase": gitRunning("git rebase --exec", "xsXC", "-x --exec", gitWrite("rebases commits")), "bisect": gitBisect,
 		"submodule": gitSubmodule, "notes": gitNotes, "apply": gitApply, "am": gitApply, "archive": gitArchive,
 		"format-patch": gitFormatPatch, "bundle": gitBundle, "send-email": gitSendEmail,
 		"daemon":       fixed(net(airlock.ClassNetConnect, "serves repositories")),
@@ -237,11 +247,11 @@ func buildGitCommands() map[string]rule {
 		"http-backend": fixed(net(airlock.ClassNetConnect, "serves repositories")),
 		"credential":   gitCredential,
 		"maintenance":  gitMaintenance, "lfs": gitLFS, "hook": fixed(exec("runs a git hook")),
-		"difftool": gitTool, "mergetool": gitTool, "sparse-checkout": gitSparse, "replace": gitReplace,
-		"hash-object": gitHashObject, "update-index": gitWriter("changes the index"),
-		"range-diff": gitReader("compares commit ranges"), "grep": gitGrep,
-		"interpret-trailers": gitTrailers, "fsck": gitFsck, "merge-file": gitMergeFile,
-		"merge-index":    gitMergeIndex,
+		"difftool":        gitRunning("git difftool --extcmd", "xtyO", "-x --extcmd", exec("runs a diff or merge tool")),
+		"mergetool":       gitRunning("git difftool --extcmd", "xtyO", "-x --extcmd", exec("runs a diff or merge tool")),
+		"sparse-checkout": gitSparse, "replace": gitReplace,
+		"update-index": gitWriter("changes the index"), "range-diff": gitReader("compares commit ranges"),
+		"grep": gitGrep, "interpret-trailers": gitTrailers, "merge-file": gitMergeFile, "merge-index": gitMergeIndex,
 		"request-pull":   gitFetch(airlock.ClassGitRead, "summarises changes, checking the remote"),
 		"checkout-index": gitOutputs("writes files from the index", "", []string{"--prefix"}, 0),
 		"fast-export":    gitOutputs("exports the repository", "", []string{"--export-marks"}, 0),
@@ -260,6 +270,19 @@ func buildGitCommands() map[string]rule {
 		"http-fetch":     fixed(gitNet(airlock.ClassGitWrite, "fetches over HTTP")),
 		"remote-ext":     gitRemoteExt,
 		"http-push":      fixed(gitNet(airlock.ClassGitWrite, "pushes over HTTP")),
+		// Subcommands that one of their options turns into something else.
+		"switch": gitIf("-f --force --discard-changes -C --force-create",
+			gitDestroy("switches branches, discarding changes or resetting a branch"), gitWrite("switches branches")),
+		"reset": gitIf("--hard", gitDestroy("discards commits and uncommitted changes (reset --hard)"),
+			gitWrite("moves HEAD or unstages changes")),
+		"clean": gitIf("-n --dry-run", gitRead("lists untracked files it would delete"),
+			gitDestroy("deletes untracked files")),
+		"prune": gitIf("-n --dry-run", gitRead("lists unreachable objects"),
+			gitDestroy("deletes unreachable objects")),
+		"update-ref":  gitIf("-d --stdin", gitDestroy("deletes or rewrites refs"), gitWrite("moves a ref")),
+		"hash-object": gitIf("-w", gitWrite("writes objects"), gitRead("hashes files")),
+		"fsck": gitIf("--lost-found", gitWrite("checks the repository, writing lost objects into .git/lost-found"),
+			gitRead("checks the repository")),
 	} {
 		gitCommands[name] = r
 	}
@@ -304,11 +327,18 @@ func gitPush(c *call) effect {
 	return gitNet(airlock.ClassGitWrite, "pushes to a remote")
 }
 
-func gitFetch(class airlock.Class, reason string) rule {
+// gitRunning is a subcommand that does e and runs the values of opts
+// (space-separated) as commands; shorts are its short options that take a
+// value, to walk bundles.
+func gitRunning(via, shorts, opts string, e effect) rule {
 	return func(c *call) effect {
-		gitRunsOpts(c, "git --upload-pack", "sXjo", "--upload-pack", "--receive-pack", "--exec")
-		return gitNet(class, reason)
+		gitRunsOpts(c, via, shorts, names(opts)...)
+		return e
 	}
+}
+
+func gitFetch(class airlock.Class, reason string) rule {
+	return gitRunning("git --upload-pack", "sXjo", "--upload-pack --receive-pack --exec", gitNet(class, reason))
 }
 
 // gitRemoteHelper: the transport helpers (remote-http, remote-fd,
@@ -514,32 +544,11 @@ func gitCheckout(c *call) effect {
 	return gitWrite("switches branches")
 }
 
-func gitSwitch(c *call) effect {
-	if gitHas(c.args, "-f", "--force", "--discard-changes", "-C", "--force-create") {
-		return gitDestroy("switches branches, discarding changes or resetting a branch")
-	}
-	return gitWrite("switches branches")
-}
-
 func gitRestore(c *call) effect {
 	if gitHas(c.args, "-S", "--staged") && !gitHas(c.args, "-W", "--worktree") {
 		return gitWrite("unstages changes")
 	}
 	return gitDestroy("discards uncommitted changes to files")
-}
-
-func gitReset(c *call) effect {
-	if gitHas(c.args, "--hard") {
-		return gitDestroy("discards commits and uncommitted changes (reset --hard)")
-	}
-	return gitWrite("moves HEAD or unstages changes")
-}
-
-func gitClean(c *call) effect {
-	if gitHas(c.args, "-n", "--dry-run") {
-		return gitRead("lists untracked files it would delete")
-	}
-	return gitDestroy("deletes untracked files")
 }
 
 func gitRm(c *call) effect {
@@ -561,20 +570,6 @@ func gitGc(c *call) effect {
 	return gitWrite("compacts the repository")
 }
 
-func gitPrune(c *call) effect {
-	if gitHas(c.args, "-n", "--dry-run") {
-		return gitRead("lists unreachable objects")
-	}
-	return gitDestroy("deletes unreachable objects")
-}
-
-func gitUpdateRef(c *call) effect {
-	if gitHas(c.args, "-d", "--stdin") {
-		return gitDestroy("deletes or rewrites refs")
-	}
-	return gitWrite("moves a ref")
-}
-
 func gitSymbolicRef(c *call) effect {
 	if gitHas(c.args, "-d", "--delete") {
 		return gitDestroy("deletes a symbolic ref")
@@ -583,11 +578,6 @@ func gitSymbolicRef(c *call) effect {
 		return gitWrite("changes a symbolic ref")
 	}
 	return gitRead("reads a symbolic ref")
-}
-
-func gitRebase(c *call) effect {
-	gitRunsOpts(c, "git rebase --exec", "xsXC", "-x", "--exec")
-	return gitWrite("rebases commits")
 }
 
 func gitBisect(c *call) effect {
@@ -719,11 +709,6 @@ func gitLFS(c *call) effect {
 	return gitWrite("changes large file settings")
 }
 
-func gitTool(c *call) effect {
-	gitRunsOpts(c, "git difftool --extcmd", "xtyO", "-x", "--extcmd")
-	return exec("runs a diff or merge tool")
-}
-
 func gitSparse(c *call) effect {
 	ops := c.operands()
 	if len(ops) > 0 && ops[0].val == "list" {
@@ -737,13 +722,6 @@ func gitReplace(c *call) effect {
 		return gitRead("lists replacements")
 	}
 	return gitWrite("replaces objects")
-}
-
-func gitHashObject(c *call) effect {
-	if gitHas(c.args, "-w") {
-		return gitWrite("writes objects")
-	}
-	return gitRead("hashes files")
 }
 
 // gitAfter returns the words after the first operand word, the command
@@ -777,14 +755,6 @@ func gitTrailers(c *call) effect {
 	e := write(airlock.ClassFSWrite, "adds trailers to files in place")
 	c.raiseWrites(&e, c.operands("--trailer", "--where", "--if-exists", "--if-missing")...)
 	return e
-}
-
-// gitFsck writes what it finds into .git/lost-found with --lost-found.
-func gitFsck(c *call) effect {
-	if gitHas(c.args, "--lost-found") {
-		return gitWrite("checks the repository, writing lost objects into .git/lost-found")
-	}
-	return gitRead("checks the repository")
 }
 
 // gitMergeFile writes the merge into its first file, unless -p prints it.

@@ -39,7 +39,8 @@ var infraCommands = map[string]rule{
 		on("ssh rdp powershell winrm winrm-config", infraChange(airlock.TierPrivileged, "opens a shell in a virtual machine")),
 		on("share cloud", net(airlock.ClassNetHTTP, "talks to Vagrant's cloud")),
 		on("plugin", install(airlock.TierNetworkEgress, "installs vagrant plugins, which are Ruby code")),
-		onRule("package", tool{reason: "packages a virtual machine", getopt: getopt{long: names("--output"), roles: map[string]role{"--output": writesFile}}}.rule),
+		onRule("package", tool{reason: "packages a virtual machine", getopt: getopt{long: names("--output"),
+			roles: map[string]role{"--output": writesFile}}}.rule),
 	)),
 }
 
@@ -72,10 +73,9 @@ func (c *call) kubeconfig(e *effect) {
 var kubeAuth = []string{"--client-key", "--client-certificate", "--certificate-authority", "--kubeconfig",
 	"--key-file", "--cert-file", "--ca-file", "--keyring", "--kube-ca-file", "--registry-config", "--repository-config"}
 
-var kubeOpts = getopt{short: "nsv", long: []string{"--namespace", "--context", "--cluster", "--kubeconfig", "--server",
-	"--token", "--user", "--as", "--as-group", "--as-uid", "--certificate-authority", "--client-certificate",
-	"--client-key", "--request-timeout", "--tls-server-name", "--cache-dir", "--profile", "--profile-output",
-	"--vmodule", "--log-file"}, exact: true}
+var kubeOpts = getopt{short: "nsv", long: names("--namespace --context --cluster --kubeconfig --server --token " +
+	"--user --as --as-group --as-uid --certificate-authority --client-certificate --client-key " +
+	"--request-timeout --tls-server-name --cache-dir --profile --profile-output --vmodule --log-file"), exact: true}
 
 // kubectl: its subcommand, then what its options add: a kubeconfig that
 // runs plugins, a --server that receives the credentials, files sent
@@ -184,8 +184,9 @@ func valueOf(args []arg, opts ...string) (arg, bool) {
 	return vs[0], true
 }
 
-var helmOpts = getopt{short: "n", long: []string{"--namespace", "--kube-context", "--kubeconfig", "--kube-apiserver",
-	"--kube-token", "--registry-config", "--repository-config", "--repository-cache"}, exact: true}
+var helmOpts = getopt{short: "n",
+	long: names("--namespace --kube-context --kubeconfig --kube-apiserver --kube-token --registry-config " +
+		"--repository-config --repository-cache"), exact: true}
 
 var helmVerbs = use(infraChange(airlock.TierDestructive, "runs a helm command")).withNone(read("shows helm help")).with(helmOpts).on(
 	on("install upgrade rollback uninstall delete del un test", infraChange(airlock.TierDestructive, "changes releases in a cluster")),
@@ -311,7 +312,7 @@ func terraformSub(c *call) effect {
 }
 
 func pulumi(c *call) effect {
-	sub, rest, _ := subcommand(c.args, getopt{short: "sC", long: []string{"--stack", "--cwd"}, exact: true})
+	sub, rest, _ := subcommand(c.args, getopt{short: "sC", long: names("--stack --cwd"), exact: true})
 	ops := operands(rest, "-s", "--stack", "-C", "--cwd")
 	verb := ""
 	if len(ops) > 0 {
@@ -451,8 +452,8 @@ func buildDockerVerbs() map[string]effect {
 	return verbs
 }
 
-var dockerOpts = getopt{short: "Hcl", long: []string{"--host", "--context", "--config", "--log-level",
-	"--tlscacert", "--tlscert", "--tlskey", "--url", "--connection", "--identity", "--root", "--runroot", "--storage-driver"}, exact: true}
+var dockerOpts = getopt{short: "Hcl", long: names("--host --context --config --log-level --tlscacert --tlscert " +
+	"--tlskey --url --connection --identity --root --runroot --storage-driver"), exact: true}
 
 // dockerAuth are the options that use keys to reach the daemon.
 var dockerAuth = []string{"--tlscacert", "--tlscert", "--tlskey", "--config", "--identity"}
@@ -472,7 +473,8 @@ func docker(c *call) effect {
 	}
 	key := sub
 	if dockerGroups[sub] {
-		o := getopt{short: "fp", long: []string{"--file", "--project-name", "--project-directory", "--profile", "--env-file"}, exact: true}
+		o := getopt{short: "fp", long: names("--file --project-name --project-directory --profile --env-file"),
+			exact: true}
 		if sub2, _, ok := subcommand(rest, o); ok && sub2 != "" {
 			key = sub + " " + sub2
 		}
@@ -532,8 +534,8 @@ func dockerEffect(c *call, key string, rest []arg) effect {
 
 // compose is docker-compose: the docker verbs under "compose".
 func compose(c *call) effect {
-	sub, rest, ok := subcommand(c.args, getopt{short: "fp", long: []string{"--file", "--project-name",
-		"--project-directory", "--profile", "--env-file"}, exact: true})
+	sub, rest, ok := subcommand(c.args, getopt{short: "fp", long: names("--file --project-name --project-directory " +
+		"--profile --env-file"), exact: true})
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}
@@ -545,8 +547,8 @@ func compose(c *call) effect {
 	return e
 }
 
-var awsOpts = getopt{long: []string{"--profile", "--region", "--output", "--endpoint-url", "--query", "--color",
-	"--ca-bundle", "--cli-read-timeout", "--cli-connect-timeout", "--cli-binary-format"}, exact: true}
+var awsOpts = getopt{long: names("--profile --region --output --endpoint-url --query --color --ca-bundle " +
+	"--cli-read-timeout --cli-connect-timeout --cli-binary-format"), exact: true}
 
 // aws: the service and operation decide (cloudEffect); configure and the
 // high-level s3 commands have rules of their own; a positional operand

@@ -456,16 +456,13 @@ func (con *consoleLang) runs() bool {
 
 // HTTP clients and downloaders.
 
-var curlFlags = getopt{
-	short: "AbCcDdEeFHKmoPQrTtUuwXxYyz",
-	long: []string{"--user-agent", "--continue-at", "--data", "--data-ascii", "--data-binary", "--data-raw",
-		"--data-urlencode", "--json", "--cert", "--cert-type", "--form", "--form-string", "--header",
-		"--proxy-header", "--max-time", "--ftp-port", "--quote", "--range", "--telnet-option", "--user",
-		"--proxy-user", "--write-out", "--request", "--proxy", "--speed-limit", "--speed-time", "--time-cond",
-		"--referer", "--url", "--key", "--key-type", "--pass", "--cacert", "--capath", "--connect-to", "--resolve",
-		"--retry", "--limit-rate", "--connect-timeout", "--max-filesize", "--interface", "--netrc-file", "--proto",
-		"--variable", "--url-query", "--engine", "--oauth2-bearer", "--aws-sigv4", "--mail-from", "--mail-rcpt"},
-	flags: []string{"--remote-name", "--remote-name-all", "--remote-header-name", "--create-dirs", "--ssl"},
+var curlFlags = getopt{short: "AbCcDdEeFHKmoPQrTtUuwXxYyz", long: names("--user-agent --continue-at --data " +
+	"--data-ascii --data-binary --data-raw --data-urlencode --json --cert --cert-type --form --form-string " +
+	"--header --proxy-header --max-time --ftp-port --quote --range --telnet-option --user --proxy-user " +
+	"--write-out --request --proxy --speed-limit --speed-time --time-cond --referer --url --key --key-type " +
+	"--pass --cacert --capath --connect-to --resolve --retry --limit-rate --connect-timeout --max-filesize " +
+	"--interface --netrc-file --proto --variable --url-query --engine --oauth2-bearer --aws-sigv4 --mail-from " +
+	"--mail-rcpt"), flags: names("--remote-name --remote-name-all --remote-header-name --create-dirs --ssl"),
 	roles: map[string]role{
 		"-o": writesFile, "--output": writesFile, "--output-dir": writesFile, "-D": writesFile,
 		"--dump-header": writesFile, "-c": writesFile, "--cookie-jar": writesFile, "--trace": writesFile,
@@ -570,20 +567,16 @@ func fileRefs(words []arg) []arg {
 	return out
 }
 
-var wgetFlags = getopt{
-	short: "eoaiBtOTwQPUlARDIXY",
-	long: []string{"--execute", "--base", "--tries", "--backups", "--retry-on-http-error", "--timeout",
-		"--dns-timeout", "--connect-timeout", "--read-timeout", "--limit-rate", "--wait", "--waitretry",
-		"--bind-address", "--bind-dns-address", "--quota", "--restrict-file-names", "--prefer-family", "--user",
-		"--password", "--local-encoding", "--remote-encoding", "--cut-dirs", "--default-page", "--http-user",
-		"--http-password", "--header", "--compression", "--max-redirect", "--proxy-user", "--proxy-password",
-		"--referer", "--user-agent", "--post-data", "--method", "--body-data", "--secure-protocol",
-		"--certificate", "--certificate-type", "--private-key", "--private-key-type", "--ca-certificate",
-		"--ca-directory", "--crl-file", "--pinnedpubkey", "--random-file", "--egd-file", "--ciphers",
-		"--ftp-user", "--ftp-password", "--warc-header", "--warc-max-size", "--warc-dedup", "--level", "--accept",
-		"--reject", "--accept-regex", "--reject-regex", "--regex-type", "--domains", "--exclude-domains",
-		"--follow-tags", "--ignore-tags", "--include-directories", "--exclude-directories", "--report-speed",
-		"--progress"},
+var wgetFlags = getopt{short: "eoaiBtOTwQPUlARDIXY", long: names("--execute --base --tries --backups " +
+	"--retry-on-http-error --timeout --dns-timeout --connect-timeout --read-timeout --limit-rate --wait " +
+	"--waitretry --bind-address --bind-dns-address --quota --restrict-file-names --prefer-family --user " +
+	"--password --local-encoding --remote-encoding --cut-dirs --default-page --http-user --http-password " +
+	"--header --compression --max-redirect --proxy-user --proxy-password --referer --user-agent --post-data " +
+	"--method --body-data --secure-protocol --certificate --certificate-type --private-key --private-key-type " +
+	"--ca-certificate --ca-directory --crl-file --pinnedpubkey --random-file --egd-file --ciphers --ftp-user " +
+	"--ftp-password --warc-header --warc-max-size --warc-dedup --level --accept --reject --accept-regex " +
+	"--reject-regex --regex-type --domains --exclude-domains --follow-tags --ignore-tags --include-directories " +
+	"--exclude-directories --report-speed --progress"),
 	roles: map[string]role{
 		"-O": writesFile, "--output-document": writesFile, "-o": writesFile, "--output-file": writesFile,
 		"-a": writesFile, "--append-output": writesFile, "-P": writesFile, "--directory-prefix": writesFile,
@@ -634,12 +627,10 @@ func wgetrcOption(name string) string {
 	return name
 }
 
-var httpieFlags = getopt{
-	short: "aAops",
-	long: []string{"--auth", "--auth-type", "--print", "--style", "--verify", "--cert", "--cert-key",
-		"--cert-key-pass", "--ssl", "--ciphers", "--proxy", "--timeout", "--max-redirects", "--boundary", "--raw",
-		"--format-options", "--pretty", "--response-charset", "--response-mime", "--default-scheme"},
-	flags: []string{"--download"},
+var httpieFlags = getopt{short: "aAops",
+	long: names("--auth --auth-type --print --style --verify --cert --cert-key --cert-key-pass --ssl --ciphers " +
+		"--proxy --timeout --max-redirects --boundary --raw --format-options --pretty --response-charset " +
+		"--response-mime --default-scheme"), flags: names("--download"),
 	roles: map[string]role{"-o": writesFile, "--output": writesFile, "--session": writesFile, "--session-read-only": sendsFile}}
 
 func httpie(c *call) effect {
@@ -667,17 +658,13 @@ func httpie(c *call) effect {
 	return e
 }
 
-var aria2cFlags = getopt{
-	short: "dolijskxtmTMU",
-	long: []string{"--max-concurrent-downloads", "--split", "--min-split-size", "--max-connection-per-server",
-		"--timeout", "--max-tries", "--user-agent", "--header", "--referer", "--max-download-limit",
-		"--max-overall-download-limit", "--seed-time", "--seed-ratio", "--rpc-listen-port", "--rpc-secret",
-		"--rpc-user", "--rpc-passwd", "--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy", "--checksum",
-		"--select-file", "--bt-tracker", "--http-user", "--http-passwd", "--ftp-user", "--ftp-passwd",
-		"--certificate", "--private-key", "--ca-certificate", "--netrc-path", "--index-out", "--follow-torrent",
-		"--file-allocation", "--log-level", "--console-log-level", "--stop", "--stop-with-process", "--gid",
-		"--interface"},
-	flags: []string{"--enable-rpc", "--rpc-listen-all", "--allow-overwrite"},
+var aria2cFlags = getopt{short: "dolijskxtmTMU", long: names("--max-concurrent-downloads --split --min-split-size " +
+	"--max-connection-per-server --timeout --max-tries --user-agent --header --referer --max-download-limit " +
+	"--max-overall-download-limit --seed-time --seed-ratio --rpc-listen-port --rpc-secret --rpc-user " +
+	"--rpc-passwd --all-proxy --http-proxy --https-proxy --ftp-proxy --checksum --select-file --bt-tracker " +
+	"--http-user --http-passwd --ftp-user --ftp-passwd --certificate --private-key --ca-certificate " +
+	"--netrc-path --index-out --follow-torrent --file-allocation --log-level --console-log-level --stop " +
+	"--stop-with-process --gid --interface"), flags: names("--enable-rpc --rpc-listen-all --allow-overwrite"),
 	roles: map[string]role{
 		"-d": writesFile, "--dir": writesFile, "-l": writesFile, "--log": writesFile,
 		"--save-session": writesFile, "--save-cookies": writesFile, "--dht-file-path": writesFile,
@@ -713,9 +700,7 @@ func aria2c(c *call) effect {
 	return e
 }
 
-var axelFlags = getopt{
-	short: "osnHUT",
-	long:  []string{"--max-speed", "--num-connections", "--header", "--user-agent", "--timeout"},
+var axelFlags = getopt{short: "osnHUT", long: names("--max-speed --num-connections --header --user-agent --timeout"),
 	roles: map[string]role{"-o": writesFile, "--output": writesFile}}
 
 func axel(c *call) effect {
@@ -825,7 +810,8 @@ func scp(c *call) effect {
 	return e
 }
 
-var sftpFlags = getopt{short: "BbciJloPRsX", roles: map[string]role{"-F": runsFile, "-S": runsProgram, "-D": runsCommand}}
+var sftpFlags = getopt{short: "BbciJloPRsX",
+	roles: map[string]role{"-F": runsFile, "-S": runsProgram, "-D": runsCommand}}
 
 // sftpConsole: sftp's commands ("-" or "@" in front ignores errors or
 // echo). get writes its second word, or the remote file's name here.
@@ -851,14 +837,12 @@ func sftp(c *call) effect {
 	return e
 }
 
-var rsyncFlags = getopt{
-	short: "BfM",
-	long: []string{"--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--compare-dest",
-		"--copy-dest", "--link-dest", "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "--block-size",
-		"--bwlimit", "--timeout", "--contimeout", "--port", "--password-file", "--log-file-format", "--max-size",
-		"--min-size", "--max-delete", "--modify-window", "--out-format", "--skip-compress", "--compress-choice",
-		"--compress-level", "--checksum-choice", "--info", "--debug", "--iconv", "--address", "--sockopts",
-		"--outbuf", "--stop-after", "--stop-at", "--remote-option", "--rsync-path", "--dparam", "--confine-root"},
+var rsyncFlags = getopt{short: "BfM", long: names("--filter --exclude --include --exclude-from --include-from " +
+	"--compare-dest --copy-dest --link-dest --suffix --chmod --chown --usermap --groupmap --block-size " +
+	"--bwlimit --timeout --contimeout --port --password-file --log-file-format --max-size --min-size " +
+	"--max-delete --modify-window --out-format --skip-compress --compress-choice --compress-level " +
+	"--checksum-choice --info --debug --iconv --address --sockopts --outbuf --stop-after --stop-at " +
+	"--remote-option --rsync-path --dparam --confine-root"),
 	roles: map[string]role{
 		"-e": runsProgram, "--rsh": runsProgram,
 		"--log-file": writesFile, "--write-batch": writesFile, "--only-write-batch": writesFile,
@@ -888,13 +872,10 @@ func rsync(c *call) effect {
 
 // Raw connections.
 
-var netcatFlags = getopt{
-	short: "ceopsxwiIOTVMmPKRZHqgGX",
-	long: []string{"--exec", "--sh-exec", "--lua-exec", "--proxy", "--proxy-type", "--proxy-auth", "--proxy-dns",
-		"--source", "--source-port", "--wait", "--idle-timeout", "--delay", "--max-conns", "--allow", "--allowfile",
-		"--deny", "--denyfile", "--ssl-cert", "--ssl-key", "--ssl-trustfile", "--ssl-ciphers", "--ssl-servername",
-		"--ssl-alpn"},
-	flags: []string{"--listen", "--unixsock", "--keep-open", "--append-output", "--chat", "--broker"},
+var netcatFlags = getopt{short: "ceopsxwiIOTVMmPKRZHqgGX", long: names("--exec --sh-exec --lua-exec --proxy " +
+	"--proxy-type --proxy-auth --proxy-dns --source --source-port --wait --idle-timeout --delay --max-conns " +
+	"--allow --allowfile --deny --denyfile --ssl-cert --ssl-key --ssl-trustfile --ssl-ciphers --ssl-servername " +
+	"--ssl-alpn"), flags: names("--listen --unixsock --keep-open --append-output --chat --broker"),
 	roles: map[string]role{"-o": writesFile, "--output": writesFile, "-x": writesFile, "--hex-dump": writesFile, "-Z": writesFile}}
 
 func netcat(c *call) effect {
@@ -914,9 +895,9 @@ func netcat(c *call) effect {
 	return e
 }
 
-var socatFlags = getopt{
-	short: "btT", long: []string{"-lp"}, single: true,
-	roles: map[string]role{"-lf": writesFile, "-r": writesFile, "-R": writesFile, "-L": writesFile, "-W": writesFile}, exact: true}
+var socatFlags = getopt{short: "btT", long: names("-lp"),
+	roles: map[string]role{"-lf": writesFile, "-r": writesFile, "-R": writesFile, "-L": writesFile, "-W": writesFile},
+	exact: true, single: true}
 
 // socatNet are the prefixes of socat's network address types.
 var socatNet = []string{"TCP", "UDP", "SCTP", "DCCP", "OPENSSL", "SSL", "SOCKS", "PROXY", "IP", "VSOCK", "SOCKET", "INTERFACE"}
@@ -1030,7 +1011,7 @@ func (end socatEnd) file() bool {
 	return false
 }
 
-var telnetFlags = getopt{short: "belnSX", roles: map[string]role{"-n": writesFile}, exact: true}
+var telnetFlags = getopt{short: "belnSX", roles: map[string]role{"-n": writesFile}}
 
 // telnetConsole: telnet's commands, read when no host is given.
 var telnetConsole = consoleLang{
@@ -1051,7 +1032,7 @@ func telnet(c *call) effect {
 	return e
 }
 
-var ftpFlags = getopt{short: "NoPqrsTux", roles: map[string]role{"-o": writesFile}, exact: true}
+var ftpFlags = getopt{short: "NoPqrsTux", roles: map[string]role{"-o": writesFile}}
 
 // ftpConsole: ftp's commands, which may be abbreviated. get writes its
 // second word, or the remote file's name as given.
@@ -1145,26 +1126,19 @@ func lftp(c *call) effect {
 
 // DNS, probes and scans.
 
-var digFlags = getopt{short: "bcfkpqtxy", roles: map[string]role{"-f": sendsFile}, exact: true}
+var digFlags = getopt{short: "bcfkpqtxy", roles: map[string]role{"-f": sendsFile}}
 
-var drillFlags = getopt{
-	short: "bcdfiokpqrVwy",
-	roles: map[string]role{"-f": sendsFile, "-i": sendsFile, "-w": writesFile, "-q": writesFile}, exact: true}
+var drillFlags = getopt{short: "bcdfiokpqrVwy",
+	roles: map[string]role{"-f": sendsFile, "-i": sendsFile, "-w": writesFile, "-q": writesFile}}
 
-var mtrFlags = getopt{
-	short: "FafmcsBiGQIPLMyZUo",
-	long: []string{"--address", "--first-ttl", "--max-ttl", "--report-cycles", "--psize", "--bitpattern",
-		"--interval", "--gracetime", "--tos", "--interface", "--port", "--localport", "--mark", "--ipinfo",
-		"--timeout", "--max-unknown", "--order"},
-	roles: map[string]role{"-F": sendsFile, "--filename": sendsFile}}
+var mtrFlags = getopt{short: "FafmcsBiGQIPLMyZUo", long: names("--address --first-ttl --max-ttl --report-cycles " +
+	"--psize --bitpattern --interval --gracetime --tos --interface --port --localport --mark --ipinfo --timeout " +
+	"--max-unknown --order"), roles: map[string]role{"-F": sendsFile, "--filename": sendsFile}}
 
-var nmapFlags = getopt{
-	short: "bDegiMmopS",
-	long: []string{"-iR", "--exclude", "--script-args", "--data", "--data-string", "--data-length", "--proxies",
-		"--spoof-mac", "--source-port", "--ttl", "--max-retries", "--host-timeout", "--min-rate", "--max-rate",
-		"--top-ports", "--port-ratio", "--version-intensity", "--scan-delay", "--max-scan-delay", "--mtu",
-		"--dns-servers", "--stylesheet"},
-	flags: []string{"--interactive", "--append-output", "--script-trace"},
+var nmapFlags = getopt{short: "bDegiMmopS", long: names("-iR --exclude --script-args --data --data-string " +
+	"--data-length --proxies --spoof-mac --source-port --ttl --max-retries --host-timeout --min-rate --max-rate " +
+	"--top-ports --port-ratio --version-intensity --scan-delay --max-scan-delay --mtu --dns-servers " +
+	"--stylesheet"), flags: names("--interactive --append-output --script-trace"),
 	roles: map[string]role{
 		"-iL": sendsFile, "--excludefile": sendsFile, "--resume": sendsFile, "--script-args-file": sendsFile,
 		"-oN": writesFile, "-oX": writesFile, "-oS": writesFile, "-oG": writesFile, "-oM": writesFile,
@@ -1207,9 +1181,8 @@ func nmap(c *call) effect {
 
 // Remote sessions.
 
-var moshFlags = getopt{
-	short: "p", long: []string{"--port", "--predict", "--family", "--bind-server", "--experimental-remote-ip", "--server"},
-	roles: map[string]role{"--ssh": runsProgram, "--client": runsProgram}}
+var moshFlags = getopt{short: "p", long: names("--port --predict --family --bind-server --experimental-remote-ip " +
+	"--server"), roles: map[string]role{"--ssh": runsProgram, "--client": runsProgram}}
 
 func mosh(c *call) effect {
 	p := moshFlags.parse(c.args)
@@ -1229,7 +1202,7 @@ func mosh(c *call) effect {
 	return e
 }
 
-var rdesktopFlags = getopt{short: "udscpnkgaxrTX", exact: true}
+var rdesktopFlags = getopt{short: "udscpnkgaxrTX"}
 
 func rdesktop(c *call) effect {
 	p := rdesktopFlags.parse(c.args)
@@ -1279,15 +1252,11 @@ func holdsHome(p string) bool {
 
 // OpenSSL.
 
-var opensslFlags = getopt{
-	short: "KkS",
-	long: []string{"-in", "-inkey", "-key", "-cert", "-CAfile", "-CApath", "-CAkey", "-passin", "-passout", "-pass",
-		"-connect", "-accept", "-port", "-servername", "-subj", "-days", "-newkey", "-pkeyopt", "-sigopt", "-md",
-		"-digest", "-cipher", "-ciphersuites", "-inform", "-outform", "-keyform", "-certform", "-name", "-purpose",
-		"-nameopt", "-certopt", "-set_serial", "-extensions", "-extfile", "-reqexts", "-addext", "-url", "-host",
-		"-proxy", "-starttls", "-iv", "-iter", "-rand", "-provider", "-propquery", "-server", "-signer", "-pre",
-		"-post"},
-	flags: []string{"-WWW", "-HTTP", "-www", "-verify", "-noout", "-nodes", "-quiet"},
+var opensslFlags = getopt{short: "KkS", long: names("-in -inkey -key -cert -CAfile -CApath -CAkey -passin -passout " +
+	"-pass -connect -accept -port -servername -subj -days -newkey -pkeyopt -sigopt -md -digest -cipher " +
+	"-ciphersuites -inform -outform -keyform -certform -name -purpose -nameopt -certopt -set_serial -extensions " +
+	"-extfile -reqexts -addext -url -host -proxy -starttls -iv -iter -rand -provider -propquery -server -signer " +
+	"-pre -post"), flags: names("-WWW -HTTP -www -verify -noout -nodes -quiet"),
 	roles: map[string]role{
 		"-out": writesFile, "-keyout": writesFile, "-certout": writesFile, "-certsout": writesFile,
 		"-cacertsout": writesFile, "-chainout": writesFile, "-extracertsout": writesFile, "-keylogfile": writesFile,
@@ -1297,8 +1266,7 @@ var opensslFlags = getopt{
 		"-engine": loadsLibrary, "-keygen_engine": loadsLibrary, "-ssl_client_engine": loadsLibrary,
 		"-provider-path": loadsLibrary, "-module": loadsLibrary,
 		"-config": runsFile,
-	},
-	single: true, exact: true}
+	}, exact: true, single: true}
 
 // opensslProviders are the providers built into OpenSSL; any other is a
 // library it loads.
@@ -1357,13 +1325,9 @@ func openssl(c *call) effect {
 
 // Mail.
 
-var mailFlags = getopt{
-	short:   "aAbcEqrsSuXYMmOTL",
-	long:    []string{"--append", "--subject", "--return-address", "--content-type", "--content-filename", "--encoding", "--user", "--exec"},
-	flags:   []string{"--file"},
-	optLong: []string{"--file"},
-	roles:   map[string]role{"-A": sendsFile, "--attach": sendsFile, "-a": sendsFile, "-q": sendsFile, "-T": writesFile},
-}
+var mailFlags = getopt{short: "aAbcEqrsSuXYMmOTL", long: names("--append --subject --return-address --content-type " +
+	"--content-filename --encoding --user --exec"), optLong: names("--file"), flags: names("--file"),
+	roles: map[string]role{"-A": sendsFile, "--attach": sendsFile, "-a": sendsFile, "-q": sendsFile, "-T": writesFile}}
 
 // mailConsole: mail's commands (-E, --exec, s-nail's -X and -Y, or its
 // input when it reads mail), and the tilde escapes of a message it
@@ -1423,7 +1387,7 @@ func mail(c *call) effect {
 	return e
 }
 
-var sendmailFlags = getopt{short: "BCbdFfhNOopqRrVXLA", roles: map[string]role{"-X": writesFile, "-C": runsFile}, exact: true}
+var sendmailFlags = getopt{short: "BCbdFfhNOopqRrVXLA", roles: map[string]role{"-X": writesFile, "-C": runsFile}}
 
 // eximRun finds the commands and libraries of exim string expansions
 // (sendmail -be on exim): ${run{COMMAND}...}, ${dlfunc{LIBRARY}...},
@@ -1460,9 +1424,8 @@ func sendmail(c *call) effect {
 	return e
 }
 
-var muttFlags = getopt{
-	short: "bcdemQs",
-	roles: map[string]role{"-a": sendsFile, "-i": sendsFile, "-H": sendsFile, "-f": sendsFile, "-F": runsFile}, exact: true}
+var muttFlags = getopt{short: "bcdemQs",
+	roles: map[string]role{"-a": sendsFile, "-i": sendsFile, "-H": sendsFile, "-f": sendsFile, "-F": runsFile}}
 
 // muttConsole: muttrc commands (mutt -e): `command` runs a shell command
 // as it is read, "source CMD|" runs CMD, and variables name programs mutt
@@ -1502,19 +1465,16 @@ func mutt(c *call) effect {
 	return e
 }
 
-var msmtpFlags = getopt{
-	short: "CXaf",
-	long: []string{"--account", "--from", "--host", "--port", "--user", "--auth", "--domain", "--timeout",
-		"--protocol", "--tls-trust-file", "--tls-cert-file", "--tls-key-file", "--proxy-host", "--source-ip"},
+var msmtpFlags = getopt{short: "CXaf",
+	long: names("--account --from --host --port --user --auth --domain --timeout --protocol --tls-trust-file " +
+		"--tls-cert-file --tls-key-file --proxy-host --source-ip"),
 	roles: map[string]role{
 		"-C": runsFile, "--file": runsFile, "-X": writesFile, "--logfile": writesFile,
 		"--passwordeval": runsCommand, "--aliases": sendsFile, "--socket": usesSocket,
 	}}
 
-var swaksFlags = getopt{
-	short: "tfspdh",
-	long: []string{"--to", "--from", "--server", "--port", "--helo", "--header", "--add-header", "--auth",
-		"--auth-user", "--auth-password", "--tls-cert", "--tls-key", "--protocol", "--quit-after"},
+var swaksFlags = getopt{short: "tfspdh", long: names("--to --from --server --port --helo --header --add-header " +
+	"--auth --auth-user --auth-password --tls-cert --tls-key --protocol --quit-after"),
 	roles: map[string]role{
 		"--pipe": runsCommand, "--attach": sendsFile, "--attach-body": sendsFile, "--body": sendsFile,
 		"--data": sendsFile, "-d": sendsFile, "--output-file": writesFile, "--output-file-stdout": writesFile,
@@ -1683,10 +1643,8 @@ func (c *call) redisEffects(e *effect, q string) {
 }
 
 var psql = &dbClient{
-	flags: getopt{
-		short: "cdvFPRTUhp",
-		long: []string{"--command", "--dbname", "--set", "--variable", "--field-separator", "--pset",
-			"--record-separator", "--table-attr", "--host", "--port", "--username"},
+	flags: getopt{short: "cdvFPRTUhp", long: names("--command --dbname --set --variable --field-separator --pset " +
+		"--record-separator --table-attr --host --port --username"),
 		roles: map[string]role{
 			"-f": runsFile, "--file": runsFile, "-o": writesFile, "--output": writesFile,
 			"-L": writesFile, "--log-file": writesFile,
@@ -1710,12 +1668,9 @@ var psql = &dbClient{
 }
 
 var mysql = &dbClient{
-	flags: getopt{
-		short: "eDhPuS",
-		long: []string{"--execute", "--database", "--host", "--port", "--user", "--socket", "--init-command",
-			"--default-character-set", "--ssl-ca", "--ssl-cert", "--ssl-key", "--login-path", "--prompt",
-			"--delimiter"},
-		optLong: []string{"--pager"},
+	flags: getopt{short: "eDhPuS", long: names("--execute --database --host --port --user --socket --init-command " +
+		"--default-character-set --ssl-ca --ssl-cert --ssl-key --login-path --prompt --delimiter"),
+		optLong: names("--pager"),
 		roles: map[string]role{
 			"--pager": runsCommand, "--tee": writesFile, "--plugin-dir": loadsLibrary, "--default-auth": loadsLibrary,
 			"--defaults-file": usesConfig, "--defaults-extra-file": usesConfig, "--load-data-local-dir": sendsFile,
@@ -1734,12 +1689,8 @@ var mysql = &dbClient{
 }
 
 var sqlite = &dbClient{
-	flags: getopt{
-		long: []string{"-cmd", "-separator", "-nullvalue", "-newline", "-vfs", "-mmap", "-maxsize", "-nonce",
-			"-lookaside", "-pagecache"},
-		flags:  []string{"-safe"},
-		roles:  map[string]role{"-init": runsFile},
-		single: true, exact: true},
+	flags: getopt{long: names("-cmd -separator -nullvalue -newline -vfs -mmap -maxsize -nonce -lookaside -pagecache"),
+		flags: names("-safe"), roles: map[string]role{"-init": runsFile}, exact: true, single: true},
 	queries: []string{"-cmd"},
 	local:   true, ops: true, safe: "-safe", archive: "-A",
 	con: consoleLang{
@@ -1759,10 +1710,8 @@ var sqlite = &dbClient{
 }
 
 var mongosh = &dbClient{
-	flags: getopt{
-		short: "up",
-		long: []string{"--eval", "--host", "--port", "--username", "--password", "--authenticationDatabase",
-			"--authenticationMechanism", "--tlsCAFile", "--tlsCertificateKeyFile"},
+	flags: getopt{short: "up", long: names("--eval --host --port --username --password --authenticationDatabase " +
+		"--authenticationMechanism --tlsCAFile --tlsCertificateKeyFile"),
 		roles: map[string]role{"-f": runsFile, "--file": runsFile}, exact: true},
 	queries:   []string{"--eval"},
 	scripts:   []string{"-f", "--file"},
@@ -1771,19 +1720,15 @@ var mongosh = &dbClient{
 }
 
 var redis = &dbClient{
-	flags: getopt{
-		short: "hpsaunrid",
-		long: []string{"--user", "--pass", "--cacert", "--cert", "--key", "--tls-ciphers", "--sni", "--pattern",
-			"--count"},
+	flags: getopt{short: "hpsaunrid",
+		long:  names("--user --pass --cacert --cert --key --tls-ciphers --sni --pattern --count"),
 		roles: map[string]role{"--rdb": writesFile, "--functions-rdb": writesFile, "--eval": sendsFile}, exact: true},
 	command: true,
 	query:   (*call).redisEffects,
 }
 
 var sqlcmd = &dbClient{
-	flags: getopt{
-		short: "SUPdHltQqvfswhyYmVazZ",
-		roles: map[string]role{"-o": writesFile, "-i": runsFile}, exact: true},
+	flags:   getopt{short: "SUPdHltQqvfswhyYmVazZ", roles: map[string]role{"-o": writesFile, "-i": runsFile}},
 	queries: []string{"-Q", "-q"},
 	scripts: []string{"-i"},
 	safe:    "-X",
@@ -1799,9 +1744,7 @@ var sqlcmd = &dbClient{
 }
 
 var clickhouse = &dbClient{
-	flags: getopt{
-		short: "qhud",
-		long:  []string{"--query", "--host", "--port", "--user", "--password", "--database", "--format"},
+	flags: getopt{short: "qhud", long: names("--query --host --port --user --password --database --format"),
 		roles: map[string]role{
 			"--queries-file": runsFile, "--history_file": writesFile, "--server_logs_file": writesFile,
 			"-C": usesConfig, "--config-file": usesConfig,
@@ -1811,10 +1754,8 @@ var clickhouse = &dbClient{
 }
 
 var cqlsh = &dbClient{
-	flags: getopt{
-		short: "ukpe",
-		long: []string{"--execute", "--username", "--password", "--keyspace", "--encoding", "--cqlversion", "--request-timeout",
-			"--connect-timeout"},
+	flags: getopt{short: "ukpe", long: names("--execute --username --password --keyspace --encoding --cqlversion " +
+		"--request-timeout --connect-timeout"),
 		roles: map[string]role{"-f": runsFile, "--file": runsFile, "--cqlshrc": usesConfig}},
 	queries: []string{"-e", "--execute"},
 	scripts: []string{"-f", "--file"},
@@ -1826,9 +1767,7 @@ var cqlsh = &dbClient{
 
 // Runners that download what they run.
 
-var npxFlags = getopt{
-	short: "pc",
-	long:  []string{"--package", "--call", "--from", "--with", "--python", "--registry", "--index-url"},
+var npxFlags = getopt{short: "pc", long: names("--package --call --from --with --python --registry --index-url"),
 	roles: npmRoles, exact: true}
 
 func npx(c *call) effect {

@@ -136,42 +136,35 @@ func sysPkg(t pkgTool) rule {
 // historyChanges are the history verbs of dnf and yum that change packages.
 var historyChanges = []string{"undo", "redo", "rollback", "replay"}
 
-var aptFlags = getopt{
-	short: "octa",
-	long:  []string{"--option", "--target-release", "--default-release", "--host-architecture", "--build-profiles"},
-	roles: map[string]role{"-c": runsFile, "--config-file": runsFile}, exact: true}
+var aptFlags = getopt{short: "octa", long: names("--option --target-release --default-release --host-architecture " +
+	"--build-profiles"), roles: map[string]role{"-c": runsFile, "--config-file": runsFile}, exact: true}
 
-var aptCacheFlags = getopt{
-	short: "octap",
+var aptCacheFlags = getopt{short: "octap",
 	roles: map[string]role{"-c": runsFile, "--config-file": runsFile, "-p": writesFile, "--pkg-cache": writesFile,
 		"-s": writesFile, "--src-cache": writesFile}, exact: true}
 
-var aptMarkFlags = getopt{short: "oc", roles: map[string]role{"-c": runsFile, "--config-file": runsFile, "-f": writesFile, "--file": writesFile}, exact: true}
+var aptMarkFlags = getopt{short: "oc",
+	roles: map[string]role{"-c": runsFile, "--config-file": runsFile, "-f": writesFile, "--file": writesFile},
+	exact: true}
 
-var rpmToolFlags = getopt{
-	short: "cRdex",
-	long: []string{"--setopt", "--installroot", "--releasever", "--enablerepo", "--disablerepo", "--repo", "--repoid",
-		"--repofrompath", "--exclude", "--forcearch", "--enableplugin", "--disableplugin", "--debuglevel",
-		"--errorlevel", "--color"},
+var rpmToolFlags = getopt{short: "cRdex", long: names("--setopt --installroot --releasever --enablerepo " +
+	"--disablerepo --repo --repoid --repofrompath --exclude --forcearch --enableplugin --disableplugin " +
+	"--debuglevel --errorlevel --color"),
 	roles: map[string]role{
 		"-c": runsFile, "--config": runsFile, "--pluginpath": loadsLibrary, "--pluginconfpath": usesConfig,
 		"--downloaddir": writesFile, "--destdir": writesFile,
 	}, exact: true}
 
-var zypperFlags = getopt{
-	short: "cRDCpr",
-	long: []string{"--root", "--reposd-dir", "--cache-dir", "--raw-cache-dir", "--solv-cache-dir", "--userdata",
-		"--plus-repo", "--repo"},
+var zypperFlags = getopt{short: "cRDCpr", long: names("--root --reposd-dir --cache-dir --raw-cache-dir " +
+	"--solv-cache-dir --userdata --plus-repo --repo"),
 	roles: map[string]role{"-c": runsFile, "--config": runsFile, "--pkg-cache-dir": writesFile}, exact: true}
 
-var apkFlags = getopt{
-	short: "Xp",
-	long:  []string{"--repository", "--root", "--arch", "--cache-dir", "--repositories-file"},
+var apkFlags = getopt{short: "Xp", long: names("--repository --root --arch --cache-dir --repositories-file"),
 	roles: map[string]role{"--keys-dir": usesConfig}, exact: true}
 
-var portFlags = getopt{short: "D", roles: map[string]role{"-F": runsFile}, exact: true}
+var portFlags = getopt{short: "D", roles: map[string]role{"-F": runsFile}}
 
-var bsdPkgFlags = getopt{short: "cjrRo", roles: map[string]role{"-C": runsFile}, exact: true}
+var bsdPkgFlags = getopt{short: "cjrRo", roles: map[string]role{"-C": runsFile}}
 
 // pkgSettings analyses the settings given on the command line: apt's -o
 // KEY=VALUE (a hook runs VALUE with sh -c; Dir:: points apt at other
@@ -198,11 +191,8 @@ func (c *call) pkgSettings(e *effect, tool string, opts []option) {
 	}
 }
 
-var pacmanFlags = getopt{
-	short: "br",
-	long: []string{"--dbpath", "--root", "--cachedir", "--gpgdir", "--arch", "--assume-installed", "--overwrite",
-		"--ignore", "--ignoregroup", "--print-format", "--sysroot", "--sudoflags", "--mflags", "--gitflags",
-		"--editorflags"},
+var pacmanFlags = getopt{short: "br", long: names("--dbpath --root --cachedir --gpgdir --arch --assume-installed " +
+	"--overwrite --ignore --ignoregroup --print-format --sysroot --sudoflags --mflags --gitflags --editorflags"),
 	roles: map[string]role{
 		"--logfile": writesFile, "--config": runsFile, "--hookdir": usesConfig, "--pacman-conf": usesConfig,
 		"--makepkgconf": usesConfig,
@@ -238,8 +228,7 @@ func pacmanOp(c *call) effect {
 	return install(airlock.TierPrivileged, "changes system packages")
 }
 
-var dpkgFlags = getopt{
-	long: []string{"--admindir", "--instdir", "--root", "--force", "--path-exclude", "--path-include"},
+var dpkgFlags = getopt{long: names("--admindir --instdir --root --force --path-exclude --path-include"),
 	roles: map[string]role{
 		"--log": writesFile, "--pre-invoke": runsCommand, "--post-invoke": runsCommand, "--status-logger": runsCommand,
 	}, exact: true}
@@ -256,11 +245,10 @@ func dpkg(c *call) effect {
 	return e
 }
 
-var rpmFlags = getopt{
-	short: "ED",
-	long: []string{"--eval", "--define", "--predefine", "--undefine", "--dbpath", "--root", "--queryformat", "--qf",
-		"--target"},
-	roles: map[string]role{"--pipe": runsCommand, "--macros": runsFile, "--load": runsFile, "--rcfile": runsFile}, exact: true}
+var rpmFlags = getopt{short: "ED",
+	long:  names("--eval --define --predefine --undefine --dbpath --root --queryformat --qf --target"),
+	roles: map[string]role{"--pipe": runsCommand, "--macros": runsFile, "--load": runsFile, "--rcfile": runsFile},
+	exact: true}
 
 func rpm(c *call) effect {
 	e := install(airlock.TierPrivileged, "changes system packages (rpm)")
@@ -380,9 +368,7 @@ var npmRoles = map[string]role{
 	"--logs-dir": writesFile, "--pack-destination": writesFile,
 }
 
-var npmFlags = getopt{
-	short: "Cw",
-	long:  []string{"--cwd", "--filter", "--workspace", "--dir", "--registry", "--tag", "--access", "--otp"},
+var npmFlags = getopt{short: "Cw", long: names("--cwd --filter --workspace --dir --registry --tag --access --otp"),
 	roles: npmRoles}
 
 // npmProgramSettings are the settings whose value is a program npm, pnpm or
@@ -400,7 +386,8 @@ func npm(c *call) effect {
 }
 
 func npmVerb(c *call) effect {
-	sub, rest, ok := subcommand(c.args, getopt{short: "Cw", long: []string{"--prefix", "--cwd", "--filter", "--workspace", "--dir"}, exact: true})
+	sub, rest, ok := subcommand(c.args, getopt{short: "Cw", long: names("--prefix --cwd --filter --workspace --dir"),
+		exact: true})
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}
@@ -520,14 +507,12 @@ func npmExec(sub string) rule {
 
 // Python.
 
-var pipFlags = getopt{
-	short: "cdefiortw",
-	long: []string{"--python", "--proxy", "--retries", "--timeout", "--exists-action", "--trusted-host", "--cert",
-		"--client-cert", "--use-feature", "--use-deprecated", "--keyring-provider", "--editable", "--index-url",
-		"--extra-index-url", "--find-links", "--global-option", "--config-settings", "--build-option", "--platform",
-		"--python-version", "--implementation", "--abi", "--upgrade-strategy", "--progress-bar",
-		"--root-user-action", "--only-binary", "--no-binary", "--format", "--path"},
-	flags: []string{"--break-system-packages", "--global", "--site", "--user", "--pre", "--prefer-binary"},
+var pipFlags = getopt{short: "cdefiortw", long: names("--python --proxy --retries --timeout --exists-action " +
+	"--trusted-host --cert --client-cert --use-feature --use-deprecated --keyring-provider --editable " +
+	"--index-url --extra-index-url --find-links --global-option --config-settings --build-option --platform " +
+	"--python-version --implementation --abi --upgrade-strategy --progress-bar --root-user-action --only-binary " +
+	"--no-binary --format --path"), flags: names("--break-system-packages --global --site --user --pre " +
+	"--prefer-binary"),
 	roles: map[string]role{
 		"--log": writesFile, "--log-file": writesFile, "--report": writesFile, "--root": writesFile,
 		"--prefix": writesFile, "--target": writesFile, "-t": writesFile, "--src": writesFile, "-d": writesFile,
@@ -549,9 +534,9 @@ func pip(c *call) effect {
 }
 
 func pipVerb(c *call, p parsed) effect {
-	sub, rest, ok := subcommand(c.args, getopt{long: []string{"--python", "--cache-dir", "--log", "--proxy",
-		"--retries", "--timeout", "--exists-action", "--trusted-host", "--cert", "--client-cert", "--use-feature",
-		"--use-deprecated", "--keyring-provider"}, exact: true})
+	sub, rest, ok := subcommand(c.args, getopt{long: names("--python --cache-dir --log --proxy --retries --timeout " +
+		"--exists-action --trusted-host --cert --client-cert --use-feature --use-deprecated --keyring-provider"),
+		exact: true})
 	if !ok {
 		return unknown("runs pip with a subcommand only known at run time")
 	}
@@ -619,7 +604,8 @@ func uv(c *call) effect {
 }
 
 func uvVerb(c *call) effect {
-	sub, rest, ok := subcommand(c.args, getopt{long: []string{"--directory", "--project", "--cache-dir", "--config-file", "--color"}, exact: true})
+	sub, rest, ok := subcommand(c.args, getopt{long: names("--directory --project --cache-dir --config-file --color"),
+		exact: true})
 	if !ok {
 		return unknown("runs uv with a subcommand only known at run time")
 	}
@@ -627,9 +613,9 @@ func uvVerb(c *call) effect {
 	case "pip":
 		return c.delegate(rest, pip)
 	case "run":
-		cmd := getopt{short: "pw", long: []string{"--with", "--with-editable", "--with-requirements",
-			"--python", "--project", "--directory", "--package", "--env-file", "--extra", "--group", "--index",
-			"--default-index", "--index-url", "--extra-index-url", "--find-links", "--only-group", "--no-group"}, exact: true}.split(rest).ops
+		cmd := getopt{short: "pw", long: names("--with --with-editable --with-requirements --python --project " +
+			"--directory --package --env-file --extra --group --index --default-index --index-url " +
+			"--extra-index-url --find-links --only-group --no-group"), exact: true}.split(rest).ops
 		if len(cmd) == 0 {
 			return exec("runs the project")
 		}
@@ -701,12 +687,9 @@ var pipenv = use(exec("runs a pipenv command")).withNone(install(airlock.TierNet
 	on("clean", write(airlock.ClassFSWrite, "removes packages")),
 )
 
-var twineFlags = getopt{
-	short: "rusicp",
-	long: []string{"--repository", "--repository-url", "--username", "--password", "--identity", "--comment",
-		"--config-file", "--cert", "--client-cert"},
-	flags: []string{"--sign"},
-	roles: map[string]role{"--sign-with": runsProgram}}
+var twineFlags = getopt{short: "rusicp",
+	long: names("--repository --repository-url --username --password --identity --comment --config-file --cert " +
+		"--client-cert"), flags: names("--sign"), roles: map[string]role{"--sign-with": runsProgram}}
 
 func twine(c *call) effect {
 	p := twineFlags.parse(c.args)
@@ -750,9 +733,8 @@ var conda = use(exec("runs a conda command")).withNone(read("shows conda help"))
 
 // Ruby.
 
-var gemFlags = getopt{
-	short: "CgosvNPpd",
-	long:  []string{"--config-file", "--source", "--version", "--platform", "--trust-policy", "--target", "--format"},
+var gemFlags = getopt{short: "CgosvNPpd", long: names("--config-file --source --version --platform --trust-policy " +
+	"--target --format"),
 	roles: map[string]role{
 		"-e": runsProgram, "--editor": runsProgram, "-i": writesFile, "--install-dir": writesFile,
 		"-n": writesFile, "--bindir": writesFile, "--build-root": writesFile, "--file": sendsFile,
@@ -818,7 +800,7 @@ var bundle = use(exec("runs a bundler command")).withNone(install(airlock.TierNe
 // PHP and .NET.
 
 func composer(c *call) effect {
-	if sub, rest, ok := subcommand(c.args, getopt{long: []string{"--working-dir", "-d"}, exact: true}); ok && sub == "global" {
+	if sub, rest, ok := subcommand(c.args, getopt{long: names("--working-dir -d"), exact: true}); ok && sub == "global" {
 		// composer global CMD runs CMD in the global project.
 		return worse(c.delegate(rest, composerVerbs), install(airlock.TierNetworkEgress, "changes global PHP tools"))
 	}
@@ -887,7 +869,7 @@ func nodeInstall(c *call) effect {
 // bundle exec X).
 func toolExec(via string, skip int) rule {
 	return func(c *call) effect {
-		rest := getopt{short: "npe", long: []string{"--name", "--prefix", "-n", "-p"}, exact: true}.split(c.args).ops
+		rest := getopt{short: "npe", long: names("--name --prefix -n -p"), exact: true}.split(c.args).ops
 		if len(rest) <= skip {
 			return exec("runs a command in a tool's environment")
 		}

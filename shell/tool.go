@@ -24,6 +24,7 @@ const (
 	sendsFile                    // reads the file it names and sends or prints it
 	listsFiles                   // reads the names of files to read from the file it names ("-": its input)
 	runsCommand                  // runs it as a shell command
+	runsFilter                   // runs it as a shell command that reads what the program writes (a pager)
 	runsProgram                  // runs it as a program, with arguments of its own (a shell given runs a script)
 	runsFile                     // follows the commands or the configuration in the file it names, which Airlock cannot see
 	usesConfig                   // like runsFile, for a configuration that also holds its credentials (mysql --defaults-file)
@@ -61,7 +62,7 @@ func (t tool) classify(c *call, p parsed) effect {
 // runs reports whether one of the tool's options runs a command.
 func (t tool) runs() bool {
 	for _, r := range t.roles {
-		if r == runsCommand || r == runsProgram {
+		if r == runsCommand || r == runsFilter || r == runsProgram {
 			return true
 		}
 	}
@@ -127,6 +128,8 @@ func (c *call) use(e *effect, r role, via string, v arg) {
 		c.raiseReads(e, c.stdinNames(v)...)
 	case runsCommand:
 		c.runWords(via, []arg{v}, input{}).lenient = true
+	case runsFilter:
+		c.runWords(via, []arg{v}, input{kind: inPipe})
 	case runsProgram:
 		c.runWords(via, []arg{v, literal("...")}, input{}).lenient = true
 	case runsFile, usesConfig:

@@ -12,12 +12,12 @@ import (
 // Wrappers: programs classified by what they run.
 var wrappers = map[string]rule{
 	"sudo": sudo, "sudoedit": sudo, "doas": doas, "su": su, "runuser": su,
-	"pkexec": privWrapper("pkexec", getopt{long: []string{"--user"}}, 0),
+	"pkexec": privWrapper("pkexec", getopt{long: names("--user")}, 0),
 	"run0":   privWrapper("run0", run0Opts, 0), "chroot": privWrapper("chroot", chrootOpts, 1),
 	"nsenter": privWrapper("nsenter", nsenterOpts, 0), "unshare": privWrapper("unshare", unshareOpts, 0),
 	"systemd-run": privWrapper("systemd-run", systemdRunOpts, 0),
 	"env":         envRule, "time": timeRule, "ionice": ionice, "chrt": chrt, "taskset": taskset, "flock": flock,
-	"nohup":   wrapper("nohup", getopt{flags: []string{"--help", "--version"}}, 0),
+	"nohup":   wrapper("nohup", getopt{flags: names("--help --version")}, 0),
 	"nice":    wrapper("nice", niceOpts, 0),
 	"stdbuf":  wrapper("stdbuf", stdbufOpts, 0),
 	"setsid":  wrapper("setsid", setsidOpts, 0),
@@ -43,46 +43,44 @@ var wrappers = map[string]rule{
 	"setpriv": wrapper("setpriv", setprivOpts, 0), "capsh": capsh, "runcon": runcon, "ksu": ksu,
 	"sg": sg, "newgrp": fixed(unknown("opens a shell with another group")),
 	"numactl": wrapper("numactl", numactlOpts, 0), "prlimit": prlimit, "cpulimit": cpulimit, "choom": choom,
-	"aa-exec":   wrapper("aa-exec", getopt{short: "pn", long: []string{"--profile", "--namespace"}}, 0),
+	"aa-exec":   wrapper("aa-exec", getopt{short: "pn", long: names("--profile --namespace")}, 0),
 	"softlimit": wrapper("softlimit", getopt{short: "madoplfcrts"}, 0),
 	"setuidgid": wrapper("setuidgid", getopt{}, 1), "envuidgid": wrapper("envuidgid", getopt{}, 1),
 	"chpst": chpst, "envdir": envdir, "logsave": logsave, "setlock": setlock, "start-stop-daemon": startStopDaemon,
 	"rlwrap": rlwrap, "faketime": faketime, "fakeroot": fakeroot, "bwrap": bwrap,
 	"torify": wrapper("torify", getopt{}, 0), "aoss": wrapper("aoss", getopt{}, 0),
-	"catchsegv": wrapper("catchsegv", getopt{}, 0),
-	"trickle":   wrapper("trickle", getopt{short: "duwtln"}, 0),
-	"grc":       wrapper("grc", getopt{short: "c", long: []string{"--config"}}, 0),
-	"systemd-inhibit": wrapper("systemd-inhibit", getopt{long: []string{"--what", "--who",
-		"--why", "--mode"}}, 0),
-	"systemd-cat": wrapper("systemd-cat", getopt{short: "tp", long: []string{"--identifier",
-		"--priority", "--stderr-priority", "--level-prefix", "--namespace"}}, 0),
+	"catchsegv":       wrapper("catchsegv", getopt{}, 0),
+	"trickle":         wrapper("trickle", getopt{short: "duwtln"}, 0),
+	"grc":             wrapper("grc", getopt{short: "c", long: names("--config")}, 0),
+	"systemd-inhibit": wrapper("systemd-inhibit", getopt{long: names("--what --who --why --mode")}, 0),
+	"systemd-cat": wrapper("systemd-cat", getopt{short: "tp",
+		long: names("--identifier --priority --stderr-priority --level-prefix --namespace")}, 0),
 }
 
 // The options of the wrappers, where their command starts.
 var (
-	run0Opts = getopt{short: "uDg", long: []string{"--user", "--chdir", "--group", "--unit",
-		"--property", "--description", "--slice", "--nice", "--setenv", "--machine", "--background",
-		"--shell-prompt-prefix", "--lightweight", "--area"}}
-	chrootOpts  = getopt{long: []string{"--userspec", "--groups"}}
-	nsenterOpts = getopt{short: "tSGW", long: []string{"--target", "--setuid", "--setgid", "--wdns"}}
-	unshareOpts = getopt{short: "SG", long: []string{"--setuid", "--setgid", "--propagation",
-		"--setgroups", "--monotonic", "--boottime"}}
-	systemdRunOpts = getopt{short: "pEMHu", long: []string{"--unit", "--property", "--setenv",
-		"--machine", "--host", "--uid", "--gid", "--nice", "--working-directory", "--slice", "--description",
-		"--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
-		"--timer-property", "--path-property", "--socket-property", "--service-type"}}
-	niceOpts    = getopt{short: "n", long: []string{"--adjustment"}, flags: []string{"--help", "--version"}}
-	stdbufOpts  = getopt{short: "ioe", long: []string{"--input", "--output", "--error"}, flags: []string{"--help", "--version"}}
-	setsidOpts  = getopt{flags: []string{"--ctty", "--fork", "--wait", "--help", "--version"}}
-	timeoutOpts = getopt{short: "ks", long: []string{"--kill-after", "--signal"}, flags: []string{"--preserve-status", "--foreground", "--verbose", "--help", "--version"}}
-	setprivOpts = getopt{long: []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid",
-		"--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig",
-		"--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}, flags: []string{"--dump", "--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups",
-		"--reset-env", "--list-caps", "--help", "--version"}}
-	numactlOpts = getopt{short: "imwpPCNSfLMo", long: []string{"--interleave",
-		"--weighted-interleave", "--membind", "--preferred", "--preferred-many", "--physcpubind", "--cpunodebind",
-		"--shmid", "--file", "--length", "--offset", "--shmmode", "--cpubind"}, flags: []string{"--all", "--localalloc", "--show", "--hardware", "--balancing", "--huge", "--touch",
-		"--verify", "--strict", "--shm", "--help", "--version"}}
+	run0Opts = getopt{short: "uDg", long: names("--user --chdir --group --unit --property --description --slice " +
+		"--nice --setenv --machine --background --shell-prompt-prefix --lightweight --area")}
+	chrootOpts  = getopt{long: names("--userspec --groups")}
+	nsenterOpts = getopt{short: "tSGW", long: names("--target --setuid --setgid --wdns")}
+	unshareOpts = getopt{short: "SG", long: names("--setuid --setgid --propagation --setgroups --monotonic " +
+		"--boottime")}
+	systemdRunOpts = getopt{short: "pEMHu", long: names("--unit --property --setenv --machine --host --uid --gid " +
+		"--nice --working-directory --slice --description --on-calendar --on-active --on-boot --on-startup " +
+		"--on-unit-active --on-unit-inactive --timer-property --path-property --socket-property --service-type")}
+	niceOpts    = getopt{short: "n", long: names("--adjustment"), flags: names("--help --version")}
+	stdbufOpts  = getopt{short: "ioe", long: names("--input --output --error"), flags: names("--help --version")}
+	setsidOpts  = getopt{flags: names("--ctty --fork --wait --help --version")}
+	timeoutOpts = getopt{short: "ks", long: names("--kill-after --signal"), flags: names("--preserve-status " +
+		"--foreground --verbose --help --version")}
+	setprivOpts = getopt{long: names("--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps " +
+		"--bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access " +
+		"--landlock-rule --seccomp-filter"), flags: names("--dump --nnp --no-new-privs --clear-groups " +
+		"--keep-groups --init-groups --reset-env --list-caps --help --version")}
+	numactlOpts = getopt{short: "imwpPCNSfLMo", long: names("--interleave --weighted-interleave --membind " +
+		"--preferred --preferred-many --physcpubind --cpunodebind --shmid --file --length --offset --shmmode " +
+		"--cpubind"), flags: names("--all --localalloc --show --hardware --balancing --huge --touch --verify " +
+		"--strict --shm --help --version")}
 )
 
 // wrapper is a program that runs the command after its options and skip
@@ -90,11 +88,7 @@ var (
 func wrapper(via string, g getopt, skip int) rule {
 	return func(c *call) effect {
 		rest := g.split(c.args).ops
-		if len(rest) <= skip {
-			return read("runs no command")
-		}
-		c.run(via, rest[skip:], effect{})
-		return effect{none: true}
+		return c.runs(via, rest[min(skip, len(rest)):], read("runs no command"))
 	}
 }
 
@@ -111,12 +105,10 @@ func privWrapper(via string, g getopt, skip int) rule {
 	}
 }
 
-var sudoOpts = getopt{short: "aCcDgpRrtTUu", long: []string{
-	"--auth-type", "--close-from", "--chdir", "--group", "--host", "--login-class", "--prompt", "--chroot",
-	"--role", "--type", "--command-timeout", "--other-user", "--user",
-}, flags: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
-	"--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups",
-	"--shell", "--stdin", "--version", "--validate"}}
+var sudoOpts = getopt{short: "aCcDgpRrtTUu", long: names("--auth-type --close-from --chdir --group --host " +
+	"--login-class --prompt --chroot --role --type --command-timeout --other-user --user"),
+	flags: names("--askpass --background --bell --preserve-env --edit --set-home --help --login --remove-timestamp " +
+		"--reset-timestamp --list --non-interactive --preserve-groups --shell --stdin --version --validate")}
 
 func sudo(c *call) effect {
 	p := sudoOpts.split(c.args)
@@ -167,7 +159,7 @@ func cwdArg(c *call, d arg) string {
 }
 
 func doas(c *call) effect {
-	p := getopt{short: "auC", exact: true}.split(c.args)
+	p := getopt{short: "auC"}.split(c.args)
 	rest := p.ops
 	user := "root"
 	if u, ok := p.value("-u"); ok {
@@ -186,8 +178,8 @@ func doas(c *call) effect {
 	return effect{none: true}
 }
 
-var suOpts = getopt{short: "cgGswu", long: []string{"--command", "--session-command",
-	"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}, flags: []string{"--preserve-environment", "--login", "--fast", "--pty", "--help", "--version"}}
+var suOpts = getopt{short: "cgGswu", long: names("--command --session-command --group --supp-group --shell " +
+	"--whitelist-environment --user"), flags: names("--preserve-environment --login --fast --pty --help --version")}
 
 // su handles su and runuser: "su -c CMD [user]", "runuser -u USER -- CMD".
 func su(c *call) effect {
@@ -221,8 +213,9 @@ func su(c *call) effect {
 	return unknown("opens an interactive shell as " + user)
 }
 
-var envOpts = getopt{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}, flags: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal",
-	"--list-signal-handling", "--debug", "--help", "--version"}}
+var envOpts = getopt{short: "uCS", long: names("--unset --chdir --split-string"),
+	flags: names("--ignore-environment --null --block-signal --default-signal --ignore-signal --list-signal-handling " +
+		"--debug --help --version")}
 
 func envRule(c *call) effect {
 	p := envOpts.split(c.args)
@@ -271,7 +264,8 @@ func (c *call) setsEnv(via string, vals []arg) effect {
 	return e
 }
 
-var timeOpts = getopt{short: "fo", long: []string{"--format", "--output"}, flags: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}}
+var timeOpts = getopt{short: "fo", long: names("--format --output"), flags: names("--append --portability --quiet " +
+	"--verbose --help --version")}
 
 // timeRule is /usr/bin/time, which may also write its report to a file.
 func timeRule(c *call) effect {
@@ -290,8 +284,9 @@ func timeRule(c *call) effect {
 	return e
 }
 
-var chrtOpts = getopt{short: "TPD", long: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}, flags: []string{"--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--ext", "--reset-on-fork",
-	"--all-tasks", "--max", "--pid", "--verbose", "--help", "--version"}}
+var chrtOpts = getopt{short: "TPD", long: names("--sched-runtime --sched-period --sched-deadline"),
+	flags: names("--batch --deadline --fifo --idle --other --rr --ext --reset-on-fork --all-tasks --max --pid " +
+		"--verbose --help --version")}
 
 // chrt runs "chrt [options] PRIORITY COMMAND"; the policies that use no
 // priority may leave it out.
@@ -307,11 +302,7 @@ func chrt(c *call) effect {
 	if chrtPriority(rest[0]) || !rest[0].static {
 		rest = rest[1:]
 	}
-	if len(rest) == 0 {
-		return read("shows scheduling settings")
-	}
-	c.run("chrt", rest, effect{})
-	return effect{none: true}
+	return c.runs("chrt", rest, read("shows scheduling settings"))
 }
 
 // chrtPriority reports whether a word of chrt is a priority (a number).
@@ -320,43 +311,34 @@ func chrtPriority(a arg) bool {
 	return a.static && v != "" && strings.Trim(v, "0123456789") == ""
 }
 
-var tasksetOpts = getopt{flags: []string{"--all-tasks", "--pid", "--cpu-list", "--help", "--version"}}
+var tasksetOpts = getopt{flags: names("--all-tasks --pid --cpu-list --help --version")}
 
 func taskset(c *call) effect {
 	p := tasksetOpts.split(c.args)
-	rest := p.ops
-	switch {
-	case p.has("-p", "--pid"):
+	if p.has("-p", "--pid") {
 		return exec("changes the CPU affinity of a running process")
-	case len(rest) < 2:
-		return read("shows CPU affinity")
 	}
-	c.run("taskset", rest[1:], effect{})
-	return effect{none: true}
+	return c.runs("taskset", p.ops[min(1, len(p.ops)):], read("shows CPU affinity"))
 }
 
-var ioniceOpts = getopt{short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, flags: []string{"--ignore", "--help", "--version"}}
+var ioniceOpts = getopt{short: "cnpPu", long: names("--class --classdata --pid --pgid --uid"),
+	flags: names("--ignore --help --version")}
 
 // ionice runs a command, or with -p, -P or -u changes (or shows) the I/O
 // priority of running processes.
 func ionice(c *call) effect {
 	p := ioniceOpts.split(c.args)
-	rest := p.ops
 	switch {
+	case p.has("-p", "-P", "-u", "--pid", "--pgid", "--uid") && p.has("-c", "-n", "--class", "--classdata"):
+		return exec("changes the I/O priority of running processes")
 	case p.has("-p", "-P", "-u", "--pid", "--pgid", "--uid"):
-		if p.has("-c", "-n", "--class", "--classdata") {
-			return exec("changes the I/O priority of running processes")
-		}
 		return read("shows I/O priorities")
-	case len(rest) == 0:
-		return read("shows the I/O priority")
 	}
-	c.run("ionice", rest, effect{})
-	return effect{none: true}
+	return c.runs("ionice", p.ops, read("shows the I/O priority"))
 }
 
-var flockOpts = getopt{short: "wE", long: []string{"--wait", "--timeout", "--conflict-exit-code"}, flags: []string{"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork",
-	"--verbose", "--help", "--version"}}
+var flockOpts = getopt{short: "wE", long: names("--wait --timeout --conflict-exit-code"), flags: names("--shared " +
+	"--exclusive --unlock --nonblock --nb --close --no-fork --verbose --help --version")}
 
 // flock runs "flock [options] FILE COMMAND..." or "flock [options] FILE -c
 // COMMAND" (the -c after the file).
@@ -384,24 +366,21 @@ func flock(c *call) effect {
 	return e
 }
 
-var straceOpts = getopt{short: "abeEIoOpPsSuUX", long: []string{
-	"--abbrev", "--attach", "--columns", "--const-print-style", "--decode-pids", "--detach-on", "--env",
-	"--fault", "--inject", "--interruptible", "--kvm", "--output", "--raw", "--read", "--signal", "--status",
-	"--string-limit", "--summary-columns", "--summary-sort-by", "--summary-syscall-overhead", "--syscall-limit",
-	"--trace", "--trace-fds", "--trace-path", "--user", "--verbose", "--write", "--argv0",
-	"--stack-trace-frame-limit",
-}, flags: []string{"--absolute-timestamps", "--timestamps", "--daemonize", "--debug", "--decode-fds",
-	"--failed-only", "--follow-forks", "--help", "--instruction-pointer", "--no-abbrev", "--output-append-mode",
-	"--output-separately", "--quiet", "--relative-timestamps", "--seccomp-bpf", "--secontext", "--stack-traces",
-	"--strings-in-hex", "--successful-only", "--summary", "--summary-only", "--summary-wall-clock",
-	"--syscall-number", "--syscall-times", "--tips", "--version", "--kill-on-exit", "--pidns-translation"}}
+var straceOpts = getopt{short: "abeEIoOpPsSuUX", long: names("--abbrev --attach --columns --const-print-style " +
+	"--decode-pids --detach-on --env --fault --inject --interruptible --kvm --output --raw --read --signal " +
+	"--status --string-limit --summary-columns --summary-sort-by --summary-syscall-overhead --syscall-limit " +
+	"--trace --trace-fds --trace-path --user --verbose --write --argv0 --stack-trace-frame-limit"),
+	flags: names("--absolute-timestamps --timestamps --daemonize --debug --decode-fds --failed-only --follow-forks " +
+		"--help --instruction-pointer --no-abbrev --output-append-mode --output-separately --quiet " +
+		"--relative-timestamps --seccomp-bpf --secontext --stack-traces --strings-in-hex --successful-only " +
+		"--summary --summary-only --summary-wall-clock --syscall-number --syscall-times --tips --version " +
+		"--kill-on-exit --pidns-translation")}
 
-var ltraceOpts = getopt{short: "aADeFlnopsuwx", long: []string{
-	"--align", "--config", "--indent", "--library", "--output", "--where",
-}, flags: []string{"--demangle", "--help", "--version", "--no-signals", "--no-plt"}}
+var ltraceOpts = getopt{short: "aADeFlnopsuwx", long: names("--align --config --indent --library --output --where"),
+	flags: names("--demangle --help --version --no-signals --no-plt")}
 
-var xvfbOpts = getopt{short: "efnpsw", long: []string{"--error-file", "--auth-file", "--server-num",
-	"--xauth-protocol", "--server-args", "--wait"}, flags: []string{"--auto-servernum", "--listen-tcp", "--help"}}
+var xvfbOpts = getopt{short: "efnpsw", long: names("--error-file --auth-file --server-num --xauth-protocol " +
+	"--server-args --wait"), flags: names("--auto-servernum --listen-tcp --help")}
 
 // xvfbRun runs a command with a virtual X server. It writes the server's
 // errors (-e) and an X authority file (-f) where it is told; -l and the
@@ -449,7 +428,7 @@ func xvfbRun(c *call) effect {
 // own, not a system one) says which programs the bus starts and where it
 // listens.
 func dbusRunSession(c *call) effect {
-	p := getopt{long: []string{"--config-file", "--dbus-daemon"}, exact: true}.split(c.args)
+	p := getopt{long: names("--config-file --dbus-daemon"), exact: true}.split(c.args)
 	rest := p.ops
 	e := effect{none: true}
 	if f, ok := p.value("--config-file"); ok {
@@ -465,7 +444,7 @@ func dbusRunSession(c *call) effect {
 // proxychains runs a command through the proxies its configuration (-f)
 // lists.
 func proxychains(c *call) effect {
-	p := getopt{short: "f", exact: true}.split(c.args)
+	p := getopt{short: "f"}.split(c.args)
 	rest := p.ops
 	e := effect{none: true}
 	if f, ok := p.value("-f"); ok {
@@ -476,7 +455,7 @@ func proxychains(c *call) effect {
 
 // torsocks runs a command through Tor; --shell opens a shell.
 func torsocks(c *call) effect {
-	p := getopt{short: "upaP", long: []string{"--user", "--pass", "--address", "--port"}, exact: true}.split(c.args)
+	p := getopt{short: "upaP", long: names("--user --pass --address --port"), exact: true}.split(c.args)
 	rest := p.ops
 	switch {
 	case p.has("--shell"):
@@ -649,9 +628,9 @@ func tracer(via string, g getopt) rule {
 	}
 }
 
-var watchOpts = getopt{short: "nq", long: []string{"--interval", "--equexit"}, flags: []string{"--beep", "--color", "--no-color", "--differences", "--errexit", "--chgexit", "--precise",
-	"--no-title", "--no-wrap", "--no-linewrap", "--exec", "--help", "--version"},
-	optShort: "d"}
+var watchOpts = getopt{short: "nq", optShort: "d", long: names("--interval --equexit"),
+	flags: names("--beep --color --no-color --differences --errexit --chgexit --precise --no-title --no-wrap " +
+		"--no-linewrap --exec --help --version")}
 
 // watch runs its command with "sh -c" (with -x, as words).
 func watch(c *call) effect {
@@ -671,17 +650,16 @@ func watch(c *call) effect {
 func commandRule(c *call) effect {
 	p := getopt{}.split(c.args)
 	rest := p.ops
-	if p.has("-v", "-V") || len(rest) == 0 {
+	if p.has("-v", "-V") {
 		return inert("describes a command")
 	}
-	c.run("command", rest, effect{})
-	return effect{none: true}
+	return c.runs("command", rest, inert("describes a command"))
 }
 
 // builtinRule runs a shell built-in; ksh93's "builtin -f LIB" loads
 // built-ins from a shared library.
 func builtinRule(c *call) effect {
-	p := getopt{short: "f", exact: true}.split(c.args)
+	p := getopt{short: "f"}.split(c.args)
 	rest := p.ops
 	if f, ok := p.value("-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
@@ -694,19 +672,13 @@ func builtinRule(c *call) effect {
 }
 
 func execRule(c *call) effect {
-	rest := getopt{short: "a", exact: true}.split(c.args).ops
-	if len(rest) == 0 {
-		return inert("changes the shell's file descriptors")
-	}
-	c.run("exec", rest, effect{})
-	return effect{none: true}
+	rest := getopt{short: "a"}.split(c.args).ops
+	return c.runs("exec", rest, inert("changes the shell's file descriptors"))
 }
 
-var xargsOpts = getopt{short: "adEILnPsJRS", long: []string{
-	"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var",
-}, flags: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty",
-	"--show-limits", "--verbose", "--exit", "--help", "--version"},
-	optShort: "eil"}
+var xargsOpts = getopt{short: "adEILnPsJRS", optShort: "eil", long: names("--arg-file --delimiter --max-lines " +
+	"--max-args --max-procs --max-chars --process-slot-var"), flags: names("--null --eof --replace --open-tty " +
+	"--interactive --no-run-if-empty --show-limits --verbose --exit --help --version")}
 
 // xargs runs its command with arguments read from its input, or from the
 // file given to -a, which it reads (xargs -a FILE echo prints it).
@@ -759,6 +731,16 @@ func xargs(c *call) effect {
 	return e
 }
 
+// runs runs rest as the command of a wrapper that adds nothing of its own;
+// without a command the wrapper does idle.
+func (c *call) runs(via string, rest []arg, idle effect) effect {
+	if len(rest) == 0 {
+		return idle
+	}
+	c.run(via, rest, effect{})
+	return effect{none: true}
+}
+
 // wraps runs rest as the command of a wrapper whose own options did e (or
 // nothing); without a command the wrapper only reads.
 func (c *call) wraps(via string, rest []arg, e effect) effect {
@@ -769,24 +751,20 @@ func (c *call) wraps(via string, rest []arg, e effect) effect {
 	return e
 }
 
-var parallelOpts = getopt{short: "aCdEIjJLnNPsS", long: []string{
-	"--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--basenamereplace", "--bnr",
-	"--basenameextensionreplace", "--bner", "--bin", "--block", "--block-size", "--blocktimeout", "--bt",
-	"--colsep", "--compress-program", "--decompress-program", "--delay", "--delimiter", "--dirnamereplace",
-	"--dnr", "--env", "--extensionreplace", "--er", "--filter", "--group-by", "--halt", "--halt-on-error",
-	"--header", "--joblog", "--jobs", "--limit", "--load", "--max-args", "--max-chars", "--max-lines",
-	"--max-procs", "--max-replace-args", "--memfree", "--memsuspend", "--nice", "--parens", "--profile",
-	"--results", "--res", "--retries", "--return", "--rpl", "--seqreplace", "--shard", "--slotreplace",
-	"--sqlandworker", "--sqlmaster", "--sqlworker", "--ssh", "--sshdelay", "--sshlogin", "--sshloginfile",
-	"--slf", "--tagstring", "--tag-string", "--template", "--tmpl", "--termseq", "--timeout", "--tmpdir",
-	"--tempdir", "--transferfile", "--tf", "--trc", "--workdir", "--wd",
-}, flags: []string{"--bar", "--cat", "--cleanup", "--csv", "--ctag", "--dry-run", "--eta", "--fifo", "--files",
-	"--group", "--keep-order", "--line-buffer", "--lb", "--link", "--xapply", "--nonall", "--onall", "--null",
-	"--pipe", "--spreadstdin", "--pipepart", "--plus", "--progress", "--quote", "--resume", "--resume-failed",
-	"--retry-failed", "--semaphore", "--shebang", "--shebang-wrap", "--shellquote", "--shuf", "--tag", "--tee",
-	"--transfer", "--tty", "--ungroup", "--verbose", "--version", "--xargs", "--help", "--record-env",
-	"--citation", "--will-cite", "--bibtex", "--embed", "--interactive", "--no-notice", "--number-of-cpus",
-	"--number-of-cores", "--number-of-sockets", "--number-of-threads", "--fg", "--bg", "--sqlworker"}}
+var parallelOpts = getopt{short: "aCdEIjJLnNPsS", long: names("--arg-file --arg-file-sep --arg-sep --basefile --bf " +
+	"--basenamereplace --bnr --basenameextensionreplace --bner --bin --block --block-size --blocktimeout --bt " +
+	"--colsep --compress-program --decompress-program --delay --delimiter --dirnamereplace --dnr --env " +
+	"--extensionreplace --er --filter --group-by --halt --halt-on-error --header --joblog --jobs --limit --load " +
+	"--max-args --max-chars --max-lines --max-procs --max-replace-args --memfree --memsuspend --nice --parens " +
+	"--profile --results --res --retries --return --rpl --seqreplace --shard --slotreplace --sqlandworker " +
+	"--sqlmaster --sqlworker --ssh --sshdelay --sshlogin --sshloginfile --slf --tagstring --tag-string " +
+	"--template --tmpl --termseq --timeout --tmpdir --tempdir --transferfile --tf --trc --workdir --wd"),
+	flags: names("--bar --cat --cleanup --csv --ctag --dry-run --eta --fifo --files --group --keep-order " +
+		"--line-buffer --lb --link --xapply --nonall --onall --null --pipe --spreadstdin --pipepart --plus " +
+		"--progress --quote --resume --resume-failed --retry-failed --semaphore --shebang --shebang-wrap " +
+		"--shellquote --shuf --tag --tee --transfer --tty --ungroup --verbose --version --xargs --help --record-env " +
+		"--citation --will-cite --bibtex --embed --interactive --no-notice --number-of-cpus --number-of-cores " +
+		"--number-of-sockets --number-of-threads --fg --bg --sqlworker")}
 
 // parallel is GNU parallel: the command before ":::" is run by a shell,
 // with inputs given after ":::" or read from files (-a, "::::"). Its own
@@ -1257,18 +1235,16 @@ type foreignOpts struct {
 }
 
 var foreignShells = map[string]foreignOpts{
-	"fish": {opts: getopt{short: "cCdfop", long: []string{"--command", "--init-command", "--debug",
-		"--features", "--debug-output", "--profile", "--profile-startup"}, flags: []string{"--interactive",
-		"--login", "--no-config", "--no-execute", "--print-rusage-self", "--print-debug-categories", "--private",
-		"--version", "--help"}},
+	"fish": {opts: getopt{short: "cCdfop", long: names("--command --init-command --debug --features --debug-output " +
+		"--profile --profile-startup"), flags: names("--interactive --login --no-config --no-execute " +
+		"--print-rusage-self --print-debug-categories --private --version --help")},
 		code: []string{"-c", "--command", "-C", "--init-command"}, stdin: []string{"-i", "--interactive"},
 		writes: []string{"-o", "--debug-output", "-p", "--profile", "--profile-startup"}},
 	"csh":  {opts: getopt{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
 	"tcsh": {opts: getopt{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
-	"nu": {opts: getopt{short: "ceIm", long: []string{"--commands", "--execute", "--config",
-		"--env-config", "--plugin-config", "--plugins", "--log-level", "--log-target", "--log-include",
-		"--log-exclude", "--table-mode", "--error-style", "--include-path", "--experimental-options",
-		"--ide-goto-def", "--ide-hover", "--ide-complete", "--ide-check"}},
+	"nu": {opts: getopt{short: "ceIm", long: names("--commands --execute --config --env-config --plugin-config " +
+		"--plugins --log-level --log-target --log-include --log-exclude --table-mode --error-style " +
+		"--include-path --experimental-options --ide-goto-def --ide-hover --ide-complete --ide-check")},
 		code:  []string{"-c", "--commands", "-e", "--execute"},
 		stdin: []string{"-i", "--interactive", "--stdin"},
 		rc:    []string{"--config", "--env-config", "--plugin-config", "--plugins"}},
@@ -1276,7 +1252,7 @@ var foreignShells = map[string]foreignOpts{
 	"elvish": {opts: goOptions("--rc", "--log", "--db", "--sock", "--deprecation-level"),
 		code: []string{"-c", "--c"}, stdin: []string{"-i", "--i"}, rc: []string{"--rc"},
 		writes: []string{"--log", "--db"}},
-	"xonsh": {opts: getopt{short: "cD", long: []string{"--rc", "--shell-type", "--timings"}},
+	"xonsh": {opts: getopt{short: "cD", long: names("--rc --shell-type --timings")},
 		code: []string{"-c"}, stdin: []string{"-i", "--interactive"}, rc: []string{"--rc"}, env: []string{"-D"}},
 }
 
@@ -1414,7 +1390,7 @@ var busyboxApplets = map[string]rule{
 // HTTP, and runs the CGI programs under it; -d, -e and -m only encode or
 // hash a string.
 func httpd(c *call) effect {
-	p := getopt{short: "cpuhrmeid", exact: true}.split(c.args)
+	p := getopt{short: "cpuhrmeid"}.split(c.args)
 	if p.has("-d", "-e", "-m") {
 		return read("encodes a string")
 	}
@@ -1448,7 +1424,7 @@ func (c *call) servesFiles(e *effect, dir arg) {
 // of a directory, and writes there with the write letter (ftpd -w).
 func fileServer(writeOpt, reason string) rule {
 	return func(c *call) effect {
-		p := getopt{short: "tTuU", exact: true}.split(c.args)
+		p := getopt{short: "tTuU"}.split(c.args)
 		ops := p.ops
 		dir := literal(".")
 		if len(ops) > 0 {
@@ -1470,7 +1446,7 @@ func fileServer(writeOpt, reason string) rule {
 // telnetd gives its login program (-l, /bin/login by default) to whoever
 // connects: the program reads their input.
 func telnetd(c *call) effect {
-	p := getopt{short: "lpbfS", exact: true}.split(c.args)
+	p := getopt{short: "lpbfS"}.split(c.args)
 	prog, ok := p.value("-l")
 	if !ok {
 		prog = literal("/bin/login")
@@ -1483,7 +1459,7 @@ func telnetd(c *call) effect {
 // svd is tcpsvd or udpsvd: "tcpsvd [options] IP PORT PROG ARGS" runs PROG
 // for each connection, reading from it.
 func svd(c *call) effect {
-	ops := getopt{short: "cCbul", exact: true}.split(c.args).ops
+	ops := getopt{short: "cCbul"}.split(c.args).ops
 	e := net(airlock.ClassNetConnect, "gives a program to whoever connects")
 	if len(ops) < 3 {
 		return e
@@ -1497,7 +1473,7 @@ func svd(c *call) effect {
 // (HOST REMOTE [LOCAL]: uploads LOCAL).
 func ftpTransfer(upload bool) rule {
 	return func(c *call) effect {
-		ops := getopt{short: "upP", exact: true}.split(c.args).ops
+		ops := getopt{short: "upP"}.split(c.args).ops
 		e := net(airlock.ClassNetHTTP, "downloads a file over FTP")
 		if upload {
 			e.reason = "uploads a file over FTP"
@@ -1536,10 +1512,11 @@ func inotifyd(c *call) effect {
 	return effect{none: true}
 }
 
-var startStopOpts = getopt{short: "xapnugcrdNPIksRO", long: []string{"--exec", "--startas",
-	"--pidfile", "--name", "--user", "--group", "--chuid", "--chroot", "--chdir", "--nicelevel", "--procsched",
-	"--iosched", "--umask", "--signal", "--retry", "--output", "--ppid", "--notify-timeout"}, flags: []string{"--start", "--stop", "--status", "--test", "--oknodo", "--quiet", "--verbose", "--background",
-	"--no-close", "--make-pidfile", "--remove-pidfile", "--notify-await", "--help", "--version"}}
+var startStopOpts = getopt{short: "xapnugcrdNPIksRO",
+	long: names("--exec --startas --pidfile --name --user --group --chuid --chroot --chdir --nicelevel --procsched " +
+		"--iosched --umask --signal --retry --output --ppid --notify-timeout"), flags: names("--start --stop --status " +
+		"--test --oknodo --quiet --verbose --background --no-close --make-pidfile --remove-pidfile --notify-await " +
+		"--help --version")}
 
 // startStopDaemon starts the program of -x (--exec) or -a (--startas),
 // with the arguments after "--", and writes its output (-O) and its pid
@@ -1574,7 +1551,7 @@ func startStopDaemon(c *call) effect {
 // chpst runs a program with changed limits, user or environment: -e DIR
 // sets variables from the files of DIR, which Airlock cannot see.
 func chpst(c *call) effect {
-	p := getopt{short: "uUe/nlLmdofpct", exact: true}.split(c.args)
+	p := getopt{short: "uUe/nlLmdofpct"}.split(c.args)
 	rest := p.ops
 	e := effect{none: true}
 	if d, ok := p.value("-e"); ok {
@@ -1600,7 +1577,7 @@ func setarch(named bool) rule {
 		if named && len(args) > 0 && !(args[0].static && strings.HasPrefix(args[0].val, "-")) {
 			args = args[1:]
 		}
-		rest := getopt{short: "B", exact: true}.split(args).ops
+		rest := getopt{short: "B"}.split(args).ops
 		if len(rest) == 0 {
 			if named && len(c.args) == 0 {
 				return read("lists architectures")
@@ -1654,7 +1631,8 @@ func sg(c *call) effect {
 	return effect{none: true}
 }
 
-var runconOpts = getopt{short: "urtl", long: []string{"--user", "--role", "--type", "--range"}, flags: []string{"--compute", "--help", "--version"}}
+var runconOpts = getopt{short: "urtl", long: names("--user --role --type --range"), flags: names("--compute --help " +
+	"--version")}
 
 // runcon runs "runcon CONTEXT COMMAND", or "runcon -t TYPE ... COMMAND".
 func runcon(c *call) effect {
@@ -1663,11 +1641,7 @@ func runcon(c *call) effect {
 	if !p.has("-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range") && len(rest) > 0 {
 		rest = rest[1:]
 	}
-	if len(rest) == 0 {
-		return read("shows the security context")
-	}
-	c.run("runcon", rest, effect{})
-	return effect{none: true}
+	return c.runs("runcon", rest, read("shows the security context"))
 }
 
 // ksu is Kerberos su: "ksu [USER] [options] -e COMMAND..." runs COMMAND
@@ -1691,10 +1665,9 @@ func ksu(c *call) effect {
 	return unknown("opens an interactive shell as another user")
 }
 
-var prlimitOpts = getopt{short: "po", long: []string{"--pid", "--output"}, flags: []string{"--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile",
-	"--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime", "--noheadings",
-	"--raw", "--verbose", "--help", "--version"},
-	optShort: "cdefilmnqrstuvxy"}
+var prlimitOpts = getopt{short: "po", optShort: "cdefilmnqrstuvxy", long: names("--pid --output"),
+	flags: names("--core --data --nice --fsize --sigpending --memlock --rss --nofile --msgqueue --rtprio --stack " +
+		"--cpu --nproc --as --locks --rttime --noheadings --raw --verbose --help --version")}
 
 // prlimit runs a command with resource limits, or changes those of a
 // running process (--pid).
@@ -1704,16 +1677,12 @@ func prlimit(c *call) effect {
 	if _, ok := p.value("-p", "--pid"); ok {
 		return exec("changes the resource limits of a running process")
 	}
-	if len(rest) == 0 {
-		return read("shows resource limits")
-	}
-	c.run("prlimit", rest, effect{})
-	return effect{none: true}
+	return c.runs("prlimit", rest, read("shows resource limits"))
 }
 
-var cpulimitOpts = getopt{short: "lpePsc", long: []string{"--limit", "--pid", "--exe", "--path",
-	"--signal", "--cpu"}, flags: []string{"--lazy", "--include-children", "--verbose", "--foreground", "--quiet",
-	"--kill", "--restore", "--monitor-forks", "--background", "--help"}}
+var cpulimitOpts = getopt{short: "lpePsc", long: names("--limit --pid --exe --path --signal --cpu"),
+	flags: names("--lazy --include-children --verbose --foreground --quiet --kill --restore --monitor-forks " +
+		"--background --help")}
 
 // cpulimit runs a command with a CPU limit, or limits a running process
 // (-p, -e, -P).
@@ -1733,16 +1702,11 @@ func cpulimit(c *call) effect {
 // choom runs "choom -n ADJ COMMAND", or with -p changes the OOM score of a
 // running process.
 func choom(c *call) effect {
-	p := getopt{short: "np", long: []string{"--adjust", "--pid"}, exact: true}.split(c.args)
-	rest := p.ops
-	switch {
-	case p.has("-p", "--pid"):
+	p := getopt{short: "np", long: names("--adjust --pid"), exact: true}.split(c.args)
+	if p.has("-p", "--pid") {
 		return exec("changes the OOM score of a running process")
-	case len(rest) == 0:
-		return read("runs no command")
 	}
-	c.run("choom", rest, effect{})
-	return effect{none: true}
+	return c.runs("choom", p.ops, read("runs no command"))
 }
 
 // logsave runs "logsave [-asv] LOGFILE COMMAND" and writes the command's
@@ -1798,35 +1762,29 @@ func rlwrap(c *call) effect {
 	return c.wraps("rlwrap", rest, e)
 }
 
-var rlwrapOpts = getopt{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
-	"--command-name", "--history-no-dupes", "--extra-char-after-completion", "--file", "--history-format",
-	"--forget-matching", "--history-filename", "--logfile", "--multi-line-ext", "--only-cook", "--pre-given",
-	"--quote-characters", "--histsize", "--substitute-prompt", "--set-term-name", "--wait-before-prompt",
-	"--filter"}, flags: []string{"--ansi-colour-aware", "--always-readline", "--complete-filenames",
-	"--case-insensitive", "--no-children", "--no-warnings", "--one-shot", "--remember", "--renice", "--mirror-arguments",
-	"--version", "--polling", "--help", "--password", "--multi-line", "--prompt-colour"},
-	optShort: "amp"}
+var rlwrapOpts = getopt{short: "bCDefFgHlMOPqsStwz", optShort: "amp", long: names("--break-chars --command-name " +
+	"--history-no-dupes --extra-char-after-completion --file --history-format --forget-matching " +
+	"--history-filename --logfile --multi-line-ext --only-cook --pre-given --quote-characters --histsize " +
+	"--substitute-prompt --set-term-name --wait-before-prompt --filter"), flags: names("--ansi-colour-aware " +
+	"--always-readline --complete-filenames --case-insensitive --no-children --no-warnings --one-shot " +
+	"--remember --renice --mirror-arguments --version --polling --help --password --multi-line --prompt-colour")}
 
 // faketime runs "faketime [options] TIMESTAMP COMMAND"; --date-prog names
 // the program that reads the timestamp.
 func faketime(c *call) effect {
-	p := getopt{long: []string{"--date-prog"}, exact: true}.split(c.args)
+	p := getopt{long: names("--date-prog"), exact: true}.split(c.args)
 	rest := p.ops
 	if p, ok := p.value("--date-prog"); ok {
 		c.run("faketime --date-prog", []arg{p}, effect{})
 	}
-	if len(rest) < 2 {
-		return read("runs no command")
-	}
-	c.run("faketime", rest[1:], effect{})
-	return effect{none: true}
+	return c.runs("faketime", rest[min(1, len(rest)):], read("runs no command"))
 }
 
 // fakeroot runs a command, or the user's shell, pretending to be root: -l
 // loads a library into it, --faked runs another daemon, -s writes its
 // state to a file and -i reads it.
 func fakeroot(c *call) effect {
-	p := getopt{short: "lisb", long: []string{"--lib", "--faked", "--fd-base"}, exact: true}.split(c.args)
+	p := getopt{short: "lisb", long: names("--lib --faked --fd-base"), exact: true}.split(c.args)
 	rest := p.ops
 	e := effect{none: true}
 	for _, o := range p.opts {
@@ -1932,9 +1890,9 @@ func ssh(c *call) effect {
 	return e
 }
 
-var scriptOpts = getopt{short: "BIOTEmoc", long: []string{"--log-io", "--log-in", "--log-out",
-	"--log-timing", "--echo", "--logging-format", "--output-limit", "--command"}, flags: []string{"--append", "--return", "--flush", "--force", "--quiet", "--timing", "--help", "--version"},
-	optShort: "t"}
+var scriptOpts = getopt{short: "BIOTEmoc", optShort: "t", long: names("--log-io --log-in --log-out --log-timing " +
+	"--echo --logging-format --output-limit --command"), flags: names("--append --return --flush --force --quiet " +
+	"--timing --help --version")}
 
 // scriptRule is script, which records a session to its files (the
 // operand, the log options) while it runs a command (-c; on BSD, the words
