@@ -378,12 +378,6 @@ func (c *call) optWrite(reason string, f arg) effect {
 	return e
 }
 
-// sliceArg is the value attached to an option word ("-oFILE" → "FILE").
-func sliceArg(a arg, from int) arg {
-	v := a.val[from:]
-	return arg{val: v, text: quote(v), static: true, glob: a.glob}
-}
-
 // envAssigns consumes the NAME=VALUE words that env and sudo accept before
 // the command, and returns why one of them matters ("" if none does) and the
 // words after them.

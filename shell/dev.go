@@ -1148,7 +1148,7 @@ func javac(c *call) effect {
 	var jvm []arg
 	for _, w := range c.args {
 		if w.static && strings.HasPrefix(w.val, "-J") {
-			jvm = append(jvm, sliceArg(w, 2))
+			jvm = append(jvm, valueArg(w, w.val[2:]))
 		}
 	}
 	c.jvmOptions(&e, "javac", jvm)
@@ -1198,12 +1198,6 @@ func (c *call) rustcFlags(e *effect, via string, settings []arg) {
 			c.writesTo(e, "writes where -C "+key+" says", literal(val))
 		}
 	}
-}
-
-// optName is an option word without its "=value".
-func optName(v string) string {
-	name, _, _ := strings.Cut(v, "=")
-	return name
 }
 
 // lang describes an interpreter's options.
@@ -1652,7 +1646,7 @@ func jshell(c *call) effect {
 	var jvm []arg
 	for _, w := range c.args {
 		if w.static && (strings.HasPrefix(w.val, "-J") || strings.HasPrefix(w.val, "-R")) {
-			jvm = append(jvm, sliceArg(w, 2))
+			jvm = append(jvm, valueArg(w, w.val[2:]))
 		}
 	}
 	c.jvmOptions(&e, "jshell", jvm)

@@ -127,27 +127,24 @@ func (g *getopt) each(args []arg, lead bool, f func(o option, op bool) bool) (re
 		if v == "--" && a.static {
 			return g.operands(args, i+1, lead, f), dyn
 		}
-		var o option
+		if !a.static && lead {
+			// Unquoted, it may be several words: where the options end is
+			// only known at run time, and so is the first operand (a
+			// wrapper's command, a subcommand).
+			return i, true
+		}
 		var end, more bool
 		if name, kind, n, ok := g.longWord(v); ok {
+			var o option
 			o, i, end = g.longOption(args, i, a, v, name, kind, n)
 			more = !a.static && !strings.Contains(v, "=") // "--pre$X": a longer name, or a value, may follow
 			if !f(o, false) {
 				return len(args), dyn
 			}
 		} else {
-			start := i
 			i, end, more = g.cluster(args, i, a, v, f)
-			if more && lead {
-				// Where the options end is only known at run time: so is
-				// the first operand (a wrapper's command).
-				return start, true
-			}
 		}
 		dyn = dyn || more
-		if more && lead {
-			return i, dyn
-		}
 		if end {
 			return g.operands(args, i+1, lead, f), dyn
 		}
@@ -478,8 +475,9 @@ func (c *call) value(opts ...string) (arg, bool) {
 	var val arg
 	found := false
 	g.each(c.args, false, func(o option, op bool) bool {
-		found = !op && o.has && o.is(opts)
-		val = o.val
+		if found = !op && o.has && o.is(opts); found {
+			val = o.val
+		}
 		return !found
 	})
 	return val, found

@@ -1159,9 +1159,9 @@ func nmap(c *call) effect {
 		// -oXFILE and -iLFILE are -o and -i with the format glued to the file.
 		switch {
 		case o.name == "-o" && o.val.val != "" && strings.ContainsRune("NXSGAMH", rune(o.val.val[0])):
-			c.use(&e, writesFile, "nmap -o", sliceArg(o.val, 1))
+			c.use(&e, writesFile, "nmap -o", valueArg(o.val, o.val.val[1:]))
 		case o.name == "-i" && strings.HasPrefix(o.val.val, "L"):
-			c.use(&e, sendsFile, "nmap -i", sliceArg(o.val, 1))
+			c.use(&e, sendsFile, "nmap -i", valueArg(o.val, o.val.val[1:]))
 		case o.name == "-oA":
 			for _, ext := range []string{".nmap", ".xml", ".gnmap"} {
 				c.use(&e, writesFile, "nmap -oA", literal(o.val.val+ext))

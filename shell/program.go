@@ -9,9 +9,11 @@ import (
 // The programs Airlock knows, and how their subcommands and options change
 // what they do: one table per family, each in its own file (builtin.go,
 // wrapper.go, file.go, network.go, admin.go, dev.go, git.go, package.go,
-// infra.go), with its cases in testdata/corpus.txt. A program that is in no
-// table runs as "process.exec" (write), marked Generic so that a policy
-// classifier may say more.
+// infra.go), with its cases in testdata/corpus.txt. Every rule reads its
+// program's options with one parser, getopt (getopt.go), and a program
+// known by what its options do is a tool whose options have roles
+// (tool.go). A program that is in no table runs as "process.exec" (write),
+// marked Generic so that a policy classifier may say more.
 
 // programs maps a program name to its rule. Each name is in exactly one
 // table (a test checks it).

@@ -111,7 +111,7 @@ func (c *call) use(e *effect, r role, via string, v arg) {
 			c.shellCommand(via, strings.TrimSuffix(v.val, "|"))
 			return
 		case strings.HasPrefix(v.val, "@") && r == sendsFile:
-			v = sliceArg(v, 1)
+			v = valueArg(v, v.val[1:])
 		}
 	}
 	switch r {

@@ -491,7 +491,7 @@ func firejail(c *call) effect {
 		name, _, eq := strings.Cut(a.val, "=")
 		val := arg{}
 		if eq {
-			val = sliceArg(a, len(name)+1)
+			val = valueArg(a, a.val[len(name)+1:])
 		}
 		ops := c.args[i+1:]
 		switch name {
@@ -1059,7 +1059,7 @@ func fdExec(a arg) ([]arg, bool) {
 			return nil, false
 		}
 		if eq {
-			return []arg{sliceArg(a, len(name)+1)}, true
+			return []arg{valueArg(a, a.val[len(name)+1:])}, true
 		}
 		return nil, true
 	}
@@ -1067,7 +1067,7 @@ func fdExec(a arg) ([]arg, bool) {
 		switch {
 		case v[j] == 'x' || v[j] == 'X':
 			if j+1 < len(v) {
-				return []arg{sliceArg(a, j+1)}, true
+				return []arg{valueArg(a, a.val[j+1:])}, true
 			}
 			return nil, true
 		case strings.IndexByte("deEtSojc", v[j]) >= 0:
