@@ -578,11 +578,15 @@ func markdownlint(c *call) effect {
 	return e
 }
 
+// staticcheckDebug are staticcheck's debug flags (Go's), which write
+// profiles.
+var staticcheckDebug = names("-debug.cpuprofile -debug.memprofile -debug.trace -debug.measure-analyzers")
+
 // staticcheck takes Go flags; its debug flags write profiles.
 func staticcheck(c *call) effect {
 	e := reads("lints Go code", "-checks", "-f", "-go", "-tags", "-matrix")(c)
-	debug := names("-debug.cpuprofile -debug.memprofile -debug.trace -debug.measure-analyzers")
-	c.writesTo(&e, "writes a profile or trace", goOptions(debug...).parse(c.args).values(debug...)...)
+	p := goOptions(staticcheckDebug...).parse(c.args)
+	c.writesTo(&e, "writes a profile or trace", p.values(staticcheckDebug...)...)
 	return e
 }
 
@@ -846,6 +850,8 @@ func cmake(c *call) effect {
 	return e
 }
 
+var mesonDevenvOpts = getopt{short: "Cw", long: names("--workdir --dump-format"), exact: true}
+
 // meson devenv runs a command, or a shell, in the build's environment.
 func meson(c *call) effect {
 	ops := operands(c.args, "-C", "-w", "--workdir", "--dump-format")
@@ -858,7 +864,7 @@ func meson(c *call) effect {
 	}
 	for i, a := range c.args {
 		if a.static && a.val == "devenv" {
-			rest := getopt{short: "Cw", long: names("--workdir --dump-format"), exact: true}.split(c.args[i+1:]).ops
+			rest := mesonDevenvOpts.split(c.args[i+1:]).ops
 			if len(rest) > 0 {
 				c.run("meson devenv", rest, effect{})
 				return effect{none: true}

@@ -191,8 +191,9 @@ func gitWriter(reason string) rule { return fixed(gitWrite(reason)) }
 // gitIf is a subcommand that does yes when one of opts (space-separated)
 // is given, and no otherwise.
 func gitIf(opts string, yes, no effect) rule {
+	list := names(opts)
 	return func(c *call) effect {
-		if gitHas(c.args, names(opts)...) {
+		if gitHas(c.args, list...) {
 			return yes
 		}
 		return no
@@ -331,8 +332,9 @@ func gitPush(c *call) effect {
 // (space-separated) as commands; shorts are its short options that take a
 // value, to walk bundles.
 func gitRunning(via, shorts, opts string, e effect) rule {
+	list := names(opts)
 	return func(c *call) effect {
-		gitRunsOpts(c, via, shorts, names(opts)...)
+		gitRunsOpts(c, via, shorts, list...)
 		return e
 	}
 }
@@ -735,11 +737,12 @@ func gitAfter(args []arg, word string) []arg {
 	return nil
 }
 
+var gitGrepOpts = getopt{short: "efABCm", optShort: "O", optLong: names("--open-files-in-pager"), partial: true}
+
 // gitGrep: -O[PAGER] (--open-files-in-pager[=PAGER]) runs PAGER with the
 // files that match.
 func gitGrep(c *call) effect {
-	g := getopt{short: "efABCm", optShort: "O", optLong: names("--open-files-in-pager"), partial: true}
-	for _, pager := range g.parse(c.args).values("-O", "--open-files-in-pager") {
+	for _, pager := range gitGrepOpts.parse(c.args).values("-O", "--open-files-in-pager") {
 		if pager.val != "" {
 			c.runWords("git grep -O", []arg{literal(pager.val)}, input{})
 		}

@@ -233,6 +233,10 @@ func helm(c *call) effect {
 var terraformGlobals = []string{"--terragrunt-tfpath", "--tf-path", "--terragrunt-config", "--config",
 	"--terragrunt-working-dir", "--working-dir"}
 
+// terraformOutputs are terraform's flags (Go's) whose value is a file it
+// writes.
+var terraformOutputs = names("-out -state-out -backup -generate-config-out")
+
 // terraform: the subcommand; terragrunt's --tf-path names the program it
 // runs as terraform; output files; secrets named are read out.
 func terraform(c *call) effect {
@@ -250,8 +254,8 @@ func terraform(c *call) effect {
 		args = args[1:]
 	}
 	e := c.delegate(args, terraformSub)
-	outs := names("-out -state-out -backup -generate-config-out")
-	c.writesTo(&e, "writes a plan or state where an option says", goOptions(outs...).parse(args).values(outs...)...)
+	c.writesTo(&e, "writes a plan or state where an option says",
+		goOptions(terraformOutputs...).parse(args).values(terraformOutputs...)...)
 	c.raiseSent(&e)
 	return e
 }
@@ -311,8 +315,10 @@ func terraformSub(c *call) effect {
 	return infraChange(airlock.TierDestructive, "changes infrastructure ("+c.name+" "+args[0].val+")")
 }
 
+var pulumiOpts = getopt{short: "sC", long: names("--stack --cwd"), exact: true}
+
 func pulumi(c *call) effect {
-	sub, rest, _ := subcommand(c.args, getopt{short: "sC", long: names("--stack --cwd"), exact: true})
+	sub, rest, _ := subcommand(c.args, pulumiOpts)
 	ops := operands(rest, "-s", "--stack", "-C", "--cwd")
 	verb := ""
 	if len(ops) > 0 {
@@ -473,9 +479,7 @@ func docker(c *call) effect {
 	}
 	key := sub
 	if dockerGroups[sub] {
-		o := getopt{short: "fp", long: names("--file --project-name --project-directory --profile --env-file"),
-			exact: true}
-		if sub2, _, ok := subcommand(rest, o); ok && sub2 != "" {
+		if sub2, _, ok := subcommand(rest, composeOpts); ok && sub2 != "" {
 			key = sub + " " + sub2
 		}
 	}
@@ -532,10 +536,13 @@ func dockerEffect(c *call, key string, rest []arg) effect {
 	return e
 }
 
+// composeOpts are the options of docker compose before its verb.
+var composeOpts = getopt{short: "fp", long: names("--file --project-name --project-directory --profile --env-file"),
+	exact: true}
+
 // compose is docker-compose: the docker verbs under "compose".
 func compose(c *call) effect {
-	sub, rest, ok := subcommand(c.args, getopt{short: "fp", long: names("--file --project-name --project-directory " +
-		"--profile --env-file"), exact: true})
+	sub, rest, ok := subcommand(c.args, composeOpts)
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}

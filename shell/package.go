@@ -385,9 +385,11 @@ func npm(c *call) effect {
 	return e
 }
 
+// npmGlobals are the options of npm, pnpm and yarn before a subcommand.
+var npmGlobals = getopt{short: "Cw", long: names("--prefix --cwd --filter --workspace --dir"), exact: true}
+
 func npmVerb(c *call) effect {
-	sub, rest, ok := subcommand(c.args, getopt{short: "Cw", long: names("--prefix --cwd --filter --workspace --dir"),
-		exact: true})
+	sub, rest, ok := subcommand(c.args, npmGlobals)
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}
@@ -533,10 +535,12 @@ func pip(c *call) effect {
 	return e
 }
 
+// pipGlobals are pip's options before a subcommand.
+var pipGlobals = getopt{long: names("--python --cache-dir --log --proxy --retries --timeout --exists-action " +
+	"--trusted-host --cert --client-cert --use-feature --use-deprecated --keyring-provider"), exact: true}
+
 func pipVerb(c *call, p parsed) effect {
-	sub, rest, ok := subcommand(c.args, getopt{long: names("--python --cache-dir --log --proxy --retries --timeout " +
-		"--exists-action --trusted-host --cert --client-cert --use-feature --use-deprecated --keyring-provider"),
-		exact: true})
+	sub, rest, ok := subcommand(c.args, pipGlobals)
 	if !ok {
 		return unknown("runs pip with a subcommand only known at run time")
 	}
@@ -603,9 +607,17 @@ func uv(c *call) effect {
 	return e
 }
 
+// uvGlobals are uv's options before a subcommand; uvRunOpts those of uv
+// run before its command.
+var (
+	uvGlobals = getopt{long: names("--directory --project --cache-dir --config-file --color"), exact: true}
+	uvRunOpts = getopt{short: "pw", long: names("--with --with-editable --with-requirements --python --project " +
+		"--directory --package --env-file --extra --group --index --default-index --index-url --extra-index-url " +
+		"--find-links --only-group --no-group"), exact: true}
+)
+
 func uvVerb(c *call) effect {
-	sub, rest, ok := subcommand(c.args, getopt{long: names("--directory --project --cache-dir --config-file --color"),
-		exact: true})
+	sub, rest, ok := subcommand(c.args, uvGlobals)
 	if !ok {
 		return unknown("runs uv with a subcommand only known at run time")
 	}
@@ -613,9 +625,7 @@ func uvVerb(c *call) effect {
 	case "pip":
 		return c.delegate(rest, pip)
 	case "run":
-		cmd := getopt{short: "pw", long: names("--with --with-editable --with-requirements --python --project " +
-			"--directory --package --env-file --extra --group --index --default-index --index-url " +
-			"--extra-index-url --find-links --only-group --no-group"), exact: true}.split(rest).ops
+		cmd := uvRunOpts.split(rest).ops
 		if len(cmd) == 0 {
 			return exec("runs the project")
 		}
@@ -799,8 +809,11 @@ var bundle = use(exec("runs a bundler command")).withNone(install(airlock.TierNe
 
 // PHP and .NET.
 
+// composerGlobals are composer's options before a subcommand.
+var composerGlobals = getopt{long: names("--working-dir -d"), exact: true}
+
 func composer(c *call) effect {
-	if sub, rest, ok := subcommand(c.args, getopt{long: names("--working-dir -d"), exact: true}); ok && sub == "global" {
+	if sub, rest, ok := subcommand(c.args, composerGlobals); ok && sub == "global" {
 		// composer global CMD runs CMD in the global project.
 		return worse(c.delegate(rest, composerVerbs), install(airlock.TierNetworkEgress, "changes global PHP tools"))
 	}
@@ -865,11 +878,15 @@ func nodeInstall(c *call) effect {
 
 // Version managers.
 
+// toolExecOpts are the options of a version manager's exec before the
+// command it runs.
+var toolExecOpts = getopt{short: "npe", long: names("--name --prefix"), exact: true}
+
 // toolExec runs the words after skip operands as a command (poetry run X,
 // bundle exec X).
 func toolExec(via string, skip int) rule {
 	return func(c *call) effect {
-		rest := getopt{short: "npe", long: names("--name --prefix -n -p"), exact: true}.split(c.args).ops
+		rest := toolExecOpts.split(c.args).ops
 		if len(rest) <= skip {
 			return exec("runs a command in a tool's environment")
 		}

@@ -68,10 +68,15 @@ var (
 	systemdRunOpts = getopt{short: "pEMHu", long: names("--unit --property --setenv --machine --host --uid --gid " +
 		"--nice --working-directory --slice --description --on-calendar --on-active --on-boot --on-startup " +
 		"--on-unit-active --on-unit-inactive --timer-property --path-property --socket-property --service-type")}
-	niceOpts    = getopt{short: "n", long: names("--adjustment"), flags: names("--help --version")}
-	stdbufOpts  = getopt{short: "ioe", long: names("--input --output --error"), flags: names("--help --version")}
-	setsidOpts  = getopt{flags: names("--ctty --fork --wait --help --version")}
-	timeoutOpts = getopt{short: "ks", long: names("--kill-after --signal"), flags: names("--preserve-status " +
+	dbusRunSessionOpts = getopt{long: names("--config-file --dbus-daemon"), exact: true}
+	torsocksOpts       = getopt{short: "upaP", long: names("--user --pass --address --port"), exact: true}
+	choomOpts          = getopt{short: "np", long: names("--adjust --pid"), exact: true}
+	faketimeOpts       = getopt{long: names("--date-prog"), exact: true}
+	fakerootOpts       = getopt{short: "lisb", long: names("--lib --faked --fd-base"), exact: true}
+	niceOpts           = getopt{short: "n", long: names("--adjustment"), flags: names("--help --version")}
+	stdbufOpts         = getopt{short: "ioe", long: names("--input --output --error"), flags: names("--help --version")}
+	setsidOpts         = getopt{flags: names("--ctty --fork --wait --help --version")}
+	timeoutOpts        = getopt{short: "ks", long: names("--kill-after --signal"), flags: names("--preserve-status " +
 		"--foreground --verbose --help --version")}
 	setprivOpts = getopt{long: names("--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps " +
 		"--bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access " +
@@ -428,7 +433,7 @@ func xvfbRun(c *call) effect {
 // own, not a system one) says which programs the bus starts and where it
 // listens.
 func dbusRunSession(c *call) effect {
-	p := getopt{long: names("--config-file --dbus-daemon"), exact: true}.split(c.args)
+	p := dbusRunSessionOpts.split(c.args)
 	rest := p.ops
 	e := effect{none: true}
 	if f, ok := p.value("--config-file"); ok {
@@ -455,7 +460,7 @@ func proxychains(c *call) effect {
 
 // torsocks runs a command through Tor; --shell opens a shell.
 func torsocks(c *call) effect {
-	p := getopt{short: "upaP", long: names("--user --pass --address --port"), exact: true}.split(c.args)
+	p := torsocksOpts.split(c.args)
 	rest := p.ops
 	switch {
 	case p.has("--shell"):
@@ -1702,7 +1707,7 @@ func cpulimit(c *call) effect {
 // choom runs "choom -n ADJ COMMAND", or with -p changes the OOM score of a
 // running process.
 func choom(c *call) effect {
-	p := getopt{short: "np", long: names("--adjust --pid"), exact: true}.split(c.args)
+	p := choomOpts.split(c.args)
 	if p.has("-p", "--pid") {
 		return exec("changes the OOM score of a running process")
 	}
@@ -1772,10 +1777,10 @@ var rlwrapOpts = getopt{short: "bCDefFgHlMOPqsStwz", optShort: "amp", long: name
 // faketime runs "faketime [options] TIMESTAMP COMMAND"; --date-prog names
 // the program that reads the timestamp.
 func faketime(c *call) effect {
-	p := getopt{long: names("--date-prog"), exact: true}.split(c.args)
+	p := faketimeOpts.split(c.args)
 	rest := p.ops
-	if p, ok := p.value("--date-prog"); ok {
-		c.run("faketime --date-prog", []arg{p}, effect{})
+	if prog, ok := p.value("--date-prog"); ok {
+		c.run("faketime --date-prog", []arg{prog}, effect{})
 	}
 	return c.runs("faketime", rest[min(1, len(rest)):], read("runs no command"))
 }
@@ -1784,7 +1789,7 @@ func faketime(c *call) effect {
 // loads a library into it, --faked runs another daemon, -s writes its
 // state to a file and -i reads it.
 func fakeroot(c *call) effect {
-	p := getopt{short: "lisb", long: names("--lib --faked --fd-base"), exact: true}.split(c.args)
+	p := fakerootOpts.split(c.args)
 	rest := p.ops
 	e := effect{none: true}
 	for _, o := range p.opts {
