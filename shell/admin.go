@@ -91,7 +91,7 @@ var systemdHost = getopt{short: "H", long: names("--host")}
 // remoteHost is the effect of systemdHost: the program talks to another
 // machine.
 func remoteHost(c *call) effect {
-	if systemdHost.parse(c.args).has("-H", "--host") {
+	if systemdHost.has(c.args, "-H", "--host") {
 		return net(airlock.ClassNetConnect, "runs on another host over ssh")
 	}
 	return effect{}
@@ -468,7 +468,7 @@ var ldconfigOpts = getopt{short: "cCfr", long: names("--format"), flags: names("
 // ldconfig rebuilds the library cache, which every program loads from,
 // unless it only prints it.
 func ldconfig(c *call) effect {
-	if ldconfigOpts.parse(c.args).has("-p", "--print-cache", "-V", "--version", "--help", "--usage") {
+	if ldconfigOpts.has(c.args, "-p", "--print-cache", "-V", "--version", "--help", "--usage") {
 		return read("shows the library cache")
 	}
 	return admin("changes the library cache")
@@ -480,7 +480,7 @@ var hwclockOpts = getopt{short: "f", long: names("--rtc --date --delay --adjfile
 
 // hwclock shows the hardware clock, or sets a clock.
 func hwclock(c *call) effect {
-	if hwclockOpts.parse(c.args).has("--set", "-w", "--systohc", "-s", "--hctosys", "--adjust", "-a", "--systz",
+	if hwclockOpts.has(c.args, "--set", "-w", "--systohc", "-s", "--hctosys", "--adjust", "-a", "--systz",
 		"--param-set", "--setepoch", "--update-drift") {
 		return admin("sets the clock")
 	}
@@ -495,7 +495,7 @@ var dmesgOpts = getopt{short: "Fflns", optShort: "L", long: names("--file --faci
 // dmesg shows the kernel log (or, with -F, a file), unless it clears it or
 // changes what reaches the console.
 func dmesg(c *call) effect {
-	if dmesgOpts.parse(c.args).has("-C", "--clear", "-c", "--read-clear", "-D", "--console-off", "-E", "--console-on",
+	if dmesgOpts.has(c.args, "-C", "--clear", "-c", "--read-clear", "-D", "--console-off", "-E", "--console-on",
 		"-n", "--console-level") {
 		return admin("changes the kernel log")
 	}

@@ -585,8 +585,7 @@ var staticcheckDebug = names("-debug.cpuprofile -debug.memprofile -debug.trace -
 // staticcheck takes Go flags; its debug flags write profiles.
 func staticcheck(c *call) effect {
 	e := reads("lints Go code", "-checks", "-f", "-go", "-tags", "-matrix")(c)
-	p := goOptions(staticcheckDebug...).parse(c.args)
-	c.writesTo(&e, "writes a profile or trace", p.values(staticcheckDebug...)...)
+	c.writesTo(&e, "writes a profile or trace", goOptions(staticcheckDebug...).values(c.args, staticcheckDebug...)...)
 	return e
 }
 
@@ -1080,7 +1079,7 @@ func cc(c *call) effect {
 // their value in the next word or joined to the option (-MFdeps.d,
 // -o/etc/x, -aux-info=x).
 func joinedValues(args []arg, opts ...string) []arg {
-	return getopt{long: opts, exact: true, joined: true}.parse(args).values(opts...)
+	return getopt{long: opts, exact: true, joined: true}.values(args, opts...)
 }
 
 // linkerOutputs raises e by the files that linker options write

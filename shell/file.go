@@ -1079,7 +1079,7 @@ func killRule(c *call) effect {
 }
 
 func fuser(c *call) effect {
-	if (getopt{short: "n", long: names("--namespace")}).parse(c.args).has("-k", "--kill") {
+	if (getopt{short: "n", long: []string{"--namespace"}}).has(c.args, "-k", "--kill") {
 		return kill("kills the processes using files")
 	}
 	return read("shows which processes use files")

@@ -82,6 +82,7 @@ func (g getopt) parse(args []arg) parsed {
 		if op {
 			p.ops = append(p.ops, o.val)
 		} else {
+			o.val = shown(o.val)
 			p.opts = append(p.opts, o)
 		}
 		return true
@@ -96,6 +97,7 @@ func (g getopt) split(args []arg) parsed {
 	var p parsed
 	var rest int
 	rest, p.dyn = g.each(args, true, func(o option, _ bool) bool {
+		o.val = shown(o.val)
 		p.opts = append(p.opts, o)
 		return true
 	})
@@ -197,9 +199,9 @@ func (g *getopt) longOption(args []arg, i int, a arg, v, name string, kind optKi
 	word, val, eq := strings.Cut(v, "=")
 	switch {
 	case eq:
-		o.val, o.has = valueArg(a, val), true
+		o.val, o.has = attached(a, val), true
 	case g.joined && kind == needsValue && len(word) > len(name) && strings.HasPrefix(word, name):
-		o.val, o.has = valueArg(a, word[len(name):]), true
+		o.val, o.has = attached(a, word[len(name):]), true
 	case !a.static:
 	case kind == needsValue && i+1 < len(args):
 		i++
@@ -218,7 +220,7 @@ func (g *getopt) cluster(args []arg, i int, a arg, v string, f func(o option, op
 		value, optional := g.takesShort(ch)
 		switch {
 		case (value || optional) && (j+1 < len(v) || !a.static):
-			o.val, o.has = valueArg(a, v[j+1:]), true
+			o.val, o.has = attached(a, v[j+1:]), true
 		case value && i+1 < len(args):
 			i++
 			o.val, o.has = known(args[i]), true
@@ -390,15 +392,27 @@ func (g *getopt) joinedName(word string) string {
 // valueArg is the value attached to an option word, whose known part is
 // v. A dynamic value that starts with a path is a pattern of that path,
 // for path checks ("--output=/etc/$F" may be any file under /etc).
-func valueArg(a arg, v string) arg {
+func valueArg(a arg, v string) arg { return shown(attached(a, v)) }
+
+// attached is valueArg without the text that shows it, which costs a
+// quoting: each leaves it to what keeps the value (shown).
+func attached(a arg, v string) arg {
 	if a.static {
-		return arg{val: v, text: quote(v), static: true, glob: a.glob}
+		return arg{val: v, static: true, glob: a.glob}
 	}
 	out := arg{text: a.text}
 	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
 		out.path, out.glob = v+"*", true
 	}
 	return out
+}
+
+// shown gives an attached value the text that shows it.
+func shown(a arg) arg {
+	if a.static && a.text == "" {
+		a.text = quote(a.val)
+	}
+	return a
 }
 
 // has reports whether one of names is given. A name with "=" is an option
@@ -450,6 +464,29 @@ func (o option) is(names []string) bool {
 	return false
 }
 
+// has reports whether args give one of names, read with g; values
+// returns the values args give them, in order. They read what parse does,
+// without keeping the rest.
+func (g getopt) has(args []arg, names ...string) bool {
+	found := false
+	g.each(args, false, func(o option, op bool) bool {
+		found = !op && o.is(names)
+		return !found
+	})
+	return found
+}
+
+func (g getopt) values(args []arg, names ...string) []arg {
+	var out []arg
+	g.each(args, false, func(o option, op bool) bool {
+		if !op && o.has && o.is(names) {
+			out = append(out, shown(o.val))
+		}
+		return true
+	})
+	return out
+}
+
 // The simple readings: a rule that asks about a few options of a program
 // it has no getopt for reads the command line with those options alone,
 // spelled out in full. Short names ("-f") match in clusters, long ones
@@ -459,13 +496,7 @@ func (o option) is(names []string) bool {
 func (c *call) has(opts ...string) bool { return hasOption(c.args, opts...) }
 
 func hasOption(args []arg, opts ...string) bool {
-	g := getopt{flags: opts, exact: true}
-	found := false
-	g.each(args, false, func(o option, op bool) bool {
-		found = !op && o.is(opts)
-		return !found
-	})
-	return found
+	return getopt{flags: opts, exact: true}.has(args, opts...)
 }
 
 // value returns the value of the first of opts given: "-o FILE", "-oFILE",
@@ -476,7 +507,7 @@ func (c *call) value(opts ...string) (arg, bool) {
 	found := false
 	g.each(c.args, false, func(o option, op bool) bool {
 		if found = !op && o.has && o.is(opts); found {
-			val = o.val
+			val = shown(o.val)
 		}
 		return !found
 	})
@@ -487,15 +518,7 @@ func (c *call) value(opts ...string) (arg, bool) {
 func (c *call) values(opts ...string) []arg { return optValues(c.args, opts...) }
 
 func optValues(args []arg, opts ...string) []arg {
-	g := getopt{long: opts, exact: true}
-	var out []arg
-	g.each(args, false, func(o option, op bool) bool {
-		if !op && o.has && o.is(opts) {
-			out = append(out, o.val)
-		}
-		return true
-	})
-	return out
+	return getopt{long: opts, exact: true}.values(args, opts...)
 }
 
 // operands returns the words that are not options, skipping the value of

@@ -166,14 +166,14 @@ func gitOptions(shorts string, opts ...string) getopt {
 // gitValues returns the values of the options want (-x, --exec) of one of
 // git's subcommands.
 func gitValues(args []arg, shorts string, want ...string) []arg {
-	return gitOptions(shorts, want...).parse(args).values(want...)
+	return gitOptions(shorts, want...).values(args, want...)
 }
 
 // gitHas reports whether one of opts is given to a parse-options
 // subcommand, long options possibly shortened (--unsafe for
 // --unsafe-paths), short ones possibly bundled.
 func gitHas(args []arg, opts ...string) bool {
-	return getopt{flags: opts, partial: true}.parse(args).has(opts...)
+	return getopt{flags: opts, partial: true}.has(args, opts...)
 }
 
 // gitReader is a subcommand that reads the repository; --output makes
@@ -742,7 +742,7 @@ var gitGrepOpts = getopt{short: "efABCm", optShort: "O", optLong: names("--open-
 // gitGrep: -O[PAGER] (--open-files-in-pager[=PAGER]) runs PAGER with the
 // files that match.
 func gitGrep(c *call) effect {
-	for _, pager := range gitGrepOpts.parse(c.args).values("-O", "--open-files-in-pager") {
+	for _, pager := range gitGrepOpts.values(c.args, "-O", "--open-files-in-pager") {
 		if pager.val != "" {
 			c.runWords("git grep -O", []arg{literal(pager.val)}, input{})
 		}

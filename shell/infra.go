@@ -255,7 +255,7 @@ func terraform(c *call) effect {
 	}
 	e := c.delegate(args, terraformSub)
 	c.writesTo(&e, "writes a plan or state where an option says",
-		goOptions(terraformOutputs...).parse(args).values(terraformOutputs...)...)
+		goOptions(terraformOutputs...).values(args, terraformOutputs...)...)
 	c.raiseSent(&e)
 	return e
 }
