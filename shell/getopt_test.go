@@ -188,3 +188,41 @@ func TestGoOptions(t *testing.T) {
 		}
 	}
 }
+
+// Spellings beyond getopt_long's: one-dash long options (find, java, gcc),
+// gcc's joined values, options that end the options (python -c), words
+// only known at run time.
+func TestGetoptSpellings(t *testing.T) {
+	checkOpts(t, getopt{short: "o", long: names("-exec -MF --output"), flags: names("-delete"), joined: true}, false,
+		[]optCase{
+			{"-exec=rm -delete -e x", "-exec=rm -delete -e", "x"}, // -e is no abbreviation
+			{"-exec rm x", "-exec=rm", "x"},
+			{"-MFdeps.d -MF d2 -objc", "-MF=deps.d -MF=d2 -o=bjc", ""},
+			{"--output=a -oa", "--output=a -o=a", ""},
+		})
+	checkOpts(t, getopt{short: "cm", flags: names("-i"), final: names("-c -m")}, true, []optCase{
+		{"-i -c code -x y", "-i -c=code", "-x y"},
+		{"-ic code -x", "-i -c=code", "-x"},
+		{"-mhttp.server 80", "-m=http.server", "80"},
+	})
+	dynamic := func(text string) arg { return arg{text: text} }
+	g := getopt{short: "o", long: names("--output")}
+	p := g.parse([]arg{dynamic(`--output="$F"`), dynamic(`-o/etc/$F`), dynamic(`"$HOME"/.bashrc`), dynamic(`"$X"`)})
+	if got := showOpts(p.opts); got != "--output= -o=" || p.dyn {
+		t.Errorf("dynamic options %q (dyn %v), want %q", got, p.dyn, "--output= -o=")
+	}
+	if v, ok := p.values("-o")[0].pathValue(); !ok || v != "/etc/*" {
+		t.Errorf("-o/etc/$F names %q, want the pattern /etc/*", v)
+	}
+	if len(p.ops) != 2 || !p.ops[0].static || p.ops[0].val != "~/.bashrc" || p.ops[1].static {
+		t.Errorf("operands %+v, want ~/.bashrc (its only expansion is $HOME) and a dynamic word", p.ops)
+	}
+	if p := g.parse([]arg{dynamic(`-x"$Y"`)}); !p.dyn {
+		t.Error(`-x"$Y" may hold more options`)
+	}
+	// A wrapper's option only known at run time may be several words: its
+	// command starts there.
+	if p := g.split([]arg{literal("-x"), dynamic(`-o$Y`), literal("rm")}); len(p.ops) != 2 || !p.dyn {
+		t.Errorf("split -x -o$Y rm: operands %d (dyn %v), want the dynamic word and rm", len(p.ops), p.dyn)
+	}
+}
