@@ -18,6 +18,10 @@ type call struct {
 	xargs bool     // xargs appends operands at run time
 	subs  []nested // what it runs
 	txt   string
+	// plainDir is the script's last working directory found to hold no
+	// secrets or devices (nil: none kept): mayName asks it of every bare
+	// word, and a script's commands mostly share one.
+	plainDir *string
 }
 
 // text is the command as shown: its words joined by single spaces.
@@ -139,9 +143,15 @@ func (c *call) raiseNamed(e *effect, metadata bool) {
 	if e.none || e.inert || e.tier >= airlock.TierNetworkEgress {
 		return
 	}
-	for _, a := range c.args {
-		if v, ok := known(a).pathValue(); ok && (!metadata || strings.HasPrefix(v, "-") || strings.HasPrefix(v, "@")) {
-			c.raiseSecrets(e, a)
+	for i := range c.args {
+		a := &c.args[i]
+		v, ok := a.knownPath()
+		if !ok || metadata && !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "@") {
+			continue
+		}
+		if s, ok := c.secretIn(v, a.glob); ok {
+			*e = s
+			return
 		}
 	}
 	if e.class == airlock.ClassProcessExec {
@@ -154,9 +164,9 @@ func (c *call) raiseNamed(e *effect, metadata bool) {
 // persists (~/.bashrc, ~/.ssh) may be written, and a URL or network code
 // connects.
 func (c *call) raiseCode(e *effect) {
-	for _, a := range c.args {
-		if v, ok := known(a).pathValue(); ok {
-			c.raisePersists(e, v, a.glob)
+	for i := range c.args {
+		if v, ok := c.args[i].knownPath(); ok {
+			c.raisePersists(e, v, c.args[i].glob)
 			raiseNetwork(e, v)
 		}
 	}
@@ -211,12 +221,12 @@ func (c *call) raiseSent(e *effect, skip ...string) {
 // in itself or in a path inside it: for a network client, the queries and
 // code it sends or runs, which read what they name.
 func (c *call) raiseSecrets(e *effect, words ...arg) {
-	for _, w := range words {
+	for i := range words {
 		if e.tier >= airlock.TierPrivileged {
 			return
 		}
-		if v, ok := known(w).pathValue(); ok {
-			if s, ok := c.secretIn(v, w.glob); ok {
+		if v, ok := words[i].knownPath(); ok {
+			if s, ok := c.secretIn(v, words[i].glob); ok {
 				*e = s
 			}
 		}
@@ -227,9 +237,9 @@ func (c *call) raiseSecrets(e *effect, words ...arg) {
 // persists: whichever option names it (a compiler's output, a path in
 // code), the program may write there.
 func (c *call) persists(e *effect) {
-	for _, a := range c.args {
-		if v, ok := known(a).pathValue(); ok {
-			c.raisePersists(e, v, a.glob)
+	for i := range c.args {
+		if v, ok := c.args[i].knownPath(); ok {
+			c.raisePersists(e, v, c.args[i].glob)
 		}
 	}
 }
@@ -321,8 +331,15 @@ func (c *call) mayName(v string, glob bool) bool {
 	if c.cwd == "" {
 		return false
 	}
+	if c.plainDir != nil && *c.plainDir == c.cwd {
+		return false
+	}
 	_, secret := sensitive.Secret(c.cwd, false)
-	return secret || strings.HasPrefix(c.cwd, "/dev") || strings.HasPrefix(c.cwd, "/proc")
+	secret = secret || strings.HasPrefix(c.cwd, "/dev") || strings.HasPrefix(c.cwd, "/proc")
+	if !secret && c.plainDir != nil {
+		*c.plainDir = c.cwd
+	}
+	return secret
 }
 
 // eachPath calls f with each absolute or "~"-relative path inside a word,

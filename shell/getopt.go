@@ -112,10 +112,14 @@ func (g getopt) split(args []arg) parsed {
 // word only known at run time that may hold more options.
 func (g *getopt) each(args []arg, lead bool, f func(o option, op bool) bool) (rest int, dyn bool) {
 	for i := 0; i < len(args); i++ {
-		a := known(args[i])
+		a := args[i]
 		v := a.val
 		if !a.static {
-			v, _ = staticPrefix(a.text)
+			a = known(a)
+			v = a.val
+			if !a.static {
+				v, _ = staticPrefix(a.text)
+			}
 		}
 		if len(v) < 2 || v[0] != '-' {
 			if lead {
@@ -284,6 +288,9 @@ func (g *getopt) resolve(word string) (name string, kind optKind, n int) {
 		return name, g.kind(name), 1
 	}
 	name, kind = word, noValue
+	if g.exact || !g.single && !strings.HasPrefix(word, "--") {
+		return name, kind, 0
+	}
 	g.eachName(func(long string) {
 		if !g.abbreviation(word, long) || n > 0 && long == name {
 			return
@@ -315,6 +322,11 @@ func (g *getopt) eachName(f func(string)) {
 // spelled returns the long option that word spells out in full (with one
 // dash or two, for a program that takes either).
 func (g *getopt) spelled(word string) (string, bool) {
+	if !g.single {
+		listed := !isShortName(word, g.whole) && (slices.Contains(g.long, word) || slices.Contains(g.optLong, word) ||
+			slices.Contains(g.flags, word) || len(g.roles) > 0 && g.roles[word] != 0)
+		return word, listed
+	}
 	found := ""
 	g.eachName(func(name string) {
 		if found == "" && !isShortName(name, g.whole) && sameName(word, name, g.single) {
@@ -371,7 +383,7 @@ func (g *getopt) kind(name string) optKind {
 	switch {
 	case slices.Contains(g.optLong, name):
 		return optionalValue
-	case slices.Contains(g.long, name), g.roles[name] != 0:
+	case slices.Contains(g.long, name), len(g.roles) > 0 && g.roles[name] != 0:
 		return needsValue
 	}
 	return noValue

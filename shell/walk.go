@@ -390,7 +390,7 @@ func (a *walker) walkCall(s *scope, ce *syntax.CallExpr, in input) error {
 	for _, w := range ce.Args {
 		words = s.appendWord(words, w)
 	}
-	c := &call{words: words, in: in, cwd: s.cwd}
+	c := &call{words: words, in: in, cwd: s.cwd, plainDir: &a.plainDir}
 	if err := a.runCall(s, c, positionOf(ce.Pos())); err != nil {
 		return err
 	}
@@ -565,7 +565,8 @@ func (a *walker) runNested(s *scope, n *nested, pos position) error {
 		if len(n.argv) == 0 {
 			return nil
 		}
-		err = a.runCall(inner, &call{words: n.argv, in: n.in, cwd: inner.cwd, xargs: n.xargs}, pos)
+		err = a.runCall(inner, &call{words: n.argv, in: n.in, cwd: inner.cwd, xargs: n.xargs, plainDir: &a.plainDir},
+			pos)
 	default:
 		err = a.walkScript(inner, n.script)
 		var pe *parseError

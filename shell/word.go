@@ -33,6 +33,20 @@ func (a arg) pathValue() (string, bool) {
 	return "", false
 }
 
+// knownPath is pathValue for a word whose only expansion may be $HOME
+// ("@$HOME/.ssh/id_rsa" names "@~/.ssh/id_rsa"; see known).
+func (a *arg) knownPath() (string, bool) {
+	switch {
+	case a.static && a.val != "":
+		return a.val, true
+	case a.static:
+		return "", false
+	case a.path != "":
+		return a.path, true
+	}
+	return known(*a).pathValue()
+}
+
 // literal is a word given literally (argv, or built by a rule).
 func literal(v string) arg {
 	return arg{val: v, text: quote(v), static: true}
