@@ -63,8 +63,9 @@ var adminCommands = map[string]rule{
 	"dscl":           dscl,
 }
 
-var systemctlOpts = optSpec{short: "tpHMno", long: []string{"--type", "--property",
-	"--host", "--machine", "--lines", "--output", "--state", "--signal", "--kill-whom", "--root", "--job-mode"}}
+var systemctlOpts = getopt{short: "tpHMno",
+	long:  names("--type --property --host --machine --lines --output --state --signal --kill-whom --root --job-mode"),
+	exact: true}
 
 // systemctl reads with the subcommands that show; -H runs it on another
 // host over ssh.
@@ -85,7 +86,7 @@ func systemctl(c *call) effect {
 
 // systemdHost is the -H (--host) option of systemd's programs, which runs
 // them on another host over ssh.
-var systemdHost = getoptLong{spec: optSpec{short: "H", long: []string{"--host"}}}
+var systemdHost = getopt{short: "H", long: names("--host")}
 
 // remoteHost is the effect of systemdHost: the program talks to another
 // machine.
@@ -125,23 +126,21 @@ func launchctl(c *call) effect {
 	return admin("manages launchd services")
 }
 
-var mountOpts = getoptLong{spec: optSpec{short: "TtoOLUN", long: []string{"--fstab", "--types", "--options",
-	"--test-opts", "--label", "--uuid", "--namespace", "--source", "--target", "--target-prefix", "--options-mode",
-	"--options-source", "--map-users", "--map-groups"}},
-	flags: []string{"--all", "--no-canonicalize", "--fake", "--fork", "--internal-only", "--show-labels", "--mkdir",
-		"--no-mtab", "--options-source-force", "--onlyonce", "--read-only", "--rw", "--read-write", "--verbose",
-		"--help", "--version", "--bind", "--move", "--rbind", "--make-shared", "--make-slave", "--make-private",
-		"--make-unbindable", "--make-rshared", "--make-rslave", "--make-rprivate", "--make-runbindable"},
-	optional: map[byte]string{'m': "--mkdir"}}
+var mountOpts = getopt{short: "TtoOLUN", optShort: "m", long: names("--fstab --types --options --test-opts --label " +
+	"--uuid --namespace --source --target --target-prefix --options-mode --options-source --map-users " +
+	"--map-groups"), flags: names("--all --no-canonicalize --fake --fork --internal-only --show-labels --mkdir " +
+	"--no-mtab --options-source-force --onlyonce --read-only --rw --read-write --verbose --help --version " +
+	"--bind --move --rbind --make-shared --make-slave --make-private --make-unbindable --make-rshared " +
+	"--make-rslave --make-rprivate --make-runbindable")}
 
 // mount lists the mounted file systems when given no operand and only the
 // options that filter or show the list; anything else mounts.
 func mount(c *call) effect {
-	opts, ops := mountOpts.parse(c.args)
-	if len(ops) > 0 {
+	p := mountOpts.parse(c.args)
+	if len(p.ops) > 0 {
 		return admin("mounts file systems")
 	}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch o.name {
 		case "-l", "--show-labels", "-t", "--types", "-v", "--verbose", "-V", "--version", "-h", "--help":
 		default:
@@ -151,17 +150,15 @@ func mount(c *call) effect {
 	return read("lists mounted file systems")
 }
 
-var iptablesOpts = getoptLong{spec: optSpec{short: "tjgiopsdm", long: []string{"--table", "--jump", "--goto",
-	"--in-interface", "--out-interface", "--protocol", "--source", "--src", "--destination", "--dst", "--match",
-	"--modprobe", "--wait-interval"}},
-	flags: []string{"--append", "--check", "--delete", "--insert", "--replace", "--list", "--list-rules", "--flush",
-		"--zero", "--new-chain", "--delete-chain", "--policy", "--rename-chain", "--fragment", "--numeric",
-		"--verbose", "--wait", "--exact", "--line-numbers", "--set-counters", "--version", "--help", "--ipv4", "--ipv6"}}
+var iptablesOpts = getopt{short: "tjgiopsdm", long: names("--table --jump --goto --in-interface --out-interface " +
+	"--protocol --source --src --destination --dst --match --modprobe --wait-interval"), flags: names("--append " +
+	"--check --delete --insert --replace --list --list-rules --flush --zero --new-chain --delete-chain --policy " +
+	"--rename-chain --fragment --numeric --verbose --wait --exact --line-numbers --set-counters --version " +
+	"--help --ipv4 --ipv6")}
 
-var nftOpts = getoptLong{spec: optSpec{short: "fIdD", long: []string{"--file", "--includepath", "--debug", "--define"}},
-	flags: []string{"--check", "--interactive", "--handle", "--echo", "--json", "--numeric", "--service", "--stateless",
-		"--reversedns", "--terse", "--optimize", "--version", "--help", "--numeric-priority", "--numeric-protocol",
-		"--numeric-time", "--guid"}}
+var nftOpts = getopt{short: "fIdD", long: names("--file --includepath --debug --define"), flags: names("--check " +
+	"--interactive --handle --echo --json --numeric --service --stateless --reversedns --terse --optimize " +
+	"--version --help --numeric-priority --numeric-protocol --numeric-time --guid")}
 
 // firewall reads when it only lists rules. iptables runs the program of
 // --modprobe to load kernel modules, and nft applies the rules of a file
@@ -169,19 +166,18 @@ var nftOpts = getoptLong{spec: optSpec{short: "fIdD", long: []string{"--file", "
 func firewall(c *call) effect {
 	switch c.name {
 	case "iptables", "ip6tables":
-		args := iptablesOpts.spell(c.args, false)
-		if m := optValues(args, true, "--modprobe"); len(m) > 0 {
-			c.run(c.name+" --modprobe", m, admin("loads kernel modules for the firewall"))
+		p := iptablesOpts.parse(c.args)
+		if m, ok := p.value("--modprobe"); ok {
+			c.run(c.name+" --modprobe", []arg{m}, admin("loads kernel modules for the firewall"))
 		}
-		if hasOption(args, "-L", "--list", "-S", "--list-rules", "-C", "--check") && !hasOption(args, "-A", "-D",
+		if p.has("-L", "--list", "-S", "--list-rules", "-C", "--check") && !p.has("-A", "-D",
 			"-I", "-R", "-F", "-X", "-P", "-N", "-E", "-Z", "--append", "--delete", "--insert", "--replace", "--flush",
 			"--delete-chain", "--policy", "--new-chain", "--rename-chain", "--zero") {
 			return read("lists firewall rules")
 		}
 	case "nft":
-		args := nftOpts.spell(c.args, false)
-		ops := operands(args, "-f", "--file", "-I", "--includepath", "-d", "--debug", "-D", "--define")
-		if len(ops) > 0 && (ops[0].val == "list" || ops[0].val == "describe") && !hasOption(args, "-f", "--file", "-i", "--interactive") {
+		p := nftOpts.parse(c.args)
+		if ops := p.ops; len(ops) > 0 && (ops[0].val == "list" || ops[0].val == "describe") && !p.has("-f", "--file", "-i", "--interactive") {
 			return read("lists firewall rules")
 		}
 	case "ufw":
@@ -210,30 +206,29 @@ func firewall(c *call) effect {
 	return admin("changes firewall rules")
 }
 
-var iptablesSaveOpts = getoptLong{spec: optSpec{short: "fMt", long: []string{"--file", "--modprobe", "--table"}},
-	flags: []string{"--counters", "--dump", "--help", "--version"}}
+var iptablesSaveOpts = getopt{short: "fMt", long: names("--file --modprobe --table"), flags: names("--counters " +
+	"--dump --help --version")}
 
 // iptablesSave prints the firewall rules, or writes them to the file of
 // -f; -M names the program that loads kernel modules.
 func iptablesSave(c *call) effect {
-	args := iptablesSaveOpts.spell(c.args, false)
-	if m := optValues(args, true, "-M", "--modprobe"); len(m) > 0 {
-		c.run(c.name+" -M", m, admin("loads kernel modules for the firewall"))
+	p := iptablesSaveOpts.parse(c.args)
+	if m, ok := p.value("-M", "--modprobe"); ok {
+		c.run(c.name+" -M", []arg{m}, admin("loads kernel modules for the firewall"))
 	}
-	if f := optValues(args, true, "-f", "--file"); len(f) > 0 {
-		return c.optWrite("writes the firewall rules to", f[0])
+	if f, ok := p.value("-f", "--file"); ok {
+		return c.optWrite("writes the firewall rules to", f)
 	}
 	return read("prints firewall rules")
 }
 
-var visudoOpts = getoptLong{spec: optSpec{short: "fx", long: []string{"--file", "--export"}},
-	flags: []string{"--check", "--help", "--owner", "--perms", "--quiet", "--strict", "--version"}}
+var visudoOpts = getopt{short: "fx", long: names("--file --export"), flags: names("--check --help --owner --perms " +
+	"--quiet --strict --version")}
 
 // visudo edits the sudoers file; -c only checks it, unless -x exports it
 // to a file.
 func visudo(c *call) effect {
-	args := visudoOpts.spell(c.args, false)
-	if hasOption(args, "-c", "--check") && !hasOption(args, "-x", "--export") {
+	if p := visudoOpts.parse(c.args); p.has("-c", "--check") && !p.has("-x", "--export") {
 		return read("checks the sudoers file")
 	}
 	return admin("edits the sudoers file")
@@ -246,21 +241,19 @@ func crontab(c *call) effect {
 	return admin("changes scheduled jobs (crontab)")
 }
 
-var sysctlOpts = getoptLong{spec: optSpec{short: "r", long: []string{"--pattern"}},
-	flags: []string{"--all", "--deprecated", "--dry-run", "--binary", "--ignore", "--names", "--values", "--load",
-		"--system", "--quiet", "--write", "--help", "--version"},
-	optional: map[byte]string{'p': "--load"}}
+var sysctlOpts = getopt{short: "r", optShort: "p", long: names("--pattern"), flags: names("--all --deprecated " +
+	"--dry-run --binary --ignore --names --values --load --system --quiet --write --help --version")}
 
 // sysctl shows kernel parameters, which are files under /proc/sys: a key
 // may climb out of it (kernel/../../etc/shadow). A value sets one; the
 // kernel runs the program some of them name, as root.
 func sysctl(c *call) effect {
-	args := sysctlOpts.spell(c.args, false)
-	if hasOption(args, "-w", "--write", "-p", "-f", "--load", "--system") {
+	p := sysctlOpts.parse(c.args)
+	if p.has("-w", "--write", "-p", "-f", "--load", "--system") {
 		return admin("changes kernel parameters")
 	}
 	e := read("shows kernel parameters")
-	for _, op := range operands(args, "-r", "--pattern") {
+	for _, op := range p.ops {
 		key, val, set := strings.Cut(op.val, "=")
 		if !op.static {
 			return admin("changes kernel parameters")
@@ -469,8 +462,8 @@ func prefixAdmin(reason string, readPrefixes ...string) rule {
 	}
 }
 
-var ldconfigOpts = getoptLong{spec: optSpec{short: "cCfr", long: []string{"--format"}},
-	flags: []string{"--print-cache", "--verbose", "--version", "--help", "--usage"}}
+var ldconfigOpts = getopt{short: "cCfr", long: names("--format"), flags: names("--print-cache --verbose --version " +
+	"--help --usage")}
 
 // ldconfig rebuilds the library cache, which every program loads from,
 // unless it only prints it.
@@ -481,11 +474,9 @@ func ldconfig(c *call) effect {
 	return admin("changes the library cache")
 }
 
-var hwclockOpts = getoptLong{spec: optSpec{short: "f", long: []string{"--rtc", "--date", "--delay", "--adjfile",
-	"--param-get", "--param-set", "--epoch"}},
-	flags: []string{"--show", "--get", "--set", "--hctosys", "--systohc", "--systz", "--adjust", "--predict", "--utc",
-		"--localtime", "--directisa", "--update-drift", "--noadjfile", "--test", "--verbose", "--help", "--version",
-		"--getepoch", "--setepoch", "--debug"}}
+var hwclockOpts = getopt{short: "f", long: names("--rtc --date --delay --adjfile --param-get --param-set --epoch"),
+	flags: names("--show --get --set --hctosys --systohc --systz --adjust --predict --utc --localtime --directisa " +
+		"--update-drift --noadjfile --test --verbose --help --version --getepoch --setepoch --debug")}
 
 // hwclock shows the hardware clock, or sets a clock.
 func hwclock(c *call) effect {
@@ -496,12 +487,10 @@ func hwclock(c *call) effect {
 	return read("shows the hardware clock")
 }
 
-var dmesgOpts = getoptLong{spec: optSpec{short: "Fflns", long: []string{"--file", "--facility", "--level",
-	"--console-level", "--buffer-size", "--time-format", "--since", "--until"}},
-	flags: []string{"--clear", "--read-clear", "--console-off", "--console-on", "--human", "--json", "--kernel",
-		"--color", "--nopager", "--force-prefix", "--raw", "--noescape", "--syslog", "--userspace", "--follow",
-		"--follow-new", "--decode", "--show-delta", "--reltime", "--ctime", "--notime", "--help", "--version"},
-	optional: map[byte]string{'L': "--color"}}
+var dmesgOpts = getopt{short: "Fflns", optShort: "L", long: names("--file --facility --level --console-level " +
+	"--buffer-size --time-format --since --until"), flags: names("--clear --read-clear --console-off --console-on " +
+	"--human --json --kernel --color --nopager --force-prefix --raw --noescape --syslog --userspace --follow " +
+	"--follow-new --decode --show-delta --reltime --ctime --notime --help --version")}
 
 // dmesg shows the kernel log (or, with -F, a file), unless it clears it or
 // changes what reaches the console.
@@ -513,28 +502,26 @@ func dmesg(c *call) effect {
 	return read("shows the kernel log")
 }
 
-var journalctlOpts = getoptLong{spec: optSpec{short: "MDSUcutpgonF", long: []string{"--machine", "--directory",
-	"--file", "--root", "--image", "--image-policy", "--namespace", "--since", "--until", "--cursor", "--after-cursor",
-	"--cursor-file", "--unit", "--user-unit", "--identifier", "--exclude-identifier", "--priority", "--facility",
-	"--grep", "--output", "--output-fields", "--field", "--interval", "--verify-key", "--vacuum-size",
-	"--vacuum-files", "--vacuum-time", "--invocation"}},
-	flags: []string{"--system", "--user", "--merge", "--boot", "--case-sensitive", "--dmesg", "--lines", "--reverse",
-		"--show-cursor", "--utc", "--catalog", "--no-hostname", "--no-full", "--full", "--all", "--follow", "--no-tail",
-		"--quiet", "--no-pager", "--pager-end", "--force", "--help", "--version", "--fields", "--list-boots",
-		"--disk-usage", "--verify", "--sync", "--relinquish-var", "--smart-relinquish-var", "--flush", "--rotate",
-		"--header", "--list-catalog", "--dump-catalog", "--update-catalog", "--setup-keys", "--new-id128",
-		"--list-namespaces", "--list-invocations", "--synchronize-on-exit"}}
+var journalctlOpts = getopt{short: "MDSUcutpgonF", long: names("--machine --directory --file --root --image " +
+	"--image-policy --namespace --since --until --cursor --after-cursor --cursor-file --unit --user-unit " +
+	"--identifier --exclude-identifier --priority --facility --grep --output --output-fields --field --interval " +
+	"--verify-key --vacuum-size --vacuum-files --vacuum-time --invocation"),
+	flags: names("--system --user --merge --boot --case-sensitive --dmesg --lines --reverse --show-cursor --utc " +
+		"--catalog --no-hostname --no-full --full --all --follow --no-tail --quiet --no-pager --pager-end --force " +
+		"--help --version --fields --list-boots --disk-usage --verify --sync --relinquish-var " +
+		"--smart-relinquish-var --flush --rotate --header --list-catalog --dump-catalog --update-catalog " +
+		"--setup-keys --new-id128 --list-namespaces --list-invocations --synchronize-on-exit")}
 
 // journalctl shows the system journal, unless it vacuums, rotates or
 // moves it; --cursor-file writes the cursor it reached to a file.
 func journalctl(c *call) effect {
-	args := journalctlOpts.spell(c.args, false)
-	if hasOption(args, "--vacuum-size", "--vacuum-files", "--vacuum-time", "--rotate", "--flush", "--sync",
+	p := journalctlOpts.parse(c.args)
+	if p.has("--vacuum-size", "--vacuum-files", "--vacuum-time", "--rotate", "--flush", "--sync",
 		"--relinquish-var", "--smart-relinquish-var", "--setup-keys", "--update-catalog") {
 		return admin("changes the system journal")
 	}
-	if f := optValues(args, true, "--cursor-file"); len(f) > 0 {
-		return c.optWrite("writes the journal cursor to", f[0])
+	if f, ok := p.value("--cursor-file"); ok {
+		return c.optWrite("writes the journal cursor to", f)
 	}
 	return read("shows the system journal")
 }
@@ -711,33 +698,29 @@ func parted(c *call) effect {
 	return adminDestroy("partitions disks")
 }
 
-var wipefsOpts = getoptLong{spec: optSpec{short: "oOt", long: []string{"--offset", "--output", "--types"}},
-	flags: []string{"--all", "--backup", "--force", "--noheadings", "--json", "--no-act", "--parsable", "--quiet",
-		"--help", "--version", "--lock"}}
+var wipefsOpts = getopt{short: "oOt", long: names("--offset --output --types"),
+	flags: names("--all --backup --force --noheadings --json --no-act --parsable --quiet --help --version --lock")}
 
 // wipefs lists file system signatures, or erases them (-a, -o).
 func wipefs(c *call) effect {
-	args := wipefsOpts.spell(c.args, false)
-	if hasOption(args, "-a", "--all", "-o", "--offset") && !hasOption(args, "-n", "--no-act") {
+	if p := wipefsOpts.parse(c.args); p.has("-a", "--all", "-o", "--offset") && !p.has("-n", "--no-act") {
 		return adminDestroy("wipes file system signatures")
 	}
 	return read("lists file system signatures")
 }
 
-var sfdiskOpts = getoptLong{spec: optSpec{short: "NoOuXYwW", long: []string{"--partno", "--backup-file", "--backup-pt-sectors",
-	"--move-data", "--color", "--output", "--label", "--label-nested", "--lock", "--unit", "--wipe", "--wipe-partitions",
-	"--sector-size"}},
-	flags: []string{"--activate", "--dump", "--json", "--show-geometry", "--list", "--list-free", "--reorder", "--show-size",
-		"--list-types", "--verify", "--delete", "--part-label", "--part-type", "--part-uuid", "--part-attrs", "--disk-id",
-		"--relocate", "--append", "--backup", "--bytes", "--force", "--move-use-fsync", "--no-act", "--no-reread",
-		"--no-tell-kernel", "--quiet", "--help", "--version"}}
+var sfdiskOpts = getopt{short: "NoOuXYwW", long: names("--partno --backup-file --backup-pt-sectors --move-data " +
+	"--color --output --label --label-nested --lock --unit --wipe --wipe-partitions --sector-size"),
+	flags: names("--activate --dump --json --show-geometry --list --list-free --reorder --show-size --list-types " +
+		"--verify --delete --part-label --part-type --part-uuid --part-attrs --disk-id --relocate --append --backup " +
+		"--bytes --force --move-use-fsync --no-act --no-reread --no-tell-kernel --quiet --help --version")}
 
 // sfdisk does what its last command option says; without one it writes
 // the partition table its input describes. -n changes nothing.
 func sfdisk(c *call) effect {
-	opts, _ := sfdiskOpts.parse(c.args)
+	p := sfdiskOpts.parse(c.args)
 	reads := false
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch o.name {
 		case "-d", "--dump", "-J", "--json", "-g", "--show-geometry", "-l", "--list", "-F", "--list-free", "-s",
 			"--show-size", "-T", "--list-types", "-V", "--verify", "-v", "--version", "-h", "--help":
@@ -753,7 +736,7 @@ func sfdisk(c *call) effect {
 	if reads {
 		e = read("lists partitions")
 	}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		if o.has && (o.name == "-O" || o.name == "--backup-file") {
 			e = worse(e, c.optWrite("backs up the sectors it overwrites to", o.val))
 		}

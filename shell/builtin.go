@@ -65,8 +65,9 @@ func varTargets(names []arg, reason string) effect {
 }
 
 func readVars(c *call) effect {
-	opts, names := splitOpts(c.args, optSpec{short: "adinNptu"})
-	if a, ok := optVal(opts, "-a"); ok {
+	p := getopt{short: "adinNptu"}.split(c.args)
+	names := p.ops
+	if a, ok := p.value("-a"); ok {
 		names = append(names, a)
 	}
 	return varTargets(names, "reads input into variables")
@@ -81,8 +82,9 @@ func getopts(c *call) effect {
 }
 
 func mapfile(c *call) effect {
-	opts, names := splitOpts(c.args, optSpec{short: "dnOsuCc"})
-	if cb, ok := optVal(opts, "-C"); ok {
+	p := getopt{short: "dnOsuCc"}.split(c.args)
+	names := p.ops
+	if cb, ok := p.value("-C"); ok {
 		if !cb.static {
 			return unknown("runs a callback only known at run time")
 		}
@@ -118,18 +120,18 @@ func declare(c *call) effect {
 }
 
 func hash(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "p"})
-	if p, ok := optVal(opts, "-p"); ok {
-		return env("makes a command name run " + p.text)
+	p := getopt{short: "p"}.split(c.args)
+	if prog, ok := p.value("-p"); ok {
+		return env("makes a command name run " + prog.text)
 	}
 	return inert("remembers command locations")
 }
 
 // waitRule is wait, whose -p NAME puts a process id in a variable.
 func waitRule(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "p"})
-	if p, ok := optVal(opts, "-p"); ok {
-		return varTargets([]arg{p}, "waits for jobs")
+	p := getopt{short: "p"}.split(c.args)
+	if v, ok := p.value("-p"); ok {
+		return varTargets([]arg{v}, "waits for jobs")
 	}
 	return inert("waits for jobs")
 }
@@ -138,11 +140,12 @@ func waitRule(c *call) effect {
 // name is no built-in: bash then looks for a library of that name (one with
 // a "/" is the library's path).
 func enable(c *call) effect {
-	opts, names := splitOpts(c.args, optSpec{short: "f"})
-	if f, ok := optVal(opts, "-f"); ok {
+	p := getopt{short: "f"}.split(c.args)
+	names := p.ops
+	if f, ok := p.value("-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
 	}
-	if !optHas(opts, "-n", "-d") {
+	if !p.has("-n", "-d") {
 		for _, n := range names {
 			if !n.static || !bashBuiltins[n.val] {
 				return env("loads shell built-in " + n.text + " from a library")
@@ -163,8 +166,8 @@ var bashBuiltins = stringSet(".", ":", "[", "alias", "bg", "bind", "break", "bui
 // fc runs commands from the history again, through the editor -e names
 // ("-e -" and -s run them as they are), unless it only lists them (-l).
 func fc(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "e"})
-	if e, ok := optVal(opts, "-e"); optHas(opts, "-l") && !optHas(opts, "-s") && (!ok || e.val != "-") {
+	p := getopt{short: "e"}.split(c.args)
+	if e, ok := p.value("-e"); p.has("-l") && !p.has("-s") && (!ok || e.val != "-") {
 		return read("lists the history")
 	}
 	return unknown("runs commands again from the history")
@@ -173,8 +176,9 @@ func fc(c *call) effect {
 // history -r and -n read a file (by default the history file) into the
 // history, which history then prints; -w and -a write it to a file.
 func history(c *call) effect {
-	opts, ops := splitOpts(c.args, optSpec{short: "d"})
-	if len(opts) == 0 {
+	p := getopt{short: "d"}.split(c.args)
+	ops := p.ops
+	if len(p.opts) == 0 {
 		return read("prints the shell history")
 	}
 	e := write(airlock.ClassFSWrite, "changes the shell history")
@@ -183,9 +187,9 @@ func history(c *call) effect {
 		file = ops[0]
 	}
 	switch {
-	case optHas(opts, "-w", "-a"):
+	case p.has("-w", "-a"):
 		c.raiseWrites(&e, file)
-	case optHas(opts, "-r", "-n"):
+	case p.has("-r", "-n"):
 		c.raiseReads(&e, file)
 	}
 	return e
@@ -195,9 +199,9 @@ func history(c *call) effect {
 // error message prints, and binds keys to shell commands (-x), which run
 // when the key is pressed.
 func bindRule(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "mqurfx"})
+	p := getopt{short: "mqurfx"}.split(c.args)
 	e := inert("sets key bindings")
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch {
 		case o.name == "-f" && o.has:
 			e = read("reads key bindings from " + o.val.text)
@@ -219,8 +223,8 @@ func bindRule(c *call) effect {
 // substitutions in it. compgen does so at once, complete when a word is
 // completed.
 func completes(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "oAGWFCXPS"})
-	for _, o := range opts {
+	p := getopt{short: "oAGWFCXPS"}.split(c.args)
+	for _, o := range p.opts {
 		if !o.has || o.name != "-C" && o.name != "-W" {
 			continue
 		}
@@ -239,8 +243,9 @@ func completes(c *call) effect {
 
 // jobsRule is jobs, whose -x runs a command with job numbers in its words.
 func jobsRule(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{})
-	if !optHas(opts, "-x") || len(rest) == 0 {
+	p := getopt{}.split(c.args)
+	rest := p.ops
+	if !p.has("-x") || len(rest) == 0 {
 		return inert("lists jobs")
 	}
 	c.run("jobs -x", rest, effect{})
@@ -252,7 +257,7 @@ func ztcp(c *call) effect {
 	if len(c.args) == 0 {
 		return read("lists connections")
 	}
-	if opts, _ := splitOpts(c.args, optSpec{}); optHas(opts, "-c") {
+	if (getopt{}).split(c.args).has("-c") {
 		return inert("closes a connection")
 	}
 	return net(airlock.ClassNetConnect, "opens a network connection")
@@ -260,8 +265,9 @@ func ztcp(c *call) effect {
 
 // zmodload loads zsh modules (shared libraries) unless it only lists them.
 func zmodload(c *call) effect {
-	opts, names := splitOpts(c.args, optSpec{})
-	if len(names) == 0 || optHas(opts, "-l", "-L", "-e", "-u") {
+	p := getopt{}.split(c.args)
+	names := p.ops
+	if len(names) == 0 || p.has("-l", "-L", "-e", "-u") {
 		return inert("lists or unloads zsh modules")
 	}
 	return exec("loads zsh modules, which are libraries")
@@ -270,8 +276,9 @@ func zmodload(c *call) effect {
 // zpty runs a command in a pseudo-terminal: "zpty [-eb] NAME COMMAND...";
 // its other options talk to one that runs.
 func zpty(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{})
-	if len(rest) < 2 || optHas(opts, "-d", "-w", "-r", "-t", "-L", "-n") {
+	p := getopt{}.split(c.args)
+	rest := p.ops
+	if len(rest) < 2 || p.has("-d", "-w", "-r", "-t", "-L", "-n") {
 		return inert("talks to a command in a pseudo-terminal")
 	}
 	c.runWords("zpty", rest[1:], input{})
@@ -281,7 +288,8 @@ func zpty(c *call) effect {
 // schedRule is zsh's sched, which runs a command later: "sched [-o]
 // [+]TIME COMMAND...".
 func schedRule(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{})
+	p := getopt{}.split(c.args)
+	rest := p.ops
 	if len(rest) < 2 {
 		return inert("lists or removes scheduled commands")
 	}
@@ -386,7 +394,10 @@ func (c *call) stdinCode(lang string, shell bool) effect {
 			c.runScript(c.name+" <<", c.in.text, input{})
 			return effect{none: true}
 		}
-		return exec("runs " + lang + " code from a here-document, which Airlock cannot inspect")
+		// Judged by what it names, as inline code is.
+		e := exec("runs " + lang + " code from a here-document, which Airlock cannot inspect")
+		c.raiseText(&e, c.in.text)
+		return e
 	case inFile:
 		if p := c.resolve(c.in.text); strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
 			return unknown("runs code read from " + c.in.text + ", which Airlock cannot see")

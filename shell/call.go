@@ -18,6 +18,10 @@ type call struct {
 	xargs bool     // xargs appends operands at run time
 	subs  []nested // what it runs
 	txt   string
+	// plainDir is the script's last working directory found to hold no
+	// secrets or devices (nil: none kept): mayName asks it of every bare
+	// word, and a script's commands mostly share one.
+	plainDir *string
 }
 
 // text is the command as shown: its words joined by single spaces.
@@ -139,8 +143,9 @@ func (c *call) raiseNamed(e *effect, metadata bool) {
 	if e.none || e.inert || e.tier >= airlock.TierNetworkEgress {
 		return
 	}
-	for _, a := range c.args {
-		v, ok := a.pathValue()
+	for i := range c.args {
+		a := &c.args[i]
+		v, ok := a.knownPath()
 		if !ok || metadata && !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "@") {
 			continue
 		}
@@ -159,20 +164,104 @@ func (c *call) raiseNamed(e *effect, metadata bool) {
 // persists (~/.bashrc, ~/.ssh) may be written, and a URL or network code
 // connects.
 func (c *call) raiseCode(e *effect) {
-	for _, a := range c.args {
-		v, ok := a.pathValue()
-		if !ok {
+	for i := range c.args {
+		if v, ok := c.args[i].knownPath(); ok {
+			c.raisePersists(e, v, c.args[i].glob)
+			raiseNetwork(e, v)
+		}
+	}
+}
+
+// raiseText raises code that Airlock reads but cannot parse (a
+// here-document given to an interpreter, a query) by what it names, as
+// raiseNamed and raiseCode do for the words of a command: a secret, a
+// place where a write persists, the network.
+func (c *call) raiseText(e *effect, text string) {
+	if s, ok := c.secretIn(text, false); ok && e.tier < airlock.TierPrivileged {
+		*e = s
+	}
+	c.raisePersists(e, text, false)
+	raiseNetwork(e, text)
+}
+
+// raiseNetCode raises code Airlock cannot see that is already a network
+// program (it loads a socket library, opens a port) by what its words
+// name, as raiseNamed and raiseCode do below network-egress: a secret it
+// may send, a place where a write persists.
+func (c *call) raiseNetCode(e *effect) {
+	if e.tier < airlock.TierNetworkEgress {
+		return
+	}
+	c.raiseSent(e)
+	c.persists(e)
+}
+
+// raiseSent raises a network program by the secrets its words name: what
+// it reads it sends (an upload, a request body, a file:// parameter) or
+// prints, which raiseNamed does not judge for programs at network-egress
+// and above. Options that only use a key to authenticate (skip, with the
+// value they take) do not count.
+func (c *call) raiseSent(e *effect, skip ...string) {
+	if e.none {
+		return
+	}
+	for i := 0; i < len(c.args); i++ {
+		a := c.args[i]
+		if name, _, eq := strings.Cut(a.val, "="); a.static && slices.Contains(skip, name) {
+			if !eq {
+				i++
+			}
 			continue
 		}
-		if p, ok := c.persistIn(v, a.glob); ok {
-			e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
-			e.reason += ", and names " + p + ", which it may write"
+		c.raiseSecrets(e, a)
+	}
+}
+
+// raiseSecrets makes e a secret read when one of words names a secret,
+// in itself or in a path inside it: for a network client, the queries and
+// code it sends or runs, which read what they name.
+func (c *call) raiseSecrets(e *effect, words ...arg) {
+	for i := range words {
+		if e.tier >= airlock.TierPrivileged {
 			return
 		}
-		if e.tier < airlock.TierNetworkEgress && networked(v) {
-			e.cap, e.tier, e.generic = airlock.CapNetworkEgress, airlock.TierNetworkEgress, false
-			e.reason += ", and connects to the network"
+		if v, ok := words[i].knownPath(); ok {
+			if s, ok := c.secretIn(v, words[i].glob); ok {
+				*e = s
+			}
 		}
+	}
+}
+
+// persists makes e privileged when a word names a place where a write
+// persists: whichever option names it (a compiler's output, a path in
+// code), the program may write there.
+func (c *call) persists(e *effect) {
+	for i := range c.args {
+		if v, ok := c.args[i].knownPath(); ok {
+			c.raisePersists(e, v, c.args[i].glob)
+		}
+	}
+}
+
+// raisePersists makes e privileged when v names a place where a write
+// persists (~/.bashrc, ~/.ssh): the program may write there.
+func (c *call) raisePersists(e *effect, v string, glob bool) {
+	if e.tier >= airlock.TierPrivileged {
+		return
+	}
+	if p, ok := c.persistIn(v, glob); ok {
+		e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
+		e.reason += ", and names " + p + ", which it may write"
+	}
+}
+
+// raiseNetwork makes e a network program when v is a URL or code that
+// opens network connections.
+func raiseNetwork(e *effect, v string) {
+	if e.tier < airlock.TierNetworkEgress && networked(v) {
+		e.cap, e.tier, e.generic = airlock.CapNetworkEgress, airlock.TierNetworkEgress, false
+		e.reason += ", and connects to the network"
 	}
 }
 
@@ -242,8 +331,15 @@ func (c *call) mayName(v string, glob bool) bool {
 	if c.cwd == "" {
 		return false
 	}
+	if c.plainDir != nil && *c.plainDir == c.cwd {
+		return false
+	}
 	_, secret := sensitive.Secret(c.cwd, false)
-	return secret || strings.HasPrefix(c.cwd, "/dev") || strings.HasPrefix(c.cwd, "/proc")
+	secret = secret || strings.HasPrefix(c.cwd, "/dev") || strings.HasPrefix(c.cwd, "/proc")
+	if !secret && c.plainDir != nil {
+		*c.plainDir = c.cwd
+	}
+	return secret
 }
 
 // eachPath calls f with each absolute or "~"-relative path inside a word,
@@ -281,220 +377,22 @@ func (c *call) raiseWrites(e *effect, args ...arg) {
 	}
 }
 
-// has reports whether one of opts appears before "--". A short option ("-f")
-// also matches inside a cluster ("-rf"); a long one ("--force") also with a
-// value ("--force=x"); anything else ("-delete") must match exactly.
-func (c *call) has(opts ...string) bool { return hasOption(c.args, opts...) }
-
-func hasOption(args []arg, opts ...string) bool {
-	for _, a := range args {
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			return false
-		}
-		for _, o := range opts {
-			if optMatch(v, o) {
-				return true
-			}
-		}
+// writesTo raises e to a write of the files given, when there are any.
+func (c *call) writesTo(e *effect, reason string, files ...arg) {
+	if len(files) == 0 {
+		return
 	}
-	return false
+	w := write(airlock.ClassFSWrite, reason)
+	c.raiseWrites(&w, files...)
+	*e = worse(*e, w)
 }
 
-func optMatch(word, opt string) bool {
-	switch {
-	case strings.HasPrefix(opt, "--"):
-		return word == opt || strings.HasPrefix(word, opt) && word[len(opt)] == '='
-	case len(opt) == 2 && opt[0] == '-':
-		return !strings.HasPrefix(word, "--") && strings.IndexByte(word[1:], opt[1]) >= 0
-	}
-	return word == opt
-}
-
-// value returns the value of the first of opts found before "--": "-o FILE",
-// "-oFILE", "--output FILE", "--output=FILE".
-func (c *call) value(opts ...string) (arg, bool) {
-	vs := optValues(c.args, true, opts...)
-	if len(vs) == 0 {
-		return arg{}, false
-	}
-	return vs[0], true
-}
-
-// values returns the values of every occurrence of opts.
-func (c *call) values(opts ...string) []arg { return optValues(c.args, false, opts...) }
-
-func optValues(args []arg, first bool, opts ...string) []arg {
-	var out []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			continue
-		}
-		if v == "--" {
-			break
-		}
-		for _, o := range opts {
-			var val arg
-			switch {
-			case v == o:
-				if i+1 >= len(args) {
-					continue
-				}
-				i++
-				val = args[i]
-			case strings.HasPrefix(o, "--") && strings.HasPrefix(v, o+"="):
-				val = sliceArg(a, len(o)+1)
-			case len(o) == 2 && !strings.HasPrefix(v, "--") && strings.HasPrefix(v, o):
-				val = sliceArg(a, 2)
-			default:
-				continue
-			}
-			out = append(out, val)
-			if first {
-				return out
-			}
-			break
-		}
-	}
-	return out
-}
-
-// sliceArg is the value attached to an option word ("-oFILE" → "FILE").
-func sliceArg(a arg, from int) arg {
-	v := a.val[from:]
-	return arg{val: v, text: quote(v), static: true, glob: a.glob}
-}
-
-// operands returns the words that are not options, skipping the value of
-// each option in valueOpts ("-o", "--output"; "--output=x" carries its own).
-// Everything after "--" is an operand.
-func (c *call) operands(valueOpts ...string) []arg { return operands(c.args, valueOpts...) }
-
-func operands(args []arg, valueOpts ...string) []arg {
-	var out []arg
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			out = append(out, a)
-			continue
-		}
-		if v == "--" {
-			return append(out, args[i+1:]...)
-		}
-		if takesValue(v, valueOpts) {
-			i++
-		}
-	}
-	return out
-}
-
-// takesValue reports whether option word v is followed by its value: it is
-// one of valueOpts, or a cluster of short options ending with one ("-xf").
-func takesValue(v string, valueOpts []string) bool {
-	for _, o := range valueOpts {
-		if v == o {
-			return true
-		}
-		if len(o) == 2 && len(v) > 2 && v[1] != '-' && v[len(v)-1] == o[1] && !strings.ContainsAny(v[1:len(v)-1], "=/") {
-			return true
-		}
-	}
-	return false
-}
-
-// optSpec describes the options of a wrapper or of a program with
-// subcommands: the short letters and long names that take a value.
-type optSpec struct {
-	short string
-	long  []string
-}
-
-type option struct {
-	name string // "-u", "--user"
-	val  arg
-	has  bool // val is set
-}
-
-// splitOpts separates leading options from what follows: for a wrapper, the
-// command it runs; for git-like programs, the subcommand.
-func splitOpts(args []arg, o optSpec) (opts []option, rest []arg) {
-	i := 0
-	for i < len(args) {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			break
-		}
-		i++
-		if v == "--" {
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			name, val, eq := strings.Cut(v, "=")
-			opt := option{name: name}
-			switch {
-			case eq:
-				opt.val, opt.has = arg{val: val, text: quote(val), static: true, glob: a.glob}, true
-			case slices.Contains(o.long, name) && i < len(args):
-				opt.val, opt.has = args[i], true
-				i++
-			}
-			opts = append(opts, opt)
-			continue
-		}
-		for j := 1; j < len(v); j++ {
-			opt := option{name: "-" + v[j:j+1]}
-			if strings.IndexByte(o.short, v[j]) >= 0 {
-				if j+1 < len(v) {
-					opt.val, opt.has = sliceArg(a, j+1), true
-				} else if i < len(args) {
-					opt.val, opt.has = args[i], true
-					i++
-				}
-				opts = append(opts, opt)
-				break
-			}
-			opts = append(opts, opt)
-		}
-	}
-	return opts, args[i:]
-}
-
-func optHas(opts []option, names ...string) bool {
-	for _, o := range opts {
-		if slices.Contains(names, o.name) {
-			return true
-		}
-	}
-	return false
-}
-
-func optVal(opts []option, names ...string) (arg, bool) {
-	for _, o := range opts {
-		if o.has && slices.Contains(names, o.name) {
-			return o.val, true
-		}
-	}
-	return arg{}, false
-}
-
-// subcommand finds a program's subcommand after its global options. ok is
-// false when the subcommand is only known at run time.
-func subcommand(args []arg, o optSpec) (sub string, rest []arg, ok bool) {
-	_, rest = splitOpts(args, o)
-	if len(rest) == 0 {
-		return "", nil, true
-	}
-	if !rest[0].static {
-		return "", rest[1:], false
-	}
-	return rest[0].val, rest[1:], true
+// optWrite is the effect of a program's writing a file it is given (a
+// log, a report): a write, or a system change.
+func (c *call) optWrite(reason string, f arg) effect {
+	var e effect
+	c.writesTo(&e, reason+" "+f.text, f)
+	return e
 }
 
 // envAssigns consumes the NAME=VALUE words that env and sudo accept before

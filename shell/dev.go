@@ -194,41 +194,27 @@ func ghCommand(c *call) effect {
 	return net(airlock.ClassNetHTTP, "changes things on GitHub (gh "+group+" "+verb+")")
 }
 
-// goValues returns the values of Go-style flags (the flag package's: -name
-// or --name, the value after "=" or in the next word, no clusters).
-func goValues(args []arg, names ...string) []arg {
-	var out []arg
-	eachOption(args, func(a arg, next []arg) int {
-		name, val, eq := strings.Cut(strings.TrimPrefix(a.val[1:], "-"), "=")
-		switch {
-		case !slices.Contains(names, name):
-		case eq:
-			out = append(out, arg{val: val, text: quote(val), static: true, glob: a.glob})
-		case len(next) > 0:
-			out = append(out, next[0])
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
-// goHas reports whether a Go-style boolean flag is set (-w, --w, -w=true).
-func goHas(args []arg, name string) bool {
-	found := false
-	eachOption(args, func(a arg, _ []arg) int {
-		n, val, eq := strings.Cut(strings.TrimPrefix(a.val[1:], "-"), "=")
-		found = found || n == name && (!eq || val != "false" && val != "0")
-		return 0
-	})
-	return found
-}
-
 // goOutputs are the go command's flags whose value is a file or folder it
 // writes.
-var goOutputs = []string{"o", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace",
-	"outputdir", "test.coverprofile", "test.cpuprofile", "test.memprofile", "test.blockprofile", "test.mutexprofile",
-	"test.trace", "test.outputdir", "test.testlogfile", "debug-trace", "debug-runtime-trace"}
+var goOutputs = names("-o -coverprofile -cpuprofile -memprofile -blockprofile -mutexprofile -trace -outputdir " +
+	"-test.coverprofile -test.cpuprofile -test.memprofile -test.blockprofile -test.mutexprofile -test.trace " +
+	"-test.outputdir -test.testlogfile -debug-trace -debug-runtime-trace")
+
+// goBuildFlags are the go command's flags that take a value.
+var goBuildFlags = goOptions(slices.Concat(goOutputs, names("-C -p -run -bench -count -timeout -tags -ldflags "+
+	"-gcflags -asmflags -mod -modfile -exec -toolexec -vettool -overlay -pgo -covermode -coverpkg -parallel -skip "+
+	"-shuffle -vet -fuzz -fuzztime -f -buildmode -compiler -installsuffix -pkgdir -http"))...)
+
+// goFlag reports whether a Go boolean flag is set: -w, --w, -w=true, not
+// -w=false.
+func goFlag(p parsed, name string) bool {
+	for _, o := range p.opts {
+		if o.name == name && !(o.has && (o.val.val == "false" || o.val.val == "0")) {
+			return true
+		}
+	}
+	return false
+}
 
 // goEnvPrograms are the go env settings that make later go commands run
 // other programs (CC, GOFLAGS=-toolexec=...) or fetch code from elsewhere.
@@ -240,16 +226,17 @@ var goEnvPrograms = stringSet("CC", "CXX", "FC", "AR", "PKG_CONFIG", "GOFLAGS", 
 // programs it runs (-exec around test binaries, -toolexec around every
 // tool, -vettool, -ldflags=-extld) and files it writes (-o, profiles).
 func goCmd(c *call) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{short: "C"})
+	sub, rest, ok := subcommand(c.args, getopt{short: "C"})
 	if !ok {
 		return unknown("runs go with a subcommand only known at run time")
 	}
-	for _, f := range []string{"exec", "toolexec", "vettool"} {
-		for _, x := range goValues(rest, f) {
-			c.runWords("go "+sub+" -"+f, []arg{x}, input{})
+	p := goBuildFlags.parse(rest)
+	for _, f := range []string{"-exec", "-toolexec", "-vettool"} {
+		for _, x := range p.values(f) {
+			c.runWords("go "+sub+" "+f, []arg{x}, input{})
 		}
 	}
-	for _, x := range goValues(rest, "ldflags") {
+	for _, x := range p.values("-ldflags") {
 		fields := strings.Fields(x.val)
 		for i, f := range fields {
 			name, val, eq := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-"), "=")
@@ -262,40 +249,37 @@ func goCmd(c *call) effect {
 			c.runScript("go "+sub+" -ldflags=-"+name, strings.Trim(val, `"'`), input{})
 		}
 	}
-	e := goSub(c, sub, rest)
-	c.writesTo(&e, "writes files where -o or a profile flag says", goValues(rest, goOutputs...)...)
+	e := goSub(c, sub, p)
+	c.writesTo(&e, "writes files where -o or a profile flag says", p.values(goOutputs...)...)
 	c.raiseNetCode(&e) // go run MODULE@VERSION ~/.ssh/id_rsa
 	return e
 }
 
-func goSub(c *call, sub string, rest []arg) effect {
-	ops := operands(rest, "-o", "-C", "-p", "-run", "-bench", "-count", "-timeout", "-tags", "-ldflags",
-		"-gcflags", "-asmflags", "-mod", "-modfile", "-coverprofile", "-cpuprofile", "-memprofile", "-exec",
-		"-toolexec", "-overlay", "-pgo", "-covermode", "-coverpkg", "-parallel", "-skip", "-shuffle", "-vet",
-		"-fuzz", "-fuzztime", "-f", "-json", "-buildmode", "-compiler", "-installsuffix", "-pkgdir", "-trimpath")
+func goSub(c *call, sub string, p parsed) effect {
+	ops := p.ops
 	remote := slices.ContainsFunc(ops, func(a arg) bool { return strings.Contains(a.val, "@") })
 	switch sub {
 	case "", "help", "version":
 		return read("shows Go information")
 	case "doc":
-		if goHas(rest, "http") {
+		if p.has("-http") {
 			return net(airlock.ClassNetConnect, "serves documentation over HTTP")
 		}
 		return read("shows Go documentation")
 	case "list":
-		if goHas(rest, "m") && (goHas(rest, "u") || goHas(rest, "versions") || goHas(rest, "retracted") || remote) {
+		if goFlag(p, "-m") && (goFlag(p, "-u") || goFlag(p, "-versions") || goFlag(p, "-retracted") || remote) {
 			return net(airlock.ClassNetHTTP, "queries the module proxy")
 		}
 		return read("lists Go packages")
 	case "vet":
-		if goHas(rest, "fix") {
+		if goFlag(p, "-fix") {
 			return write(airlock.ClassFSWrite, "applies vet's fixes to Go files")
 		}
 		return read("checks Go code")
 	case "bug":
 		return net(airlock.ClassNetHTTP, "opens a browser to report an issue, with details of this system")
 	case "env":
-		if hasOption(rest, "-w", "-u", "--w", "--u") {
+		if p.has("-w", "-u") {
 			for _, op := range ops {
 				if key, _, _ := strings.Cut(op.val, "="); goEnvPrograms[key] {
 					return env("sets " + key + ", which makes later go commands run or fetch other code")
@@ -325,7 +309,7 @@ func goSub(c *call, sub string, rest []arg) effect {
 	case "telemetry":
 		return write(airlock.ClassFSWrite, "changes Go telemetry settings")
 	case "tool":
-		if len(ops) > 0 && (ops[0].val == "trace" || ops[0].val == "pprof" && len(goValues(rest, "http")) > 0) {
+		if len(ops) > 0 && (ops[0].val == "trace" || ops[0].val == "pprof" && p.has("-http")) {
 			return net(airlock.ClassNetConnect, "serves a profile or trace viewer over HTTP")
 		}
 		return exec("runs a Go tool")
@@ -338,17 +322,19 @@ func goSub(c *call, sub string, rest []arg) effect {
 	return exec("runs go " + sub)
 }
 
+var gofmtFlags = goOptions(names("-r -cpuprofile -memprofile -local -srcdir -memrate -trace")...)
+
 // gofmt and goimports rewrite files with -w; their flags are Go's (--w),
 // and profiles they write count.
 func gofmt(c *call) effect {
-	ops := operands(c.args, "-r", "-cpuprofile", "-memprofile", "-local", "-srcdir", "-memrate", "-trace")
+	p := gofmtFlags.parse(c.args)
 	e := read("checks formatting")
-	c.raiseReads(&e, ops...)
-	if goHas(c.args, "w") {
+	c.raiseReads(&e, p.ops...)
+	if goFlag(p, "-w") {
 		e = write(airlock.ClassFSWrite, "formats files in place")
-		c.raiseWrites(&e, ops...)
+		c.raiseWrites(&e, p.ops...)
 	}
-	c.writesTo(&e, "writes a profile", goValues(c.args, "cpuprofile", "memprofile", "trace")...)
+	c.writesTo(&e, "writes a profile", p.values("-cpuprofile", "-memprofile", "-trace")...)
 	return e
 }
 
@@ -363,7 +349,7 @@ var cargoVerbs = use(exec("runs a cargo command")).withNone(read("shows cargo he
 	onRule("fmt", formatter("", "--check")),
 )
 
-var cargoOpts = optSpec{short: "ZC", long: []string{"--config", "--color", "--explain"}}
+var cargoOpts = getopt{short: "ZC", long: names("--config --color --explain"), exact: true}
 
 // cargo: its subcommands, and what its options change: --config settings
 // name programs it runs (runners, linkers, rustc wrappers) or where it
@@ -378,20 +364,20 @@ func cargo(c *call) effect {
 	if toolchain != "" {
 		e = worse(e, customToolchain("cargo", toolchain))
 	}
-	for _, cfg := range optValues(args, false, "--config") {
+	for _, cfg := range optValues(args, "--config") {
 		e = worse(e, c.cargoConfig(cfg))
 	}
-	c.writesTo(&e, "writes build outputs where an option says", optValues(args, false, "--target-dir", "--artifact-dir",
+	c.writesTo(&e, "writes build outputs where an option says", optValues(args, "--target-dir", "--artifact-dir",
 		"--out-dir", "--root", "--lockfile-path")...)
-	if _, rest := splitOpts(args, cargoOpts); len(rest) > 1 && rest[0].static {
+	if rest := cargoOpts.split(args).ops; len(rest) > 1 && rest[0].static {
 		switch rest[0].val {
 		case "new", "init", "vendor":
 			c.raiseWrites(&e, operands(rest[1:], "--name", "--vcs", "--edition", "--registry", "-s", "--sync")...)
 		case "rustc", "rustdoc":
 			// Words after -- go to rustc.
 			if flags := gitAfter(rest, "--"); len(flags) > 0 {
-				c.rustcFlags(&e, "cargo "+rest[0].val, append(optValues(flags, false, "-C", "--codegen"), optValues(flags, false, "-Z")...))
-				c.writesTo(&e, "writes compiler output where rustc's options say", optValues(flags, false, "-o", "--out-dir")...)
+				c.rustcFlags(&e, "cargo "+rest[0].val, append(optValues(flags, "-C", "--codegen"), optValues(flags, "-Z")...))
+				c.writesTo(&e, "writes compiler output where rustc's options say", optValues(flags, "-o", "--out-dir")...)
 			}
 		}
 	}
@@ -519,7 +505,7 @@ func rustup(c *call) effect {
 		// The command is the words after the toolchain, options included.
 		for i, a := range c.args {
 			if a.static && a.val == "run" {
-				_, rest := splitOpts(c.args[i+1:], optSpec{})
+				rest := getopt{}.split(c.args[i+1:]).ops
 				if len(rest) > 1 {
 					c.run("rustup run", rest[1:], effect{})
 				}
@@ -592,11 +578,14 @@ func markdownlint(c *call) effect {
 	return e
 }
 
+// staticcheckDebug are staticcheck's debug flags (Go's), which write
+// profiles.
+var staticcheckDebug = names("-debug.cpuprofile -debug.memprofile -debug.trace -debug.measure-analyzers")
+
 // staticcheck takes Go flags; its debug flags write profiles.
 func staticcheck(c *call) effect {
 	e := reads("lints Go code", "-checks", "-f", "-go", "-tags", "-matrix")(c)
-	c.writesTo(&e, "writes a profile or trace", goValues(c.args, "debug.cpuprofile", "debug.memprofile", "debug.trace",
-		"debug.measure-analyzers")...)
+	c.writesTo(&e, "writes a profile or trace", goOptions(staticcheckDebug...).values(c.args, staticcheckDebug...)...)
 	return e
 }
 
@@ -860,6 +849,8 @@ func cmake(c *call) effect {
 	return e
 }
 
+var mesonDevenvOpts = getopt{short: "Cw", long: names("--workdir --dump-format"), exact: true}
+
 // meson devenv runs a command, or a shell, in the build's environment.
 func meson(c *call) effect {
 	ops := operands(c.args, "-C", "-w", "--workdir", "--dump-format")
@@ -872,7 +863,7 @@ func meson(c *call) effect {
 	}
 	for i, a := range c.args {
 		if a.static && a.val == "devenv" {
-			_, rest := splitOpts(c.args[i+1:], optSpec{short: "Cw", long: []string{"--workdir", "--dump-format"}})
+			rest := mesonDevenvOpts.split(c.args[i+1:]).ops
 			if len(rest) > 0 {
 				c.run("meson devenv", rest, effect{})
 				return effect{none: true}
@@ -1088,22 +1079,7 @@ func cc(c *call) effect {
 // their value in the next word or joined to the option (-MFdeps.d,
 // -o/etc/x, -aux-info=x).
 func joinedValues(args []arg, opts ...string) []arg {
-	var out []arg
-	eachOption(args, func(a arg, next []arg) int {
-		for _, o := range opts {
-			switch {
-			case a.val == o && len(next) > 0:
-				out = append(out, next[0])
-				return 1
-			case strings.HasPrefix(a.val, o) && len(a.val) > len(o):
-				v := strings.TrimPrefix(a.val[len(o):], "=")
-				out = append(out, arg{val: v, text: quote(v), static: true, glob: a.glob})
-				return 0
-			}
-		}
-		return 0
-	})
-	return out
+	return getopt{long: opts, exact: true, joined: true}.values(args, opts...)
 }
 
 // linkerOutputs raises e by the files that linker options write
@@ -1120,32 +1096,6 @@ func (c *call) linkerOutputs(e *effect, opts []string) {
 			*e = worse(*e, exec("loads a linker plugin"))
 		}
 	}
-}
-
-// persists makes e privileged when a word names a place where a write
-// persists: whichever option names it (a compiler's output, a path in
-// code), the program may write there.
-func (c *call) persists(e *effect) {
-	for _, a := range c.args {
-		if v, ok := a.pathValue(); ok && e.tier < airlock.TierPrivileged {
-			if p, ok := c.persistIn(v, a.glob); ok {
-				e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
-				e.reason += ", and names " + p + ", which it may write"
-			}
-		}
-	}
-}
-
-// raiseNetCode raises code Airlock cannot see that is already a network
-// program (it loads a socket library, opens a port) by what its words
-// name, as raiseNamed and raiseCode do below network-egress: a secret it
-// may send, a place where a write persists.
-func (c *call) raiseNetCode(e *effect) {
-	if e.tier < airlock.TierNetworkEgress {
-		return
-	}
-	c.raiseSent(e)
-	c.persists(e)
 }
 
 // zig cc and zig c++ are C compilers.
@@ -1203,7 +1153,7 @@ func javac(c *call) effect {
 	var jvm []arg
 	for _, w := range c.args {
 		if w.static && strings.HasPrefix(w.val, "-J") {
-			jvm = append(jvm, sliceArg(w, 2))
+			jvm = append(jvm, valueArg(w, w.val[2:]))
 		}
 	}
 	c.jvmOptions(&e, "javac", jvm)
@@ -1255,12 +1205,6 @@ func (c *call) rustcFlags(e *effect, via string, settings []arg) {
 	}
 }
 
-// optName is an option word without its "=value".
-func optName(v string) string {
-	name, _, _ := strings.Cut(v, "=")
-	return name
-}
-
 // lang describes an interpreter's options.
 type lang struct {
 	name     string   // the language, for reasons
@@ -1288,15 +1232,43 @@ type lang struct {
 	runModule       func(c *call, mod string, rest []arg) effect
 }
 
-// isInfo reports whether option word v only prints information (--help*).
-func (l lang) isInfo(v string) bool {
-	if strings.HasPrefix(v, "--help") {
+// isInfo reports whether option name only prints information (--help*).
+func (l lang) isInfo(name string) bool {
+	if strings.HasPrefix(name, "--help") {
 		return true
 	}
 	if l.info != nil {
-		return slices.Contains(l.info, v)
+		return slices.Contains(l.info, name)
 	}
-	return v == "--version" || v == "-h" || v == "-v" || v == "-V" || v == "-version"
+	return slices.Contains(defaultInfo, name)
+}
+
+// defaultInfo are the options that only print information, unless a
+// language says otherwise.
+var defaultInfo = []string{"--version", "-h", "-v", "-V", "-version"}
+
+// getopt is how the interpreter spells its options: they end at the
+// script, and at inline code or a module to run (python -c CODE ARGS),
+// whose arguments follow.
+func (l lang) getopt() getopt {
+	g := getopt{short: l.code + l.values + l.module, long: slices.Concat(l.long, l.longCode), exact: true}
+	if l.inPlace {
+		g.optShort = "i"
+	}
+	info := l.info
+	if info == nil {
+		info = defaultInfo
+	}
+	for _, n := range slices.Concat(info, l.runs, l.batch, l.longInteractive, l.listen, l.connects) {
+		if strings.HasPrefix(n, "-") && !slices.Contains(g.long, n) {
+			g.flags = append(g.flags, n)
+		}
+	}
+	for _, ch := range l.code + l.module {
+		g.final = append(g.final, "-"+string(ch))
+	}
+	g.final = append(g.final, l.longCode...)
+	return g
 }
 
 // langParse is what an interpreter's options ask for.
@@ -1308,101 +1280,43 @@ type langParse struct {
 	ops                                           []arg // the script and its arguments
 }
 
-func (l lang) parse(args []arg) langParse {
+func (l lang) parse(args []arg) langParse { return l.read(l.getopt(), args) }
+
+// read reads args with the interpreter's getopt g.
+func (l lang) read(g getopt, args []arg) langParse {
 	var p langParse
-	i := 0
-	// value returns an option's value: attached, or the next word.
-	value := func(attached string, hasAttached bool, from arg) arg {
-		if hasAttached {
-			return arg{val: attached, text: quote(attached), static: from.static, glob: from.glob}
-		}
-		if i < len(args) {
-			i++
-			return args[i-1]
-		}
-		return arg{}
-	}
-loop:
-	for i < len(args) {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			break
-		}
-		i++
-		name, val, eq := strings.Cut(v, "=")
+	opts := g.split(args)
+	for _, o := range opts.opts {
+		short := len(o.name) == 2 && o.name[1] != '-'
+		letter := func(set string) bool { return short && strings.IndexByte(set, o.name[1]) >= 0 }
 		switch {
-		case v == "--":
-			break loop
-		case l.isInfo(v):
+		case l.isInfo(o.name):
 			p.info = true
-		case slices.Contains(l.runs, v):
+		case slices.Contains(l.runs, o.name):
 			p.runs = true
-		case slices.Contains(l.listen, name):
-			p.listen = name
-			if !eq && slices.Contains(l.long, name) {
-				i++
-			}
-		case slices.Contains(l.connects, name):
-			p.connects = name
-			if !eq && slices.Contains(l.long, name) {
-				i++
-			}
-		case slices.Contains(l.batch, name):
+		case slices.Contains(l.listen, o.name):
+			p.listen = o.name
+		case slices.Contains(l.connects, o.name):
+			p.connects = o.name
+		case slices.Contains(l.batch, o.name):
 			p.batch = true
-		case slices.Contains(l.longInteractive, name):
+		case letter(l.interactive) || slices.Contains(l.longInteractive, o.name):
 			p.interactive = true
-		case strings.HasPrefix(v, "--") || slices.Contains(l.long, name) || slices.Contains(l.longCode, name):
-			if slices.Contains(l.longCode, name) {
-				p.code = true
-				if !eq {
-					i++
-				}
-				break loop
-			}
-			if !eq && !slices.Contains(l.long, name) {
-				continue
-			}
-			x := value(val, eq, a)
-			if slices.Contains(l.longLibs, name) {
-				p.libs = append(p.libs, x)
-			}
-			if slices.Contains(l.writes, name) {
-				p.writes = append(p.writes, x)
-			}
-		default:
-			for j := 1; j < len(v); j++ {
-				ch := v[j]
-				if strings.IndexByte(l.code, ch) >= 0 {
-					p.code = true
-					if j == len(v)-1 {
-						i++
-					}
-					break loop
-				}
-				if l.inPlace && ch == 'i' {
-					p.inPlace = true
-					break
-				}
-				if strings.IndexByte(l.module, ch) >= 0 {
-					x := value(v[j+1:], j < len(v)-1, a)
-					p.module = &x
-					break loop
-				}
-				if strings.IndexByte(l.interactive, ch) >= 0 {
-					p.interactive = true
-				}
-				if strings.IndexByte(l.values, ch) >= 0 {
-					x := value(v[j+1:], j < len(v)-1, a)
-					if strings.IndexByte(l.libs, ch) >= 0 {
-						p.libs = append(p.libs, x)
-					}
-					break
-				}
-			}
+		case letter(l.code) || slices.Contains(l.longCode, o.name):
+			p.code = true
+		case l.inPlace && o.name == "-i":
+			p.inPlace = true
+		case letter(l.module):
+			m := o.val
+			p.module = &m
+		case letter(l.libs) || slices.Contains(l.longLibs, o.name):
+			p.libs = append(p.libs, o.val)
+		}
+		if slices.Contains(l.writes, o.name) && o.has {
+			p.writes = append(p.writes, o.val)
 		}
 	}
-	p.ops = args[min(i, len(args)):]
+	p.ops = opts.ops
 	if len(p.ops) > 0 && p.ops[0].static && slices.Contains(l.listen, p.ops[0].val) {
 		p.listen = p.ops[0].val // bb nrepl-server
 	}
@@ -1413,8 +1327,9 @@ loop:
 // inspected; code read from a pipe is unknown. Libraries it loads, ports it
 // opens and files it writes by option count too.
 func interp(l lang) rule {
+	g := l.getopt()
 	return func(c *call) effect {
-		p := l.parse(c.args)
+		p := l.read(g, c.args)
 		// A batch option may follow the code (erl -s init stop -noshell).
 		p.batch = p.batch || slices.ContainsFunc(c.args, func(a arg) bool { return a.static && slices.Contains(l.batch, a.val) })
 		ops := p.ops
@@ -1444,9 +1359,6 @@ func interp(l lang) rule {
 		}
 		if !stdin && (p.interactive || l.repl && !p.batch && !(p.code && l.codeExits)) {
 			e, stdin = worse(e, c.stdinCode(l.name, false)), true
-		}
-		if stdin && c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
 		}
 		c.loads(&e, l.name, p.libs)
 		if p.listen != "" {
@@ -1502,49 +1414,14 @@ func networkLib(name string) bool {
 var networkLibs = []string{"socket", "http", "net/", "net::", "lwp", "urllib", "request", "ftp", "smtp",
 	"telnet", "open-uri", "webrick", "mojo", "curl", "websocket", "ssh", "drb", "fetch", "grpc"}
 
-// writesTo raises e to a write of the files given, when there are any.
-func (c *call) writesTo(e *effect, reason string, files ...arg) {
-	if len(files) == 0 {
-		return
-	}
-	w := write(airlock.ClassFSWrite, reason)
-	c.raiseWrites(&w, files...)
-	*e = worse(*e, w)
-}
-
-// raiseText raises code that Airlock reads but cannot parse (a
-// here-document given to an interpreter) by what it names, as raiseNamed
-// and raiseCode do for the words of a command: a secret, a place where a
-// write persists, the network.
-func (c *call) raiseText(e *effect, text string) {
-	if e.tier >= airlock.TierPrivileged {
-		return
-	}
-	if s, ok := c.secretIn(text, false); ok {
-		*e = s
-		return
-	}
-	if p, ok := c.persistIn(text, false); ok {
-		e.cap, e.tier, e.generic = airlock.CapHostAdmin, airlock.TierPrivileged, false
-		e.reason += ", and names " + p + ", which it may write"
-		return
-	}
-	if e.tier < airlock.TierNetworkEgress && networked(text) {
-		e.cap, e.tier, e.generic = airlock.CapNetworkEgress, airlock.TierNetworkEgress, false
-		e.reason += ", and connects to the network"
-	}
-}
-
-var pythonLang = lang{name: "Python", code: "c", module: "m", values: "WX", interactive: "i",
-	long: []string{"--check-hash-based-pycs"}, info: []string{"--version", "-V", "-h", "-?"}}
+var pythonInterp = interp(lang{name: "Python", code: "c", module: "m", values: "WX", interactive: "i",
+	long: []string{"--check-hash-based-pycs"}, info: []string{"--version", "-V", "-h", "-?"}, runModule: pythonModule})
 
 // python is an interpreter whose -m runs a module (pythonModule); -X
 // pycache_prefix=DIR writes the compiled files under DIR.
 func python(c *call) effect {
-	l := pythonLang
-	l.runModule = pythonModule
-	e := interp(l)(c)
-	for _, x := range optValues(c.args, false, "-X") {
+	e := pythonInterp(c)
+	for _, x := range optValues(c.args, "-X") {
 		if p, ok := strings.CutPrefix(x.val, "pycache_prefix="); ok {
 			c.writesTo(&e, "writes compiled files under -X pycache_prefix", arg{val: p, text: quote(p), static: x.static, glob: x.glob})
 		}
@@ -1568,7 +1445,7 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 	case "http.server", "SimpleHTTPServer", "smtpd", "aiosmtpd", "xmlrpc.server", "CGIHTTPServer", "wsgiref.simple_server":
 		// Serving a folder of secrets hands them out.
 		e := net(airlock.ClassNetConnect, "serves the network")
-		c.raiseReads(&e, optValues(rest, false, "-d", "--directory")...)
+		c.raiseReads(&e, optValues(rest, "-d", "--directory")...)
 		return e
 	case "ftplib", "telnetlib", "imaplib", "poplib", "nntplib", "smtplib", "webbrowser", "urllib.request":
 		return net(airlock.ClassNetConnect, "connects to the network ("+mod+")")
@@ -1583,9 +1460,6 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 		e := c.stdinCode("Python", false)
 		if len(ops) > 0 {
 			e = worse(exec("runs Python script "+ops[0].text), e)
-		}
-		if c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
 		}
 		return e
 	case "pydoc":
@@ -1610,7 +1484,7 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 			return e
 		}
 		e := write(airlock.ClassFSWrite, "creates or extracts an archive")
-		c.raiseWrites(&e, append(optValues(rest, false, "-c", "--create"), ops...)...)
+		c.raiseWrites(&e, append(optValues(rest, "-c", "--create"), ops...)...)
 		return e
 	case "gzip":
 		e := write(airlock.ClassFSWrite, "compresses or decompresses files")
@@ -1632,20 +1506,20 @@ func pythonModule(c *call, mod string, rest []arg) effect {
 	}
 	e := exec("runs Python module " + mod)
 	if mod == "cProfile" || mod == "profile" || mod == "trace" {
-		c.writesTo(&e, "writes its report where -o says", optValues(rest, false, "-o", "--outfile", "--file")...)
+		c.writesTo(&e, "writes its report where -o says", optValues(rest, "-o", "--outfile", "--file")...)
 	}
 	return e
 }
 
-var phpOpts = optSpec{short: "rBREcdfFtzS", long: []string{"--run", "--process-begin", "--process-code", "--process-end",
-	"--php-ini", "--define", "--file", "--process-file", "--docroot", "--zend-extension", "--server", "--rf", "--rc",
-	"--re", "--rz", "--ri"}}
+var phpOpts = getopt{short: "rBREcdfFtzS",
+	long: names("--run --process-begin --process-code --process-end --php-ini --define --file --process-file " +
+		"--docroot --zend-extension --server --rf --rc --re --rz --ri"), exact: true}
 
 // php: inline code, a script, a web server; -d settings may name code to
 // run (auto_prepend_file), libraries to load or files to write.
 func php(c *call) effect {
-	opts, ops := splitOpts(c.args, phpOpts)
-	has := func(names ...string) bool { return optHas(opts, names...) }
+	p := phpOpts.split(c.args)
+	ops, has := p.ops, p.has
 	stdin := false
 	var e effect
 	switch {
@@ -1654,12 +1528,12 @@ func php(c *call) effect {
 	case has("-S", "--server"):
 		// Serving a folder of secrets hands them out.
 		e = net(airlock.ClassNetConnect, "serves the network, running the PHP files it serves")
-		if root, ok := optVal(opts, "-t", "--docroot"); ok {
+		if root, ok := p.value("-t", "--docroot"); ok {
 			c.raiseReads(&e, root)
 		}
 	case has("-l", "--syntax-check", "-s", "--syntax-highlight", "--syntax-highlighting", "-w", "--strip"):
 		e = read("checks or shows PHP source")
-		if f, ok := optVal(opts, "-f", "--file"); ok {
+		if f, ok := p.value("-f", "--file"); ok {
 			ops = append(ops, f)
 		}
 		c.raiseReads(&e, ops...)
@@ -1668,7 +1542,7 @@ func php(c *call) effect {
 		e = exec("runs PHP code Airlock cannot inspect")
 		c.raiseReads(&e, ops...)
 	default:
-		f, ok := optVal(opts, "-f", "--file", "-F", "--process-file")
+		f, ok := p.value("-f", "--file", "-F", "--process-file")
 		if !ok && len(ops) > 0 {
 			f, ok, ops = ops[0], true, ops[1:]
 		}
@@ -1683,10 +1557,7 @@ func php(c *call) effect {
 	if has("-a", "--interactive") && !stdin {
 		e, stdin = worse(e, c.stdinCode("PHP", false)), true
 	}
-	if stdin && c.in.kind == inText {
-		c.raiseText(&e, c.in.text)
-	}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch {
 		case o.has && (o.name == "-d" || o.name == "--define"):
 			e = worse(e, c.phpSetting(o.val))
@@ -1780,7 +1651,7 @@ func jshell(c *call) effect {
 	var jvm []arg
 	for _, w := range c.args {
 		if w.static && (strings.HasPrefix(w.val, "-J") || strings.HasPrefix(w.val, "-R")) {
-			jvm = append(jvm, sliceArg(w, 2))
+			jvm = append(jvm, valueArg(w, w.val[2:]))
 		}
 	}
 	c.jvmOptions(&e, "jshell", jvm)
@@ -1792,7 +1663,7 @@ var inspectOpts = []string{"--inspect", "--inspect-brk", "--inspect-wait"}
 
 // inspects raises e when one of inspectOpts is given.
 func (c *call) inspects(e *effect, lang string) {
-	if slices.ContainsFunc(c.args, func(a arg) bool { return a.static && slices.Contains(inspectOpts, optName(a.val)) }) {
+	if c.has(inspectOpts...) {
 		*e = worse(*e, listens("opens a debugger port through which other programs run "+lang+" code"))
 	}
 }
@@ -1830,9 +1701,6 @@ func deno(c *call) effect {
 	}
 	if len(ops) == 0 || ops[0].val == "repl" {
 		e = worse(e, c.stdinCode("JavaScript", false))
-		if c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
-		}
 	}
 	c.writesTo(&e, "writes files where -o says", c.values("-o", "--output")...)
 	c.inspects(&e, "JavaScript")
@@ -1921,9 +1789,6 @@ func bunCommand(c *call, ops []arg) effect {
 		return effect{none: true}
 	case "repl":
 		e := c.stdinCode("JavaScript", false)
-		if c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
-		}
 		return e
 	}
 	return exec("runs JavaScript code Airlock cannot inspect")
@@ -1956,10 +1821,7 @@ func dart(c *call) effect {
 		c.raiseReads(&e, ops[1:]...)
 	}
 	c.writesTo(&e, "writes files where -o says", c.values("-o", "--output")...)
-	if slices.ContainsFunc(c.args, func(a arg) bool {
-		n := optName(a.val)
-		return a.static && (n == "--observe" || n == "--enable-vm-service")
-	}) {
+	if c.has("--observe", "--enable-vm-service") {
 		e = worse(e, listens("opens the Dart VM service, through which other programs run code"))
 	}
 	return e

@@ -61,18 +61,6 @@ func TestTomlStrings(t *testing.T) {
 	}
 }
 
-func TestGoFlags(t *testing.T) {
-	args := words("-exec=a --exec b -o c -toolexec d -- -exec e")
-	if got, want := vals(goValues(args, "exec")), []string{"a", "b"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("goValues exec = %q, want %q", got, want)
-	}
-	for line, want := range map[string]bool{"-w": true, "--w x": true, "-w=true": true, "-w=false": false, "-l": false, "-- -w": false} {
-		if got := goHas(words(line), "w"); got != want {
-			t.Errorf("goHas(%q, w) = %v, want %v", line, got, want)
-		}
-	}
-}
-
 func TestJoinedValues(t *testing.T) {
 	args := words("-o a -ob -MF c -MFd -aux-info=e -objc")
 	got := vals(joinedValues(args, "-o", "-MF", "-aux-info"))

@@ -108,38 +108,27 @@ var fileCommands = map[string]rule{
 	"pass": pass,
 }
 
-var grepOpts = getopt{short: "efmABCdDX", optLong: names("--color --colour"),
+var grepOpts = getopt{short: "efmABCdDX",
 	long: names("--regexp --file --max-count --after-context --before-context --context --directories --devices " +
 		"--label --group-separator --binary-files --include --exclude --exclude-from --exclude-dir"),
-	flags: names("--recursive --dereference-recursive")}
+	optLong: names("--color --colour"), flags: names("--recursive --dereference-recursive")}
 
 // grep: the first operand is the pattern unless -e or -f gives it; a
 // recursive search without operands searches the working directory.
 func grep(c *call) effect {
 	p := grepOpts.parse(c.args)
-	ops := p.ops
-	if !p.has("-e", "--regexp", "-f", "--file") && len(ops) > 0 {
-		ops = ops[1:]
-	}
 	recursive := p.has("-r", "-R", "--recursive", "--dereference-recursive")
 	for _, d := range p.values("-d", "--directories") {
 		recursive = recursive || d.val == "recurse"
 	}
-	if len(ops) == 0 && recursive {
-		ops = []arg{literal(".")}
-	}
-	e := read("searches files")
-	c.raiseReads(&e, ops...)
-	c.raiseReads(&e, p.values("-f", "--file", "--exclude-from")...)
-	return e
+	return searchOps(c, p, p.has("-e", "--regexp", "-f", "--file"), recursive, p.values("-f", "--file", "--exclude-from"))
 }
 
-var rgOpts = getopt{short: "ABCdEefgjMmrtT",
-	long: names("--after-context --before-context --color --colors --context --context-separator --dfa-size-limit " +
-		"--encoding --engine --field-context-separator --field-match-separator --file --glob --iglob --ignore-file " +
-		"--max-columns --max-count --max-depth --max-filesize --path-separator --pre --pre-glob --regex-size-limit " +
-		"--regexp --replace --sort --sortr --threads --type --type-add --type-clear --type-not --hostname-bin " +
-		"--hyperlink-format --generate")}
+var rgOpts = getopt{short: "ABCdEefgjMmrtT", long: names("--after-context --before-context --color --colors " +
+	"--context --context-separator --dfa-size-limit --encoding --engine --field-context-separator " +
+	"--field-match-separator --file --glob --iglob --ignore-file --max-columns --max-count --max-depth " +
+	"--max-filesize --path-separator --pre --pre-glob --regex-size-limit --regexp --replace --sort --sortr " +
+	"--threads --type --type-add --type-clear --type-not --hostname-bin --hyperlink-format --generate")}
 
 // rg runs --pre's program on every file it searches (a path, no shell).
 func rg(c *call) effect {
@@ -149,45 +138,34 @@ func rg(c *call) effect {
 			c.runWords("rg "+o.name, []arg{o.val}, input{})
 		}
 	}
-	ops := p.ops
-	if !p.has("-e", "--regexp", "-f", "--file", "--files", "--type-list") && len(ops) > 0 {
-		ops = ops[1:]
-	}
-	if len(ops) == 0 {
-		ops = []arg{literal(".")}
-	}
-	e := read("searches files")
-	c.raiseReads(&e, ops...)
-	c.raiseReads(&e, p.values("-f", "--file", "--ignore-file")...)
-	return e
+	return searchOps(c, p, p.has("-e", "--regexp", "-f", "--file", "--files", "--type-list"), true,
+		p.values("-f", "--file", "--ignore-file"))
 }
 
-var agOpts = getopt{short: "ABCGgmpW",
-	long: names("--after --before --context --file-search-regex --max-count --depth --path-to-ignore --pager " +
-		"--ignore --ignore-dir --width --workers --color-line-number --color-match --color-path --ackmate-dir-filter")}
+var agOpts = getopt{short: "ABCGgmpW", long: names("--after --before --context --file-search-regex --max-count " +
+	"--depth --path-to-ignore --pager --ignore --ignore-dir --width --workers --color-line-number --color-match " +
+	"--color-path --ackmate-dir-filter"), roles: map[string]role{"--pager": runsFilter}}
 
 // ag: -g searches file names; the pattern is the first operand unless -g
 // gives one. --pager names a command it runs.
 func ag(c *call) effect {
 	p := agOpts.parse(c.args)
-	for _, pager := range p.values("--pager") {
-		c.runWords("ag --pager", []arg{pager}, input{kind: inPipe})
-	}
-	return searchOps(c, p, p.has("-g"), p.values("-p", "--path-to-ignore"))
+	e := searchOps(c, p, p.has("-g"), true, p.values("-p", "--path-to-ignore"))
+	c.useOptions(&e, p.opts, agOpts.roles)
+	return e
 }
 
 var ackOpts = getopt{short: "ABCgmt",
 	long: names("--pager --ackrc --files-from --output --max-count --after-context --before-context --context " +
-		"--type-set --type-add --type-del --ignore-dir --noignore-dir --ignore-file --match --range-start --range-end " +
-		"--color-filename --color-match --color-lineno --color-colno --type")}
+		"--type-set --type-add --type-del --ignore-dir --noignore-dir --ignore-file --match --range-start " +
+		"--range-end --color-filename --color-match --color-lineno --color-colno --type"),
+	roles: map[string]role{"--pager": runsFilter}}
 
 // ack runs --pager's command; an --ackrc file may set one, out of sight.
 func ack(c *call) effect {
 	p := ackOpts.parse(c.args)
-	for _, pager := range p.values("--pager") {
-		c.runWords("ack --pager", []arg{pager}, input{kind: inPipe})
-	}
-	e := searchOps(c, p, p.has("-g", "-f", "--match"), p.values("--files-from"))
+	e := searchOps(c, p, p.has("-g", "-f", "--match"), true, p.values("--files-from"))
+	c.useOptions(&e, p.opts, ackOpts.roles)
 	if rc := p.values("--ackrc"); len(rc) > 0 {
 		x := exec("reads options from an ackrc file, which may name a pager to run")
 		c.raiseReads(&x, rc...)
@@ -196,14 +174,15 @@ func ack(c *call) effect {
 	return e
 }
 
-// searchOps classifies a search of the files named after the pattern (or
-// of the working directory), and of lists of files.
-func searchOps(c *call, p parsed, noPattern bool, lists []arg) effect {
+// searchOps classifies a search of the files named after the pattern
+// (unless noPattern, the options give it), or of the working directory
+// when none is and the search is recursive, and of lists of files.
+func searchOps(c *call, p parsed, noPattern, recursive bool, lists []arg) effect {
 	ops := p.ops
 	if !noPattern && len(ops) > 0 {
 		ops = ops[1:]
 	}
-	if len(ops) == 0 {
+	if len(ops) == 0 && recursive {
 		ops = []arg{literal(".")}
 	}
 	e := read("searches files")
@@ -213,23 +192,25 @@ func searchOps(c *call, p parsed, noPattern bool, lists []arg) effect {
 }
 
 var sortLines = tool{reason: "sorts lines",
-	getopt: getopt{short: "kStTo", optLong: names("--check"), long: names("--random-source --sort --batch-size " +
-		"--compress-program --files0-from --key --output --buffer-size --field-separator --temporary-directory --parallel")},
-	writes: names("-o --output -T --temporary-directory"), reads: names("--random-source"), lists: names("--files0-from"),
-	runs: names("--compress-program")}
+	getopt: getopt{short: "kStTo",
+		long: names("--random-source --sort --batch-size --compress-program --files0-from --key --output " +
+			"--buffer-size --field-separator --temporary-directory --parallel"), optLong: names("--check"),
+		roles: map[string]role{"-o": writesFile, "--output": writesFile, "-T": writesFile, "--temporary-directory": writesFile, "--random-source": sendsFile, "--files0-from": listsFiles, "--compress-program": runsCommand}}}
 
-var shuf = tool{reason: "shuffles lines", getopt: getopt{short: "ino", long: names("--input-range --head-count --output --random-source")},
-	writes: names("-o --output"), reads: names("--random-source")}
+var shuf = tool{reason: "shuffles lines", getopt: getopt{short: "ino", long: names("--input-range --head-count " +
+	"--output --random-source"),
+	roles: map[string]role{"-o": writesFile, "--output": writesFile, "--random-source": sendsFile}}}
 
-var iconv = tool{reason: "converts text", getopt: getopt{short: "fto", long: names("--from-code --to-code --output")},
-	writes: names("-o --output")}
+var iconv = tool{reason: "converts text", getopt: getopt{short: "fto", long: names("--from-code --to-code --output"),
+	roles: map[string]role{"-o": writesFile, "--output": writesFile}}}
 
-var wc = tool{reason: "counts lines, words and bytes", getopt: getopt{long: names("--files0-from")}, lists: names("--files0-from")}
+var wc = tool{reason: "counts lines, words and bytes", getopt: getopt{long: names("--files0-from"),
+	roles: map[string]role{"--files0-from": listsFiles}}}
 
 var du = tool{reason: "shows disk usage", meta: true,
-	getopt: getopt{short: "BdtX", optLong: names("--time"),
-		long: names("--block-size --max-depth --threshold --time-style --exclude-from --exclude --files0-from")},
-	reads: names("-X --exclude-from"), lists: names("--files0-from")}
+	getopt: getopt{short: "BdtX", long: names("--block-size --max-depth --threshold --time-style --exclude-from " +
+		"--exclude --files0-from"), optLong: names("--time"),
+		roles: map[string]role{"-X": sendsFile, "--exclude-from": sendsFile, "--files0-from": listsFiles}}}
 
 // uniq reads its first operand and writes its second; any further operand
 // is an error, but is taken as written in case an option was misread.
@@ -247,13 +228,14 @@ func uniq(c *call) effect {
 	return e
 }
 
-var uniqOpts = getopt{short: "fsw", long: names("--skip-fields --skip-chars --check-chars"), optLong: names("--all-repeated --group")}
+var uniqOpts = getopt{short: "fsw", long: names("--skip-fields --skip-chars --check-chars"),
+	optLong: names("--all-repeated --group")}
 
 // yq edits files in place with -i, and writes one file per document with
 // -s, named by an expression.
 func yq(c *call) effect {
-	p := getopt{short: "Iops", long: names("--indent --output-format --input-format --split-exp --expression --from-file " +
-		"--front-matter")}.parse(c.args)
+	p := getopt{short: "Iops", long: names("--indent --output-format --input-format --split-exp --expression " +
+		"--from-file --front-matter")}.parse(c.args)
 	switch {
 	case p.has("-i", "--inplace"):
 		e := write(airlock.ClassFSWrite, "edits files in place")
@@ -269,8 +251,7 @@ func yq(c *call) effect {
 
 var awkOpts = getopt{short: "fFvmeEilW", optShort: "dDopL",
 	long:    names("--file --field-separator --assign --source --exec --include --load"),
-	optLong: names("--dump-variables --debug --pretty-print --profile --lint"),
-	flags:   names("--sandbox")}
+	optLong: names("--dump-variables --debug --pretty-print --profile --lint"), flags: names("--sandbox")}
 
 // awk is classified by its program (see awkProgram): the commands it runs
 // with system() and pipes, the files it writes with print > and reads with
@@ -428,8 +409,9 @@ func (c *call) scriptFiles(e effect, script string, writes, reads []string) effe
 
 // sedOpts: -i's suffix is optional, so "-ie" is in place with suffix "e".
 var sedOpts = getopt{short: "efl", optShort: "i", long: names("--expression --file --line-length"),
-	optLong: names("--in-place"), flags: names("--quiet --silent --debug --posix --sandbox --separate --unbuffered " +
-		"--null-data --zero-terminated --regexp-extended --follow-symlinks --binary")}
+	optLong: names("--in-place"),
+	flags: names("--quiet --silent --debug --posix --sandbox --separate --unbuffered --null-data --zero-terminated " +
+		"--regexp-extended --follow-symlinks --binary")}
 
 // sed edits text, in place with -i; its script may also run commands,
 // write and read files (see sedScript).
@@ -821,7 +803,8 @@ func xxdNextValue(v string) bool {
 
 // bc runs the programs in the files it is given, and prints them, in part,
 // when they do not parse.
-var bc = tool{reason: "calculates", getopt: getopt{short: "ef", long: names("--expression --file")}, reads: names("-f --file")}
+var bc = tool{reason: "calculates", getopt: getopt{short: "ef", long: names("--expression --file"),
+	roles: map[string]role{"-f": sendsFile, "--file": sendsFile}}}
 
 // dc runs its scripts (-e, -f, operands, or its input), whose "!" command
 // runs the rest of the line as a shell command.
@@ -891,10 +874,10 @@ func dcCommands(script string) []string {
 
 // Pagers and manuals.
 
-var lessOpts = getopt{short: `bDhjkoOpPtTxyz"#`,
-	long: names("--buffers --color --max-back-scroll --jump-target --lesskey-file --lesskey-src --lesskey-content " +
-		"--log-file --LOG-FILE --pattern --prompt --tag --tag-file --tabs --max-forw-scroll --window --quotes --shift " +
-		"--line-num-width --rscroll --status-col-width --wheel-lines --header --intr --search-options --match-shift")}
+var lessOpts = getopt{short: `bDhjkoOpPtTxyz"#`, long: names("--buffers --color --max-back-scroll --jump-target " +
+	"--lesskey-file --lesskey-src --lesskey-content --log-file --LOG-FILE --pattern --prompt --tag --tag-file " +
+	"--tabs --max-forw-scroll --window --quotes --shift --line-num-width --rscroll --status-col-width " +
+	"--wheel-lines --header --intr --search-options --match-shift")}
 
 // less shows files. Besides what LESSOPEN, VISUAL and the like make it run
 // (vars.go), it copies what it shows into -o's file, takes key bindings
@@ -963,10 +946,9 @@ func (c *call) lessCommands(v string) effect {
 	return exec("runs the less commands given with +, which can run shell commands, read and write files")
 }
 
-var manOpts = getopt{short: "CRLmMSsepPr", optShort: "THX",
-	long: names("--config-file --recode --locale --systems --manpath --sections --extension --pager --prompt " +
-		"--encoding --preprocessor"),
-	optLong: names("--warnings --troff-device --html --gxditview")}
+var manOpts = getopt{short: "CRLmMSsepPr", optShort: "THX", long: names("--config-file --recode --locale --systems " +
+	"--manpath --sections --extension --pager --prompt --encoding --preprocessor"), optLong: names("--warnings " +
+	"--troff-device --html --gxditview"), roles: map[string]role{"-P": runsFilter, "--pager": runsFilter}}
 
 // man shows manual pages: the pager -P names and the browser -H names are
 // commands it runs; a page given as a path (or with -l) is a file it
@@ -974,9 +956,7 @@ var manOpts = getopt{short: "CRLmMSsepPr", optShort: "THX",
 func man(c *call) effect {
 	p := manOpts.parse(c.args)
 	e := read("shows manual pages")
-	for _, pager := range p.values("-P", "--pager") {
-		c.runWords("man --pager", []arg{pager}, input{kind: inPipe})
-	}
+	c.useOptions(&e, p.opts, manOpts.roles)
 	for _, o := range p.opts {
 		if o.name != "-H" && o.name != "--html" || !o.has {
 			continue
@@ -1008,7 +988,7 @@ var infoOpts = getopt{short: "dfnoI", long: names("--directory --dribble --file 
 // --dribble; --restore replays keys from a file.
 func info(c *call) effect {
 	p := infoOpts.parse(c.args)
-	t := tool{reason: "shows manuals", writes: names("-o --output --dribble"), reads: names("-f --file --init-file")}
+	t := tool{reason: "shows manuals", getopt: getopt{roles: map[string]role{"-o": writesFile, "--output": writesFile, "--dribble": writesFile, "-f": sendsFile, "--file": sendsFile, "--init-file": sendsFile}}}
 	e := t.classify(c, p)
 	if r := p.values("--restore"); len(r) > 0 {
 		x := exec("replays keys from a file, which can run its print command")
@@ -1018,26 +998,22 @@ func info(c *call) effect {
 	return e
 }
 
-var batOpts = getopt{short: "lHmr",
-	long: names("--language --highlight-line --file-name --diff-context --tabs --wrap --terminal-width --color " +
-		"--italic-text --decorations --paging --pager --map-syntax --ignored-suffix --theme --theme-dark " +
-		"--theme-light --style --line-range --squeeze-limit --nonprintable-notation --binary --completion " +
-		"--source --target --strip-ansi")}
+var batOpts = getopt{short: "lHmr", long: names("--language --highlight-line --file-name --diff-context --tabs " +
+	"--wrap --terminal-width --color --italic-text --decorations --paging --pager --map-syntax --ignored-suffix " +
+	"--theme --theme-dark --theme-light --style --line-range --squeeze-limit --nonprintable-notation --binary " +
+	"--completion --source --target --strip-ansi"), roles: map[string]role{"--pager": runsFilter}}
 
 // bat shows files through the pager --pager names; "bat cache" builds its
 // cache from --source into --target.
 func bat(c *call) effect {
 	p := batOpts.parse(c.args)
-	for _, pager := range p.values("--pager") {
-		c.runWords(c.name+" --pager", []arg{pager}, input{kind: inPipe})
-	}
-	if len(p.ops) > 0 && p.ops[0].val == "cache" {
-		e := write(airlock.ClassFSWrite, "builds or clears its cache")
-		c.raiseWrites(&e, p.values("--target")...)
-		return e
-	}
 	e := read("shows files")
 	c.raiseReads(&e, p.ops...)
+	if len(p.ops) > 0 && p.ops[0].val == "cache" {
+		e = write(airlock.ClassFSWrite, "builds or clears its cache")
+		c.raiseWrites(&e, p.values("--target")...)
+	}
+	c.useOptions(&e, p.opts, batOpts.roles)
 	return e
 }
 
@@ -1103,7 +1079,7 @@ func killRule(c *call) effect {
 }
 
 func fuser(c *call) effect {
-	if (getopt{short: "n", long: names("--namespace")}).parse(c.args).has("-k", "--kill") {
+	if (getopt{short: "n", long: []string{"--namespace"}}).has(c.args, "-k", "--kill") {
 		return kill("kills the processes using files")
 	}
 	return read("shows which processes use files")
@@ -1151,8 +1127,8 @@ func copyLike(c *call, g getopt, e effect) effect {
 	return e
 }
 
-var installOpts = getopt{short: "gmoSt", long: names("--group --mode --owner --strip-program --suffix --target-directory"),
-	optLong: names("--backup --context")}
+var installOpts = getopt{short: "gmoSt", long: names("--group --mode --owner --strip-program --suffix " +
+	"--target-directory"), optLong: names("--backup --context")}
 
 // installCmd is install: a copy that may set modes and owners, and strip
 // the files it installs with the program --strip-program names.
@@ -1201,8 +1177,8 @@ func writer(e effect, g getopt) rule {
 
 var shredOpts = getopt{short: "ns", long: names("--iterations --random-source --size"), optLong: names("--remove")}
 
-var splitArgs = getopt{short: "abCltn", optLong: names("--numeric-suffixes --hex-suffixes"),
-	long: names("--suffix-length --additional-suffix --bytes --line-bytes --lines --number --separator --filter")}
+var splitArgs = getopt{short: "abCltn", long: names("--suffix-length --additional-suffix --bytes --line-bytes " +
+	"--lines --number --separator --filter"), optLong: names("--numeric-suffixes --hex-suffixes")}
 
 // split writes its input in pieces named PREFIX followed by a suffix it
 // makes up ("split -a1 x ~/.bashr" writes ~/.bashrc), or gives each piece
@@ -1400,9 +1376,9 @@ func recursiveRoot(c *call, e *effect, p parsed, targets []arg) {
 	}
 }
 
-var patchOpts = getopt{short: "pdiorBDFVYzg", optLong: names("--merge"),
-	long: names("--strip --directory --input --output --reject-file --prefix --ifdef --fuzz --version-control " +
-		"--basename-prefix --suffix --get --quoting-style --reject-format --read-only")}
+var patchOpts = getopt{short: "pdiorBDFVYzg", long: names("--strip --directory --input --output --reject-file " +
+	"--prefix --ifdef --fuzz --version-control --basename-prefix --suffix --get --quoting-style --reject-format " +
+	"--read-only"), optLong: names("--merge")}
 
 // patch writes the files its diff names, under -d's directory, and its
 // output, reject and backup files; -i is the diff it reads.
@@ -1445,17 +1421,17 @@ func (c *call) raiseTree(e *effect, dir arg) {
 	}
 }
 
-var tarOpts = getopt{short: "bCfFgHIKLNTVX",
-	optLong: names("--occurrence --one-top-level --atime-preserve --backup --checkpoint --totals"),
-	long: names("--listed-incremental --hole-detection --level --sparse-version --add-file --directory --exclude " +
-		"--exclude-ignore --exclude-ignore-recursive --exclude-tag --exclude-tag-all --exclude-tag-under --files-from " +
-		"--exclude-from --to-command --group --group-map --mode --mtime --owner --owner-map --sort --xattrs-exclude " +
-		"--xattrs-include --file --info-script --new-volume-script --tape-length --rmt-command --rsh-command " +
-		"--volno-file --blocking-factor --record-size --format --pax-option --label --use-compress-program " +
-		"--starting-file --newer-mtime --newer --after-date --suffix --strip-components --transform --xform " +
-		"--checkpoint-action --index-file --no-quote-chars --quote-chars --quoting-style --warning --options"),
-	flags: names("--extract --get --create --append --update --catenate --concatenate --delete --list --diff " +
-		"--compare --to-stdout --absolute-names --remove-files --force-local --recursive-unlink")}
+var tarOpts = getopt{short: "bCfFgHIKLNTVX", long: names("--listed-incremental --hole-detection --level " +
+	"--sparse-version --add-file --directory --exclude --exclude-ignore --exclude-ignore-recursive " +
+	"--exclude-tag --exclude-tag-all --exclude-tag-under --files-from --exclude-from --to-command --group " +
+	"--group-map --mode --mtime --owner --owner-map --sort --xattrs-exclude --xattrs-include --file " +
+	"--info-script --new-volume-script --tape-length --rmt-command --rsh-command --volno-file --blocking-factor " +
+	"--record-size --format --pax-option --label --use-compress-program --starting-file --newer-mtime --newer " +
+	"--after-date --suffix --strip-components --transform --xform --checkpoint-action --index-file " +
+	"--no-quote-chars --quote-chars --quoting-style --warning --options"), optLong: names("--occurrence " +
+	"--one-top-level --atime-preserve --backup --checkpoint --totals"), flags: names("--extract --get --create " +
+	"--append --update --catenate --concatenate --delete --list --diff --compare --to-stdout --absolute-names " +
+	"--remove-files --force-local --recursive-unlink")}
 
 // tarValueLetters are the letters of tar's traditional first word ("xzf")
 // that take the next words as values, in order.
@@ -1717,10 +1693,9 @@ func sevenZip(c *call) effect {
 	return e
 }
 
-var cpioOpts = getopt{short: "CDEFHIMOR",
-	long: names("--io-size --directory --pattern-file --file --format --message --owner --rsh-command --block-size"),
-	flags: names("--extract --create --pass-through --list --to-stdout --no-absolute-filenames " +
-		"--make-directories --force-local")}
+var cpioOpts = getopt{short: "CDEFHIMOR", long: names("--io-size --directory --pattern-file --file --format " +
+	"--message --owner --rsh-command --block-size"), flags: names("--extract --create --pass-through --list " +
+	"--to-stdout --no-absolute-filenames --make-directories --force-local")}
 
 // cpio: -o archives the files its input names, -i extracts (keeping
 // absolute member names unless --no-absolute-filenames), -p copies the
@@ -1779,8 +1754,9 @@ var compressors = map[string]struct {
 	"gzip":  {getopt{short: "S", long: names("--suffix")}, ".gz"},
 	"pigz":  {getopt{short: "bpSIJ", long: names("--blocksize --processes --suffix --iterations --maxsplits")}, ".gz"},
 	"bzip2": {getopt{}, ".bz2"},
-	"xz": {getopt{short: "SFCTM", long: names("--suffix --format --check --threads --memlimit --memory --block-size " +
-		"--block-list --flush-timeout --memlimit-compress --memlimit-decompress --memlimit-mt --filters"),
+	"xz": {getopt{short: "SFCTM",
+		long: names("--suffix --format --check --threads --memlimit --memory --block-size --block-list " +
+			"--flush-timeout --memlimit-compress --memlimit-decompress --memlimit-mt --filters"),
 		optLong: names("--files --files0")}, ".xz"},
 	"zstd": {getopt{short: "oD", long: names("--output-dir-flat --output-dir-mirror --filelist --patch-from --trace")}, ".zst"},
 	"lz4":  {getopt{}, ".lz4"},
@@ -1866,12 +1842,11 @@ func (c *call) editorCode(reason, text string) effect {
 	return e
 }
 
-var vimOpts = getopt{short: "cSsuUiwWTtq", optShort: "VopO",
-	long: names("--cmd --startuptime --log --servername --remote-send --remote-expr --socketid --windowid --listen " +
-		"--server"),
+var vimOpts = getopt{short: "cSsuUiwWTtq", optShort: "VopO", long: names("--cmd --startuptime --log --servername " +
+	"--remote-send --remote-expr --socketid --windowid --listen --server"),
 	flags: names("--remote --remote-silent --remote-wait --remote-wait-silent --remote-tab --remote-tab-silent " +
-		"--remote-tab-wait --remote-tab-wait-silent --serverlist --clean --noplugin --not-a-term --ttyfail --headless " +
-		"--embed --api-info --version --help")}
+		"--remote-tab-wait --remote-tab-wait-silent --serverlist --clean --noplugin --not-a-term --ttyfail " +
+		"--headless --embed --api-info --version --help")}
 
 // vim, vi, nvim, view, vimdiff and ex. Commands come from -c, --cmd and
 // "+cmd" operands, from files (-S, -u, -s, nvim's -l), and in Ex mode (ex,
@@ -2228,9 +2203,8 @@ var (
 
 var vimSystemCall = regexp.MustCompile(`\b(?:system|systemlist|job_start|jobstart|termopen|term_start)\s*\(\s*(?:"([^"]*)"|'([^']*)')`)
 
-var nanoOpts = getopt{short: "sfoCYXTrQJ",
-	long: names("--speller --rcfile --operatingdir --backupdir --syntax --wordchars --tabsize --fill --quotestr " +
-		"--guidestripe")}
+var nanoOpts = getopt{short: "sfoCYXTrQJ", long: names("--speller --rcfile --operatingdir --backupdir --syntax " +
+	"--wordchars --tabsize --fill --quotestr --guidestripe")}
 
 // nano and pico run the spell checker -s names; nano's rcfile can name a
 // speller, formatter and linter.
@@ -2588,8 +2562,8 @@ func editor(c *call) effect { return editorFiles(c, c.operands()) }
 // them), -m reads magic files (printing what does not parse), -C writes
 // magic.mgc.
 func file(c *call) effect {
-	p := getopt{short: "mefFP", long: names("--magic-file --exclude --exclude-quiet --files-from --separator --parameter"),
-		flags: names("--compile")}.parse(c.args)
+	p := getopt{short: "mefFP", long: names("--magic-file --exclude --exclude-quiet --files-from --separator " +
+		"--parameter"), flags: names("--compile")}.parse(c.args)
 	e := read("shows file types")
 	c.raiseReads(&e, p.values("-f", "--files-from")...)
 	for _, m := range p.values("-m", "--magic-file") {
@@ -2610,16 +2584,16 @@ func file(c *call) effect {
 func tree(c *call) effect {
 	p := getopt{short: "LPIHTo", long: names("--charset --filelimit --timefmt --sort --hintro --houtro --gitfile " +
 		"--infofile")}.parse(c.args)
-	t := tool{reason: "lists directories", meta: !p.has("--fromfile"), writes: names("-o"),
-		reads: names("--hintro --houtro --gitfile --infofile")}
+	t := tool{reason: "lists directories", meta: !p.has("--fromfile"), getopt: getopt{roles: map[string]role{"-o": writesFile, "--hintro": sendsFile, "--houtro": sendsFile, "--gitfile": sendsFile, "--infofile": sendsFile}}}
 	return t.classify(c, p)
 }
 
 // last and lastb read the login records of -f's file and print them, in
 // part, whatever the file holds; who and users read the file they are
 // given.
-var lastRecords = tool{reason: "shows login records", meta: true, reads: names("-f --file"),
-	getopt: getopt{short: "fnstp", long: names("--file --limit --since --until --present --time-format")}}
+var lastRecords = tool{reason: "shows login records", meta: true,
+	getopt: getopt{short: "fnstp", long: names("--file --limit --since --until --present --time-format"),
+		roles: map[string]role{"-f": sendsFile, "--file": sendsFile}}}
 
 var whoRecords = tool{reason: "shows who is logged in", getopt: getopt{}}
 
@@ -2639,7 +2613,7 @@ func ss(c *call) effect {
 	if p.has("-K", "--kill") {
 		return kill("closes the sockets it matches")
 	}
-	t := tool{reason: "shows sockets", meta: true, writes: names("-D --diag"), reads: names("-F --filter")}
+	t := tool{reason: "shows sockets", meta: true, getopt: getopt{roles: map[string]role{"-D": writesFile, "--diag": writesFile, "-F": sendsFile, "--filter": sendsFile}}}
 	return t.classify(c, p)
 }
 
@@ -2652,9 +2626,8 @@ func remoteSystemd(p parsed) (effect, bool) {
 	return effect{}, false
 }
 
-var busctlOpts = getopt{short: "HM",
-	long: names("--host --machine --address --match --size --json --expect-reply --auto-start " +
-		"--allow-interactive-authorization --timeout --augment-creds --watch-bind --destination")}
+var busctlOpts = getopt{short: "HM", long: names("--host --machine --address --match --size --json --expect-reply " +
+	"--auto-start --allow-interactive-authorization --timeout --augment-creds --watch-bind --destination")}
 
 // busctl talks to a D-Bus bus: calling a method, setting a property or
 // emitting a signal can do anything the service does (the system manager
@@ -2775,8 +2748,8 @@ func systemdAnalyze(c *call) effect {
 // ps: the BSD option "e" (ps e, ps auxe) prints the environment of every
 // process it shows, where tokens and passwords live.
 func ps(c *call) effect {
-	p := getopt{short: "CGgopqstuUO", long: names("--pid --ppid --sid --tty --user --User --group --Group " +
-		"--format --sort --cols --columns --lines --rows --width --quick-pid")}.parse(c.args)
+	p := getopt{short: "CGgopqstuUO", long: names("--pid --ppid --sid --tty --user --User --group --Group --format " +
+		"--sort --cols --columns --lines --rows --width --quick-pid")}.parse(c.args)
 	for i, op := range p.ops {
 		if i > 0 && slices.Contains(names("o O p t U k q"), p.ops[i-1].val) {
 			continue // the value of a BSD option
@@ -2843,16 +2816,18 @@ func sensors(c *call) effect {
 	return e
 }
 
-var blkid = tool{reason: "shows block devices", meta: true, writes: names("-c --cache-file"),
+var blkid = tool{reason: "shows block devices", meta: true,
 	getopt: getopt{short: "coStuLUsnpO", long: names("--cache-file --output --size --match-tag --usages --label " +
-		"--uuid --match-token --match-types --probe --offset")}}
+		"--uuid --match-token --match-types --probe --offset"),
+		roles: map[string]role{"-c": writesFile, "--cache-file": writesFile}}}
 
-var findmnt = tool{reason: "shows mounts", meta: true, reads: names("-F --tab-file"),
+var findmnt = tool{reason: "shows mounts", meta: true,
 	getopt: getopt{short: "FNOotSTwdRMQH", long: names("--tab-file --task --options --output --types --source " +
-		"--target --timeout --direction --mountpoint --filter --id --uniq-id --poll")}}
+		"--target --timeout --direction --mountpoint --filter --id --uniq-id --poll"),
+		roles: map[string]role{"-F": sendsFile, "--tab-file": sendsFile}}}
 
-var atop = tool{reason: "shows system activity", meta: true, writes: names("-w"), reads: names("-r"),
-	getopt: getopt{short: "wrbeSPJ"}}
+var atop = tool{reason: "shows system activity", meta: true,
+	getopt: getopt{short: "wrbeSPJ", roles: map[string]role{"-w": writesFile, "-r": sendsFile}}}
 
 // stty changes the settings of a terminal; alone, or with -a or -g, it
 // prints them.
@@ -2890,13 +2865,15 @@ func binutils(c *call) effect {
 	return e
 }
 
-var manConfig = tool{reason: "searches manual pages", meta: true, reads: names("-C --config-file"),
-	getopt: getopt{short: "CLmMs", long: names("--config-file --locale --systems --manpath --sections")}}
+var manConfig = tool{reason: "searches manual pages", meta: true,
+	getopt: getopt{short: "CLmMs", long: names("--config-file --locale --systems --manpath --sections"),
+		roles: map[string]role{"-C": sendsFile, "--config-file": sendsFile}}}
 
-var lspci = tool{reason: "shows PCI devices", meta: true, reads: names("-F -i -p"),
-	getopt: getopt{short: "FipOsdAH"}}
+var lspci = tool{reason: "shows PCI devices", meta: true,
+	getopt: getopt{short: "FipOsdAH", roles: map[string]role{"-F": sendsFile, "-i": sendsFile, "-p": sendsFile}}}
 
-var iftop = tool{reason: "shows network traffic", meta: true, reads: names("-c"), getopt: getopt{short: "ifFcmNoLu"}}
+var iftop = tool{reason: "shows network traffic", meta: true, getopt: getopt{short: "ifFcmNoLu",
+	roles: map[string]role{"-c": sendsFile}}}
 
 var sshKeygenOpts = getopt{short: "CDEFGIJMNOPRVWYZabfjmnrstwz"}
 
@@ -3124,20 +3101,22 @@ func gpg(c *call) effect {
 
 // diff3 and sdiff run the program --diff-program names; sdiff -o merges
 // into a file.
-var diff3 = tool{reason: "compares files", runs: names("--diff-program"), writes: names("-o --output"),
+var diff3 = tool{reason: "compares files",
 	getopt: getopt{short: "LIwo", long: names("--diff-program --label --output --ignore-matching-lines --width " +
-		"--tabsize")}}
+		"--tabsize"),
+		roles: map[string]role{"-o": writesFile, "--output": writesFile, "--diff-program": runsCommand}}}
 
 // diffstat writes its report to -o's file and errors to -e's.
-var diffstat = tool{reason: "summarises a diff", writes: names("-o -e"), reads: names("-D -S"),
-	getopt: getopt{short: "oeDSfFNpmw"}}
+var diffstat = tool{reason: "summarises a diff",
+	getopt: getopt{short: "oeDSfFNpmw",
+		roles: map[string]role{"-o": writesFile, "-e": writesFile, "-D": sendsFile, "-S": sendsFile}}}
 
 // xmllint fetches the documents, DTDs and schemas it names by URL (not
 // with --nonet), writes --output, and runs the commands of its --shell.
 func xmllint(c *call) effect {
 	p := getopt{short: "o", long: names("--output --path --dtdvalid --dtdvalidfpi --relaxng --schema --schematron " +
 		"--xpath --pattern --encode --maxmem --pretty --load-trace")}.parse(c.args)
-	t := tool{reason: "checks XML", writes: names("-o --output"), reads: names("--dtdvalid --relaxng --schema --schematron")}
+	t := tool{reason: "checks XML", getopt: getopt{roles: map[string]role{"-o": writesFile, "--output": writesFile, "--dtdvalid": sendsFile, "--relaxng": sendsFile, "--schema": sendsFile, "--schematron": sendsFile}}}
 	e := t.classify(c, p)
 	if !p.has("--nonet") && slices.ContainsFunc(c.args, func(a arg) bool { return strings.Contains(a.val, "://") }) {
 		e = worse(e, net(airlock.ClassNetHTTP, "fetches documents or schemas from the network"))
@@ -3216,294 +3195,4 @@ func mlr(c *call) effect {
 		}
 	}
 	return e
-}
-
-// Options: most programs of this family parse their options with
-// getopt_long, which accepts more spellings than a list of exact words
-// catches: clusters ("-mo FILE", "-moFILE"), values attached or not
-// ("--output=FILE", "--output FILE"), options after operands, and long
-// names cut to any unambiguous prefix ("--outp", "--compress-prog"). A
-// rule that looks for a dangerous option parses the command line with the
-// program's getopt, so that every spelling is the same option.
-
-// getopt says how a program parses its options.
-type getopt struct {
-	short    string   // letters that take a value
-	optShort string   // letters whose optional value is only attached ("-iSUFFIX")
-	long     []string // long names that take a value
-	optLong  []string // long names whose optional value is only given with "="
-	flags    []string // long names without a value, so that abbreviations resolve
-}
-
-// parsed is a command line split into options and operands.
-type parsed struct {
-	opts []option // each with its full name: "-o", "--output"
-	ops  []arg
-	dyn  bool // a word only known at run time may hold options
-}
-
-// names splits a space-separated list, to keep tables short.
-func names(s string) []string { return strings.Fields(s) }
-
-type optKind uint8
-
-const (
-	noValue optKind = iota
-	needsValue
-	optionalValue
-)
-
-// resolve returns the long option a word names: itself, or the one
-// option it abbreviates. An ambiguous abbreviation is an error for the
-// program, so it names nothing.
-func (g getopt) resolve(name string) (string, optKind) {
-	lists := []struct {
-		names []string
-		kind  optKind
-	}{{g.long, needsValue}, {g.optLong, optionalValue}, {g.flags, noValue}}
-	found, kind, n := name, noValue, 0
-	for _, l := range lists {
-		for _, o := range l.names {
-			if o == name {
-				return o, l.kind
-			}
-			if len(name) > 2 && strings.HasPrefix(o, name) {
-				found, kind = o, l.kind
-				n++
-			}
-		}
-	}
-	if n != 1 {
-		return name, noValue
-	}
-	return found, kind
-}
-
-// parse splits args as getopt_long would. Everything after "--" is an
-// operand. A word only known at run time is an operand, unless its known
-// start makes it an option ("--output=$F", "-o$F"): then its value is
-// dynamic, and a path it starts with is kept for path checks.
-func (g getopt) parse(args []arg) parsed {
-	var p parsed
-	for i := 0; i < len(args); i++ {
-		a := known(args[i])
-		v := a.val
-		if !a.static {
-			v, _ = staticPrefix(a.text)
-			if len(v) < 2 || v[0] != '-' {
-				p.ops = append(p.ops, a)
-				continue
-			}
-		}
-		if len(v) < 2 || v[0] != '-' {
-			p.ops = append(p.ops, a)
-			continue
-		}
-		if v == "--" && a.static {
-			p.ops = append(p.ops, args[i+1:]...)
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			name, val, eq := strings.Cut(v, "=")
-			full, kind := g.resolve(name)
-			o := option{name: full}
-			switch {
-			case eq:
-				o.val, o.has = valueArg(a, val), true
-			case !a.static:
-				p.dyn = true
-			case kind == needsValue && i+1 < len(args):
-				i++
-				o.val, o.has = known(args[i]), true
-			}
-			p.opts = append(p.opts, o)
-			continue
-		}
-		i = g.cluster(&p, args, i, v)
-	}
-	return p
-}
-
-// cluster parses a word of short options ("-nf", "-oFILE"), whose known
-// part is v, and returns the index of the last word it used.
-func (g getopt) cluster(p *parsed, args []arg, i int, v string) int {
-	a := args[i]
-	for j := 1; j < len(v); j++ {
-		o := option{name: "-" + v[j:j+1]}
-		value := strings.IndexByte(g.short, v[j]) >= 0
-		optional := strings.IndexByte(g.optShort, v[j]) >= 0
-		switch {
-		case (value || optional) && (j+1 < len(v) || !a.static):
-			o.val, o.has = valueArg(a, v[j+1:]), true
-		case value && i+1 < len(args):
-			i++
-			o.val, o.has = known(args[i]), true
-		}
-		p.opts = append(p.opts, o)
-		if value || optional {
-			return i
-		}
-	}
-	if !a.static {
-		p.dyn = true // more letters may follow
-	}
-	return i
-}
-
-// valueArg is the value attached to an option word, whose known part is
-// v. A dynamic value that starts with a path is a pattern of that path,
-// for path checks ("--output=/etc/$F" may be any file under /etc).
-func valueArg(a arg, v string) arg {
-	if a.static {
-		return arg{val: v, text: quote(v), static: true, glob: a.glob}
-	}
-	out := arg{text: a.text}
-	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") {
-		out.path, out.glob = v+"*", true
-	}
-	return out
-}
-
-// staticPrefix is the start of a word as written, unquoted, up to its
-// first expansion other than $HOME; complete when that is the whole word.
-func staticPrefix(text string) (prefix string, complete bool) {
-	var b strings.Builder
-	quote := byte(0)
-	for i := 0; i < len(text); i++ {
-		ch := text[i]
-		switch {
-		case quote == '\'':
-			if ch == '\'' {
-				quote = 0
-			} else {
-				b.WriteByte(ch)
-			}
-		case strings.HasPrefix(text[i:], "${HOME}"):
-			b.WriteByte('~') // as knownPrefixPath does for a whole word
-			i += len("${HOME}") - 1
-		case strings.HasPrefix(text[i:], "$HOME") && !syntaxValidName("HOME"+text[i+5:min(i+6, len(text))]):
-			b.WriteByte('~')
-			i += len("$HOME") - 1
-		case ch == '$' || ch == '`':
-			return b.String(), false
-		case ch == '\\' && i+1 < len(text):
-			i++
-			b.WriteByte(text[i])
-		case ch == '"':
-			if quote == '"' {
-				quote = 0
-			} else {
-				quote = '"'
-			}
-		case ch == '\'':
-			quote = '\''
-		default:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String(), quote == 0
-}
-
-// known returns a word whose only expansion is $HOME as a static word
-// ("--output=$HOME/.bashrc" is "--output=~/.bashrc").
-func known(a arg) arg {
-	if a.static || a.subst || a.path != "" || !strings.Contains(a.text, "$") {
-		return a // a placeholder (find's {}) keeps the path it stands for
-	}
-	if v, ok := staticPrefix(a.text); ok {
-		return arg{val: v, text: a.text, static: true, glob: a.glob}
-	}
-	return a
-}
-
-func (p parsed) has(names ...string) bool {
-	for _, o := range p.opts {
-		if slices.Contains(names, o.name) {
-			return true
-		}
-	}
-	return false
-}
-
-// values returns the values given to names, in order.
-func (p parsed) values(names ...string) []arg {
-	var out []arg
-	for _, o := range p.opts {
-		if o.has && slices.Contains(names, o.name) {
-			out = append(out, o.val)
-		}
-	}
-	return out
-}
-
-func (p parsed) value(names ...string) (arg, bool) {
-	for _, o := range p.opts {
-		if o.has && slices.Contains(names, o.name) {
-			return o.val, true
-		}
-	}
-	return arg{}, false
-}
-
-// tool is a program known by what its options do: it reads its operands
-// (or only shows information about them, with meta), and the values of
-// some options are files it writes, files it reads and may print (a
-// configuration, a list of file names), or commands it runs.
-type tool struct {
-	reason string
-	getopt
-	meta   bool
-	writes []string // options whose value is a file it writes
-	reads  []string // options whose value is a file it reads
-	lists  []string // options whose value is a file of names of files it reads
-	runs   []string // options whose value is a command it runs
-}
-
-func (t tool) rule(c *call) effect { return t.classify(c, t.parse(c.args)) }
-
-func (t tool) classify(c *call, p parsed) effect {
-	e := read(t.reason)
-	if !t.meta {
-		c.raiseReads(&e, p.ops...)
-	}
-	c.raiseReads(&e, p.values(t.reads...)...)
-	for _, l := range p.values(t.lists...) {
-		c.raiseReads(&e, l)
-		c.raiseReads(&e, c.stdinNames(l)...)
-	}
-	for _, o := range p.opts {
-		switch {
-		case !o.has:
-		case slices.Contains(t.writes, o.name) && !stream(o.val):
-			w := write(airlock.ClassFSWrite, "writes the file given to "+o.name)
-			c.raiseWrites(&w, o.val)
-			e = worse(e, w)
-		case slices.Contains(t.runs, o.name):
-			c.runWords(c.name+" "+o.name, []arg{o.val}, input{kind: inPipe})
-		}
-	}
-	if p.dyn && len(t.runs) > 0 {
-		e = worse(e, exec("takes options only known at run time, which may run commands"))
-	}
-	return e
-}
-
-// stream reports whether a file a program writes is standard output or a
-// sink ("-", /dev/stdout, /dev/null), which stores nothing.
-func stream(a arg) bool {
-	return a.static && (a.val == "-" || sensitive.IsNullDevice(a.val))
-}
-
-// stdinNames returns the file names a list holds when the list is the
-// command's standard input and Airlock knows it (a here-document): the
-// names a program reads with --files0-from=- or -T -.
-func (c *call) stdinNames(list arg) []arg {
-	if !list.static || list.val != "-" && list.val != "/dev/stdin" || c.in.kind != inText {
-		return nil
-	}
-	var out []arg
-	for _, n := range strings.FieldsFunc(c.in.text, func(r rune) bool { return r == '\n' || r == 0 }) {
-		out = append(out, literal(n))
-	}
-	return out
 }

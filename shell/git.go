@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -100,48 +99,33 @@ func (c *call) gitConfigArg(a arg) effect {
 	return c.gitConfigSet(literal(key), arg{val: val, static: true, text: quote(val)})
 }
 
+// gitGlobals are git's own options, before its subcommand.
+var gitGlobals = getopt{short: "Cc", long: names("--git-dir --work-tree --namespace --super-prefix --config-env"),
+	optLong: names("--exec-path"), exact: true}
+
 // git parses git's global options, then classifies its subcommand.
 func git(c *call) effect {
-	args := c.args
+	p := gitGlobals.split(c.args)
 	var risk effect
-	i := 0
-loop:
-	for i < len(args) {
-		a := args[i]
-		v := a.val
+	for _, o := range p.opts {
 		switch {
-		case !a.static:
-			break loop
-		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--super-prefix":
-			i += 2
-		case v == "--config-env":
+		case o.name == "-c" && o.has:
+			risk = worse(risk, c.gitConfigArg(o.val))
+		case o.name == "--config-env":
 			risk = worse(risk, env("sets git configuration from the environment"))
-			i += 2
-		case v == "-c":
-			if i+1 < len(args) {
-				risk = worse(risk, c.gitConfigArg(args[i+1]))
-			}
-			i += 2
-		case strings.HasPrefix(v, "--config-env="):
-			risk = worse(risk, env("sets git configuration from the environment"))
-			i++
-		case strings.HasPrefix(v, "--exec-path="):
-			risk = worse(risk, env("runs git programs from "+v[len("--exec-path="):]))
-			i++
-		case strings.HasPrefix(v, "-"):
-			i++
-		default:
-			break loop
+		case o.name == "--exec-path" && o.has:
+			risk = worse(risk, env("runs git programs from "+o.val.val))
 		}
 	}
+	args := p.ops
 	var e effect
 	switch {
-	case i >= len(args):
+	case len(args) == 0:
 		e = gitRead("shows git help or version")
-	case !args[i].static:
+	case !args[0].static:
 		e = unknown("runs git with a subcommand only known at run time")
 	default:
-		sub := args[i].val
+		sub := args[0].val
 		r := gitCommands[sub]
 		if r == nil && strings.HasPrefix(sub, "credential-") {
 			r = gitCredential // credential-store, credential-libsecret, a helper of any name
@@ -150,13 +134,13 @@ loop:
 			r = gitRemoteHelper
 		}
 		if r != nil {
-			e = c.delegate(args[i+1:], r)
+			e = c.delegate(args[1:], r)
 		} else {
 			e = exec("runs git " + sub + ", which Airlock does not know (an alias or an extension)")
 			e.generic = true
 		}
 	}
-	for _, a := range args {
+	for _, a := range c.args {
 		if a.static && strings.Contains(a.val, "ext::") {
 			return unknown("uses git's ext:: transport, which runs a command")
 		}
@@ -167,86 +151,29 @@ loop:
 	return e
 }
 
-// gitValues returns the values of the options want (-x, --exec) of one of
-// git's subcommands, which parse options like parse-options does: short
-// options bundle and take the rest of the word or the next one (-ix CMD),
-// long ones take "=value" or the next word and may be shortened to any
-// unique prefix (--exe CMD). shorts are the subcommand's short options
-// that take a value, to walk bundles.
-func gitValues(args []arg, shorts string, want ...string) []arg {
-	var out []arg
-	eachOption(args, func(a arg, next []arg) int {
-		v := a.val
-		if strings.HasPrefix(v, "--") {
-			name, _, eq := strings.Cut(v, "=")
-			switch {
-			case !gitAbbrev(name, want):
-			case eq:
-				out = append(out, sliceArg(a, len(name)+1))
-			case len(next) > 0:
-				out = append(out, next[0])
-				return 1
-			}
-			return 0
-		}
-		for j := 1; j < len(v); j++ {
-			if strings.IndexByte(shorts, v[j]) < 0 {
-				continue
-			}
-			switch {
-			case j+1 < len(v):
-				if slices.Contains(want, "-"+v[j:j+1]) {
-					out = append(out, sliceArg(a, j+1))
-				}
-			case len(next) > 0:
-				if slices.Contains(want, "-"+v[j:j+1]) {
-					out = append(out, next[0])
-				}
-				return 1 // the option's value
-			}
-			break
-		}
-		return 0
-	})
-	return out
+// gitOptions is how a git subcommand, which parses its options with
+// parse-options, spells the ones a rule asks about: short options bundle
+// and take the rest of the word or the next one (-ix CMD); long ones take
+// "=value" or the next word and may be cut to any unique prefix (--exe
+// CMD). Airlock lists only the options it asks about, so a prefix needs
+// two letters, and one that several of them share counts as each (git
+// refuses it, so counting it costs nothing). shorts are the subcommand's
+// short options that take a value, to walk bundles.
+func gitOptions(shorts string, opts ...string) getopt {
+	return getopt{short: shorts, long: opts, partial: true}
 }
 
-// eachOption calls f with each option word of args before "--" and the
-// words after it; f returns how many of those it took as the option's
-// value.
-func eachOption(args []arg, f func(a arg, next []arg) int) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.static || len(a.val) < 2 || a.val[0] != '-' {
-			continue
-		}
-		if a.val == "--" {
-			return
-		}
-		i += f(a, args[i+1:])
-	}
+// gitValues returns the values of the options want (-x, --exec) of one of
+// git's subcommands.
+func gitValues(args []arg, shorts string, want ...string) []arg {
+	return gitOptions(shorts, want...).values(args, want...)
 }
 
 // gitHas reports whether one of opts is given to a parse-options
 // subcommand, long options possibly shortened (--unsafe for
 // --unsafe-paths), short ones possibly bundled.
 func gitHas(args []arg, opts ...string) bool {
-	found := false
-	eachOption(args, func(a arg, _ []arg) int {
-		name, _, _ := strings.Cut(a.val, "=")
-		found = found || strings.HasPrefix(a.val, "--") && gitAbbrev(name, opts) || hasOption([]arg{a}, opts...)
-		return 0
-	})
-	return found
-}
-
-// gitAbbrev reports whether name is one of the long options opts or a
-// prefix of one: git accepts any unique prefix, and one that is not unique
-// fails, so counting it costs nothing.
-func gitAbbrev(name string, opts []string) bool {
-	return len(name) > 3 && slices.ContainsFunc(opts, func(o string) bool {
-		return strings.HasPrefix(o, "--") && strings.HasPrefix(o, name)
-	})
+	return getopt{flags: opts, partial: true}.has(args, opts...)
 }
 
 // gitReader is a subcommand that reads the repository; --output makes
@@ -260,6 +187,18 @@ func gitReader(reason string) rule {
 }
 
 func gitWriter(reason string) rule { return fixed(gitWrite(reason)) }
+
+// gitIf is a subcommand that does yes when one of opts (space-separated)
+// is given, and no otherwise.
+func gitIf(opts string, yes, no effect) rule {
+	list := names(opts)
+	return func(c *call) effect {
+		if gitHas(c.args, list...) {
+			return yes
+		}
+		return no
+	}
+}
 
 // gitOutputs is a subcommand that changes the repository and writes the
 // files its options or first operands name.
@@ -299,10 +238,9 @@ func buildGitCommands() map[string]rule {
 		"ls-remote": gitFetch(airlock.ClassGitRead, "lists a remote's refs"),
 		"clone":     gitClone, "init": gitInit, "branch": gitBranch, "tag": gitTag, "remote": gitRemote,
 		"config": gitConfig, "stash": gitStash, "worktree": gitWorktree, "reflog": gitReflog,
-		"checkout": gitCheckout, "switch": gitSwitch, "restore": gitRestore, "reset": gitReset,
-		"clean": gitClean, "rm": gitRm, "gc": gitGc, "prune": gitPrune,
+		"checkout": gitCheckout, "restore": gitRestore, "rm": gitRm, "gc": gitGc,
 		"filter-branch": gitFilterBranch, "filter-repo": fixed(gitDestroy("rewrites history")),
-		"update-ref": gitUpdateRef, "symbolic-ref": gitSymbolicRef, "rebase": gitRebase, "bisect": gitBisect,
+		"symbolic-ref": gitSymbolicRef, "rebase": gitRunning("git rebase --exec", "xsXC", "-x --exec", gitWrite("rebases commits")), "bisect": gitBisect,
 		"submodule": gitSubmodule, "notes": gitNotes, "apply": gitApply, "am": gitApply, "archive": gitArchive,
 		"format-patch": gitFormatPatch, "bundle": gitBundle, "send-email": gitSendEmail,
 		"daemon":       fixed(net(airlock.ClassNetConnect, "serves repositories")),
@@ -310,11 +248,11 @@ func buildGitCommands() map[string]rule {
 		"http-backend": fixed(net(airlock.ClassNetConnect, "serves repositories")),
 		"credential":   gitCredential,
 		"maintenance":  gitMaintenance, "lfs": gitLFS, "hook": fixed(exec("runs a git hook")),
-		"difftool": gitTool, "mergetool": gitTool, "sparse-checkout": gitSparse, "replace": gitReplace,
-		"hash-object": gitHashObject, "update-index": gitWriter("changes the index"),
-		"range-diff": gitReader("compares commit ranges"), "grep": gitGrep,
-		"interpret-trailers": gitTrailers, "fsck": gitFsck, "merge-file": gitMergeFile,
-		"merge-index":    gitMergeIndex,
+		"difftool":        gitRunning("git difftool --extcmd", "xtyO", "-x --extcmd", exec("runs a diff or merge tool")),
+		"mergetool":       gitRunning("git difftool --extcmd", "xtyO", "-x --extcmd", exec("runs a diff or merge tool")),
+		"sparse-checkout": gitSparse, "replace": gitReplace,
+		"update-index": gitWriter("changes the index"), "range-diff": gitReader("compares commit ranges"),
+		"grep": gitGrep, "interpret-trailers": gitTrailers, "merge-file": gitMergeFile, "merge-index": gitMergeIndex,
 		"request-pull":   gitFetch(airlock.ClassGitRead, "summarises changes, checking the remote"),
 		"checkout-index": gitOutputs("writes files from the index", "", []string{"--prefix"}, 0),
 		"fast-export":    gitOutputs("exports the repository", "", []string{"--export-marks"}, 0),
@@ -333,6 +271,19 @@ func buildGitCommands() map[string]rule {
 		"http-fetch":     fixed(gitNet(airlock.ClassGitWrite, "fetches over HTTP")),
 		"remote-ext":     gitRemoteExt,
 		"http-push":      fixed(gitNet(airlock.ClassGitWrite, "pushes over HTTP")),
+		// Subcommands that one of their options turns into something else.
+		"switch": gitIf("-f --force --discard-changes -C --force-create",
+			gitDestroy("switches branches, discarding changes or resetting a branch"), gitWrite("switches branches")),
+		"reset": gitIf("--hard", gitDestroy("discards commits and uncommitted changes (reset --hard)"),
+			gitWrite("moves HEAD or unstages changes")),
+		"clean": gitIf("-n --dry-run", gitRead("lists untracked files it would delete"),
+			gitDestroy("deletes untracked files")),
+		"prune": gitIf("-n --dry-run", gitRead("lists unreachable objects"),
+			gitDestroy("deletes unreachable objects")),
+		"update-ref":  gitIf("-d --stdin", gitDestroy("deletes or rewrites refs"), gitWrite("moves a ref")),
+		"hash-object": gitIf("-w", gitWrite("writes objects"), gitRead("hashes files")),
+		"fsck": gitIf("--lost-found", gitWrite("checks the repository, writing lost objects into .git/lost-found"),
+			gitRead("checks the repository")),
 	} {
 		gitCommands[name] = r
 	}
@@ -377,11 +328,19 @@ func gitPush(c *call) effect {
 	return gitNet(airlock.ClassGitWrite, "pushes to a remote")
 }
 
-func gitFetch(class airlock.Class, reason string) rule {
+// gitRunning is a subcommand that does e and runs the values of opts
+// (space-separated) as commands; shorts are its short options that take a
+// value, to walk bundles.
+func gitRunning(via, shorts, opts string, e effect) rule {
+	list := names(opts)
 	return func(c *call) effect {
-		gitRunsOpts(c, "git --upload-pack", "sXjo", "--upload-pack", "--receive-pack", "--exec")
-		return gitNet(class, reason)
+		gitRunsOpts(c, via, shorts, list...)
+		return e
 	}
+}
+
+func gitFetch(class airlock.Class, reason string) rule {
+	return gitRunning("git --upload-pack", "sXjo", "--upload-pack --receive-pack --exec", gitNet(class, reason))
 }
 
 // gitRemoteHelper: the transport helpers (remote-http, remote-fd,
@@ -587,32 +546,11 @@ func gitCheckout(c *call) effect {
 	return gitWrite("switches branches")
 }
 
-func gitSwitch(c *call) effect {
-	if gitHas(c.args, "-f", "--force", "--discard-changes", "-C", "--force-create") {
-		return gitDestroy("switches branches, discarding changes or resetting a branch")
-	}
-	return gitWrite("switches branches")
-}
-
 func gitRestore(c *call) effect {
 	if gitHas(c.args, "-S", "--staged") && !gitHas(c.args, "-W", "--worktree") {
 		return gitWrite("unstages changes")
 	}
 	return gitDestroy("discards uncommitted changes to files")
-}
-
-func gitReset(c *call) effect {
-	if gitHas(c.args, "--hard") {
-		return gitDestroy("discards commits and uncommitted changes (reset --hard)")
-	}
-	return gitWrite("moves HEAD or unstages changes")
-}
-
-func gitClean(c *call) effect {
-	if gitHas(c.args, "-n", "--dry-run") {
-		return gitRead("lists untracked files it would delete")
-	}
-	return gitDestroy("deletes untracked files")
 }
 
 func gitRm(c *call) effect {
@@ -634,20 +572,6 @@ func gitGc(c *call) effect {
 	return gitWrite("compacts the repository")
 }
 
-func gitPrune(c *call) effect {
-	if gitHas(c.args, "-n", "--dry-run") {
-		return gitRead("lists unreachable objects")
-	}
-	return gitDestroy("deletes unreachable objects")
-}
-
-func gitUpdateRef(c *call) effect {
-	if gitHas(c.args, "-d", "--stdin") {
-		return gitDestroy("deletes or rewrites refs")
-	}
-	return gitWrite("moves a ref")
-}
-
 func gitSymbolicRef(c *call) effect {
 	if gitHas(c.args, "-d", "--delete") {
 		return gitDestroy("deletes a symbolic ref")
@@ -656,11 +580,6 @@ func gitSymbolicRef(c *call) effect {
 		return gitWrite("changes a symbolic ref")
 	}
 	return gitRead("reads a symbolic ref")
-}
-
-func gitRebase(c *call) effect {
-	gitRunsOpts(c, "git rebase --exec", "xsXC", "-x", "--exec")
-	return gitWrite("rebases commits")
 }
 
 func gitBisect(c *call) effect {
@@ -792,11 +711,6 @@ func gitLFS(c *call) effect {
 	return gitWrite("changes large file settings")
 }
 
-func gitTool(c *call) effect {
-	gitRunsOpts(c, "git difftool --extcmd", "xtyO", "-x", "--extcmd")
-	return exec("runs a diff or merge tool")
-}
-
 func gitSparse(c *call) effect {
 	ops := c.operands()
 	if len(ops) > 0 && ops[0].val == "list" {
@@ -812,13 +726,6 @@ func gitReplace(c *call) effect {
 	return gitWrite("replaces objects")
 }
 
-func gitHashObject(c *call) effect {
-	if gitHas(c.args, "-w") {
-		return gitWrite("writes objects")
-	}
-	return gitRead("hashes files")
-}
-
 // gitAfter returns the words after the first operand word, the command
 // that bisect run or submodule foreach runs.
 func gitAfter(args []arg, word string) []arg {
@@ -830,22 +737,16 @@ func gitAfter(args []arg, word string) []arg {
 	return nil
 }
 
+var gitGrepOpts = getopt{short: "efABCm", optShort: "O", optLong: names("--open-files-in-pager"), partial: true}
+
 // gitGrep: -O[PAGER] (--open-files-in-pager[=PAGER]) runs PAGER with the
 // files that match.
 func gitGrep(c *call) effect {
-	eachOption(c.args, func(a arg, _ []arg) int {
-		v := a.val
-		pager, ok := "", false
-		if name, val, eq := strings.Cut(v, "="); strings.HasPrefix(v, "--") {
-			pager, ok = val, eq && gitAbbrev(name, []string{"--open-files-in-pager"})
-		} else if i := strings.IndexByte(v, 'O'); i > 0 && !strings.ContainsAny(v[1:i], "efABCm") {
-			pager, ok = v[i+1:], true
+	for _, pager := range gitGrepOpts.values(c.args, "-O", "--open-files-in-pager") {
+		if pager.val != "" {
+			c.runWords("git grep -O", []arg{literal(pager.val)}, input{})
 		}
-		if ok && pager != "" {
-			c.runWords("git grep -O", []arg{literal(pager)}, input{})
-		}
-		return 0
-	})
+	}
 	return gitReader("searches the repository")(c)
 }
 
@@ -857,14 +758,6 @@ func gitTrailers(c *call) effect {
 	e := write(airlock.ClassFSWrite, "adds trailers to files in place")
 	c.raiseWrites(&e, c.operands("--trailer", "--where", "--if-exists", "--if-missing")...)
 	return e
-}
-
-// gitFsck writes what it finds into .git/lost-found with --lost-found.
-func gitFsck(c *call) effect {
-	if gitHas(c.args, "--lost-found") {
-		return gitWrite("checks the repository, writing lost objects into .git/lost-found")
-	}
-	return gitRead("checks the repository")
 }
 
 // gitMergeFile writes the merge into its first file, unless -p prints it.

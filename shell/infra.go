@@ -31,7 +31,7 @@ var infraCommands = map[string]rule{
 	)),
 	// Every vagrant command runs the Vagrantfile, which is Ruby.
 	"vagrant": sent(use(infraChange(airlock.TierWrite, "manages virtual machines, running the Vagrantfile")).with(
-		optSpec{}).withNone(read("shows vagrant help")).on(
+		getopt{}).withNone(read("shows vagrant help")).on(
 		on("destroy", infraChange(airlock.TierDestructive, "destroys virtual machines")),
 		on("global-status help --help -h", read("shows virtual machines")),
 		on("version --version -v", infraRead("checks for a newer vagrant")),
@@ -39,8 +39,8 @@ var infraCommands = map[string]rule{
 		on("ssh rdp powershell winrm winrm-config", infraChange(airlock.TierPrivileged, "opens a shell in a virtual machine")),
 		on("share cloud", net(airlock.ClassNetHTTP, "talks to Vagrant's cloud")),
 		on("plugin", install(airlock.TierNetworkEgress, "installs vagrant plugins, which are Ruby code")),
-		onRule("package", tool{reason: "packages a virtual machine", getopt: getopt{long: names("--output")},
-			writes: names("--output")}.rule),
+		onRule("package", tool{reason: "packages a virtual machine", getopt: getopt{long: names("--output"),
+			roles: map[string]role{"--output": writesFile}}}.rule),
 	)),
 }
 
@@ -57,40 +57,7 @@ func sent(r rule, skip ...string) rule {
 // their functions read any file (file("~/.ssh/id_rsa")).
 func console(lang string) rule {
 	return func(c *call) effect {
-		e := worse(infraRead("evaluates "+lang+" expressions"), c.stdinCode(lang, false))
-		if c.in.kind == inText {
-			c.raiseText(&e, c.in.text)
-		}
-		return e
-	}
-}
-
-// raiseSent raises a network program by the secrets its words name: what
-// it reads it sends (an upload, a request body, a file:// parameter) or
-// prints, which raiseNamed does not judge for programs at network-egress
-// and above. Options that only use a key to authenticate (skip) do not
-// count.
-func (c *call) raiseSent(e *effect, skip ...string) {
-	if e.none || e.tier >= airlock.TierPrivileged {
-		return
-	}
-	args := c.args
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a.static && slices.Contains(skip, optName(a.val)) {
-			if !strings.Contains(a.val, "=") {
-				i++
-			}
-			continue
-		}
-		v, ok := a.pathValue()
-		if !ok {
-			continue
-		}
-		if s, ok := c.secretIn(v, a.glob); ok {
-			*e = s
-			return
-		}
+		return worse(infraRead("evaluates "+lang+" expressions"), c.stdinCode(lang, false))
 	}
 }
 
@@ -106,10 +73,9 @@ func (c *call) kubeconfig(e *effect) {
 var kubeAuth = []string{"--client-key", "--client-certificate", "--certificate-authority", "--kubeconfig",
 	"--key-file", "--cert-file", "--ca-file", "--keyring", "--kube-ca-file", "--registry-config", "--repository-config"}
 
-var kubeOpts = optSpec{short: "nsv", long: []string{"--namespace", "--context", "--cluster", "--kubeconfig", "--server",
-	"--token", "--user", "--as", "--as-group", "--as-uid", "--certificate-authority", "--client-certificate",
-	"--client-key", "--request-timeout", "--tls-server-name", "--cache-dir", "--profile", "--profile-output",
-	"--vmodule", "--log-file"}}
+var kubeOpts = getopt{short: "nsv", long: names("--namespace --context --cluster --kubeconfig --server --token " +
+	"--user --as --as-group --as-uid --certificate-authority --client-certificate --client-key " +
+	"--request-timeout --tls-server-name --cache-dir --profile --profile-output --vmodule --log-file"), exact: true}
 
 // kubectl: its subcommand, then what its options add: a kubeconfig that
 // runs plugins, a --server that receives the credentials, files sent
@@ -202,7 +168,7 @@ func kubectlSub(c *call, sub string, rest []arg) effect {
 // kustomize: --helm-command names the helm that runs; exec plugins run
 // commands from the kustomization.
 func (c *call) kustomize(rest []arg) {
-	for _, h := range optValues(rest, false, "--helm-command") {
+	for _, h := range optValues(rest, "--helm-command") {
 		c.runWords("kustomize --helm-command", []arg{h}, input{})
 	}
 	if hasOption(rest, "--enable-exec") {
@@ -211,15 +177,16 @@ func (c *call) kustomize(rest []arg) {
 }
 
 func valueOf(args []arg, opts ...string) (arg, bool) {
-	vs := optValues(args, true, opts...)
+	vs := optValues(args, opts...)
 	if len(vs) == 0 {
 		return arg{}, false
 	}
 	return vs[0], true
 }
 
-var helmOpts = optSpec{short: "n", long: []string{"--namespace", "--kube-context", "--kubeconfig", "--kube-apiserver",
-	"--kube-token", "--registry-config", "--repository-config", "--repository-cache"}}
+var helmOpts = getopt{short: "n",
+	long: names("--namespace --kube-context --kubeconfig --kube-apiserver --kube-token --registry-config " +
+		"--repository-config --repository-cache"), exact: true}
 
 var helmVerbs = use(infraChange(airlock.TierDestructive, "runs a helm command")).withNone(read("shows helm help")).with(helmOpts).on(
 	on("install upgrade rollback uninstall delete del un test", infraChange(airlock.TierDestructive, "changes releases in a cluster")),
@@ -266,6 +233,10 @@ func helm(c *call) effect {
 var terraformGlobals = []string{"--terragrunt-tfpath", "--tf-path", "--terragrunt-config", "--config",
 	"--terragrunt-working-dir", "--working-dir"}
 
+// terraformOutputs are terraform's flags (Go's) whose value is a file it
+// writes.
+var terraformOutputs = names("-out -state-out -backup -generate-config-out")
+
 // terraform: the subcommand; terragrunt's --tf-path names the program it
 // runs as terraform; output files; secrets named are read out.
 func terraform(c *call) effect {
@@ -283,7 +254,8 @@ func terraform(c *call) effect {
 		args = args[1:]
 	}
 	e := c.delegate(args, terraformSub)
-	c.writesTo(&e, "writes a plan or state where an option says", goValues(args, "out", "state-out", "backup", "generate-config-out")...)
+	c.writesTo(&e, "writes a plan or state where an option says",
+		goOptions(terraformOutputs...).values(args, terraformOutputs...)...)
 	c.raiseSent(&e)
 	return e
 }
@@ -343,8 +315,10 @@ func terraformSub(c *call) effect {
 	return infraChange(airlock.TierDestructive, "changes infrastructure ("+c.name+" "+args[0].val+")")
 }
 
+var pulumiOpts = getopt{short: "sC", long: names("--stack --cwd"), exact: true}
+
 func pulumi(c *call) effect {
-	sub, rest, _ := subcommand(c.args, optSpec{short: "sC", long: []string{"--stack", "--cwd"}})
+	sub, rest, _ := subcommand(c.args, pulumiOpts)
 	ops := operands(rest, "-s", "--stack", "-C", "--cwd")
 	verb := ""
 	if len(ops) > 0 {
@@ -484,8 +458,8 @@ func buildDockerVerbs() map[string]effect {
 	return verbs
 }
 
-var dockerOpts = optSpec{short: "Hcl", long: []string{"--host", "--context", "--config", "--log-level",
-	"--tlscacert", "--tlscert", "--tlskey", "--url", "--connection", "--identity", "--root", "--runroot", "--storage-driver"}}
+var dockerOpts = getopt{short: "Hcl", long: names("--host --context --config --log-level --tlscacert --tlscert " +
+	"--tlskey --url --connection --identity --root --runroot --storage-driver"), exact: true}
 
 // dockerAuth are the options that use keys to reach the daemon.
 var dockerAuth = []string{"--tlscacert", "--tlscert", "--tlskey", "--config", "--identity"}
@@ -495,7 +469,7 @@ var dockerOutputs = stringSet("save", "image save", "export", "container export"
 	"builder build", "buildx bake", "compose config", "compose convert", "scout cves", "scout sbom", "scout quickview")
 
 func docker(c *call) effect {
-	opts, _ := splitOpts(c.args, dockerOpts)
+	p := dockerOpts.split(c.args)
 	sub, rest, ok := subcommand(c.args, dockerOpts)
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
@@ -505,20 +479,19 @@ func docker(c *call) effect {
 	}
 	key := sub
 	if dockerGroups[sub] {
-		o := optSpec{short: "fp", long: []string{"--file", "--project-name", "--project-directory", "--profile", "--env-file"}}
-		if sub2, _, ok := subcommand(rest, o); ok && sub2 != "" {
+		if sub2, _, ok := subcommand(rest, composeOpts); ok && sub2 != "" {
 			key = sub + " " + sub2
 		}
 	}
 	e := dockerEffect(c, key, rest)
 	// A daemon reached over TCP or ssh is on another machine.
-	if h, ok := optVal(opts, "-H", "--host", "--url"); ok && (!h.static || strings.Contains(h.val, "://") &&
+	if h, ok := p.value("-H", "--host", "--url"); ok && (!h.static || strings.Contains(h.val, "://") &&
 		!strings.HasPrefix(h.val, "unix://") && !strings.HasPrefix(h.val, "npipe://")) {
 		e = worse(e, net(airlock.ClassNetConnect, "talks to the container daemon of another machine ("+h.text+")"))
 	}
 	// The configuration folder's cli-plugins hold the programs that run as
 	// docker compose, buildx and scout.
-	if _, ok := optVal(opts, "--config"); ok && dockerGroups[sub] && (sub == "compose" || sub == "buildx" || sub == "scout") {
+	if _, ok := p.value("--config"); ok && dockerGroups[sub] && (sub == "compose" || sub == "buildx" || sub == "scout") {
 		e = worse(e, exec("runs a docker CLI plugin from the --config folder"))
 	}
 	c.raiseSent(&e, dockerAuth...)
@@ -544,7 +517,7 @@ func dockerEffect(c *call, key string, rest []arg) effect {
 		e = worse(e, net(airlock.ClassNetHTTP, "downloads an image"))
 	case dockerOutputs[key]:
 		var outs []arg
-		for _, o := range append(optValues(rest, false, "-o", "--output"), optValues(rest, false, "--iidfile", "--metadata-file")...) {
+		for _, o := range append(optValues(rest, "-o", "--output"), optValues(rest, "--iidfile", "--metadata-file")...) {
 			// build --output type=local,dest=DIR, or a plain path.
 			dest := o.val
 			for _, part := range strings.Split(o.val, ",") {
@@ -563,10 +536,13 @@ func dockerEffect(c *call, key string, rest []arg) effect {
 	return e
 }
 
+// composeOpts are the options of docker compose before its verb.
+var composeOpts = getopt{short: "fp", long: names("--file --project-name --project-directory --profile --env-file"),
+	exact: true}
+
 // compose is docker-compose: the docker verbs under "compose".
 func compose(c *call) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{short: "fp", long: []string{"--file", "--project-name",
-		"--project-directory", "--profile", "--env-file"}})
+	sub, rest, ok := subcommand(c.args, composeOpts)
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}
@@ -578,8 +554,8 @@ func compose(c *call) effect {
 	return e
 }
 
-var awsOpts = optSpec{long: []string{"--profile", "--region", "--output", "--endpoint-url", "--query", "--color",
-	"--ca-bundle", "--cli-read-timeout", "--cli-connect-timeout", "--cli-binary-format"}}
+var awsOpts = getopt{long: names("--profile --region --output --endpoint-url --query --color --ca-bundle " +
+	"--cli-read-timeout --cli-connect-timeout --cli-binary-format"), exact: true}
 
 // aws: the service and operation decide (cloudEffect); configure and the
 // high-level s3 commands have rules of their own; a positional operand
@@ -591,7 +567,7 @@ func aws(c *call) effect {
 }
 
 func awsCommand(c *call) effect {
-	_, rest := splitOpts(c.args, awsOpts)
+	rest := awsOpts.split(c.args).ops
 	ops := operands(rest, awsOpts.long...)
 	if len(ops) == 0 {
 		return read("shows aws help")
@@ -621,7 +597,7 @@ func awsCommand(c *call) effect {
 		!strings.Contains(last.val, "://") && !strings.HasPrefix(rest[len(rest)-2].val, "--") {
 		c.writesTo(&e, "writes the response into a file", last)
 	}
-	c.writesTo(&e, "writes a file where an option says", optValues(rest, false, "--output-template-file", "--outfile")...)
+	c.writesTo(&e, "writes a file where an option says", optValues(rest, "--output-template-file", "--outfile")...)
 	return e
 }
 

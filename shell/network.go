@@ -45,268 +45,11 @@ var netCommands = map[string]rule{
 
 func connect(reason string) rule { return fixed(net(airlock.ClassNetConnect, reason)) }
 
-// Options. Rules read options as the programs do (getopt_long and its kin),
-// since a spelling the rule does not expect is a bypass: clusters of short
-// options (-sSo F), attached values (-oF, --output=F), options after
-// operands, and abbreviations of long options where the program accepts
-// them (--use-ask for --use-askpass).
-
-// flagSpec describes a program's options.
-type flagSpec struct {
-	short  string          // short options that take a value: "o" for -o F, -oF and -so F
-	long   []string        // long options that take a value: "--output" for --output F and --output=F
-	names  []string        // long options without a value that a rule looks for, so that abbreviations find them
-	roles  map[string]role // what the program does with the values of the options that matter (these take a value)
-	abbrev bool            // a long option may be shortened to a prefix, as getopt_long allows
-	single bool            // long options may be written with one dash (-out), as openssl and getopt_long_only allow
-	posix  bool            // options end at the first operand, which starts a command (npx CMD -c)
-	// optional are long options whose value is optional, so only given
-	// after "=" (mysql --pager=CMD): the next word is never theirs.
-	optional []string
-}
-
-// parseFlags reads a command's options wherever they are, and returns the
-// other words as operands (everything after "--" is one). A long option is
-// named as in spec whatever its spelling; a short one is "-x".
-func parseFlags(args []arg, spec flagSpec) (opts []option, ops []arg) {
-	for i := 0; i < len(args); i++ {
-		a := homeWord(args[i])
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			if spec.posix {
-				return opts, append(ops, args[i:]...)
-			}
-			ops = append(ops, a)
-			continue
-		}
-		if v == "--" {
-			return opts, append(ops, args[i+1:]...)
-		}
-		if long := strings.HasPrefix(v, "--"); long || spec.single {
-			word, _, eq := strings.Cut(v, "=")
-			name, takes, ok := spec.lookup(word)
-			if ok || long {
-				o := option{name: name}
-				switch {
-				case eq:
-					o.val, o.has = sliceArg(a, len(word)+1), true
-				case takes && i+1 < len(args):
-					i++
-					o.val, o.has = homeWord(args[i]), true
-				}
-				opts = append(opts, o)
-				continue
-			}
-		}
-		for j := 1; j < len(v); j++ {
-			o := option{name: "-" + v[j:j+1]}
-			if spec.takesShort(v[j]) {
-				if j+1 < len(v) {
-					o.val, o.has = sliceArg(a, j+1), true
-				} else if i+1 < len(args) {
-					i++
-					o.val, o.has = homeWord(args[i]), true
-				}
-				opts = append(opts, o)
-				break
-			}
-			opts = append(opts, o)
-		}
-	}
-	return opts, ops
-}
-
-// lookup names the long option a word stands for, exactly or as an
-// abbreviation, and says whether it takes a value. An ambiguous
-// abbreviation, which the program refuses, is taken as an option that
-// matters, so that Airlock never reads less into a command than the program
-// would. A word that names no known option keeps its spelling.
-func (s flagSpec) lookup(word string) (name string, takes, ok bool) {
-	w := strings.TrimLeft(word, "-")
-	if w == "" {
-		return word, false, false
-	}
-	var found []string
-	for _, list := range [][]string{s.long, s.names, slices.Sorted(maps.Keys(s.roles))} {
-		for _, n := range list {
-			t := strings.TrimLeft(n, "-")
-			if len(t) < 2 && !strings.HasPrefix(n, "--") {
-				continue // a short option
-			}
-			if t == w {
-				return n, s.takes(n), true
-			}
-			// A single letter after one dash is a short option, never an
-			// abbreviation (getopt_long_only).
-			if s.abbrev && strings.HasPrefix(t, w) && (len(w) > 1 || strings.HasPrefix(word, "--")) {
-				found = append(found, n)
-			}
-		}
-	}
-	if len(found) == 0 {
-		return word, false, false
-	}
-	n := found[0]
-	for _, f := range found {
-		if s.roles[f] != 0 {
-			n = f
-			break
-		}
-	}
-	return n, s.takes(n), true
-}
-
-// takes reports whether a long option takes the next word as its value.
-func (s flagSpec) takes(name string) bool {
-	return (s.roles[name] != 0 || slices.Contains(s.long, name)) && !slices.Contains(s.optional, name)
-}
-
-func (s flagSpec) takesShort(ch byte) bool {
-	return strings.IndexByte(s.short, ch) >= 0 || s.roles["-"+string(ch)] != 0
-}
-
-// homeWord returns a word whose only expansion is $HOME as the path it
-// names ("@$HOME/.ssh/id_rsa" is "@~/.ssh/id_rsa"), so that the rules see
-// what it sends or writes; any other dynamic word is returned unchanged.
-func homeWord(a arg) arg {
-	if a.static || !strings.Contains(a.text, "HOME") {
-		return a
-	}
-	v := strings.NewReplacer(`"`, "", "${HOME}", "~", "$HOME", "~").Replace(a.text)
-	if strings.ContainsAny(v, "$`'\\") {
-		return a
-	}
-	return arg{val: v, text: a.text, static: true, glob: a.glob}
-}
-
-// optVals returns the values of every occurrence of the options named.
-func optVals(opts []option, names ...string) []arg {
-	var out []arg
-	for _, o := range opts {
-		if o.has && slices.Contains(names, o.name) {
-			out = append(out, o.val)
-		}
-	}
-	return out
-}
-
-// role is what a program does with an option's value or a console
-// command's word.
-type role uint8
-
-const (
-	writesFile   role = iota + 1 // writes the file or directory it names
-	sendsFile                    // reads the file it names and sends or prints it
-	runsCommand                  // runs it as a shell command
-	runsProgram                  // runs it as a program, with arguments of its own (a shell given runs a script)
-	runsFile                     // follows the commands or the configuration in the file it names, which Airlock cannot see
-	usesConfig                   // like runsFile, for a configuration that also holds its credentials (mysql --defaults-file)
-	loadsLibrary                 // loads a library, an engine or a plugin
-	usesSocket                   // talks to the local socket it names
-	opensEditor                  // runs an editor, or another program the environment names (console commands)
-	setsVars                     // sets variables, some of which name commands or files (console commands)
-	runsConsole                  // runs it as commands of the same console (lftp's alias and cmd:at-exit)
-	runsKeys                     // types it as keys, which can run shell commands (mutt's push)
-)
-
-// client is a program that does base, and what its options' values say.
-func client(spec flagSpec, base effect) rule {
-	return func(c *call) effect {
-		e := base
-		opts, _ := parseFlags(c.args, spec)
-		c.useFlags(&e, opts, spec.roles)
-		return e
-	}
-}
-
-// useFlags records what a command does with its options' values.
-func (c *call) useFlags(e *effect, opts []option, roles map[string]role) {
-	for _, o := range opts {
-		if r := roles[o.name]; r != 0 && o.has {
-			c.use(e, r, c.name+" "+o.name, o.val)
-		}
-	}
-}
-
-// use records what a command does with a value: a file it writes or sends
-// (raised by the path), a command it runs (analysed), a file of commands or
-// a library (code Airlock cannot see, at least exec). A file named "|CMD"
-// or "CMD|" is a command that output goes to or input comes from (psql -o
-// '|cmd', mutt's source 'cmd|'), and "@FILE" is FILE (swaks --body @FILE).
-func (c *call) use(e *effect, r role, via string, v arg) {
-	if v.static && (r == writesFile || r == sendsFile || r == runsFile) {
-		switch {
-		case strings.HasPrefix(v.val, "|"):
-			c.shellCommand(via+" |", v.val[1:])
-			return
-		case strings.HasSuffix(v.val, "|") && r != writesFile:
-			c.shellCommand(via, strings.TrimSuffix(v.val, "|"))
-			return
-		case strings.HasPrefix(v.val, "@") && r == sendsFile:
-			v = sliceArg(v, 1)
-		}
-	}
-	switch r {
-	case writesFile:
-		*e = worse(*e, write(airlock.ClassFSWrite, "writes "+v.text))
-		c.raiseWrites(e, v)
-	case sendsFile:
-		c.raiseReads(e, v)
-	case runsCommand:
-		c.runWords(via, []arg{v}, input{}).lenient = true
-	case runsProgram:
-		c.runWords(via, []arg{v, literal("...")}, input{}).lenient = true
-	case runsFile, usesConfig:
-		*e = worse(*e, exec("follows the commands or settings in "+v.text+", which Airlock cannot see ("+via+")"))
-		if r == runsFile {
-			c.raiseReads(e, v)
-		}
-	case loadsLibrary:
-		*e = worse(*e, exec("loads a library or plugin ("+via+" "+v.text+")"))
-	case usesSocket:
-		if v, ok := v.pathValue(); ok && e.tier < airlock.TierPrivileged {
-			if place, ok := sensitive.SystemPlace(c.resolve(v), false); ok {
-				*e = effect{class: airlock.ClassNetConnect, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
-					reason: "talks to a system service's socket " + place}
-			}
-		}
-	case opensEditor:
-		*e = worse(*e, exec("runs an editor or a program its environment names ("+via+")"))
-	case runsKeys:
-		c.runUnknown(via, via+" "+v.text, "types keys, which can run shell commands")
-	}
-}
-
 // remote analyses a command that another host runs through its shell, as
 // ssh's rule does.
 func (c *call) remote(via string, words []arg) {
 	n := c.runWords(via, words, c.in)
 	n.cwd, n.setCwd, n.lenient = "~", true, true
-}
-
-// shellCommand analyses a shell command that a client runs (ftp's "!cmd");
-// none is an interactive shell, which reads input Airlock cannot see.
-func (c *call) shellCommand(via, cmd string) {
-	if cmd = strings.TrimSpace(cmd); cmd == "" {
-		c.runUnknown(via, via, "starts a shell that reads its input")
-		return
-	}
-	c.runScript(via, cmd, input{}).lenient = true
-}
-
-// raiseSecrets makes e a secret read when one of words names a secret: for
-// a network client, the queries and code it sends or runs, which read what
-// they name.
-func (c *call) raiseSecrets(e *effect, words ...arg) {
-	for _, w := range words {
-		v, ok := w.pathValue()
-		if !ok || e.tier >= airlock.TierPrivileged {
-			continue
-		}
-		if s, ok := c.secretIn(v, w.glob); ok {
-			*e = s
-		}
-	}
 }
 
 // urlName is the file a downloader saves a URL to when not told: the last
@@ -713,16 +456,13 @@ func (con *consoleLang) runs() bool {
 
 // HTTP clients and downloaders.
 
-var curlFlags = flagSpec{
-	short: "AbCcDdEeFHKmoPQrTtUuwXxYyz",
-	long: []string{"--user-agent", "--continue-at", "--data", "--data-ascii", "--data-binary", "--data-raw",
-		"--data-urlencode", "--json", "--cert", "--cert-type", "--form", "--form-string", "--header",
-		"--proxy-header", "--max-time", "--ftp-port", "--quote", "--range", "--telnet-option", "--user",
-		"--proxy-user", "--write-out", "--request", "--proxy", "--speed-limit", "--speed-time", "--time-cond",
-		"--referer", "--url", "--key", "--key-type", "--pass", "--cacert", "--capath", "--connect-to", "--resolve",
-		"--retry", "--limit-rate", "--connect-timeout", "--max-filesize", "--interface", "--netrc-file", "--proto",
-		"--variable", "--url-query", "--engine", "--oauth2-bearer", "--aws-sigv4", "--mail-from", "--mail-rcpt"},
-	names: []string{"--remote-name", "--remote-name-all", "--remote-header-name", "--create-dirs", "--ssl"},
+var curlFlags = getopt{short: "AbCcDdEeFHKmoPQrTtUuwXxYyz", long: names("--user-agent --continue-at --data " +
+	"--data-ascii --data-binary --data-raw --data-urlencode --json --cert --cert-type --form --form-string " +
+	"--header --proxy-header --max-time --ftp-port --quote --range --telnet-option --user --proxy-user " +
+	"--write-out --request --proxy --speed-limit --speed-time --time-cond --referer --url --key --key-type " +
+	"--pass --cacert --capath --connect-to --resolve --retry --limit-rate --connect-timeout --max-filesize " +
+	"--interface --netrc-file --proto --variable --url-query --engine --oauth2-bearer --aws-sigv4 --mail-from " +
+	"--mail-rcpt"), flags: names("--remote-name --remote-name-all --remote-header-name --create-dirs --ssl"),
 	roles: map[string]role{
 		"-o": writesFile, "--output": writesFile, "--output-dir": writesFile, "-D": writesFile,
 		"--dump-header": writesFile, "-c": writesFile, "--cookie-jar": writesFile, "--trace": writesFile,
@@ -732,36 +472,35 @@ var curlFlags = flagSpec{
 		"--data-binary": sendsFile, "--json": sendsFile,
 		"-K": runsFile, "--config": runsFile,
 		"--unix-socket": usesSocket, "--abstract-unix-socket": usesSocket,
-	},
-	abbrev: true,
-}
+	}}
 
 func curl(c *call) effect {
-	opts, ops := parseFlags(c.args, curlFlags)
+	p := curlFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetHTTP, "makes HTTP requests")
-	if m, ok := optVal(opts, "-X", "--request"); ok && strings.EqualFold(m.val, "DELETE") {
+	if m, ok := p.value("-X", "--request"); ok && strings.EqualFold(m.val, "DELETE") {
 		e = effect{class: airlock.ClassNetHTTP, cap: airlock.CapNetworkEgress, tier: airlock.TierDestructive, reason: "sends an HTTP DELETE request"}
 	}
 	var config []arg
-	if k, ok := optVal(opts, "-K", "--config"); ok && k.val == "-" && c.in.kind == inText {
+	if k, ok := p.value("-K", "--config"); ok && k.val == "-" && c.in.kind == inText {
 		// Options read from a here-document.
 		for _, o := range curlConfig(c.in.text) {
-			opts = append(opts, o)
+			p.opts = append(p.opts, o)
 			config = append(config, o.val)
 		}
 	}
-	c.useFlags(&e, opts, curlFlags.roles)
-	if optHas(opts, "-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name") {
-		dir, _ := optVal(opts, "--output-dir")
+	c.useOptions(&e, p.opts, curlFlags.roles)
+	if p.has("-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name") {
+		dir, _ := p.value("--output-dir")
 		c.saves(&e, "curl -O", dir, ops)
 	}
-	for _, lib := range optVals(opts, "--engine") {
+	for _, lib := range p.values("--engine") {
 		if lib.val != "list" {
 			c.use(&e, loadsLibrary, "curl --engine", lib)
 		}
 	}
 	// --write-out %output{FILE} (or {>>FILE}) writes the rest of the format.
-	for _, w := range optVals(opts, "-w", "--write-out") {
+	for _, w := range p.values("-w", "--write-out") {
 		if _, f, ok := strings.Cut(w.val, "%output{"); ok {
 			f, _, _ = strings.Cut(strings.TrimPrefix(f, ">>"), "}")
 			c.use(&e, writesFile, "curl --write-out", literal(f))
@@ -769,7 +508,7 @@ func curl(c *call) effect {
 	}
 	sent := fileRefs(append(config, c.args...))
 	// NAME@FILE sends FILE's content as NAME's value.
-	for _, v := range optVals(opts, "--data-urlencode", "--variable", "--url-query") {
+	for _, v := range p.values("--data-urlencode", "--variable", "--url-query") {
 		if name, f, ok := strings.Cut(v.val, "@"); ok && v.static && !strings.Contains(name, "=") {
 			sent = append(sent, arg{val: f, text: quote(f), static: true, glob: v.glob})
 		}
@@ -795,7 +534,7 @@ func curlConfig(text string) []option {
 		if len(name) == 1 {
 			name = "-" + name
 		} else {
-			name, _, _ = curlFlags.lookup("--" + name)
+			name, _, _ = curlFlags.resolve("--" + name)
 		}
 		opts = append(opts, option{name: name, val: literal(val), has: val != ""})
 	}
@@ -807,7 +546,7 @@ func curlConfig(text string) []option {
 func fileRefs(words []arg) []arg {
 	var out []arg
 	for _, w := range words {
-		if w = homeWord(w); !w.static {
+		if w = known(w); !w.static {
 			continue
 		}
 		v := w.val
@@ -828,20 +567,16 @@ func fileRefs(words []arg) []arg {
 	return out
 }
 
-var wgetFlags = flagSpec{
-	short: "eoaiBtOTwQPUlARDIXY",
-	long: []string{"--execute", "--base", "--tries", "--backups", "--retry-on-http-error", "--timeout",
-		"--dns-timeout", "--connect-timeout", "--read-timeout", "--limit-rate", "--wait", "--waitretry",
-		"--bind-address", "--bind-dns-address", "--quota", "--restrict-file-names", "--prefer-family", "--user",
-		"--password", "--local-encoding", "--remote-encoding", "--cut-dirs", "--default-page", "--http-user",
-		"--http-password", "--header", "--compression", "--max-redirect", "--proxy-user", "--proxy-password",
-		"--referer", "--user-agent", "--post-data", "--method", "--body-data", "--secure-protocol",
-		"--certificate", "--certificate-type", "--private-key", "--private-key-type", "--ca-certificate",
-		"--ca-directory", "--crl-file", "--pinnedpubkey", "--random-file", "--egd-file", "--ciphers",
-		"--ftp-user", "--ftp-password", "--warc-header", "--warc-max-size", "--warc-dedup", "--level", "--accept",
-		"--reject", "--accept-regex", "--reject-regex", "--regex-type", "--domains", "--exclude-domains",
-		"--follow-tags", "--ignore-tags", "--include-directories", "--exclude-directories", "--report-speed",
-		"--progress"},
+var wgetFlags = getopt{short: "eoaiBtOTwQPUlARDIXY", long: names("--execute --base --tries --backups " +
+	"--retry-on-http-error --timeout --dns-timeout --connect-timeout --read-timeout --limit-rate --wait " +
+	"--waitretry --bind-address --bind-dns-address --quota --restrict-file-names --prefer-family --user " +
+	"--password --local-encoding --remote-encoding --cut-dirs --default-page --http-user --http-password " +
+	"--header --compression --max-redirect --proxy-user --proxy-password --referer --user-agent --post-data " +
+	"--method --body-data --secure-protocol --certificate --certificate-type --private-key --private-key-type " +
+	"--ca-certificate --ca-directory --crl-file --pinnedpubkey --random-file --egd-file --ciphers --ftp-user " +
+	"--ftp-password --warc-header --warc-max-size --warc-dedup --level --accept --reject --accept-regex " +
+	"--reject-regex --regex-type --domains --exclude-domains --follow-tags --ignore-tags --include-directories " +
+	"--exclude-directories --report-speed --progress"),
 	roles: map[string]role{
 		"-O": writesFile, "--output-document": writesFile, "-o": writesFile, "--output-file": writesFile,
 		"-a": writesFile, "--append-output": writesFile, "-P": writesFile, "--directory-prefix": writesFile,
@@ -850,9 +585,7 @@ var wgetFlags = flagSpec{
 		"-i": sendsFile, "--input-file": sendsFile, "--post-file": sendsFile, "--body-file": sendsFile,
 		"--load-cookies": sendsFile,
 		"--config":       runsFile, "--use-askpass": runsProgram,
-	},
-	abbrev: true,
-}
+	}}
 
 // wgetrcNames are the .wgetrc commands (wget -e) whose names are not their
 // option's; the others are the option's name, in which case, "-" and "_"
@@ -860,20 +593,21 @@ var wgetFlags = flagSpec{
 var wgetrcNames = map[string]string{"logfile": "--output-file", "input": "--input-file", "dirprefix": "--directory-prefix"}
 
 func wget(c *call) effect {
-	opts, ops := parseFlags(c.args, wgetFlags)
+	p := wgetFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetHTTP, "downloads files")
-	for _, cmd := range optVals(opts, "-e", "--execute") {
+	for _, cmd := range p.values("-e", "--execute") {
 		if !cmd.static {
 			c.runUnknown("wget -e", cmd.text, "runs a .wgetrc command only known at run time, which can run programs")
 			continue
 		}
 		if name, val, ok := strings.Cut(cmd.val, "="); ok {
-			opts = append(opts, option{name: wgetrcOption(name), val: literal(strings.TrimSpace(val)), has: true})
+			p.opts = append(p.opts, option{name: wgetrcOption(name), val: literal(strings.TrimSpace(val)), has: true})
 		}
 	}
-	c.useFlags(&e, opts, wgetFlags.roles)
-	if _, ok := optVal(opts, "-O", "--output-document"); !ok {
-		dir, _ := optVal(opts, "-P", "--directory-prefix")
+	c.useOptions(&e, p.opts, wgetFlags.roles)
+	if _, ok := p.value("-O", "--output-document"); !ok {
+		dir, _ := p.value("-P", "--directory-prefix")
 		c.saves(&e, "wget", dir, ops)
 	}
 	c.raiseReads(&e, fileRefs(ops)...)
@@ -893,24 +627,21 @@ func wgetrcOption(name string) string {
 	return name
 }
 
-var httpieFlags = flagSpec{
-	short: "aAops",
-	long: []string{"--auth", "--auth-type", "--print", "--style", "--verify", "--cert", "--cert-key",
-		"--cert-key-pass", "--ssl", "--ciphers", "--proxy", "--timeout", "--max-redirects", "--boundary", "--raw",
-		"--format-options", "--pretty", "--response-charset", "--response-mime", "--default-scheme"},
-	names:  []string{"--download"},
-	roles:  map[string]role{"-o": writesFile, "--output": writesFile, "--session": writesFile, "--session-read-only": sendsFile},
-	abbrev: true,
-}
+var httpieFlags = getopt{short: "aAops",
+	long: names("--auth --auth-type --print --style --verify --cert --cert-key --cert-key-pass --ssl --ciphers " +
+		"--proxy --timeout --max-redirects --boundary --raw --format-options --pretty --response-charset " +
+		"--response-mime --default-scheme"), flags: names("--download"),
+	roles: map[string]role{"-o": writesFile, "--output": writesFile, "--session": writesFile, "--session-read-only": sendsFile}}
 
 func httpie(c *call) effect {
-	opts, ops := parseFlags(c.args, httpieFlags)
+	p := httpieFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetHTTP, "makes HTTP requests")
 	if len(ops) > 0 && strings.EqualFold(ops[0].val, "DELETE") {
 		e = effect{class: airlock.ClassNetHTTP, cap: airlock.CapNetworkEgress, tier: airlock.TierDestructive, reason: "sends an HTTP DELETE request"}
 	}
-	c.useFlags(&e, opts, httpieFlags.roles)
-	if _, ok := optVal(opts, "-o", "--output"); !ok && optHas(opts, "-d", "--download") {
+	c.useOptions(&e, p.opts, httpieFlags.roles)
+	if _, ok := p.value("-o", "--output"); !ok && p.has("-d", "--download") {
 		c.saves(&e, c.name+" --download", arg{}, ops)
 	}
 	sent := fileRefs(ops)
@@ -927,17 +658,13 @@ func httpie(c *call) effect {
 	return e
 }
 
-var aria2cFlags = flagSpec{
-	short: "dolijskxtmTMU",
-	long: []string{"--max-concurrent-downloads", "--split", "--min-split-size", "--max-connection-per-server",
-		"--timeout", "--max-tries", "--user-agent", "--header", "--referer", "--max-download-limit",
-		"--max-overall-download-limit", "--seed-time", "--seed-ratio", "--rpc-listen-port", "--rpc-secret",
-		"--rpc-user", "--rpc-passwd", "--all-proxy", "--http-proxy", "--https-proxy", "--ftp-proxy", "--checksum",
-		"--select-file", "--bt-tracker", "--http-user", "--http-passwd", "--ftp-user", "--ftp-passwd",
-		"--certificate", "--private-key", "--ca-certificate", "--netrc-path", "--index-out", "--follow-torrent",
-		"--file-allocation", "--log-level", "--console-log-level", "--stop", "--stop-with-process", "--gid",
-		"--interface"},
-	names: []string{"--enable-rpc", "--rpc-listen-all", "--allow-overwrite"},
+var aria2cFlags = getopt{short: "dolijskxtmTMU", long: names("--max-concurrent-downloads --split --min-split-size " +
+	"--max-connection-per-server --timeout --max-tries --user-agent --header --referer --max-download-limit " +
+	"--max-overall-download-limit --seed-time --seed-ratio --rpc-listen-port --rpc-secret --rpc-user " +
+	"--rpc-passwd --all-proxy --http-proxy --https-proxy --ftp-proxy --checksum --select-file --bt-tracker " +
+	"--http-user --http-passwd --ftp-user --ftp-passwd --certificate --private-key --ca-certificate " +
+	"--netrc-path --index-out --follow-torrent --file-allocation --log-level --console-log-level --stop " +
+	"--stop-with-process --gid --interface"), flags: names("--enable-rpc --rpc-listen-all --allow-overwrite"),
 	roles: map[string]role{
 		"-d": writesFile, "--dir": writesFile, "-l": writesFile, "--log": writesFile,
 		"--save-session": writesFile, "--save-cookies": writesFile, "--dht-file-path": writesFile,
@@ -947,21 +674,20 @@ var aria2cFlags = flagSpec{
 		"--on-download-complete": runsProgram, "--on-download-error": runsProgram,
 		"--on-download-start": runsProgram, "--on-download-pause": runsProgram,
 		"--on-download-stop": runsProgram, "--on-bt-download-complete": runsProgram,
-	},
-	abbrev: true,
-}
+	}}
 
 func aria2c(c *call) effect {
-	opts, ops := parseFlags(c.args, aria2cFlags)
+	p := aria2cFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetHTTP, "downloads files")
-	if optHas(opts, "--enable-rpc") && optHas(opts, "--rpc-listen-all") {
+	if p.has("--enable-rpc") && p.has("--rpc-listen-all") {
 		return effect{class: airlock.ClassNetConnect, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
 			reason: "lets any network peer direct its downloads, which can write any file and run commands"}
 	}
-	c.useFlags(&e, opts, aria2cFlags.roles)
+	c.useOptions(&e, p.opts, aria2cFlags.roles)
 	// -o names a file in -d's directory.
-	dir, _ := optVal(opts, "-d", "--dir")
-	outs := optVals(opts, "-o", "--out")
+	dir, _ := p.value("-d", "--dir")
+	outs := p.values("-o", "--out")
 	for _, o := range outs {
 		if dir.static && o.static && dir.val != "" {
 			o = literal(path.Join(dir.val, o.val))
@@ -974,17 +700,15 @@ func aria2c(c *call) effect {
 	return e
 }
 
-var axelFlags = flagSpec{
-	short: "osnHUT",
-	long:  []string{"--max-speed", "--num-connections", "--header", "--user-agent", "--timeout"},
-	roles: map[string]role{"-o": writesFile, "--output": writesFile}, abbrev: true,
-}
+var axelFlags = getopt{short: "osnHUT", long: names("--max-speed --num-connections --header --user-agent --timeout"),
+	roles: map[string]role{"-o": writesFile, "--output": writesFile}}
 
 func axel(c *call) effect {
-	opts, ops := parseFlags(c.args, axelFlags)
+	p := axelFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetHTTP, "downloads files")
-	c.useFlags(&e, opts, axelFlags.roles)
-	if _, ok := optVal(opts, "-o", "--output"); !ok {
+	c.useOptions(&e, p.opts, axelFlags.roles)
+	if _, ok := p.value("-o", "--output"); !ok {
 		c.saves(&e, "axel", arg{}, ops)
 	}
 	return e
@@ -1031,16 +755,21 @@ func transfer(c *call, ops []arg, reason string) effect {
 }
 
 // sshConfig says what ssh does with the value of a configuration keyword
-// given with -o: ProxyCommand and the like run local commands,
-// PKCS11Provider loads a library, UserKnownHostsFile is written.
+// given with -o (ssh, scp and sftp take the same): ProxyCommand and the
+// like run local commands, PKCS11Provider loads a library,
+// UserKnownHostsFile is written, Include follows more configuration.
 var sshConfig = map[string]role{
 	"proxycommand": runsCommand, "localcommand": runsCommand, "knownhostscommand": runsCommand,
-	"xauthlocation": runsProgram, "pkcs11provider": loadsLibrary, "securitykeyprovider": loadsLibrary,
-	"userknownhostsfile": writesFile, "controlpath": writesFile,
+	"remotecommand": runsCommand, "xauthlocation": runsProgram, "pkcs11provider": loadsLibrary,
+	"securitykeyprovider": loadsLibrary, "userknownhostsfile": writesFile, "controlpath": writesFile,
+	"include": runsFile, "revokedhostkeys": sendsFile, "globalknownhostsfile": sendsFile,
 }
 
-// sshConfigOptions analyses the ssh options given with -o (scp, sftp).
-func (c *call) sshConfigOptions(e *effect, opts []option) {
+// sshOptions records what the options of ssh, scp and sftp do on this
+// machine: their own (roles: a configuration file -F, ssh's log -E, scp's
+// program -S), and the configuration keywords given with -o.
+func (c *call) sshOptions(e *effect, opts []option, roles map[string]role) {
+	c.useOptions(e, opts, roles)
 	for _, o := range opts {
 		if o.name != "-o" || !o.has {
 			continue
@@ -1061,7 +790,7 @@ func (c *call) sshConfigOptions(e *effect, opts []option) {
 		case strings.EqualFold(key, "proxycommand"):
 			// ssh runs it as "exec COMMAND" with sh -c.
 			c.runScript(via, "exec "+val, input{}).lenient = true
-		case r == writesFile:
+		case r == writesFile || r == sendsFile || r == runsFile:
 			for _, f := range strings.Fields(val) {
 				c.use(e, r, via, literal(f))
 			}
@@ -1071,17 +800,18 @@ func (c *call) sshConfigOptions(e *effect, opts []option) {
 	}
 }
 
-var scpFlags = flagSpec{short: "cFiJloPX", roles: map[string]role{"-S": runsProgram, "-D": runsCommand}}
+var scpFlags = getopt{short: "ciJloPX", roles: map[string]role{"-F": runsFile, "-S": runsProgram, "-D": runsCommand}}
 
 func scp(c *call) effect {
-	opts, ops := parseFlags(c.args, scpFlags)
+	p := scpFlags.parse(c.args)
+	ops := p.ops
 	e := transfer(c, ops, "copies files to or from another host")
-	c.useFlags(&e, opts, scpFlags.roles)
-	c.sshConfigOptions(&e, opts)
+	c.sshOptions(&e, p.opts, scpFlags.roles)
 	return e
 }
 
-var sftpFlags = flagSpec{short: "BbcFiJloPRsX", roles: map[string]role{"-S": runsProgram, "-D": runsCommand}}
+var sftpFlags = getopt{short: "BbciJloPRsX",
+	roles: map[string]role{"-F": runsFile, "-S": runsProgram, "-D": runsCommand}}
 
 // sftpConsole: sftp's commands ("-" or "@" in front ignores errors or
 // echo). get writes its second word, or the remote file's name here.
@@ -1096,11 +826,10 @@ var sftpConsole = consoleLang{
 }
 
 func sftp(c *call) effect {
-	opts, _ := parseFlags(c.args, sftpFlags)
+	p := sftpFlags.parse(c.args)
 	e := net(airlock.ClassNetConnect, "transfers files with another host")
-	c.useFlags(&e, opts, sftpFlags.roles)
-	c.sshConfigOptions(&e, opts)
-	if b, ok := optVal(opts, "-b"); ok && (!b.static || b.val != "-") {
+	c.sshOptions(&e, p.opts, sftpFlags.roles)
+	if b, ok := p.value("-b"); ok && (!b.static || b.val != "-") {
 		c.use(&e, runsFile, "sftp -b", b)
 		return e
 	}
@@ -1108,27 +837,25 @@ func sftp(c *call) effect {
 	return e
 }
 
-var rsyncFlags = flagSpec{
-	short: "BfM",
-	long: []string{"--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--compare-dest",
-		"--copy-dest", "--link-dest", "--suffix", "--chmod", "--chown", "--usermap", "--groupmap", "--block-size",
-		"--bwlimit", "--timeout", "--contimeout", "--port", "--password-file", "--log-file-format", "--max-size",
-		"--min-size", "--max-delete", "--modify-window", "--out-format", "--skip-compress", "--compress-choice",
-		"--compress-level", "--checksum-choice", "--info", "--debug", "--iconv", "--address", "--sockopts",
-		"--outbuf", "--stop-after", "--stop-at", "--remote-option", "--rsync-path", "--dparam", "--confine-root"},
+var rsyncFlags = getopt{short: "BfM", long: names("--filter --exclude --include --exclude-from --include-from " +
+	"--compare-dest --copy-dest --link-dest --suffix --chmod --chown --usermap --groupmap --block-size " +
+	"--bwlimit --timeout --contimeout --port --password-file --log-file-format --max-size --min-size " +
+	"--max-delete --modify-window --out-format --skip-compress --compress-choice --compress-level " +
+	"--checksum-choice --info --debug --iconv --address --sockopts --outbuf --stop-after --stop-at " +
+	"--remote-option --rsync-path --dparam --confine-root"),
 	roles: map[string]role{
 		"-e": runsProgram, "--rsh": runsProgram,
 		"--log-file": writesFile, "--write-batch": writesFile, "--only-write-batch": writesFile,
 		"--backup-dir": writesFile, "-T": writesFile, "--temp-dir": writesFile, "--partial-dir": writesFile,
 		"--files-from": sendsFile, "--early-input": sendsFile, "--read-batch": sendsFile,
 		"--config": runsFile,
-	},
-}
+	}, exact: true}
 
 func rsync(c *call) effect {
-	opts, ops := parseFlags(c.args, rsyncFlags)
+	p := rsyncFlags.parse(c.args)
+	ops := p.ops
 	e := transfer(c, ops, "synchronises files with another host")
-	if optHas(opts, "--daemon") {
+	if p.has("--daemon") {
 		e = worse(e, net(airlock.ClassNetConnect, "runs an rsync daemon that serves files to network peers"))
 	}
 	if c.has("--delete", "--del", "--delete-before", "--delete-during", "--delete-delay", "--delete-after",
@@ -1136,46 +863,41 @@ func rsync(c *call) effect {
 		e.tier = airlock.TierDestructive
 		e.reason = "synchronises files and deletes what the source lacks"
 	}
-	c.useFlags(&e, opts, rsyncFlags.roles)
-	for _, p := range optVals(opts, "--rsync-path") {
-		c.remote("rsync --rsync-path", []arg{p})
+	c.useOptions(&e, p.opts, rsyncFlags.roles)
+	for _, prog := range p.values("--rsync-path") {
+		c.remote("rsync --rsync-path", []arg{prog})
 	}
 	return e
 }
 
 // Raw connections.
 
-var netcatFlags = flagSpec{
-	short: "ceopsxwiIOTVMmPKRZHqgGX",
-	long: []string{"--exec", "--sh-exec", "--lua-exec", "--proxy", "--proxy-type", "--proxy-auth", "--proxy-dns",
-		"--source", "--source-port", "--wait", "--idle-timeout", "--delay", "--max-conns", "--allow", "--allowfile",
-		"--deny", "--denyfile", "--ssl-cert", "--ssl-key", "--ssl-trustfile", "--ssl-ciphers", "--ssl-servername",
-		"--ssl-alpn"},
-	names:  []string{"--listen", "--unixsock", "--keep-open", "--append-output", "--chat", "--broker"},
-	roles:  map[string]role{"-o": writesFile, "--output": writesFile, "-x": writesFile, "--hex-dump": writesFile, "-Z": writesFile},
-	abbrev: true,
-}
+var netcatFlags = getopt{short: "ceopsxwiIOTVMmPKRZHqgGX", long: names("--exec --sh-exec --lua-exec --proxy " +
+	"--proxy-type --proxy-auth --proxy-dns --source --source-port --wait --idle-timeout --delay --max-conns " +
+	"--allow --allowfile --deny --denyfile --ssl-cert --ssl-key --ssl-trustfile --ssl-ciphers --ssl-servername " +
+	"--ssl-alpn"), flags: names("--listen --unixsock --keep-open --append-output --chat --broker"),
+	roles: map[string]role{"-o": writesFile, "--output": writesFile, "-x": writesFile, "--hex-dump": writesFile, "-Z": writesFile}}
 
 func netcat(c *call) effect {
-	opts, ops := parseFlags(c.args, netcatFlags)
-	if optHas(opts, "-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
+	p := netcatFlags.parse(c.args)
+	ops := p.ops
+	if p.has("-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
 		return effect{class: airlock.ClassNetConnect, cap: airlock.CapNetworkEgress, tier: airlock.TierPrivileged, reason: "gives a network peer a program or shell"}
 	}
 	e := net(airlock.ClassNetConnect, "opens a network connection")
-	if optHas(opts, "-l", "--listen") {
+	if p.has("-l", "--listen") {
 		e.reason = "listens for network connections"
 	}
-	c.useFlags(&e, opts, netcatFlags.roles)
-	if optHas(opts, "-U", "--unixsock") && len(ops) > 0 {
+	c.useOptions(&e, p.opts, netcatFlags.roles)
+	if p.has("-U", "--unixsock") && len(ops) > 0 {
 		c.use(&e, usesSocket, c.name+" -U", ops[0])
 	}
 	return e
 }
 
-var socatFlags = flagSpec{
-	short: "btT", long: []string{"-lp"}, single: true,
+var socatFlags = getopt{short: "btT", long: names("-lp"),
 	roles: map[string]role{"-lf": writesFile, "-r": writesFile, "-R": writesFile, "-L": writesFile, "-W": writesFile},
-}
+	exact: true, single: true}
 
 // socatNet are the prefixes of socat's network address types.
 var socatNet = []string{"TCP", "UDP", "SCTP", "DCCP", "OPENSSL", "SSL", "SOCKS", "PROXY", "IP", "VSOCK", "SOCKET", "INTERFACE"}
@@ -1189,7 +911,8 @@ type socatEnd struct {
 }
 
 func socat(c *call) effect {
-	opts, ops := parseFlags(c.args, socatFlags)
+	p := socatFlags.parse(c.args)
+	ops := p.ops
 	e := read("relays data between local channels")
 	var ends []socatEnd
 	for i, a := range ops {
@@ -1198,9 +921,9 @@ func socat(c *call) effect {
 		}
 		// -u sends from the first address to the second, -U the other way;
 		// "A!!B" reads from A and writes to B.
-		read := !optHas(opts, "-u") || i == 0
-		write := !optHas(opts, "-u") || i == 1
-		if optHas(opts, "-U") {
+		read := !p.has("-u") || i == 0
+		write := !p.has("-u") || i == 1
+		if p.has("-U") {
 			read, write = i == 1, i == 0
 		}
 		parts := strings.Split(a.val, "!!")
@@ -1217,7 +940,7 @@ func socat(c *call) effect {
 	if network {
 		e = net(airlock.ClassNetConnect, "relays network connections")
 	}
-	c.useFlags(&e, opts, socatFlags.roles)
+	c.useOptions(&e, p.opts, socatFlags.roles)
 	for i, end := range ends {
 		via := "socat " + strings.ToLower(end.typ)
 		switch end.typ {
@@ -1288,7 +1011,7 @@ func (end socatEnd) file() bool {
 	return false
 }
 
-var telnetFlags = flagSpec{short: "belnSX", roles: map[string]role{"-n": writesFile}}
+var telnetFlags = getopt{short: "belnSX", roles: map[string]role{"-n": writesFile}}
 
 // telnetConsole: telnet's commands, read when no host is given.
 var telnetConsole = consoleLang{
@@ -1299,16 +1022,17 @@ var telnetConsole = consoleLang{
 }
 
 func telnet(c *call) effect {
-	opts, ops := parseFlags(c.args, telnetFlags)
+	p := telnetFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetConnect, "opens a network connection")
-	c.useFlags(&e, opts, telnetFlags.roles)
+	c.useOptions(&e, p.opts, telnetFlags.roles)
 	if len(ops) == 0 {
 		c.stdinConsole(&e, &telnetConsole, "telnet commands")
 	}
 	return e
 }
 
-var ftpFlags = flagSpec{short: "NoPqrsTux", roles: map[string]role{"-o": writesFile}}
+var ftpFlags = getopt{short: "NoPqrsTux", roles: map[string]role{"-o": writesFile}}
 
 // ftpConsole: ftp's commands, which may be abbreviated. get writes its
 // second word, or the remote file's name as given.
@@ -1325,13 +1049,14 @@ var ftpConsole = consoleLang{
 }
 
 func ftp(c *call) effect {
-	opts, ops := parseFlags(c.args, ftpFlags)
+	p := ftpFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetConnect, "transfers files over FTP")
-	c.useFlags(&e, opts, ftpFlags.roles)
-	if _, ok := optVal(opts, "-u"); ok {
+	c.useOptions(&e, p.opts, ftpFlags.roles)
+	if _, ok := p.value("-u"); ok {
 		// ftp -u URL FILE... uploads the files.
 		c.raiseReads(&e, ops...)
-	} else if _, ok := optVal(opts, "-o"); !ok {
+	} else if _, ok := p.value("-o"); !ok {
 		c.saves(&e, "ftp", arg{}, ops)
 	}
 	c.stdinConsole(&e, &ftpConsole, "ftp commands")
@@ -1357,7 +1082,7 @@ func tftp(c *call) effect {
 	return e
 }
 
-var lftpFlags = flagSpec{short: "cefup", roles: map[string]role{"-f": runsFile, "--rcfile": runsFile}}
+var lftpFlags = getopt{short: "cefup", roles: map[string]role{"-f": runsFile, "--rcfile": runsFile}, exact: true}
 
 // lftpConsole: lftp's commands, several a line, each of which may write
 // its output to a file (> FILE) or pipe it to a shell command (| CMD).
@@ -1383,17 +1108,17 @@ var lftpConsole = consoleLang{
 }
 
 func lftp(c *call) effect {
-	opts, _ := parseFlags(c.args, lftpFlags)
+	p := lftpFlags.parse(c.args)
 	e := net(airlock.ClassNetConnect, "transfers files")
-	c.useFlags(&e, opts, lftpFlags.roles)
-	for _, cmd := range optVals(opts, "-c", "-e") {
+	c.useOptions(&e, p.opts, lftpFlags.roles)
+	for _, cmd := range p.values("-c", "-e") {
 		if !cmd.static {
 			c.runUnknown("lftp", cmd.text, "runs lftp commands only known at run time, which can run shell commands")
 			continue
 		}
 		c.runConsole(&e, &lftpConsole, "lftp", cmd.val)
 	}
-	if !optHas(opts, "-c", "-f") {
+	if !p.has("-c", "-f") {
 		c.stdinConsole(&e, &lftpConsole, "lftp commands")
 	}
 	return e
@@ -1401,54 +1126,42 @@ func lftp(c *call) effect {
 
 // DNS, probes and scans.
 
-var digFlags = flagSpec{short: "bcfkpqtxy", roles: map[string]role{"-f": sendsFile}}
+var digFlags = getopt{short: "bcfkpqtxy", roles: map[string]role{"-f": sendsFile}}
 
-var drillFlags = flagSpec{
-	short: "bcdfiokpqrVwy",
-	roles: map[string]role{"-f": sendsFile, "-i": sendsFile, "-w": writesFile, "-q": writesFile},
-}
+var drillFlags = getopt{short: "bcdfiokpqrVwy",
+	roles: map[string]role{"-f": sendsFile, "-i": sendsFile, "-w": writesFile, "-q": writesFile}}
 
-var mtrFlags = flagSpec{
-	short: "FafmcsBiGQIPLMyZUo",
-	long: []string{"--address", "--first-ttl", "--max-ttl", "--report-cycles", "--psize", "--bitpattern",
-		"--interval", "--gracetime", "--tos", "--interface", "--port", "--localport", "--mark", "--ipinfo",
-		"--timeout", "--max-unknown", "--order"},
-	roles:  map[string]role{"-F": sendsFile, "--filename": sendsFile},
-	abbrev: true,
-}
+var mtrFlags = getopt{short: "FafmcsBiGQIPLMyZUo", long: names("--address --first-ttl --max-ttl --report-cycles " +
+	"--psize --bitpattern --interval --gracetime --tos --interface --port --localport --mark --ipinfo --timeout " +
+	"--max-unknown --order"), roles: map[string]role{"-F": sendsFile, "--filename": sendsFile}}
 
-var nmapFlags = flagSpec{
-	short: "bDegiMmopS",
-	long: []string{"-iR", "--exclude", "--script-args", "--data", "--data-string", "--data-length", "--proxies",
-		"--spoof-mac", "--source-port", "--ttl", "--max-retries", "--host-timeout", "--min-rate", "--max-rate",
-		"--top-ports", "--port-ratio", "--version-intensity", "--scan-delay", "--max-scan-delay", "--mtu",
-		"--dns-servers", "--stylesheet"},
-	names: []string{"--interactive", "--append-output", "--script-trace"},
+var nmapFlags = getopt{short: "bDegiMmopS", long: names("-iR --exclude --script-args --data --data-string " +
+	"--data-length --proxies --spoof-mac --source-port --ttl --max-retries --host-timeout --min-rate --max-rate " +
+	"--top-ports --port-ratio --version-intensity --scan-delay --max-scan-delay --mtu --dns-servers " +
+	"--stylesheet"), flags: names("--interactive --append-output --script-trace"),
 	roles: map[string]role{
 		"-iL": sendsFile, "--excludefile": sendsFile, "--resume": sendsFile, "--script-args-file": sendsFile,
 		"-oN": writesFile, "-oX": writesFile, "-oS": writesFile, "-oG": writesFile, "-oM": writesFile,
 		"-oH": writesFile, "-oA": writesFile,
 		"--script": runsFile, "--datadir": runsFile, "--servicedb": sendsFile, "--versiondb": sendsFile,
-	},
-	abbrev: true, single: true,
-}
+	}, single: true}
 
 // nmapConsole: old nmap's --interactive mode runs shell commands with "!".
 var nmapConsole = consoleLang{shell: []string{"!"}}
 
 func nmap(c *call) effect {
-	opts, _ := parseFlags(c.args, nmapFlags)
+	p := nmapFlags.parse(c.args)
 	e := net(airlock.ClassNetConnect, "scans network hosts")
-	for _, o := range opts {
+	for _, o := range p.opts {
 		if !o.has {
 			continue
 		}
 		// -oXFILE and -iLFILE are -o and -i with the format glued to the file.
 		switch {
 		case o.name == "-o" && o.val.val != "" && strings.ContainsRune("NXSGAMH", rune(o.val.val[0])):
-			c.use(&e, writesFile, "nmap -o", sliceArg(o.val, 1))
+			c.use(&e, writesFile, "nmap -o", valueArg(o.val, o.val.val[1:]))
 		case o.name == "-i" && strings.HasPrefix(o.val.val, "L"):
-			c.use(&e, sendsFile, "nmap -i", sliceArg(o.val, 1))
+			c.use(&e, sendsFile, "nmap -i", valueArg(o.val, o.val.val[1:]))
 		case o.name == "-oA":
 			for _, ext := range []string{".nmap", ".xml", ".gnmap"} {
 				c.use(&e, writesFile, "nmap -oA", literal(o.val.val+ext))
@@ -1460,7 +1173,7 @@ func nmap(c *call) effect {
 			c.use(&e, r, "nmap "+o.name, o.val)
 		}
 	}
-	if optHas(opts, "--interactive") {
+	if p.has("--interactive") {
 		c.stdinConsole(&e, &nmapConsole, "nmap commands")
 	}
 	return e
@@ -1468,20 +1181,19 @@ func nmap(c *call) effect {
 
 // Remote sessions.
 
-var moshFlags = flagSpec{
-	short: "p", long: []string{"--port", "--predict", "--family", "--bind-server", "--experimental-remote-ip", "--server"},
-	roles: map[string]role{"--ssh": runsProgram, "--client": runsProgram}, abbrev: true,
-}
+var moshFlags = getopt{short: "p", long: names("--port --predict --family --bind-server --experimental-remote-ip " +
+	"--server"), roles: map[string]role{"--ssh": runsProgram, "--client": runsProgram}}
 
 func mosh(c *call) effect {
-	opts, ops := parseFlags(c.args, moshFlags)
+	p := moshFlags.parse(c.args)
+	ops := p.ops
 	host := "a host"
 	if len(ops) > 0 {
 		host = ops[0].text
 	}
 	e := net(airlock.ClassNetConnect, "connects to "+host)
-	c.useFlags(&e, opts, moshFlags.roles)
-	for _, s := range optVals(opts, "--server") {
+	c.useOptions(&e, p.opts, moshFlags.roles)
+	for _, s := range p.values("--server") {
 		c.remote("mosh --server", []arg{s})
 	}
 	if len(ops) > 1 {
@@ -1490,10 +1202,11 @@ func mosh(c *call) effect {
 	return e
 }
 
-var rdesktopFlags = flagSpec{short: "udscpnkgaxrTX"}
+var rdesktopFlags = getopt{short: "udscpnkgaxrTX"}
 
 func rdesktop(c *call) effect {
-	opts, ops := parseFlags(c.args, rdesktopFlags)
+	p := rdesktopFlags.parse(c.args)
+	ops := p.ops
 	host := "another host"
 	if len(ops) > 0 {
 		host = ops[0].text
@@ -1501,7 +1214,7 @@ func rdesktop(c *call) effect {
 	e := net(airlock.ClassNetConnect, "connects to "+host)
 	// -r disk:NAME=DIR[,NAME=DIR] gives the remote host DIR to read and
 	// write.
-	for _, r := range optVals(opts, "-r") {
+	for _, r := range p.values("-r") {
 		disks, ok := strings.CutPrefix(r.val, "disk:")
 		if !ok {
 			continue
@@ -1539,15 +1252,11 @@ func holdsHome(p string) bool {
 
 // OpenSSL.
 
-var opensslFlags = flagSpec{
-	short: "KkS",
-	long: []string{"-in", "-inkey", "-key", "-cert", "-CAfile", "-CApath", "-CAkey", "-passin", "-passout", "-pass",
-		"-connect", "-accept", "-port", "-servername", "-subj", "-days", "-newkey", "-pkeyopt", "-sigopt", "-md",
-		"-digest", "-cipher", "-ciphersuites", "-inform", "-outform", "-keyform", "-certform", "-name", "-purpose",
-		"-nameopt", "-certopt", "-set_serial", "-extensions", "-extfile", "-reqexts", "-addext", "-url", "-host",
-		"-proxy", "-starttls", "-iv", "-iter", "-rand", "-provider", "-propquery", "-server", "-signer", "-pre",
-		"-post"},
-	names: []string{"-WWW", "-HTTP", "-www", "-verify", "-noout", "-nodes", "-quiet"},
+var opensslFlags = getopt{short: "KkS", long: names("-in -inkey -key -cert -CAfile -CApath -CAkey -passin -passout " +
+	"-pass -connect -accept -port -servername -subj -days -newkey -pkeyopt -sigopt -md -digest -cipher " +
+	"-ciphersuites -inform -outform -keyform -certform -name -purpose -nameopt -certopt -set_serial -extensions " +
+	"-extfile -reqexts -addext -url -host -proxy -starttls -iv -iter -rand -provider -propquery -server -signer " +
+	"-pre -post"), flags: names("-WWW -HTTP -www -verify -noout -nodes -quiet"),
 	roles: map[string]role{
 		"-out": writesFile, "-keyout": writesFile, "-certout": writesFile, "-certsout": writesFile,
 		"-cacertsout": writesFile, "-chainout": writesFile, "-extracertsout": writesFile, "-keylogfile": writesFile,
@@ -1557,9 +1266,7 @@ var opensslFlags = flagSpec{
 		"-engine": loadsLibrary, "-keygen_engine": loadsLibrary, "-ssl_client_engine": loadsLibrary,
 		"-provider-path": loadsLibrary, "-module": loadsLibrary,
 		"-config": runsFile,
-	},
-	single: true,
-}
+	}, exact: true, single: true}
 
 // opensslProviders are the providers built into OpenSSL; any other is a
 // library it loads.
@@ -1581,34 +1288,35 @@ func openssl(c *call) effect {
 		return read("shows openssl help")
 	}
 	sub := c.args[0].val
-	opts, ops := parseFlags(c.args[1:], opensslFlags)
+	p := opensslFlags.parse(c.args[1:])
+	ops := p.ops
 	var e effect
 	switch {
 	case !c.args[0].static:
 		e = exec("runs an openssl command only known at run time")
-	case sub == "s_server" && optHas(opts, "-WWW", "-HTTP"):
+	case sub == "s_server" && p.has("-WWW", "-HTTP"):
 		// Serves the files under the working directory.
 		e = net(airlock.ClassNetConnect, "serves files to network peers")
 		c.shareDir(&e, "openssl s_server -WWW", literal("."), false)
 	case sub == "s_client" || sub == "s_server" || sub == "s_time" ||
-		(sub == "ocsp" || sub == "cmp") && optHas(opts, "-url", "-host", "-port", "-server"):
+		(sub == "ocsp" || sub == "cmp") && p.has("-url", "-host", "-port", "-server"):
 		e = net(airlock.ClassNetConnect, "opens a TLS connection")
 	default:
 		e = read("runs a cryptographic operation")
 		c.raiseReads(&e, ops...)
 	}
-	c.useFlags(&e, opts, opensslFlags.roles)
-	for _, p := range optVals(opts, "-provider") {
-		if !slices.Contains(opensslProviders, p.val) {
-			c.use(&e, loadsLibrary, "openssl -provider", p)
+	c.useOptions(&e, p.opts, opensslFlags.roles)
+	for _, prov := range p.values("-provider") {
+		if !slices.Contains(opensslProviders, prov.val) {
+			c.use(&e, loadsLibrary, "openssl -provider", prov)
 		}
 	}
 	if sub == "engine" && len(ops) > 0 {
 		c.use(&e, loadsLibrary, "openssl engine", ops[0])
 	}
-	if optHas(opts, "-verify") {
+	if p.has("-verify") {
 		// smime and cms -verify write the signers' certificates to -signer.
-		for _, f := range optVals(opts, "-signer") {
+		for _, f := range p.values("-signer") {
 			c.use(&e, writesFile, "openssl -signer", f)
 		}
 	}
@@ -1617,14 +1325,9 @@ func openssl(c *call) effect {
 
 // Mail.
 
-var mailFlags = flagSpec{
-	short:    "aAbcEqrsSuXYMmOTL",
-	long:     []string{"--append", "--subject", "--return-address", "--content-type", "--content-filename", "--encoding", "--user", "--exec"},
-	names:    []string{"--file"},
-	optional: []string{"--file"},
-	roles:    map[string]role{"-A": sendsFile, "--attach": sendsFile, "-a": sendsFile, "-q": sendsFile, "-T": writesFile},
-	abbrev:   true,
-}
+var mailFlags = getopt{short: "aAbcEqrsSuXYMmOTL", long: names("--append --subject --return-address --content-type " +
+	"--content-filename --encoding --user --exec"), optLong: names("--file"), flags: names("--file"),
+	roles: map[string]role{"-A": sendsFile, "--attach": sendsFile, "-a": sendsFile, "-q": sendsFile, "-T": writesFile}}
 
 // mailConsole: mail's commands (-E, --exec, s-nail's -X and -Y, or its
 // input when it reads mail), and the tilde escapes of a message it
@@ -1654,13 +1357,14 @@ var mailConsole = consoleLang{
 }
 
 func mail(c *call) effect {
-	opts, ops := parseFlags(c.args, mailFlags)
+	p := mailFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetConnect, "sends email")
-	c.useFlags(&e, opts, mailFlags.roles)
-	for _, v := range optVals(opts, "-S") {
+	c.useOptions(&e, p.opts, mailFlags.roles)
+	for _, v := range p.values("-S") {
 		c.setConsoleVars(&e, &mailConsole, c.name+" -S", []string{v.val})
 	}
-	cmds := optVals(opts, "-E", "--exec", "-X", "-Y")
+	cmds := p.values("-E", "--exec", "-X", "-Y")
 	for _, cmd := range cmds {
 		if !cmd.static {
 			c.runUnknown(c.name, cmd.text, "runs mail commands only known at run time, which can run shell commands")
@@ -1669,21 +1373,21 @@ func mail(c *call) effect {
 		c.runConsole(&e, &mailConsole, c.name, cmd.val)
 	}
 	// -f reads a mailbox, the first operand or the default one.
-	if optHas(opts, "-f", "--file") && len(ops) > 0 {
+	if p.has("-f", "--file") && len(ops) > 0 {
 		c.use(&e, sendsFile, c.name+" -f", ops[0])
 	}
 	switch {
 	case c.in.kind == inText:
 		// Commands, or a message whose tilde escapes run commands.
 		c.runConsole(&e, &mailConsole, c.name, c.in.text)
-	case len(ops) == 0 || optHas(opts, "-f", "--file"):
+	case len(ops) == 0 || p.has("-f", "--file"):
 		// Reading mail: its input is commands.
 		c.stdinConsole(&e, &mailConsole, "mail commands")
 	}
 	return e
 }
 
-var sendmailFlags = flagSpec{short: "BCbdFfhNOopqRrVXLA", roles: map[string]role{"-X": writesFile, "-C": runsFile}}
+var sendmailFlags = getopt{short: "BCbdFfhNOopqRrVXLA", roles: map[string]role{"-X": writesFile, "-C": runsFile}}
 
 // eximRun finds the commands and libraries of exim string expansions
 // (sendmail -be on exim): ${run{COMMAND}...}, ${dlfunc{LIBRARY}...},
@@ -1691,10 +1395,11 @@ var sendmailFlags = flagSpec{short: "BCbdFfhNOopqRrVXLA", roles: map[string]role
 var eximRun = regexp.MustCompile(`\$\{(run|dlfunc|perl)[^{]*\{([^}]*)\}`)
 
 func sendmail(c *call) effect {
-	opts, ops := parseFlags(c.args, sendmailFlags)
+	p := sendmailFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetConnect, "sends email")
-	c.useFlags(&e, opts, sendmailFlags.roles)
-	for _, mode := range optVals(opts, "-b") {
+	c.useOptions(&e, p.opts, sendmailFlags.roles)
+	for _, mode := range p.values("-b") {
 		switch mode.val {
 		case "d", "D":
 			e.reason = "runs a mail server for network peers"
@@ -1719,10 +1424,8 @@ func sendmail(c *call) effect {
 	return e
 }
 
-var muttFlags = flagSpec{
-	short: "bcdemQs",
-	roles: map[string]role{"-a": sendsFile, "-i": sendsFile, "-H": sendsFile, "-f": sendsFile, "-F": runsFile},
-}
+var muttFlags = getopt{short: "bcdemQs",
+	roles: map[string]role{"-a": sendsFile, "-i": sendsFile, "-H": sendsFile, "-f": sendsFile, "-F": runsFile}}
 
 // muttConsole: muttrc commands (mutt -e): `command` runs a shell command
 // as it is read, "source CMD|" runs CMD, and variables name programs mutt
@@ -1746,12 +1449,13 @@ var muttConsole = consoleLang{
 }
 
 func mutt(c *call) effect {
-	opts, ops := parseFlags(c.args, muttFlags)
+	p := muttFlags.parse(c.args)
+	ops := p.ops
 	e := net(airlock.ClassNetConnect, "sends email")
-	c.useFlags(&e, opts, muttFlags.roles)
+	c.useOptions(&e, p.opts, muttFlags.roles)
 	// -a takes several files, up to "--": an operand may be one.
 	c.raiseReads(&e, ops...)
-	for _, cmd := range optVals(opts, "-e") {
+	for _, cmd := range p.values("-e") {
 		if !cmd.static {
 			c.runUnknown("mutt -e", cmd.text, "runs mutt commands only known at run time, which can run shell commands")
 			continue
@@ -1761,35 +1465,28 @@ func mutt(c *call) effect {
 	return e
 }
 
-var msmtpFlags = flagSpec{
-	short: "CXaf",
-	long: []string{"--account", "--from", "--host", "--port", "--user", "--auth", "--domain", "--timeout",
-		"--protocol", "--tls-trust-file", "--tls-cert-file", "--tls-key-file", "--proxy-host", "--source-ip"},
+var msmtpFlags = getopt{short: "CXaf",
+	long: names("--account --from --host --port --user --auth --domain --timeout --protocol --tls-trust-file " +
+		"--tls-cert-file --tls-key-file --proxy-host --source-ip"),
 	roles: map[string]role{
 		"-C": runsFile, "--file": runsFile, "-X": writesFile, "--logfile": writesFile,
 		"--passwordeval": runsCommand, "--aliases": sendsFile, "--socket": usesSocket,
-	},
-	abbrev: true,
-}
+	}}
 
-var swaksFlags = flagSpec{
-	short: "tfspdh",
-	long: []string{"--to", "--from", "--server", "--port", "--helo", "--header", "--add-header", "--auth",
-		"--auth-user", "--auth-password", "--tls-cert", "--tls-key", "--protocol", "--quit-after"},
+var swaksFlags = getopt{short: "tfspdh", long: names("--to --from --server --port --helo --header --add-header " +
+	"--auth --auth-user --auth-password --tls-cert --tls-key --protocol --quit-after"),
 	roles: map[string]role{
 		"--pipe": runsCommand, "--attach": sendsFile, "--attach-body": sendsFile, "--body": sendsFile,
 		"--data": sendsFile, "-d": sendsFile, "--output-file": writesFile, "--output-file-stdout": writesFile,
 		"--output-file-stderr": writesFile, "--config": runsFile, "--socket": usesSocket,
-	},
-	abbrev: true, single: true,
-}
+	}, single: true}
 
 // Database clients.
 
 // dbClient is a database client: the options that carry its queries and
 // the console commands its queries may hold.
 type dbClient struct {
-	flags     flagSpec
+	flags     getopt
 	queries   []string // options whose value is a query
 	scripts   []string // options naming a file of queries, which it runs instead of reading its input
 	scriptExt string   // an operand with this extension is a script it runs (mongosh's .js)
@@ -1804,7 +1501,8 @@ type dbClient struct {
 
 func database(d *dbClient) rule {
 	return func(c *call) effect {
-		opts, ops := parseFlags(c.args, d.flags)
+		p := d.flags.parse(c.args)
+		ops := p.ops
 		e := net(airlock.ClassNetConnect, "runs database queries")
 		if d.local {
 			e = write(airlock.ClassFSWrite, "runs queries on a local database")
@@ -1814,19 +1512,19 @@ func database(d *dbClient) rule {
 				ops = ops[1:]
 			}
 		}
-		c.useFlags(&e, opts, d.flags.roles)
+		c.useOptions(&e, p.opts, d.flags.roles)
 		con := &d.con
-		if d.safe != "" && optHas(opts, d.safe) {
+		if d.safe != "" && p.has(d.safe) {
 			con = &consoleLang{}
 		}
-		if d.archive != "" && optHas(opts, d.archive) {
+		if d.archive != "" && p.has(d.archive) {
 			for _, op := range ops {
 				c.use(&e, writesFile, c.name+" "+d.archive, op)
 			}
 			return e
 		}
-		queries := optVals(opts, d.queries...)
-		scripts := optVals(opts, d.scripts...)
+		queries := p.values(d.queries...)
+		scripts := p.values(d.scripts...)
 		for _, op := range ops {
 			switch {
 			case d.scriptExt != "" && strings.HasSuffix(op.val, d.scriptExt):
@@ -1926,10 +1624,7 @@ func (c *call) sqlEffects(e *effect, q string) {
 // by what it names: a secret it may read, a place where a write persists.
 func (c *call) codeEffects(e *effect, q string) {
 	c.raiseSecrets(e, literal(q))
-	if p, ok := c.persistIn(q, false); ok && e.tier < airlock.TierPrivileged {
-		e.cap, e.tier = airlock.CapHostAdmin, airlock.TierPrivileged
-		e.reason = "runs code that names " + p + ", which it may write"
-	}
+	c.raisePersists(e, q, false)
 }
 
 // redisEffects: CONFIG SET dir or dbfilename chooses the file the server
@@ -1948,16 +1643,12 @@ func (c *call) redisEffects(e *effect, q string) {
 }
 
 var psql = &dbClient{
-	flags: flagSpec{
-		short: "cdvFPRTUhp",
-		long: []string{"--command", "--dbname", "--set", "--variable", "--field-separator", "--pset",
-			"--record-separator", "--table-attr", "--host", "--port", "--username"},
+	flags: getopt{short: "cdvFPRTUhp", long: names("--command --dbname --set --variable --field-separator --pset " +
+		"--record-separator --table-attr --host --port --username"),
 		roles: map[string]role{
 			"-f": runsFile, "--file": runsFile, "-o": writesFile, "--output": writesFile,
 			"-L": writesFile, "--log-file": writesFile,
-		},
-		abbrev: true,
-	},
+		}},
 	queries: []string{"-c", "--command"},
 	scripts: []string{"-f", "--file"},
 	con: consoleLang{
@@ -1977,18 +1668,13 @@ var psql = &dbClient{
 }
 
 var mysql = &dbClient{
-	flags: flagSpec{
-		short: "eDhPuS",
-		long: []string{"--execute", "--database", "--host", "--port", "--user", "--socket", "--init-command",
-			"--default-character-set", "--ssl-ca", "--ssl-cert", "--ssl-key", "--login-path", "--prompt",
-			"--delimiter"},
-		optional: []string{"--pager"},
+	flags: getopt{short: "eDhPuS", long: names("--execute --database --host --port --user --socket --init-command " +
+		"--default-character-set --ssl-ca --ssl-cert --ssl-key --login-path --prompt --delimiter"),
+		optLong: names("--pager"),
 		roles: map[string]role{
 			"--pager": runsCommand, "--tee": writesFile, "--plugin-dir": loadsLibrary, "--default-auth": loadsLibrary,
 			"--defaults-file": usesConfig, "--defaults-extra-file": usesConfig, "--load-data-local-dir": sendsFile,
-		},
-		abbrev: true,
-	},
+		}},
 	queries: []string{"-e", "--execute", "--init-command"},
 	con: consoleLang{
 		shell: []string{`\!`, "system ", "system\t"},
@@ -2003,13 +1689,8 @@ var mysql = &dbClient{
 }
 
 var sqlite = &dbClient{
-	flags: flagSpec{
-		long: []string{"-cmd", "-separator", "-nullvalue", "-newline", "-vfs", "-mmap", "-maxsize", "-nonce",
-			"-lookaside", "-pagecache"},
-		names:  []string{"-safe"},
-		roles:  map[string]role{"-init": runsFile},
-		single: true,
-	},
+	flags: getopt{long: names("-cmd -separator -nullvalue -newline -vfs -mmap -maxsize -nonce -lookaside -pagecache"),
+		flags: names("-safe"), roles: map[string]role{"-init": runsFile}, exact: true, single: true},
 	queries: []string{"-cmd"},
 	local:   true, ops: true, safe: "-safe", archive: "-A",
 	con: consoleLang{
@@ -2029,12 +1710,9 @@ var sqlite = &dbClient{
 }
 
 var mongosh = &dbClient{
-	flags: flagSpec{
-		short: "up",
-		long: []string{"--eval", "--host", "--port", "--username", "--password", "--authenticationDatabase",
-			"--authenticationMechanism", "--tlsCAFile", "--tlsCertificateKeyFile"},
-		roles: map[string]role{"-f": runsFile, "--file": runsFile},
-	},
+	flags: getopt{short: "up", long: names("--eval --host --port --username --password --authenticationDatabase " +
+		"--authenticationMechanism --tlsCAFile --tlsCertificateKeyFile"),
+		roles: map[string]role{"-f": runsFile, "--file": runsFile}, exact: true},
 	queries:   []string{"--eval"},
 	scripts:   []string{"-f", "--file"},
 	scriptExt: ".js",
@@ -2042,21 +1720,15 @@ var mongosh = &dbClient{
 }
 
 var redis = &dbClient{
-	flags: flagSpec{
-		short: "hpsaunrid",
-		long: []string{"--user", "--pass", "--cacert", "--cert", "--key", "--tls-ciphers", "--sni", "--pattern",
-			"--count"},
-		roles: map[string]role{"--rdb": writesFile, "--functions-rdb": writesFile, "--eval": sendsFile},
-	},
+	flags: getopt{short: "hpsaunrid",
+		long:  names("--user --pass --cacert --cert --key --tls-ciphers --sni --pattern --count"),
+		roles: map[string]role{"--rdb": writesFile, "--functions-rdb": writesFile, "--eval": sendsFile}, exact: true},
 	command: true,
 	query:   (*call).redisEffects,
 }
 
 var sqlcmd = &dbClient{
-	flags: flagSpec{
-		short: "SUPdHltQqvfswhyYmVazZ",
-		roles: map[string]role{"-o": writesFile, "-i": runsFile},
-	},
+	flags:   getopt{short: "SUPdHltQqvfswhyYmVazZ", roles: map[string]role{"-o": writesFile, "-i": runsFile}},
 	queries: []string{"-Q", "-q"},
 	scripts: []string{"-i"},
 	safe:    "-X",
@@ -2072,27 +1744,19 @@ var sqlcmd = &dbClient{
 }
 
 var clickhouse = &dbClient{
-	flags: flagSpec{
-		short: "qhud",
-		long:  []string{"--query", "--host", "--port", "--user", "--password", "--database", "--format"},
+	flags: getopt{short: "qhud", long: names("--query --host --port --user --password --database --format"),
 		roles: map[string]role{
 			"--queries-file": runsFile, "--history_file": writesFile, "--server_logs_file": writesFile,
 			"-C": usesConfig, "--config-file": usesConfig,
-		},
-		abbrev: true,
-	},
+		}},
 	queries: []string{"-q", "--query"},
 	scripts: []string{"--queries-file"},
 }
 
 var cqlsh = &dbClient{
-	flags: flagSpec{
-		short: "ukpe",
-		long: []string{"--execute", "--username", "--password", "--keyspace", "--encoding", "--cqlversion", "--request-timeout",
-			"--connect-timeout"},
-		roles:  map[string]role{"-f": runsFile, "--file": runsFile, "--cqlshrc": usesConfig},
-		abbrev: true,
-	},
+	flags: getopt{short: "ukpe", long: names("--execute --username --password --keyspace --encoding --cqlversion " +
+		"--request-timeout --connect-timeout"),
+		roles: map[string]role{"-f": runsFile, "--file": runsFile, "--cqlshrc": usesConfig}},
 	queries: []string{"-e", "--execute"},
 	scripts: []string{"-f", "--file"},
 	con: consoleLang{
@@ -2103,31 +1767,29 @@ var cqlsh = &dbClient{
 
 // Runners that download what they run.
 
-var npxFlags = flagSpec{
-	short: "pc",
-	long:  []string{"--package", "--call", "--from", "--with", "--python", "--registry", "--index-url"},
-	roles: npmRoles, posix: true,
-}
+var npxFlags = getopt{short: "pc", long: names("--package --call --from --with --python --registry --index-url"),
+	roles: npmRoles, exact: true}
 
 func npx(c *call) effect {
-	opts, ops := parseFlags(c.args, npxFlags)
-	e := c.downloadRun(opts, ops)
-	c.useFlags(&e, opts, npxFlags.roles)
+	p := npxFlags.split(c.args)
+	e := c.downloadRun(p)
+	c.useOptions(&e, p.opts, npxFlags.roles)
 	return e
 }
 
 // downloadRun runs a package's program, downloading the package first
 // unless told not to (npx, npm exec, uvx).
-func (c *call) downloadRun(opts []option, ops []arg) effect {
+func (c *call) downloadRun(p parsed) effect {
+	ops := p.ops
 	pkg := "a package"
 	if len(ops) > 0 {
 		pkg = ops[0].text
 	}
 	e := effect{class: airlock.ClassProcessExec, cap: airlock.CapNetworkEgress, tier: airlock.TierNetworkEgress, reason: "downloads and runs " + pkg}
-	if optHas(opts, "--no-install", "--offline", "--no") {
+	if p.has("--no-install", "--offline", "--no") {
 		e = exec("runs a locally installed package")
 	}
-	calls := optVals(opts, "-c", "--call")
+	calls := p.values("-c", "--call")
 	for _, cmd := range calls {
 		if !cmd.static {
 			return unknown("runs a command only known at run time")

@@ -6,68 +6,6 @@ import (
 	"testing"
 )
 
-// flagCase is a command's arguments and how parseFlags reads them: its
-// options as name=value (a name alone has no value) and its operands.
-type flagCase struct{ args, opts, ops string }
-
-func checkFlags(t *testing.T, spec flagSpec, tests []flagCase) {
-	t.Helper()
-	for _, tc := range tests {
-		opts, ops := parseFlags(words(tc.args), spec)
-		if got := showOpts(opts); got != tc.opts {
-			t.Errorf("parseFlags(%q) options = %q, want %q", tc.args, got, tc.opts)
-		}
-		if got := joinTexts(ops); got != tc.ops {
-			t.Errorf("parseFlags(%q) operands = %q, want %q", tc.args, got, tc.ops)
-		}
-	}
-}
-
-func TestParseFlags(t *testing.T) {
-	spec := flagSpec{
-		short:    "o",
-		long:     []string{"--output", "--user"},
-		names:    []string{"--verbose", "--pre"},
-		roles:    map[string]role{"-T": sendsFile, "--upload-file": sendsFile, "--prefix": writesFile},
-		optional: []string{"--pager"},
-		abbrev:   true,
-	}
-	checkFlags(t, spec, []flagCase{
-		{"-o f url", "-o=f", "url"},
-		{"-of url", "-o=f", "url"},
-		{"-sSLo f url", "-s -S -L -o=f", "url"},
-		{"-sT f", "-s -T=f", ""},
-		{"url --output f", "--output=f", "url"},
-		{"--output=f url", "--output=f", "url"},
-		{"--out f url", "--output=f", "url"},      // an abbreviation
-		{"--upl f url", "--upload-file=f", "url"}, // one that matters
-		{"--pre x", "--pre", "x"},                 // a flag is never an abbreviation of a longer option
-		{"--pref x", "--prefix=x", ""},            // but its own prefix is
-		{"--u x", "--upload-file=x", ""},          // ambiguous: the option that matters
-		{"--pager db", "--pager", "db"},           // an optional value must be attached
-		{"--pager=less db", "--pager=less", "db"},
-		{"--verb url", "--verbose", "url"},
-		{"-- -o f", "", "-o f"},                   // operands after --
-		{"--unknown=x url", "--unknown=x", "url"}, // unknown options keep their spelling
-		{"--unknown x url", "--unknown", "x url"},
-		{"-", "", "-"}, // stdin
-	})
-	// openssl, sqlite3 and getopt_long_only (nmap) take long options after
-	// one dash.
-	single := flagSpec{short: "op", roles: map[string]role{"-iL": sendsFile, "-oN": writesFile, "-out": writesFile}, single: true, abbrev: true}
-	checkFlags(t, single, []flagCase{
-		{"-iL f", "-iL=f", ""},
-		{"-oN=f x", "-oN=f", "x"},
-		{"--out f", "-out=f", ""},
-		{"-out=f", "-out=f", ""},
-		{"-oXf x", "-o=Xf", "x"}, // not a long option: -o with a value
-		{"-p 80 x", "-p=80", "x"},
-		{"-sV x", "-s -V", "x"},
-	})
-	// A command's options are its own (npx CMD -c).
-	checkFlags(t, flagSpec{short: "c", posix: true}, []flagCase{{"-y eslint -c x", "-y", "eslint -c x"}})
-}
-
 func TestConsole(t *testing.T) {
 	con := &consoleLang{
 		shell: []string{"!"},
@@ -164,38 +102,6 @@ func TestURLName(t *testing.T) {
 	} {
 		if got := urlName(u); got != want {
 			t.Errorf("urlName(%q) = %q, want %q", u, got, want)
-		}
-	}
-}
-
-func showOpts(opts []option) string {
-	var b []string
-	for _, o := range opts {
-		if o.has {
-			b = append(b, o.name+"="+o.val.val)
-		} else {
-			b = append(b, o.name)
-		}
-	}
-	return strings.Join(b, " ")
-}
-
-func TestHomeWord(t *testing.T) {
-	tests := []struct {
-		text string
-		val  string // "" when the word stays dynamic
-	}{
-		{`@"$HOME/.ssh/id_rsa"`, "@~/.ssh/id_rsa"},
-		{`--post-file="${HOME}/.netrc"`, "--post-file=~/.netrc"},
-		{`"$HOME"/.aws/credentials`, "~/.aws/credentials"},
-		{`"$OUT"`, ""},
-		{`"$HOME/$X"`, ""},
-		{`"$(cat f)"`, ""},
-	}
-	for _, tc := range tests {
-		got := homeWord(arg{text: tc.text})
-		if got.static != (tc.val != "") || got.val != tc.val {
-			t.Errorf("homeWord(%s) = %q static=%v, want %q", tc.text, got.val, got.static, tc.val)
 		}
 	}
 }

@@ -84,7 +84,7 @@ const (
 // pkgTool describes a system package manager.
 type pkgTool struct {
 	name    string
-	flags   flagSpec
+	flags   getopt
 	change  string // verbs that change packages, space-separated
 	look    string // verbs (and options) that only show information
 	fetch   string // those of them that fetch it from the network
@@ -99,7 +99,8 @@ type pkgTool struct {
 func sysPkg(t pkgTool) rule {
 	changes, looks, fetches := strings.Fields(t.change), strings.Fields(t.look), strings.Fields(t.fetch)
 	return func(c *call) effect {
-		opts, ops := parseFlags(c.args, t.flags)
+		p := t.flags.parse(c.args)
+		ops := p.ops
 		verb := ""
 		if len(ops) > 0 {
 			verb = ops[0].val
@@ -111,7 +112,7 @@ func sysPkg(t pkgTool) rule {
 		case slices.Contains(fetches, verb):
 			e = net(airlock.ClassNetHTTP, "fetches package information")
 		case slices.Contains(looks, verb) && !(verb == "history" && len(ops) > 1 && slices.Contains(historyChanges, ops[1].val)),
-			slices.ContainsFunc(opts, func(o option) bool { return slices.Contains(looks, o.name) }):
+			slices.ContainsFunc(p.opts, func(o option) bool { return slices.Contains(looks, o.name) }):
 			e = read("shows package information")
 		case verb == "" && t.console && c.in.kind != inUnknown && c.in.kind != inNull:
 			e = install(airlock.TierPrivileged, "changes system packages ("+t.name+" commands read from its input)")
@@ -122,9 +123,9 @@ func sysPkg(t pkgTool) rule {
 		default:
 			e = install(airlock.TierPrivileged, "changes system packages ("+t.name+")")
 		}
-		c.useFlags(&e, opts, t.flags.roles)
-		c.pkgSettings(&e, t.name, opts)
-		if t.console && verb == "" && slices.ContainsFunc(opts, func(o option) bool { return t.flags.roles[o.name] == runsFile }) {
+		c.useOptions(&e, p.opts, t.flags.roles)
+		c.pkgSettings(&e, t.name, p.opts)
+		if t.console && verb == "" && slices.ContainsFunc(p.opts, func(o option) bool { return t.flags.roles[o.name] == runsFile }) {
 			// Commands from a file (port -F): they may change packages.
 			e = install(airlock.TierPrivileged, "changes system packages ("+t.name+" commands from a file)")
 		}
@@ -135,47 +136,35 @@ func sysPkg(t pkgTool) rule {
 // historyChanges are the history verbs of dnf and yum that change packages.
 var historyChanges = []string{"undo", "redo", "rollback", "replay"}
 
-var aptFlags = flagSpec{
-	short: "octa",
-	long:  []string{"--option", "--target-release", "--default-release", "--host-architecture", "--build-profiles"},
-	roles: map[string]role{"-c": runsFile, "--config-file": runsFile},
-}
+var aptFlags = getopt{short: "octa", long: names("--option --target-release --default-release --host-architecture " +
+	"--build-profiles"), roles: map[string]role{"-c": runsFile, "--config-file": runsFile}, exact: true}
 
-var aptCacheFlags = flagSpec{
-	short: "octap",
+var aptCacheFlags = getopt{short: "octap",
 	roles: map[string]role{"-c": runsFile, "--config-file": runsFile, "-p": writesFile, "--pkg-cache": writesFile,
-		"-s": writesFile, "--src-cache": writesFile},
-}
+		"-s": writesFile, "--src-cache": writesFile}, exact: true}
 
-var aptMarkFlags = flagSpec{short: "oc", roles: map[string]role{"-c": runsFile, "--config-file": runsFile, "-f": writesFile, "--file": writesFile}}
+var aptMarkFlags = getopt{short: "oc",
+	roles: map[string]role{"-c": runsFile, "--config-file": runsFile, "-f": writesFile, "--file": writesFile},
+	exact: true}
 
-var rpmToolFlags = flagSpec{
-	short: "cRdex",
-	long: []string{"--setopt", "--installroot", "--releasever", "--enablerepo", "--disablerepo", "--repo", "--repoid",
-		"--repofrompath", "--exclude", "--forcearch", "--enableplugin", "--disableplugin", "--debuglevel",
-		"--errorlevel", "--color"},
+var rpmToolFlags = getopt{short: "cRdex", long: names("--setopt --installroot --releasever --enablerepo " +
+	"--disablerepo --repo --repoid --repofrompath --exclude --forcearch --enableplugin --disableplugin " +
+	"--debuglevel --errorlevel --color"),
 	roles: map[string]role{
 		"-c": runsFile, "--config": runsFile, "--pluginpath": loadsLibrary, "--pluginconfpath": usesConfig,
 		"--downloaddir": writesFile, "--destdir": writesFile,
-	},
-}
+	}, exact: true}
 
-var zypperFlags = flagSpec{
-	short: "cRDCpr",
-	long: []string{"--root", "--reposd-dir", "--cache-dir", "--raw-cache-dir", "--solv-cache-dir", "--userdata",
-		"--plus-repo", "--repo"},
-	roles: map[string]role{"-c": runsFile, "--config": runsFile, "--pkg-cache-dir": writesFile},
-}
+var zypperFlags = getopt{short: "cRDCpr", long: names("--root --reposd-dir --cache-dir --raw-cache-dir " +
+	"--solv-cache-dir --userdata --plus-repo --repo"),
+	roles: map[string]role{"-c": runsFile, "--config": runsFile, "--pkg-cache-dir": writesFile}, exact: true}
 
-var apkFlags = flagSpec{
-	short: "Xp",
-	long:  []string{"--repository", "--root", "--arch", "--cache-dir", "--repositories-file"},
-	roles: map[string]role{"--keys-dir": usesConfig},
-}
+var apkFlags = getopt{short: "Xp", long: names("--repository --root --arch --cache-dir --repositories-file"),
+	roles: map[string]role{"--keys-dir": usesConfig}, exact: true}
 
-var portFlags = flagSpec{short: "D", roles: map[string]role{"-F": runsFile}}
+var portFlags = getopt{short: "D", roles: map[string]role{"-F": runsFile}}
 
-var bsdPkgFlags = flagSpec{short: "cjrRo", roles: map[string]role{"-C": runsFile}}
+var bsdPkgFlags = getopt{short: "cjrRo", roles: map[string]role{"-C": runsFile}}
 
 // pkgSettings analyses the settings given on the command line: apt's -o
 // KEY=VALUE (a hook runs VALUE with sh -c; Dir:: points apt at other
@@ -202,25 +191,20 @@ func (c *call) pkgSettings(e *effect, tool string, opts []option) {
 	}
 }
 
-var pacmanFlags = flagSpec{
-	short: "br",
-	long: []string{"--dbpath", "--root", "--cachedir", "--gpgdir", "--arch", "--assume-installed", "--overwrite",
-		"--ignore", "--ignoregroup", "--print-format", "--sysroot", "--sudoflags", "--mflags", "--gitflags",
-		"--editorflags"},
+var pacmanFlags = getopt{short: "br", long: names("--dbpath --root --cachedir --gpgdir --arch --assume-installed " +
+	"--overwrite --ignore --ignoregroup --print-format --sysroot --sudoflags --mflags --gitflags --editorflags"),
 	roles: map[string]role{
 		"--logfile": writesFile, "--config": runsFile, "--hookdir": usesConfig, "--pacman-conf": usesConfig,
 		"--makepkgconf": usesConfig,
 		// yay and paru run these programs.
 		"--makepkg": runsProgram, "--pacman": runsProgram, "--git": runsProgram, "--gpg": runsProgram,
 		"--sudo": runsProgram, "--editor": runsProgram, "--fm": runsProgram, "--bat": runsProgram,
-	},
-	abbrev: true,
-}
+	}}
 
 func pacman(c *call) effect {
 	e := pacmanOp(c)
-	opts, _ := parseFlags(c.args, pacmanFlags)
-	c.useFlags(&e, opts, pacmanFlags.roles)
+	p := pacmanFlags.parse(c.args)
+	c.useOptions(&e, p.opts, pacmanFlags.roles)
 	return e
 }
 
@@ -244,12 +228,10 @@ func pacmanOp(c *call) effect {
 	return install(airlock.TierPrivileged, "changes system packages")
 }
 
-var dpkgFlags = flagSpec{
-	long: []string{"--admindir", "--instdir", "--root", "--force", "--path-exclude", "--path-include"},
+var dpkgFlags = getopt{long: names("--admindir --instdir --root --force --path-exclude --path-include"),
 	roles: map[string]role{
 		"--log": writesFile, "--pre-invoke": runsCommand, "--post-invoke": runsCommand, "--status-logger": runsCommand,
-	},
-}
+	}, exact: true}
 
 func dpkg(c *call) effect {
 	e := install(airlock.TierPrivileged, "changes system packages (dpkg)")
@@ -258,17 +240,15 @@ func dpkg(c *call) effect {
 		"--help", "-C", "--audit", "-V", "--verify", "--print-foreign-architectures") {
 		e = read("shows package information")
 	}
-	opts, _ := parseFlags(c.args, dpkgFlags)
-	c.useFlags(&e, opts, dpkgFlags.roles)
+	p := dpkgFlags.parse(c.args)
+	c.useOptions(&e, p.opts, dpkgFlags.roles)
 	return e
 }
 
-var rpmFlags = flagSpec{
-	short: "ED",
-	long: []string{"--eval", "--define", "--predefine", "--undefine", "--dbpath", "--root", "--queryformat", "--qf",
-		"--target"},
+var rpmFlags = getopt{short: "ED",
+	long:  names("--eval --define --predefine --undefine --dbpath --root --queryformat --qf --target"),
 	roles: map[string]role{"--pipe": runsCommand, "--macros": runsFile, "--load": runsFile, "--rcfile": runsFile},
-}
+	exact: true}
 
 func rpm(c *call) effect {
 	e := install(airlock.TierPrivileged, "changes system packages (rpm)")
@@ -283,9 +263,9 @@ func rpm(c *call) effect {
 			e = read("shows package information")
 		}
 	}
-	opts, _ := parseFlags(c.args, rpmFlags)
-	c.useFlags(&e, opts, rpmFlags.roles)
-	for _, m := range optVals(opts, "-E", "--eval", "-D", "--define", "--predefine") {
+	p := rpmFlags.parse(c.args)
+	c.useOptions(&e, p.opts, rpmFlags.roles)
+	for _, m := range p.values("-E", "--eval", "-D", "--define", "--predefine") {
 		c.rpmMacros(&e, m)
 	}
 	return e
@@ -388,11 +368,8 @@ var npmRoles = map[string]role{
 	"--logs-dir": writesFile, "--pack-destination": writesFile,
 }
 
-var npmFlags = flagSpec{
-	short: "Cw",
-	long:  []string{"--cwd", "--filter", "--workspace", "--dir", "--registry", "--tag", "--access", "--otp"},
-	roles: npmRoles, abbrev: true,
-}
+var npmFlags = getopt{short: "Cw", long: names("--cwd --filter --workspace --dir --registry --tag --access --otp"),
+	roles: npmRoles}
 
 // npmProgramSettings are the settings whose value is a program npm, pnpm or
 // yarn runs later (yarn runs yarnPath for every command): setting one
@@ -402,14 +379,17 @@ var npmProgramSettings = []string{"script-shell", "shell", "editor", "browser", 
 
 // npm covers npm, pnpm and yarn.
 func npm(c *call) effect {
-	opts, _ := parseFlags(c.args, npmFlags)
+	p := npmFlags.parse(c.args)
 	e := npmVerb(c)
-	c.useFlags(&e, opts, npmFlags.roles)
+	c.useOptions(&e, p.opts, npmFlags.roles)
 	return e
 }
 
+// npmGlobals are the options of npm, pnpm and yarn before a subcommand.
+var npmGlobals = getopt{short: "Cw", long: names("--prefix --cwd --filter --workspace --dir"), exact: true}
+
 func npmVerb(c *call) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{short: "Cw", long: []string{"--prefix", "--cwd", "--filter", "--workspace", "--dir"}})
+	sub, rest, ok := subcommand(c.args, npmGlobals)
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}
@@ -509,7 +489,8 @@ func npmSetting(words []arg) effect {
 // runs a command, which it may download first.
 func npmExec(sub string) rule {
 	return func(c *call) effect {
-		opts, ops := parseFlags(c.args, npxFlags)
+		p := npxFlags.split(c.args)
+		ops := p.ops
 		switch {
 		case sub == "node":
 			c.run(c.name+" node", append([]arg{literal("node")}, c.args...), effect{})
@@ -522,20 +503,18 @@ func npmExec(sub string) rule {
 			c.run("pnpm exec", ops, effect{})
 			return exec("runs a command with the project's packages")
 		}
-		return c.downloadRun(opts, ops)
+		return c.downloadRun(p)
 	}
 }
 
 // Python.
 
-var pipFlags = flagSpec{
-	short: "cdefiortw",
-	long: []string{"--python", "--proxy", "--retries", "--timeout", "--exists-action", "--trusted-host", "--cert",
-		"--client-cert", "--use-feature", "--use-deprecated", "--keyring-provider", "--editable", "--index-url",
-		"--extra-index-url", "--find-links", "--global-option", "--config-settings", "--build-option", "--platform",
-		"--python-version", "--implementation", "--abi", "--upgrade-strategy", "--progress-bar",
-		"--root-user-action", "--only-binary", "--no-binary", "--format", "--path"},
-	names: []string{"--break-system-packages", "--global", "--site", "--user", "--pre", "--prefer-binary"},
+var pipFlags = getopt{short: "cdefiortw", long: names("--python --proxy --retries --timeout --exists-action " +
+	"--trusted-host --cert --client-cert --use-feature --use-deprecated --keyring-provider --editable " +
+	"--index-url --extra-index-url --find-links --global-option --config-settings --build-option --platform " +
+	"--python-version --implementation --abi --upgrade-strategy --progress-bar --root-user-action --only-binary " +
+	"--no-binary --format --path"), flags: names("--break-system-packages --global --site --user --pre " +
+	"--prefer-binary"),
 	roles: map[string]role{
 		"--log": writesFile, "--log-file": writesFile, "--report": writesFile, "--root": writesFile,
 		"--prefix": writesFile, "--target": writesFile, "-t": writesFile, "--src": writesFile, "-d": writesFile,
@@ -543,31 +522,31 @@ var pipFlags = flagSpec{
 		"-o": writesFile, "--output": writesFile,
 		"-r": sendsFile, "--requirement": sendsFile, "-c": sendsFile, "--constraint": sendsFile,
 		"--editor": runsProgram,
-	},
-	abbrev: true,
-}
+	}}
 
 func pip(c *call) effect {
-	opts, _ := parseFlags(c.args, pipFlags)
-	e := pipVerb(c, opts)
-	c.useFlags(&e, opts, pipFlags.roles)
-	for _, py := range optVals(opts, "--python") {
+	p := pipFlags.parse(c.args)
+	e := pipVerb(c, p)
+	c.useOptions(&e, p.opts, pipFlags.roles)
+	for _, py := range p.values("--python") {
 		// pip runs itself with this interpreter.
 		c.run("pip --python", []arg{py, literal("-m"), literal("pip"), literal("--version")}, effect{})
 	}
 	return e
 }
 
-func pipVerb(c *call, opts []option) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{long: []string{"--python", "--cache-dir", "--log", "--proxy",
-		"--retries", "--timeout", "--exists-action", "--trusted-host", "--cert", "--client-cert", "--use-feature",
-		"--use-deprecated", "--keyring-provider"}})
+// pipGlobals are pip's options before a subcommand.
+var pipGlobals = getopt{long: names("--python --cache-dir --log --proxy --retries --timeout --exists-action " +
+	"--trusted-host --cert --client-cert --use-feature --use-deprecated --keyring-provider"), exact: true}
+
+func pipVerb(c *call, p parsed) effect {
+	sub, rest, ok := subcommand(c.args, pipGlobals)
 	if !ok {
 		return unknown("runs pip with a subcommand only known at run time")
 	}
 	switch sub {
 	case "install", "download", "wheel", "lock":
-		if optHas(opts, "--break-system-packages") {
+		if p.has("--break-system-packages") {
 			return install(airlock.TierPrivileged, "installs Python packages over the system's (--break-system-packages)")
 		}
 		return install(airlock.TierNetworkEgress, "installs Python packages")
@@ -582,7 +561,7 @@ func pipVerb(c *call, opts []option) effect {
 		switch {
 		case len(ops) > 0 && (ops[0].val == "get" || ops[0].val == "list" || ops[0].val == "debug" || ops[0].val == "info" || ops[0].val == "dir"):
 			return read("shows pip settings")
-		case sub == "config" && optHas(opts, "--global", "--site"):
+		case sub == "config" && p.has("--global", "--site"):
 			return install(airlock.TierPrivileged, "changes the system's pip settings")
 		case len(ops) > 0 && ops[0].val == "edit":
 			return exec("opens pip's settings in an editor")
@@ -628,8 +607,17 @@ func uv(c *call) effect {
 	return e
 }
 
+// uvGlobals are uv's options before a subcommand; uvRunOpts those of uv
+// run before its command.
+var (
+	uvGlobals = getopt{long: names("--directory --project --cache-dir --config-file --color"), exact: true}
+	uvRunOpts = getopt{short: "pw", long: names("--with --with-editable --with-requirements --python --project " +
+		"--directory --package --env-file --extra --group --index --default-index --index-url --extra-index-url " +
+		"--find-links --only-group --no-group"), exact: true}
+)
+
 func uvVerb(c *call) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{long: []string{"--directory", "--project", "--cache-dir", "--config-file", "--color"}})
+	sub, rest, ok := subcommand(c.args, uvGlobals)
 	if !ok {
 		return unknown("runs uv with a subcommand only known at run time")
 	}
@@ -637,9 +625,7 @@ func uvVerb(c *call) effect {
 	case "pip":
 		return c.delegate(rest, pip)
 	case "run":
-		_, cmd := splitOpts(rest, optSpec{short: "pw", long: []string{"--with", "--with-editable", "--with-requirements",
-			"--python", "--project", "--directory", "--package", "--env-file", "--extra", "--group", "--index",
-			"--default-index", "--index-url", "--extra-index-url", "--find-links", "--only-group", "--no-group"}})
+		cmd := uvRunOpts.split(rest).ops
 		if len(cmd) == 0 {
 			return exec("runs the project")
 		}
@@ -711,22 +697,19 @@ var pipenv = use(exec("runs a pipenv command")).withNone(install(airlock.TierNet
 	on("clean", write(airlock.ClassFSWrite, "removes packages")),
 )
 
-var twineFlags = flagSpec{
-	short: "rusicp",
-	long: []string{"--repository", "--repository-url", "--username", "--password", "--identity", "--comment",
-		"--config-file", "--cert", "--client-cert"},
-	names: []string{"--sign"},
-	roles: map[string]role{"--sign-with": runsProgram}, abbrev: true,
-}
+var twineFlags = getopt{short: "rusicp",
+	long: names("--repository --repository-url --username --password --identity --comment --config-file --cert " +
+		"--client-cert"), flags: names("--sign"), roles: map[string]role{"--sign-with": runsProgram}}
 
 func twine(c *call) effect {
-	opts, ops := parseFlags(c.args, twineFlags)
+	p := twineFlags.parse(c.args)
+	ops := p.ops
 	e := read("checks packages")
 	if len(ops) > 0 && (ops[0].val == "upload" || ops[0].val == "register") {
 		e = publish("publishes a package to PyPI")
 		c.raiseReads(&e, ops[1:]...)
 	}
-	c.useFlags(&e, opts, twineFlags.roles)
+	c.useOptions(&e, p.opts, twineFlags.roles)
 	return e
 }
 
@@ -760,31 +743,28 @@ var conda = use(exec("runs a conda command")).withNone(read("shows conda help"))
 
 // Ruby.
 
-var gemFlags = flagSpec{
-	short: "CgosvNPpd",
-	long:  []string{"--config-file", "--source", "--version", "--platform", "--trust-policy", "--target", "--format"},
+var gemFlags = getopt{short: "CgosvNPpd", long: names("--config-file --source --version --platform --trust-policy " +
+	"--target --format"),
 	roles: map[string]role{
 		"-e": runsProgram, "--editor": runsProgram, "-i": writesFile, "--install-dir": writesFile,
 		"-n": writesFile, "--bindir": writesFile, "--build-root": writesFile, "--file": sendsFile,
-	},
-	abbrev: true,
-}
+	}}
 
 func gem(c *call) effect {
-	opts, _ := parseFlags(c.args, gemFlags)
-	e := gemVerb(c, opts)
-	c.useFlags(&e, opts, gemFlags.roles)
+	p := gemFlags.parse(c.args)
+	e := gemVerb(c, p)
+	c.useOptions(&e, p.opts, gemFlags.roles)
 	return e
 }
 
-func gemVerb(c *call, opts []option) effect {
-	sub, rest, ok := subcommand(c.args, optSpec{})
+func gemVerb(c *call, p parsed) effect {
+	sub, rest, ok := subcommand(c.args, getopt{})
 	if !ok {
 		return unknown("runs gem with a subcommand only known at run time")
 	}
 	switch sub {
 	case "install", "i", "update":
-		if optHas(opts, "--user-install") {
+		if p.has("--user-install") {
 			return install(airlock.TierNetworkEgress, "installs Ruby gems for the user")
 		}
 		return install(airlock.TierPrivileged, "installs Ruby gems system-wide")
@@ -829,8 +809,11 @@ var bundle = use(exec("runs a bundler command")).withNone(install(airlock.TierNe
 
 // PHP and .NET.
 
+// composerGlobals are composer's options before a subcommand.
+var composerGlobals = getopt{long: names("--working-dir -d"), exact: true}
+
 func composer(c *call) effect {
-	if sub, rest, ok := subcommand(c.args, optSpec{long: []string{"--working-dir", "-d"}}); ok && sub == "global" {
+	if sub, rest, ok := subcommand(c.args, composerGlobals); ok && sub == "global" {
 		// composer global CMD runs CMD in the global project.
 		return worse(c.delegate(rest, composerVerbs), install(airlock.TierNetworkEgress, "changes global PHP tools"))
 	}
@@ -859,11 +842,7 @@ var dotnet = use(exec("runs a dotnet command")).withNone(read("shows dotnet help
 		if ops := c.operands(); len(ops) > 0 {
 			return c.runsFile(ops[0], "F#", false)
 		}
-		e := c.stdinCode("F#", false)
-		if c.in.kind == inText {
-			c.codeEffects(&e, c.in.text)
-		}
-		return e
+		return c.stdinCode("F#", false)
 	}),
 	onRule("dev-certs", func(c *call) effect {
 		if c.has("--trust", "-t", "--clean", "-c") {
@@ -899,11 +878,15 @@ func nodeInstall(c *call) effect {
 
 // Version managers.
 
+// toolExecOpts are the options of a version manager's exec before the
+// command it runs.
+var toolExecOpts = getopt{short: "npe", long: names("--name --prefix"), exact: true}
+
 // toolExec runs the words after skip operands as a command (poetry run X,
 // bundle exec X).
 func toolExec(via string, skip int) rule {
 	return func(c *call) effect {
-		_, rest := splitOpts(c.args, optSpec{short: "npe", long: []string{"--name", "--prefix", "-n", "-p"}})
+		rest := toolExecOpts.split(c.args).ops
 		if len(rest) <= skip {
 			return exec("runs a command in a tool's environment")
 		}
@@ -914,7 +897,7 @@ func toolExec(via string, skip int) rule {
 
 // nvmRun is nvm run VERSION ARGS: node with ARGS.
 func nvmRun(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{})
+	rest := getopt{}.split(c.args).ops
 	if len(rest) < 1 {
 		return exec("runs Node.js")
 	}

@@ -9,9 +9,11 @@ import (
 // The programs Airlock knows, and how their subcommands and options change
 // what they do: one table per family, each in its own file (builtin.go,
 // wrapper.go, file.go, network.go, admin.go, dev.go, git.go, package.go,
-// infra.go), with its cases in testdata/corpus.txt. A program that is in no
-// table runs as "process.exec" (write), marked Generic so that a policy
-// classifier may say more.
+// infra.go), with its cases in testdata/corpus.txt. Every rule reads its
+// program's options with one parser, getopt (getopt.go), and a program
+// known by what its options do is a tool whose options have roles
+// (tool.go). A program that is in no table runs as "process.exec" (write),
+// marked Generic so that a policy classifier may say more.
 
 // programs maps a program name to its rule. Each name is in exactly one
 // table (a test checks it).
@@ -67,7 +69,7 @@ func writes(class airlock.Class, reason string, valueOpts ...string) rule {
 
 // verbs classifies a program by its subcommand.
 type verbs struct {
-	opts  optSpec           // global options that take a value
+	opts  getopt            // global options that take a value
 	none  effect            // no subcommand
 	def   effect            // a subcommand not listed; its reason gets the subcommand
 	by    map[string]effect // fixed effects
@@ -84,7 +86,7 @@ type verbEntry struct {
 func on(names string, e effect) verbEntry   { return verbEntry{names: names, e: e} }
 func onRule(names string, r rule) verbEntry { return verbEntry{names: names, r: r} }
 func use(e effect) verbs                    { return verbs{none: e, def: e} }
-func (v verbs) with(o optSpec) verbs        { v.opts = o; return v }
+func (v verbs) with(o getopt) verbs         { v.opts = o; return v }
 func (v verbs) withNone(e effect) verbs     { v.none = e; return v }
 
 func (v verbs) on(verbs ...verbEntry) rule {

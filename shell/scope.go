@@ -91,14 +91,25 @@ func resolvePath(cwd, p string) string {
 // interpreters run the code they read there.
 type input struct {
 	kind inputKind
-	text string // inText: the content; inFile: the file name
+	// text is, for inText, the content; for inFile, the file name; for
+	// inPipe, what the previous command writes when Airlock knows it (echo,
+	// printf), else "".
+	text string
+}
+
+// names returns what a command reads from its input when Airlock knows it
+// (a here-document, what echo writes into a pipe), for a program that
+// takes it as a list of names or of words (cpio -o, tar -T -, xargs), which
+// stay names whatever else the text holds.
+func (in input) names() (string, bool) {
+	return in.text, in.kind == inText || in.kind == inPipe && in.text != ""
 }
 
 type inputKind uint8
 
 const (
 	inUnknown inputKind = iota // inherited from whoever runs the script
-	inPipe                     // the previous command of a pipeline
+	inPipe                     // the previous command of a pipeline (text: what it writes, when known)
 	inFile                     // "< file"
 	inText                     // a here-document or here-string whose content is known
 	inDynamic                  // a here-document or here-string with expansions

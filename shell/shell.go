@@ -97,7 +97,7 @@ func analyseArgv(argv []string, cwd string) ([]airlock.Command, error) {
 	for i, w := range argv {
 		words[i] = literal(w)
 	}
-	if err := a.runCall(s, &call{words: words, cwd: s.cwd}, position{}); err != nil {
+	if err := a.runCall(s, &call{words: words, cwd: s.cwd, plainDir: &a.plainDir}, position{}); err != nil {
 		return nil, err
 	}
 	return a.cmds, nil
@@ -107,12 +107,13 @@ func analyseArgv(argv []string, cwd string) ([]airlock.Command, error) {
 type walker struct {
 	parser *syntax.Parser
 	cmds   []airlock.Command
-	depth  int // current nesting of wrappers and nested scripts
-	level  int // current nesting of compound commands, for maxSyntaxDepth
+	depth  int32 // current nesting of wrappers and nested scripts
+	level  int32 // current nesting of compound commands, for maxSyntaxDepth
 	// fifos are the named pipes the script made (mkfifo): a command whose
 	// input is one reads what another command writes, as from a pipe
 	// (sh -i < f | nc host port > f is a remote shell).
-	fifos []string
+	fifos    []string
+	plainDir string // see call.plainDir
 }
 
 // Parsers are reused: building one allocates more than parsing a short

@@ -294,7 +294,11 @@ func (a *walker) walkBinary(s *scope, c *syntax.BinaryCmd, in input) error {
 	for i := len(chain) - 1; i >= 0; i-- {
 		ys, yin := scopes[i], in
 		if isPipe(chain[i]) {
-			ys, yin = scopes[i].sub(), input{kind: inPipe}
+			left := chain[i].X // what writes into the pipe: a command, or the last of a pipeline
+			if i < len(chain)-1 {
+				left = chain[i+1].Y
+			}
+			ys, yin = scopes[i].sub(), input{kind: inPipe, text: printed(left)}
 		}
 		if err := a.walkStmt(ys, chain[i].Y, yin); err != nil {
 			return err
@@ -304,6 +308,49 @@ func (a *walker) walkBinary(s *scope, c *syntax.BinaryCmd, in input) error {
 }
 
 func isPipe(b *syntax.BinaryCmd) bool { return b.Op == syntax.Pipe || b.Op == syntax.PipeAll }
+
+// printed is the text a statement writes into a pipe when Airlock knows
+// it: echo (without -e) or printf whose format has no conversion or
+// escape, with words known before the script runs; "" otherwise. A
+// backslash makes it unknown too, since sh's echo (dash's) reads escapes.
+func printed(st *syntax.Stmt) string {
+	if len(st.Redirs) > 0 || st.Negated || st.Background || st.Coprocess {
+		return ""
+	}
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 || ce.Args[0].Lit() != "echo" && ce.Args[0].Lit() != "printf" {
+		return ""
+	}
+	words := make([]string, 0, len(ce.Args))
+	for _, w := range ce.Args {
+		v, static, glob := wordValue(w)
+		if !static || glob || hasBraces(w) || strings.ContainsRune(v, '\\') {
+			return ""
+		}
+		words = append(words, v)
+	}
+	args := words[1:]
+	if words[0] == "printf" {
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") || strings.ContainsRune(args[0], '%') {
+			return "" // -v assigns; a conversion takes the arguments
+		}
+		return args[0]
+	}
+	newline := "\n"
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+		if strings.ContainsRune(args[0], 'e') {
+			return ""
+		}
+		if strings.ContainsRune(args[0], 'n') {
+			newline = ""
+		}
+		args = args[1:]
+	}
+	return strings.Join(args, " ") + newline
+}
 
 // inert is the entry of a shell construct that changes nothing outside the
 // shell ("[[ ]]", "(( ))", let).
@@ -343,7 +390,7 @@ func (a *walker) walkCall(s *scope, ce *syntax.CallExpr, in input) error {
 	for _, w := range ce.Args {
 		words = s.appendWord(words, w)
 	}
-	c := &call{words: words, in: in, cwd: s.cwd}
+	c := &call{words: words, in: in, cwd: s.cwd, plainDir: &a.plainDir}
 	if err := a.runCall(s, c, positionOf(ce.Pos())); err != nil {
 		return err
 	}
@@ -518,7 +565,8 @@ func (a *walker) runNested(s *scope, n *nested, pos position) error {
 		if len(n.argv) == 0 {
 			return nil
 		}
-		err = a.runCall(inner, &call{words: n.argv, in: n.in, cwd: inner.cwd, xargs: n.xargs}, pos)
+		err = a.runCall(inner, &call{words: n.argv, in: n.in, cwd: inner.cwd, xargs: n.xargs, plainDir: &a.plainDir},
+			pos)
 	default:
 		err = a.walkScript(inner, n.script)
 		var pe *parseError

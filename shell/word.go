@@ -33,6 +33,20 @@ func (a arg) pathValue() (string, bool) {
 	return "", false
 }
 
+// knownPath is pathValue for a word whose only expansion may be $HOME
+// ("@$HOME/.ssh/id_rsa" names "@~/.ssh/id_rsa"; see known).
+func (a *arg) knownPath() (string, bool) {
+	switch {
+	case a.static && a.val != "":
+		return a.val, true
+	case a.static:
+		return "", false
+	case a.path != "":
+		return a.path, true
+	}
+	return known(*a).pathValue()
+}
+
 // literal is a word given literally (argv, or built by a rule).
 func literal(v string) arg {
 	return arg{val: v, text: quote(v), static: true}
@@ -340,4 +354,56 @@ func digit(c byte) int {
 		return int(c-'A') + 10
 	}
 	return -1
+}
+
+// staticPrefix is the start of a word as written, unquoted, up to its
+// first expansion other than $HOME; complete when that is the whole word.
+func staticPrefix(text string) (prefix string, complete bool) {
+	var b strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(text); i++ {
+		ch := text[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			} else {
+				b.WriteByte(ch)
+			}
+		case strings.HasPrefix(text[i:], "${HOME}"):
+			b.WriteByte('~') // as knownPrefixPath does for a whole word
+			i += len("${HOME}") - 1
+		case strings.HasPrefix(text[i:], "$HOME") && !syntaxValidName("HOME"+text[i+5:min(i+6, len(text))]):
+			b.WriteByte('~')
+			i += len("$HOME") - 1
+		case ch == '$' || ch == '`':
+			return b.String(), false
+		case ch == '\\' && i+1 < len(text):
+			i++
+			b.WriteByte(text[i])
+		case ch == '"':
+			if quote == '"' {
+				quote = 0
+			} else {
+				quote = '"'
+			}
+		case ch == '\'':
+			quote = '\''
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String(), quote == 0
+}
+
+// known returns a word whose only expansion is $HOME as a static word
+// ("--output=$HOME/.bashrc" is "--output=~/.bashrc").
+func known(a arg) arg {
+	if a.static || a.subst || a.path != "" || !strings.Contains(a.text, "$") {
+		return a // a placeholder (find's {}) keeps the path it stands for
+	}
+	if v, ok := staticPrefix(a.text); ok {
+		return arg{val: v, text: a.text, static: true, glob: a.glob}
+	}
+	return a
 }

@@ -12,23 +12,23 @@ import (
 // Wrappers: programs classified by what they run.
 var wrappers = map[string]rule{
 	"sudo": sudo, "sudoedit": sudo, "doas": doas, "su": su, "runuser": su,
-	"pkexec": privWrapper("pkexec", getoptLong{spec: optSpec{long: []string{"--user"}}}, 0),
+	"pkexec": privWrapper("pkexec", getopt{long: names("--user")}, 0),
 	"run0":   privWrapper("run0", run0Opts, 0), "chroot": privWrapper("chroot", chrootOpts, 1),
 	"nsenter": privWrapper("nsenter", nsenterOpts, 0), "unshare": privWrapper("unshare", unshareOpts, 0),
 	"systemd-run": privWrapper("systemd-run", systemdRunOpts, 0),
 	"env":         envRule, "time": timeRule, "ionice": ionice, "chrt": chrt, "taskset": taskset, "flock": flock,
-	"nohup":   wrapper("nohup", getoptLong{flags: []string{"--help", "--version"}}, 0),
+	"nohup":   wrapper("nohup", getopt{flags: names("--help --version")}, 0),
 	"nice":    wrapper("nice", niceOpts, 0),
 	"stdbuf":  wrapper("stdbuf", stdbufOpts, 0),
 	"setsid":  wrapper("setsid", setsidOpts, 0),
 	"timeout": wrapper("timeout", timeoutOpts, 1), "gtimeout": wrapper("timeout", timeoutOpts, 1),
-	"unbuffer": wrapper("unbuffer", getoptLong{}, 0), "chronic": wrapper("chronic", getoptLong{}, 0),
-	"caffeinate": wrapper("caffeinate", getoptLong{spec: optSpec{short: "tw"}}, 0),
+	"unbuffer": wrapper("unbuffer", getopt{}, 0), "chronic": wrapper("chronic", getopt{}, 0),
+	"caffeinate": wrapper("caffeinate", getopt{short: "tw"}, 0),
 	"xvfb-run":   xvfbRun, "dbus-run-session": dbusRunSession,
 	"proxychains": proxychains, "proxychains4": proxychains, "torsocks": torsocks, "firejail": firejail,
 	"strace": tracer("strace", straceOpts), "ltrace": tracer("ltrace", ltraceOpts),
 	"watch": watch, "command": commandRule, "builtin": builtinRule, "exec": execRule,
-	"noglob": wrapper("noglob", getoptLong{}, 0), "nocorrect": wrapper("nocorrect", getoptLong{}, 0),
+	"noglob": wrapper("noglob", getopt{}, 0), "nocorrect": wrapper("nocorrect", getopt{}, 0),
 	"xargs": xargs, "parallel": parallel, "find": find, "fd": fd, "fdfind": fd,
 	"sh": posixShell, "bash": posixShell, "rbash": posixShell, "zsh": posixShell, "dash": posixShell, "ksh": posixShell,
 	"mksh": posixShell, "pdksh": posixShell, "ash": posixShell, "yash": posixShell, "posh": posixShell, "ksh93": posixShell,
@@ -43,214 +43,65 @@ var wrappers = map[string]rule{
 	"setpriv": wrapper("setpriv", setprivOpts, 0), "capsh": capsh, "runcon": runcon, "ksu": ksu,
 	"sg": sg, "newgrp": fixed(unknown("opens a shell with another group")),
 	"numactl": wrapper("numactl", numactlOpts, 0), "prlimit": prlimit, "cpulimit": cpulimit, "choom": choom,
-	"aa-exec":   wrapper("aa-exec", getoptLong{spec: optSpec{short: "pn", long: []string{"--profile", "--namespace"}}}, 0),
-	"softlimit": wrapper("softlimit", getoptLong{spec: optSpec{short: "madoplfcrts"}}, 0),
-	"setuidgid": wrapper("setuidgid", getoptLong{}, 1), "envuidgid": wrapper("envuidgid", getoptLong{}, 1),
+	"aa-exec":   wrapper("aa-exec", getopt{short: "pn", long: names("--profile --namespace")}, 0),
+	"softlimit": wrapper("softlimit", getopt{short: "madoplfcrts"}, 0),
+	"setuidgid": wrapper("setuidgid", getopt{}, 1), "envuidgid": wrapper("envuidgid", getopt{}, 1),
 	"chpst": chpst, "envdir": envdir, "logsave": logsave, "setlock": setlock, "start-stop-daemon": startStopDaemon,
 	"rlwrap": rlwrap, "faketime": faketime, "fakeroot": fakeroot, "bwrap": bwrap,
-	"torify": wrapper("torify", getoptLong{}, 0), "aoss": wrapper("aoss", getoptLong{}, 0),
-	"catchsegv": wrapper("catchsegv", getoptLong{}, 0),
-	"trickle":   wrapper("trickle", getoptLong{spec: optSpec{short: "duwtln"}}, 0),
-	"grc":       wrapper("grc", getoptLong{spec: optSpec{short: "c", long: []string{"--config"}}}, 0),
-	"systemd-inhibit": wrapper("systemd-inhibit", getoptLong{spec: optSpec{long: []string{"--what", "--who",
-		"--why", "--mode"}}}, 0),
-	"systemd-cat": wrapper("systemd-cat", getoptLong{spec: optSpec{short: "tp", long: []string{"--identifier",
-		"--priority", "--stderr-priority", "--level-prefix", "--namespace"}}}, 0),
+	"torify": wrapper("torify", getopt{}, 0), "aoss": wrapper("aoss", getopt{}, 0),
+	"catchsegv":       wrapper("catchsegv", getopt{}, 0),
+	"trickle":         wrapper("trickle", getopt{short: "duwtln"}, 0),
+	"grc":             wrapper("grc", getopt{short: "c", long: names("--config")}, 0),
+	"systemd-inhibit": wrapper("systemd-inhibit", getopt{long: names("--what --who --why --mode")}, 0),
+	"systemd-cat": wrapper("systemd-cat", getopt{short: "tp",
+		long: names("--identifier --priority --stderr-priority --level-prefix --namespace")}, 0),
 }
 
 // The options of the wrappers, where their command starts.
 var (
-	run0Opts = getoptLong{spec: optSpec{short: "uDg", long: []string{"--user", "--chdir", "--group", "--unit",
-		"--property", "--description", "--slice", "--nice", "--setenv", "--machine", "--background",
-		"--shell-prompt-prefix", "--lightweight", "--area"}}}
-	chrootOpts  = getoptLong{spec: optSpec{long: []string{"--userspec", "--groups"}}}
-	nsenterOpts = getoptLong{spec: optSpec{short: "tSGW", long: []string{"--target", "--setuid", "--setgid", "--wdns"}}}
-	unshareOpts = getoptLong{spec: optSpec{short: "SG", long: []string{"--setuid", "--setgid", "--propagation",
-		"--setgroups", "--monotonic", "--boottime"}}}
-	systemdRunOpts = getoptLong{spec: optSpec{short: "pEMHu", long: []string{"--unit", "--property", "--setenv",
-		"--machine", "--host", "--uid", "--gid", "--nice", "--working-directory", "--slice", "--description",
-		"--on-calendar", "--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive",
-		"--timer-property", "--path-property", "--socket-property", "--service-type"}}}
-	niceOpts = getoptLong{spec: optSpec{short: "n", long: []string{"--adjustment"}},
-		flags: []string{"--help", "--version"}}
-	stdbufOpts = getoptLong{spec: optSpec{short: "ioe", long: []string{"--input", "--output", "--error"}},
-		flags: []string{"--help", "--version"}}
-	setsidOpts  = getoptLong{flags: []string{"--ctty", "--fork", "--wait", "--help", "--version"}}
-	timeoutOpts = getoptLong{spec: optSpec{short: "ks", long: []string{"--kill-after", "--signal"}},
-		flags: []string{"--preserve-status", "--foreground", "--verbose", "--help", "--version"}}
-	setprivOpts = getoptLong{spec: optSpec{long: []string{"--reuid", "--regid", "--ruid", "--euid", "--rgid",
-		"--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig",
-		"--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule", "--seccomp-filter"}},
-		flags: []string{"--dump", "--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups",
-			"--reset-env", "--list-caps", "--help", "--version"}}
-	numactlOpts = getoptLong{spec: optSpec{short: "imwpPCNSfLMo", long: []string{"--interleave",
-		"--weighted-interleave", "--membind", "--preferred", "--preferred-many", "--physcpubind", "--cpunodebind",
-		"--shmid", "--file", "--length", "--offset", "--shmmode", "--cpubind"}},
-		flags: []string{"--all", "--localalloc", "--show", "--hardware", "--balancing", "--huge", "--touch",
-			"--verify", "--strict", "--shm", "--help", "--version"}}
+	run0Opts = getopt{short: "uDg", long: names("--user --chdir --group --unit --property --description --slice " +
+		"--nice --setenv --machine --background --shell-prompt-prefix --lightweight --area")}
+	chrootOpts  = getopt{long: names("--userspec --groups")}
+	nsenterOpts = getopt{short: "tSGW", long: names("--target --setuid --setgid --wdns")}
+	unshareOpts = getopt{short: "SG", long: names("--setuid --setgid --propagation --setgroups --monotonic " +
+		"--boottime")}
+	systemdRunOpts = getopt{short: "pEMHu", long: names("--unit --property --setenv --machine --host --uid --gid " +
+		"--nice --working-directory --slice --description --on-calendar --on-active --on-boot --on-startup " +
+		"--on-unit-active --on-unit-inactive --timer-property --path-property --socket-property --service-type")}
+	dbusRunSessionOpts = getopt{long: names("--config-file --dbus-daemon"), exact: true}
+	torsocksOpts       = getopt{short: "upaP", long: names("--user --pass --address --port"), exact: true}
+	choomOpts          = getopt{short: "np", long: names("--adjust --pid"), exact: true}
+	faketimeOpts       = getopt{long: names("--date-prog"), exact: true}
+	fakerootOpts       = getopt{short: "lisb", long: names("--lib --faked --fd-base"), exact: true}
+	niceOpts           = getopt{short: "n", long: names("--adjustment"), flags: names("--help --version")}
+	stdbufOpts         = getopt{short: "ioe", long: names("--input --output --error"), flags: names("--help --version")}
+	setsidOpts         = getopt{flags: names("--ctty --fork --wait --help --version")}
+	timeoutOpts        = getopt{short: "ks", long: names("--kill-after --signal"), flags: names("--preserve-status " +
+		"--foreground --verbose --help --version")}
+	setprivOpts = getopt{long: names("--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps " +
+		"--bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile --landlock-access " +
+		"--landlock-rule --seccomp-filter"), flags: names("--dump --nnp --no-new-privs --clear-groups " +
+		"--keep-groups --init-groups --reset-env --list-caps --help --version")}
+	numactlOpts = getopt{short: "imwpPCNSfLMo", long: names("--interleave --weighted-interleave --membind " +
+		"--preferred --preferred-many --physcpubind --cpunodebind --shmid --file --length --offset --shmmode " +
+		"--cpubind"), flags: names("--all --localalloc --show --hardware --balancing --huge --touch --verify " +
+		"--strict --shm --help --version")}
 )
-
-// getoptLong is the options of a program that parses them with getopt_long,
-// which takes any unambiguous prefix of a long option for it ("--sig" for
-// "--signal"): a rule must spell them out before it looks for one, or a
-// wrapper's own option ("--sig KILL") passes for its command. spec lists
-// the options that take a value, flags the other long options, optional
-// the short options whose value, if any, is attached ("-iR"), with their
-// long names.
-type getoptLong struct {
-	spec     optSpec
-	flags    []string
-	optional map[byte]string
-}
-
-// split is splitOpts for a program that stops at its first operand, as a
-// wrapper stops at its command.
-func (g getoptLong) split(args []arg) ([]option, []arg) {
-	return splitOpts(g.spell(args, true), g.spec)
-}
-
-// has is hasOption for a program that takes options anywhere before "--".
-func (g getoptLong) has(args []arg, opts ...string) bool {
-	return hasOption(g.spell(args, false), opts...)
-}
-
-// spell returns args with abbreviated long options spelled out, and
-// optional values ("-iR") in their long form ("--replace=R"), up to "--"
-// or, with leading, up to the first operand (what follows is a command's).
-func (g getoptLong) spell(args []arg, leading bool) []arg {
-	out, _ := g.spelled(args, leading)
-	return out
-}
-
-// spelled is spell, which also returns where the options end in its
-// result: at "--", at the first operand with leading, or at the end.
-func (g getoptLong) spelled(args []arg, leading bool) ([]arg, int) {
-	out := make([]arg, 0, len(args))
-	changed := false
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		v := a.val
-		if !a.static || len(v) < 2 || v[0] != '-' {
-			if leading {
-				break
-			}
-			out = append(out, a)
-			continue
-		}
-		if v == "--" {
-			break
-		}
-		words, value := g.spellOption(a)
-		changed = changed || len(words) != 1 || words[0].val != v
-		out = append(out, words...)
-		if value && i+1 < len(args) {
-			i++
-			out = append(out, args[i])
-		}
-	}
-	end := len(out)
-	if !changed {
-		return args, i
-	}
-	return append(out, args[i:]...), end
-}
-
-// parse is split for a program that takes options anywhere before "--"
-// (getopt_long's default): its options, and its operands.
-func (g getoptLong) parse(args []arg) (opts []option, ops []arg) {
-	args, end := g.spelled(args, false)
-	words := args[:end]
-	for len(words) > 0 {
-		o, rest := splitOpts(words, g.spec)
-		opts = append(opts, o...)
-		if len(rest) == 0 {
-			break
-		}
-		ops = append(ops, rest[0])
-		words = rest[1:]
-	}
-	if end < len(args) {
-		ops = append(ops, args[end+1:]...)
-	}
-	return opts, ops
-}
-
-// spellOption spells out one option word, and reports whether the next
-// word is its value.
-func (g getoptLong) spellOption(a arg) ([]arg, bool) {
-	v := a.val
-	if strings.HasPrefix(v, "--") {
-		name, val, eq := strings.Cut(v, "=")
-		full := g.long(name)
-		switch {
-		case eq && full != name:
-			return []arg{{val: full + "=" + val, text: a.text, static: true, glob: a.glob}}, false
-		case eq:
-			return []arg{a}, false
-		}
-		return []arg{{val: full, text: a.text, static: true}}, slices.Contains(g.spec.long, full)
-	}
-	for j := 1; j < len(v); j++ {
-		if long, ok := g.optional[v[j]]; ok {
-			if j+1 == len(v) {
-				return []arg{a}, false
-			}
-			words := []arg{{val: long + "=" + v[j+1:], text: a.text, static: true, glob: a.glob}}
-			if j > 1 {
-				words = append([]arg{{val: v[:j], text: a.text, static: true}}, words...)
-			}
-			return words, false
-		}
-		if strings.IndexByte(g.spec.short, v[j]) >= 0 {
-			return []arg{a}, j+1 == len(v)
-		}
-	}
-	return []arg{a}, false
-}
-
-// long resolves a long option's name: the option itself, else the only
-// one it abbreviates. An ambiguous prefix stays as written: the program
-// refuses it.
-func (g getoptLong) long(name string) string {
-	if len(name) < 3 || slices.Contains(g.spec.long, name) || slices.Contains(g.flags, name) {
-		return name
-	}
-	found := ""
-	for _, names := range [][]string{g.spec.long, g.flags} {
-		for _, n := range names {
-			if strings.HasPrefix(n, name) {
-				if found != "" {
-					return name
-				}
-				found = n
-			}
-		}
-	}
-	if found == "" {
-		return name
-	}
-	return found
-}
 
 // wrapper is a program that runs the command after its options and skip
 // more operands (timeout's DURATION), and adds nothing of its own.
-func wrapper(via string, g getoptLong, skip int) rule {
+func wrapper(via string, g getopt, skip int) rule {
 	return func(c *call) effect {
-		_, rest := g.split(c.args)
-		if len(rest) <= skip {
-			return read("runs no command")
-		}
-		c.run(via, rest[skip:], effect{})
-		return effect{none: true}
+		rest := g.split(c.args).ops
+		return c.runs(via, rest[min(skip, len(rest)):], read("runs no command"))
 	}
 }
 
 // privWrapper is a program that runs a command with more rights than the
 // agent's: what it runs is at least privileged.
-func privWrapper(via string, g getoptLong, skip int) rule {
+func privWrapper(via string, g getopt, skip int) rule {
 	return func(c *call) effect {
-		_, rest := g.split(c.args)
+		rest := g.split(c.args).ops
 		if len(rest) <= skip {
 			return unknown("opens an interactive shell with " + via)
 		}
@@ -259,31 +110,30 @@ func privWrapper(via string, g getoptLong, skip int) rule {
 	}
 }
 
-var sudoOpts = getoptLong{spec: optSpec{short: "aCcDgpRrtTUu", long: []string{
-	"--auth-type", "--close-from", "--chdir", "--group", "--host", "--login-class", "--prompt", "--chroot",
-	"--role", "--type", "--command-timeout", "--other-user", "--user",
-}}, flags: []string{"--askpass", "--background", "--bell", "--preserve-env", "--edit", "--set-home", "--help",
-	"--login", "--remove-timestamp", "--reset-timestamp", "--list", "--non-interactive", "--preserve-groups",
-	"--shell", "--stdin", "--version", "--validate"}}
+var sudoOpts = getopt{short: "aCcDgpRrtTUu", long: names("--auth-type --close-from --chdir --group --host " +
+	"--login-class --prompt --chroot --role --type --command-timeout --other-user --user"),
+	flags: names("--askpass --background --bell --preserve-env --edit --set-home --help --login --remove-timestamp " +
+		"--reset-timestamp --list --non-interactive --preserve-groups --shell --stdin --version --validate")}
 
 func sudo(c *call) effect {
-	opts, rest := sudoOpts.split(c.args)
+	p := sudoOpts.split(c.args)
+	rest := p.ops
 	user := "root"
-	if u, ok := optVal(opts, "-u", "--user"); ok {
+	if u, ok := p.value("-u", "--user"); ok {
 		user = u.text
 	}
 	switch {
-	case c.name == "sudoedit" || optHas(opts, "-e", "--edit"):
+	case c.name == "sudoedit" || p.has("-e", "--edit"):
 		e := effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "edits files as " + user}
 		return e
-	case optHas(opts, "-l", "--list"):
+	case p.has("-l", "--list"):
 		return read("lists what sudo allows")
 	case len(rest) > 0:
-	case optHas(opts, "-i", "-s", "--login", "--shell"):
+	case p.has("-i", "-s", "--login", "--shell"):
 		return unknown("opens an interactive shell as " + user)
-	case optHas(opts, "-v", "--validate"):
+	case p.has("-v", "--validate"):
 		return admin("refreshes the cached sudo credentials")
-	case optHas(opts, "-k", "-K", "--reset-timestamp", "--remove-timestamp"):
+	case p.has("-k", "-K", "--reset-timestamp", "--remove-timestamp"):
 		return read("forgets the cached sudo credentials")
 	default:
 		return read("prints sudo's usage or version")
@@ -293,7 +143,7 @@ func sudo(c *call) effect {
 		return unknown("opens an interactive shell as " + user)
 	}
 	n := c.run("sudo", cmd, admin("runs as "+user))
-	if d, ok := optVal(opts, "-D", "--chdir"); ok {
+	if d, ok := p.value("-D", "--chdir"); ok {
 		n.cwd, n.setCwd = cwdArg(c, d), true
 	}
 	if reason != "" {
@@ -314,16 +164,17 @@ func cwdArg(c *call, d arg) string {
 }
 
 func doas(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "auC"})
+	p := getopt{short: "auC"}.split(c.args)
+	rest := p.ops
 	user := "root"
-	if u, ok := optVal(opts, "-u"); ok {
+	if u, ok := p.value("-u"); ok {
 		user = u.text
 	}
 	if len(rest) == 0 {
-		if optHas(opts, "-C") {
+		if p.has("-C") {
 			return read("checks the doas configuration")
 		}
-		if optHas(opts, "-L") {
+		if p.has("-L") {
 			return read("forgets cached doas credentials")
 		}
 		return unknown("opens an interactive shell as " + user)
@@ -332,14 +183,13 @@ func doas(c *call) effect {
 	return effect{none: true}
 }
 
-var suOpts = getoptLong{spec: optSpec{short: "cgGswu", long: []string{"--command", "--session-command",
-	"--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}},
-	flags: []string{"--preserve-environment", "--login", "--fast", "--pty", "--help", "--version"}}
+var suOpts = getopt{short: "cgGswu", long: names("--command --session-command --group --supp-group --shell " +
+	"--whitelist-environment --user"), flags: names("--preserve-environment --login --fast --pty --help --version")}
 
 // su handles su and runuser: "su -c CMD [user]", "runuser -u USER -- CMD".
 func su(c *call) effect {
-	args := suOpts.spell(c.args, false)
-	opts, rest := splitOpts(args, suOpts.spec)
+	p := suOpts.split(c.args)
+	rest := p.ops
 	user := "root"
 	for _, r := range rest {
 		if r.static && r.val != "-" && !strings.HasPrefix(r.val, "-") {
@@ -347,15 +197,12 @@ func su(c *call) effect {
 			break
 		}
 	}
-	if u, ok := optVal(opts, "-u", "--user"); ok {
+	if u, ok := p.value("-u", "--user"); ok {
 		user = u.text
 	}
 	floor := admin("runs as " + user)
 	// Options may follow the user name: look for -c everywhere.
-	cmd, ok := optVal(opts, "-c", "--command", "--session-command")
-	if vs := optValues(args, true, "-c", "--command", "--session-command"); !ok && len(vs) > 0 {
-		cmd, ok = vs[0], true
-	}
+	cmd, ok := suOpts.parse(c.args).value("-c", "--command", "--session-command")
 	if ok {
 		if !cmd.static {
 			return unknown("runs a command only known at run time as " + user)
@@ -364,19 +211,20 @@ func su(c *call) effect {
 		n.floor = floor
 		return effect{none: true}
 	}
-	if _, ok := optVal(opts, "-u", "--user"); ok && len(rest) > 0 {
+	if _, ok := p.value("-u", "--user"); ok && len(rest) > 0 {
 		c.run(c.name, rest, floor)
 		return effect{none: true}
 	}
 	return unknown("opens an interactive shell as " + user)
 }
 
-var envOpts = getoptLong{spec: optSpec{short: "uCS", long: []string{"--unset", "--chdir", "--split-string"}},
-	flags: []string{"--ignore-environment", "--null", "--block-signal", "--default-signal", "--ignore-signal",
-		"--list-signal-handling", "--debug", "--help", "--version"}}
+var envOpts = getopt{short: "uCS", long: names("--unset --chdir --split-string"),
+	flags: names("--ignore-environment --null --block-signal --default-signal --ignore-signal --list-signal-handling " +
+		"--debug --help --version")}
 
 func envRule(c *call) effect {
-	opts, rest := envOpts.split(c.args)
+	p := envOpts.split(c.args)
+	rest := p.ops
 	if len(rest) > 0 && rest[0].static && rest[0].val == "-" {
 		rest = rest[1:] // "-" is -i
 	}
@@ -385,7 +233,7 @@ func envRule(c *call) effect {
 	if reason != "" {
 		e = env(reason)
 	}
-	if s, ok := optVal(opts, "-S", "--split-string"); ok {
+	if s, ok := p.value("-S", "--split-string"); ok {
 		if !s.static {
 			return unknown("runs a command only known at run time")
 		}
@@ -400,7 +248,7 @@ func envRule(c *call) effect {
 		return inert("prints the environment")
 	}
 	n := c.run("env", cmd, effect{})
-	if d, ok := optVal(opts, "-C", "--chdir"); ok {
+	if d, ok := p.value("-C", "--chdir"); ok {
 		n.cwd, n.setCwd = cwdArg(c, d), true
 	}
 	return e
@@ -421,14 +269,15 @@ func (c *call) setsEnv(via string, vals []arg) effect {
 	return e
 }
 
-var timeOpts = getoptLong{spec: optSpec{short: "fo", long: []string{"--format", "--output"}},
-	flags: []string{"--append", "--portability", "--quiet", "--verbose", "--help", "--version"}}
+var timeOpts = getopt{short: "fo", long: names("--format --output"), flags: names("--append --portability --quiet " +
+	"--verbose --help --version")}
 
 // timeRule is /usr/bin/time, which may also write its report to a file.
 func timeRule(c *call) effect {
-	opts, rest := timeOpts.split(c.args)
+	p := timeOpts.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	if out, ok := optVal(opts, "-o", "--output"); ok {
+	if out, ok := p.value("-o", "--output"); ok {
 		e = write(airlock.ClassFSWrite, "writes a timing report")
 		c.raiseWrites(&e, out)
 	}
@@ -440,28 +289,25 @@ func timeRule(c *call) effect {
 	return e
 }
 
-var chrtOpts = getoptLong{spec: optSpec{short: "TPD", long: []string{"--sched-runtime", "--sched-period", "--sched-deadline"}},
-	flags: []string{"--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--ext", "--reset-on-fork",
-		"--all-tasks", "--max", "--pid", "--verbose", "--help", "--version"}}
+var chrtOpts = getopt{short: "TPD", long: names("--sched-runtime --sched-period --sched-deadline"),
+	flags: names("--batch --deadline --fifo --idle --other --rr --ext --reset-on-fork --all-tasks --max --pid " +
+		"--verbose --help --version")}
 
 // chrt runs "chrt [options] PRIORITY COMMAND"; the policies that use no
 // priority may leave it out.
 func chrt(c *call) effect {
-	opts, rest := chrtOpts.split(c.args)
+	p := chrtOpts.split(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "-p", "--pid"):
+	case p.has("-p", "--pid"):
 		return exec("changes the scheduling of a running process")
-	case optHas(opts, "-m", "--max") || len(rest) == 0:
+	case p.has("-m", "--max") || len(rest) == 0:
 		return read("shows scheduling settings")
 	}
 	if chrtPriority(rest[0]) || !rest[0].static {
 		rest = rest[1:]
 	}
-	if len(rest) == 0 {
-		return read("shows scheduling settings")
-	}
-	c.run("chrt", rest, effect{})
-	return effect{none: true}
+	return c.runs("chrt", rest, read("shows scheduling settings"))
 }
 
 // chrtPriority reports whether a word of chrt is a priority (a number).
@@ -470,48 +316,39 @@ func chrtPriority(a arg) bool {
 	return a.static && v != "" && strings.Trim(v, "0123456789") == ""
 }
 
-var tasksetOpts = getoptLong{flags: []string{"--all-tasks", "--pid", "--cpu-list", "--help", "--version"}}
+var tasksetOpts = getopt{flags: names("--all-tasks --pid --cpu-list --help --version")}
 
 func taskset(c *call) effect {
-	opts, rest := tasksetOpts.split(c.args)
-	switch {
-	case optHas(opts, "-p", "--pid"):
+	p := tasksetOpts.split(c.args)
+	if p.has("-p", "--pid") {
 		return exec("changes the CPU affinity of a running process")
-	case len(rest) < 2:
-		return read("shows CPU affinity")
 	}
-	c.run("taskset", rest[1:], effect{})
-	return effect{none: true}
+	return c.runs("taskset", p.ops[min(1, len(p.ops)):], read("shows CPU affinity"))
 }
 
-var ioniceOpts = getoptLong{spec: optSpec{short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
-	flags: []string{"--ignore", "--help", "--version"}}
+var ioniceOpts = getopt{short: "cnpPu", long: names("--class --classdata --pid --pgid --uid"),
+	flags: names("--ignore --help --version")}
 
 // ionice runs a command, or with -p, -P or -u changes (or shows) the I/O
 // priority of running processes.
 func ionice(c *call) effect {
-	opts, rest := ioniceOpts.split(c.args)
+	p := ioniceOpts.split(c.args)
 	switch {
-	case optHas(opts, "-p", "-P", "-u", "--pid", "--pgid", "--uid"):
-		if optHas(opts, "-c", "-n", "--class", "--classdata") {
-			return exec("changes the I/O priority of running processes")
-		}
+	case p.has("-p", "-P", "-u", "--pid", "--pgid", "--uid") && p.has("-c", "-n", "--class", "--classdata"):
+		return exec("changes the I/O priority of running processes")
+	case p.has("-p", "-P", "-u", "--pid", "--pgid", "--uid"):
 		return read("shows I/O priorities")
-	case len(rest) == 0:
-		return read("shows the I/O priority")
 	}
-	c.run("ionice", rest, effect{})
-	return effect{none: true}
+	return c.runs("ionice", p.ops, read("shows the I/O priority"))
 }
 
-var flockOpts = getoptLong{spec: optSpec{short: "wE", long: []string{"--wait", "--timeout", "--conflict-exit-code"}},
-	flags: []string{"--shared", "--exclusive", "--unlock", "--nonblock", "--nb", "--close", "--no-fork",
-		"--verbose", "--help", "--version"}}
+var flockOpts = getopt{short: "wE", long: names("--wait --timeout --conflict-exit-code"), flags: names("--shared " +
+	"--exclusive --unlock --nonblock --nb --close --no-fork --verbose --help --version")}
 
 // flock runs "flock [options] FILE COMMAND..." or "flock [options] FILE -c
 // COMMAND" (the -c after the file).
 func flock(c *call) effect {
-	_, rest := flockOpts.split(c.args)
+	rest := flockOpts.split(c.args).ops
 	if len(rest) == 0 {
 		return read("takes a lock")
 	}
@@ -534,33 +371,31 @@ func flock(c *call) effect {
 	return e
 }
 
-var straceOpts = getoptLong{spec: optSpec{short: "abeEIoOpPsSuUX", long: []string{
-	"--abbrev", "--attach", "--columns", "--const-print-style", "--decode-pids", "--detach-on", "--env",
-	"--fault", "--inject", "--interruptible", "--kvm", "--output", "--raw", "--read", "--signal", "--status",
-	"--string-limit", "--summary-columns", "--summary-sort-by", "--summary-syscall-overhead", "--syscall-limit",
-	"--trace", "--trace-fds", "--trace-path", "--user", "--verbose", "--write", "--argv0",
-	"--stack-trace-frame-limit",
-}}, flags: []string{"--absolute-timestamps", "--timestamps", "--daemonize", "--debug", "--decode-fds",
-	"--failed-only", "--follow-forks", "--help", "--instruction-pointer", "--no-abbrev", "--output-append-mode",
-	"--output-separately", "--quiet", "--relative-timestamps", "--seccomp-bpf", "--secontext", "--stack-traces",
-	"--strings-in-hex", "--successful-only", "--summary", "--summary-only", "--summary-wall-clock",
-	"--syscall-number", "--syscall-times", "--tips", "--version", "--kill-on-exit", "--pidns-translation"}}
+var straceOpts = getopt{short: "abeEIoOpPsSuUX", long: names("--abbrev --attach --columns --const-print-style " +
+	"--decode-pids --detach-on --env --fault --inject --interruptible --kvm --output --raw --read --signal " +
+	"--status --string-limit --summary-columns --summary-sort-by --summary-syscall-overhead --syscall-limit " +
+	"--trace --trace-fds --trace-path --user --verbose --write --argv0 --stack-trace-frame-limit"),
+	flags: names("--absolute-timestamps --timestamps --daemonize --debug --decode-fds --failed-only --follow-forks " +
+		"--help --instruction-pointer --no-abbrev --output-append-mode --output-separately --quiet " +
+		"--relative-timestamps --seccomp-bpf --secontext --stack-traces --strings-in-hex --successful-only " +
+		"--summary --summary-only --summary-wall-clock --syscall-number --syscall-times --tips --version " +
+		"--kill-on-exit --pidns-translation")}
 
-var ltraceOpts = getoptLong{spec: optSpec{short: "aADeFlnopsuwx", long: []string{
-	"--align", "--config", "--indent", "--library", "--output", "--where",
-}}, flags: []string{"--demangle", "--help", "--version", "--no-signals", "--no-plt"}}
+var ltraceOpts = getopt{short: "aADeFlnopsuwx", long: names("--align --config --indent --library --output --where"),
+	flags: names("--demangle --help --version --no-signals --no-plt")}
 
-var xvfbOpts = getoptLong{spec: optSpec{short: "efnpsw", long: []string{"--error-file", "--auth-file", "--server-num",
-	"--xauth-protocol", "--server-args", "--wait"}}, flags: []string{"--auto-servernum", "--listen-tcp", "--help"}}
+var xvfbOpts = getopt{short: "efnpsw", long: names("--error-file --auth-file --server-num --xauth-protocol " +
+	"--server-args --wait"), flags: names("--auto-servernum --listen-tcp --help")}
 
 // xvfbRun runs a command with a virtual X server. It writes the server's
 // errors (-e) and an X authority file (-f) where it is told; -l and the
 // server's own "-listen tcp" open the display to the network, and its
 // "-fbdir DIR" writes the screen's memory there.
 func xvfbRun(c *call) effect {
-	opts, rest := xvfbOpts.split(c.args)
+	p := xvfbOpts.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch o.name {
 		case "-e", "--error-file", "-f", "--auth-file":
 			if o.has {
@@ -585,7 +420,7 @@ func xvfbRun(c *call) effect {
 					c.raiseWrites(&fb, literal(words[i+1]))
 					e = worse(e, fb)
 				case i > 0 && (words[i-1] == "-auth" || words[i-1] == "-config"):
-					e = c.optReads(e, literal(w))
+					c.raiseReads(&e, literal(w))
 				}
 			}
 		}
@@ -598,13 +433,14 @@ func xvfbRun(c *call) effect {
 // own, not a system one) says which programs the bus starts and where it
 // listens.
 func dbusRunSession(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{long: []string{"--config-file", "--dbus-daemon"}})
+	p := dbusRunSessionOpts.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	if f, ok := optVal(opts, "--config-file"); ok {
+	if f, ok := p.value("--config-file"); ok {
 		e = exec("runs a bus configured by " + f.text + ", which may start programs")
 		c.raiseReads(&e, f)
 	}
-	if d, ok := optVal(opts, "--dbus-daemon"); ok {
+	if d, ok := p.value("--dbus-daemon"); ok {
 		c.run("dbus-run-session --dbus-daemon", []arg{d}, effect{})
 	}
 	return c.wraps("dbus-run-session", rest, e)
@@ -613,19 +449,21 @@ func dbusRunSession(c *call) effect {
 // proxychains runs a command through the proxies its configuration (-f)
 // lists.
 func proxychains(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "f"})
+	p := getopt{short: "f"}.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	if f, ok := optVal(opts, "-f"); ok {
-		e = c.optReads(e, f)
+	if f, ok := p.value("-f"); ok {
+		c.raiseReads(&e, f)
 	}
 	return c.wraps(c.name, rest, e)
 }
 
 // torsocks runs a command through Tor; --shell opens a shell.
 func torsocks(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "upaP", long: []string{"--user", "--pass", "--address", "--port"}})
+	p := torsocksOpts.split(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "--shell"):
+	case p.has("--shell"):
 		return unknown("opens an interactive shell whose connections go through Tor")
 	case len(rest) == 0:
 		return read("runs no command")
@@ -658,7 +496,7 @@ func firejail(c *call) effect {
 		name, _, eq := strings.Cut(a.val, "=")
 		val := arg{}
 		if eq {
-			val = sliceArg(a, len(name)+1)
+			val = valueArg(a, a.val[len(name)+1:])
 		}
 		ops := c.args[i+1:]
 		switch name {
@@ -705,7 +543,7 @@ func firejail(c *call) effect {
 			// Files firejail reads itself, or puts where the command reads
 			// them (--private is its home).
 			if eq {
-				e = c.optReads(e, val)
+				c.raiseReads(&e, val)
 			}
 		default:
 			if strings.HasSuffix(name, ".print") || strings.HasPrefix(name, "--debug-") {
@@ -739,12 +577,13 @@ func firejail(c *call) effect {
 // pipes it to a command given as -o '|COMMAND'), read a configuration
 // (ltrace -F), set the command's environment, or tamper with its system
 // calls.
-func tracer(via string, g getoptLong) rule {
+func tracer(via string, g getopt) rule {
 	return func(c *call) effect {
-		opts, rest := g.split(c.args)
+		p := g.split(c.args)
+		rest := p.ops
 		e := effect{none: true}
 		var vars []arg
-		for _, o := range opts {
+		for _, o := range p.opts {
 			if !o.has {
 				continue
 			}
@@ -780,7 +619,7 @@ func tracer(via string, g getoptLong) rule {
 			}
 		}
 		e = worse(e, c.setsEnv(via+" -E", vars))
-		if optHas(opts, "-p", "--attach") {
+		if p.has("-p", "--attach") {
 			return worse(e, admin("attaches to a running process and reads its memory"))
 		}
 		if len(rest) == 0 {
@@ -794,18 +633,18 @@ func tracer(via string, g getoptLong) rule {
 	}
 }
 
-var watchOpts = getoptLong{spec: optSpec{short: "nq", long: []string{"--interval", "--equexit"}},
-	flags: []string{"--beep", "--color", "--no-color", "--differences", "--errexit", "--chgexit", "--precise",
-		"--no-title", "--no-wrap", "--no-linewrap", "--exec", "--help", "--version"},
-	optional: map[byte]string{'d': "--differences"}}
+var watchOpts = getopt{short: "nq", optShort: "d", long: names("--interval --equexit"),
+	flags: names("--beep --color --no-color --differences --errexit --chgexit --precise --no-title --no-wrap " +
+		"--no-linewrap --exec --help --version")}
 
 // watch runs its command with "sh -c" (with -x, as words).
 func watch(c *call) effect {
-	opts, rest := watchOpts.split(c.args)
+	p := watchOpts.split(c.args)
+	rest := p.ops
 	if len(rest) == 0 {
 		return read("runs no command")
 	}
-	if optHas(opts, "-x", "--exec") {
+	if p.has("-x", "--exec") {
 		c.run("watch", rest, effect{})
 	} else {
 		c.runWords("watch", rest, input{})
@@ -814,22 +653,23 @@ func watch(c *call) effect {
 }
 
 func commandRule(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{})
-	if optHas(opts, "-v", "-V") || len(rest) == 0 {
+	p := getopt{}.split(c.args)
+	rest := p.ops
+	if p.has("-v", "-V") {
 		return inert("describes a command")
 	}
-	c.run("command", rest, effect{})
-	return effect{none: true}
+	return c.runs("command", rest, inert("describes a command"))
 }
 
 // builtinRule runs a shell built-in; ksh93's "builtin -f LIB" loads
 // built-ins from a shared library.
 func builtinRule(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "f"})
-	if f, ok := optVal(opts, "-f"); ok {
+	p := getopt{short: "f"}.split(c.args)
+	rest := p.ops
+	if f, ok := p.value("-f"); ok {
 		return env("loads shell built-ins from library " + f.text)
 	}
-	if len(opts) > 0 && len(rest) == 0 || len(c.args) == 0 {
+	if len(p.opts) > 0 && len(rest) == 0 || len(c.args) == 0 {
 		return inert("lists built-ins")
 	}
 	c.run("builtin", rest, effect{})
@@ -837,24 +677,19 @@ func builtinRule(c *call) effect {
 }
 
 func execRule(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{short: "a"})
-	if len(rest) == 0 {
-		return inert("changes the shell's file descriptors")
-	}
-	c.run("exec", rest, effect{})
-	return effect{none: true}
+	rest := getopt{short: "a"}.split(c.args).ops
+	return c.runs("exec", rest, inert("changes the shell's file descriptors"))
 }
 
-var xargsOpts = getoptLong{spec: optSpec{short: "adEILnPsJRS", long: []string{
-	"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var",
-}}, flags: []string{"--null", "--eof", "--replace", "--open-tty", "--interactive", "--no-run-if-empty",
-	"--show-limits", "--verbose", "--exit", "--help", "--version"},
-	optional: map[byte]string{'e': "--eof", 'i': "--replace", 'l': "--max-lines"}}
+var xargsOpts = getopt{short: "adEILnPsJRS", optShort: "eil", long: names("--arg-file --delimiter --max-lines " +
+	"--max-args --max-procs --max-chars --process-slot-var"), flags: names("--null --eof --replace --open-tty " +
+	"--interactive --no-run-if-empty --show-limits --verbose --exit --help --version")}
 
 // xargs runs its command with arguments read from its input, or from the
 // file given to -a, which it reads (xargs -a FILE echo prints it).
 func xargs(c *call) effect {
-	opts, rest := xargsOpts.split(c.args)
+	p := xargsOpts.split(c.args)
+	rest := p.ops
 	if len(rest) == 0 {
 		rest = []arg{literal("echo")}
 	}
@@ -863,14 +698,12 @@ func xargs(c *call) effect {
 	// arguments from a file (the command reads xargs's own) or -o gives it
 	// the terminal.
 	in := input{kind: inNull}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		mark := ""
 		switch {
 		case (o.name == "-a" || o.name == "--arg-file") && o.has:
-			e = c.optReads(e, o.val)
+			c.raiseReads(&e, o.val)
 			in = c.in
-		case o.name == "-o" || o.name == "--open-tty":
-			in = input{}
 		case o.name == "--process-slot-var" && o.has:
 			e = worse(e, c.setsEnv("xargs --process-slot-var", []arg{{val: o.val.val + "=0", static: o.val.static}}))
 		// With -I R (or -i, --replace), R in any word becomes an input line.
@@ -886,9 +719,31 @@ func xargs(c *call) effect {
 			rest = placeholder(rest, arg{}, mark)
 		}
 	}
+	if p.has("-o", "--open-tty") {
+		in = input{}
+	}
+	if text, ok := c.in.names(); ok && in.kind == inNull && !p.has("-I", "-J", "-i", "--replace", "-0", "--null",
+		"-d", "--delimiter", "-E", "-e", "--eof") && !strings.ContainsAny(text, `'"\`) {
+		// The words of its input, when Airlock knows them (echo f | xargs
+		// cat): what they are only xargs's command knows, so they stand,
+		// like find's {}, for the paths they name.
+		for _, w := range strings.Fields(text) {
+			rest = append(slices.Clip(rest), arg{text: quote(w), path: w})
+		}
+	}
 	n := c.run("xargs", rest, effect{})
 	n.in, n.xargs = in, true
 	return e
+}
+
+// runs runs rest as the command of a wrapper that adds nothing of its own;
+// without a command the wrapper does idle.
+func (c *call) runs(via string, rest []arg, idle effect) effect {
+	if len(rest) == 0 {
+		return idle
+	}
+	c.run(via, rest, effect{})
+	return effect{none: true}
 }
 
 // wraps runs rest as the command of a wrapper whose own options did e (or
@@ -901,33 +756,20 @@ func (c *call) wraps(via string, rest []arg, e effect) effect {
 	return e
 }
 
-// optReads raises e when f, a file one of the program's options names,
-// holds a secret: what the program reads from it, an error message may
-// print. Other files change nothing.
-func (c *call) optReads(e effect, f arg) effect {
-	var r effect
-	c.raiseReads(&r, f)
-	return worse(e, r)
-}
-
-var parallelOpts = getoptLong{spec: optSpec{short: "aCdEIjJLnNPsS", long: []string{
-	"--arg-file", "--arg-file-sep", "--arg-sep", "--basefile", "--bf", "--basenamereplace", "--bnr",
-	"--basenameextensionreplace", "--bner", "--bin", "--block", "--block-size", "--blocktimeout", "--bt",
-	"--colsep", "--compress-program", "--decompress-program", "--delay", "--delimiter", "--dirnamereplace",
-	"--dnr", "--env", "--extensionreplace", "--er", "--filter", "--group-by", "--halt", "--halt-on-error",
-	"--header", "--joblog", "--jobs", "--limit", "--load", "--max-args", "--max-chars", "--max-lines",
-	"--max-procs", "--max-replace-args", "--memfree", "--memsuspend", "--nice", "--parens", "--profile",
-	"--results", "--res", "--retries", "--return", "--rpl", "--seqreplace", "--shard", "--slotreplace",
-	"--sqlandworker", "--sqlmaster", "--sqlworker", "--ssh", "--sshdelay", "--sshlogin", "--sshloginfile",
-	"--slf", "--tagstring", "--tag-string", "--template", "--tmpl", "--termseq", "--timeout", "--tmpdir",
-	"--tempdir", "--transferfile", "--tf", "--trc", "--workdir", "--wd",
-}}, flags: []string{"--bar", "--cat", "--cleanup", "--csv", "--ctag", "--dry-run", "--eta", "--fifo", "--files",
-	"--group", "--keep-order", "--line-buffer", "--lb", "--link", "--xapply", "--nonall", "--onall", "--null",
-	"--pipe", "--spreadstdin", "--pipepart", "--plus", "--progress", "--quote", "--resume", "--resume-failed",
-	"--retry-failed", "--semaphore", "--shebang", "--shebang-wrap", "--shellquote", "--shuf", "--tag", "--tee",
-	"--transfer", "--tty", "--ungroup", "--verbose", "--version", "--xargs", "--help", "--record-env",
-	"--citation", "--will-cite", "--bibtex", "--embed", "--interactive", "--no-notice", "--number-of-cpus",
-	"--number-of-cores", "--number-of-sockets", "--number-of-threads", "--fg", "--bg", "--sqlworker"}}
+var parallelOpts = getopt{short: "aCdEIjJLnNPsS", long: names("--arg-file --arg-file-sep --arg-sep --basefile --bf " +
+	"--basenamereplace --bnr --basenameextensionreplace --bner --bin --block --block-size --blocktimeout --bt " +
+	"--colsep --compress-program --decompress-program --delay --delimiter --dirnamereplace --dnr --env " +
+	"--extensionreplace --er --filter --group-by --halt --halt-on-error --header --joblog --jobs --limit --load " +
+	"--max-args --max-chars --max-lines --max-procs --max-replace-args --memfree --memsuspend --nice --parens " +
+	"--profile --results --res --retries --return --rpl --seqreplace --shard --slotreplace --sqlandworker " +
+	"--sqlmaster --sqlworker --ssh --sshdelay --sshlogin --sshloginfile --slf --tagstring --tag-string " +
+	"--template --tmpl --termseq --timeout --tmpdir --tempdir --transferfile --tf --trc --workdir --wd"),
+	flags: names("--bar --cat --cleanup --csv --ctag --dry-run --eta --fifo --files --group --keep-order " +
+		"--line-buffer --lb --link --xapply --nonall --onall --null --pipe --spreadstdin --pipepart --plus " +
+		"--progress --quote --resume --resume-failed --retry-failed --semaphore --shebang --shebang-wrap " +
+		"--shellquote --shuf --tag --tee --transfer --tty --ungroup --verbose --version --xargs --help --record-env " +
+		"--citation --will-cite --bibtex --embed --interactive --no-notice --number-of-cpus --number-of-cores " +
+		"--number-of-sockets --number-of-threads --fg --bg --sqlworker")}
 
 // parallel is GNU parallel: the command before ":::" is run by a shell,
 // with inputs given after ":::" or read from files (-a, "::::"). Its own
@@ -935,7 +777,8 @@ var parallelOpts = getoptLong{spec: optSpec{short: "aCdEIjJLnNPsS", long: []stri
 // ({= =}, --rpl, --filter), write files (--joblog, --results) or reach
 // other hosts (-S).
 func parallel(c *call) effect {
-	opts, rest := parallelOpts.split(c.args)
+	p := parallelOpts.split(c.args)
+	rest := p.ops
 	end := len(rest)
 	for i, r := range rest {
 		if r.static && strings.HasPrefix(r.val, ":::") {
@@ -954,7 +797,7 @@ func parallel(c *call) effect {
 		}
 	}
 	perl := strings.Contains(joinTexts(rest[:end]), "{=")
-	for _, o := range opts {
+	for _, o := range p.opts {
 		v := o.val
 		switch o.name {
 		case "-a", "--arg-file":
@@ -987,7 +830,7 @@ func parallel(c *call) effect {
 		}
 	}
 	for _, f := range inputs {
-		e = c.optReads(e, f)
+		c.raiseReads(&e, f)
 	}
 	if perl {
 		e = worse(e, exec("runs Perl code given in its replacement strings"))
@@ -1002,7 +845,7 @@ func parallel(c *call) effect {
 		return e
 	}
 	custom := ""
-	if r, ok := optVal(opts, "-I"); ok {
+	if r, ok := p.value("-I"); ok {
 		custom = r.val
 	}
 	// parallel puts its inputs into the command before a shell parses it:
@@ -1221,7 +1064,7 @@ func fdExec(a arg) ([]arg, bool) {
 			return nil, false
 		}
 		if eq {
-			return []arg{sliceArg(a, len(name)+1)}, true
+			return []arg{valueArg(a, a.val[len(name)+1:])}, true
 		}
 		return nil, true
 	}
@@ -1229,7 +1072,7 @@ func fdExec(a arg) ([]arg, bool) {
 		switch {
 		case v[j] == 'x' || v[j] == 'X':
 			if j+1 < len(v) {
-				return []arg{sliceArg(a, j+1)}, true
+				return []arg{valueArg(a, a.val[j+1:])}, true
 			}
 			return nil, true
 		case strings.IndexByte("deEtSojc", v[j]) >= 0:
@@ -1316,8 +1159,14 @@ loop:
 		return e
 	}
 	if smode || len(ops) == 0 {
-		if c.in.kind == inText {
-			c.zshNullCommands(c.in.text)
+		if text, ok := c.in.names(); ok {
+			c.zshNullCommands(text)
+		}
+		if c.in.kind == inPipe && c.in.text != "" {
+			// What echo or printf writes into the pipe is the script it
+			// runs; what does not parse stays unknown.
+			c.runScript("| "+c.name, c.in.text, input{}).lenient = true
+			return e
 		}
 		return worse(c.stdinCode("shell", true), e)
 	}
@@ -1359,13 +1208,10 @@ func foreignShell(c *call) effect {
 		return pwsh(c)
 	}
 	f := foreignShells[c.name]
-	args := c.args
-	if f.goFlags {
-		args = goFlags(args, f.opts.spec.long)
-	}
-	opts, ops := f.opts.split(args)
+	p := f.opts.split(c.args)
+	ops := p.ops
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch {
 		case slices.Contains(f.code, o.name):
 			return unknown("runs " + c.name + " code, which Airlock cannot parse")
@@ -1378,7 +1224,7 @@ func foreignShell(c *call) effect {
 			e = worse(e, c.setsEnv(c.name+" "+o.name, []arg{o.val}))
 		}
 	}
-	if len(ops) == 0 || optHas(opts, f.stdin...) || ops[0].static && ops[0].val == "-" {
+	if len(ops) == 0 || p.has(f.stdin...) || ops[0].static && ops[0].val == "-" {
 		return unknown("runs " + c.name + " code read from its input, which Airlock cannot parse")
 	}
 	return worse(c.runsFile(ops[0], c.name, false), e)
@@ -1389,52 +1235,29 @@ func foreignShell(c *call) effect {
 // input, that run a file at start-up, that write a file, that set an
 // environment variable.
 type foreignOpts struct {
-	opts                         getoptLong
+	opts                         getopt
 	code, stdin, rc, writes, env []string
-	goFlags                      bool // options are spelled as Go's flag package spells them ("-rc FILE")
-}
-
-// goFlags rewrites the leading options of a program that parses them with
-// Go's flag package ("-name", "--name") with two dashes, so that getopt
-// does not take them for clusters of letters; values names those that
-// take one.
-func goFlags(args []arg, values []string) []arg {
-	out := slices.Clone(args)
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		if !a.static || len(a.val) < 2 || a.val[0] != '-' || a.val == "--" {
-			break
-		}
-		if len(a.val) > 2 && a.val[1] != '-' {
-			out[i].val = "-" + a.val
-		}
-		if slices.Contains(values, out[i].val) {
-			i++
-		}
-	}
-	return out
 }
 
 var foreignShells = map[string]foreignOpts{
-	"fish": {opts: getoptLong{spec: optSpec{short: "cCdfop", long: []string{"--command", "--init-command", "--debug",
-		"--features", "--debug-output", "--profile", "--profile-startup"}}, flags: []string{"--interactive",
-		"--login", "--no-config", "--no-execute", "--print-rusage-self", "--print-debug-categories", "--private",
-		"--version", "--help"}},
+	"fish": {opts: getopt{short: "cCdfop", long: names("--command --init-command --debug --features --debug-output " +
+		"--profile --profile-startup"), flags: names("--interactive --login --no-config --no-execute " +
+		"--print-rusage-self --print-debug-categories --private --version --help")},
 		code: []string{"-c", "--command", "-C", "--init-command"}, stdin: []string{"-i", "--interactive"},
 		writes: []string{"-o", "--debug-output", "-p", "--profile", "--profile-startup"}},
-	"csh":  {opts: getoptLong{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
-	"tcsh": {opts: getoptLong{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
-	"nu": {opts: getoptLong{spec: optSpec{short: "ceIm", long: []string{"--commands", "--execute", "--config",
-		"--env-config", "--plugin-config", "--plugins", "--log-level", "--log-target", "--log-include",
-		"--log-exclude", "--table-mode", "--error-style", "--include-path", "--experimental-options",
-		"--ide-goto-def", "--ide-hover", "--ide-complete", "--ide-check"}}},
+	"csh":  {opts: getopt{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
+	"tcsh": {opts: getopt{}, code: []string{"-c"}, stdin: []string{"-s", "-t", "-i"}},
+	"nu": {opts: getopt{short: "ceIm", long: names("--commands --execute --config --env-config --plugin-config " +
+		"--plugins --log-level --log-target --log-include --log-exclude --table-mode --error-style " +
+		"--include-path --experimental-options --ide-goto-def --ide-hover --ide-complete --ide-check")},
 		code:  []string{"-c", "--commands", "-e", "--execute"},
 		stdin: []string{"-i", "--interactive", "--stdin"},
 		rc:    []string{"--config", "--env-config", "--plugin-config", "--plugins"}},
-	"elvish": {opts: getoptLong{spec: optSpec{long: []string{"--rc", "--log", "--db", "--sock", "--deprecation-level"}}},
+	// elvish spells its options as Go's flag package does ("-rc FILE").
+	"elvish": {opts: goOptions("--rc", "--log", "--db", "--sock", "--deprecation-level"),
 		code: []string{"-c", "--c"}, stdin: []string{"-i", "--i"}, rc: []string{"--rc"},
-		writes: []string{"--log", "--db"}, goFlags: true},
-	"xonsh": {opts: getoptLong{spec: optSpec{short: "cD", long: []string{"--rc", "--shell-type", "--timings"}}},
+		writes: []string{"--log", "--db"}},
+	"xonsh": {opts: getopt{short: "cD", long: names("--rc --shell-type --timings")},
 		code: []string{"-c"}, stdin: []string{"-i", "--interactive"}, rc: []string{"--rc"}, env: []string{"-D"}},
 }
 
@@ -1468,7 +1291,7 @@ func pwsh(c *call) effect {
 			return worse(c.runsFile(next, "PowerShell", false), e)
 		case attached:
 		case abbreviation(name, "settingsfile", "configurationfile"):
-			e = c.optReads(e, next)
+			c.raiseReads(&e, next)
 			i++
 		case abbreviation(name, "configurationname", "custompipename", "executionpolicy", "inputformat",
 			"outputformat", "windowstyle", "workingdirectory") || name == "ep" || name == "wd" || name == "if" || name == "of":
@@ -1572,18 +1395,18 @@ var busyboxApplets = map[string]rule{
 // HTTP, and runs the CGI programs under it; -d, -e and -m only encode or
 // hash a string.
 func httpd(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "cpuhrmeid"})
-	if optHas(opts, "-d", "-e", "-m") {
+	p := getopt{short: "cpuhrmeid"}.split(c.args)
+	if p.has("-d", "-e", "-m") {
 		return read("encodes a string")
 	}
-	dir, ok := optVal(opts, "-h")
+	dir, ok := p.value("-h")
 	if !ok {
 		dir = literal(".")
 	}
 	e := net(airlock.ClassNetConnect, "serves the files of "+dir.text+" over HTTP, and runs its CGI programs")
 	c.servesFiles(&e, dir)
-	if conf, ok := optVal(opts, "-c"); ok {
-		e = c.optReads(e, conf)
+	if conf, ok := p.value("-c"); ok {
+		c.raiseReads(&e, conf)
 	}
 	return e
 }
@@ -1606,14 +1429,15 @@ func (c *call) servesFiles(e *effect, dir arg) {
 // of a directory, and writes there with the write letter (ftpd -w).
 func fileServer(writeOpt, reason string) rule {
 	return func(c *call) effect {
-		opts, ops := splitOpts(c.args, optSpec{short: "tTuU"})
+		p := getopt{short: "tTuU"}.split(c.args)
+		ops := p.ops
 		dir := literal(".")
 		if len(ops) > 0 {
 			dir = ops[0]
 		}
 		e := net(airlock.ClassNetConnect, reason)
 		c.servesFiles(&e, dir)
-		if optHas(opts, "-"+writeOpt) {
+		if p.has("-" + writeOpt) {
 			w := write(airlock.ClassFSWrite, "lets whoever connects write files")
 			c.raiseWrites(&w, dir)
 			if w.tier == airlock.TierPrivileged {
@@ -1627,8 +1451,8 @@ func fileServer(writeOpt, reason string) rule {
 // telnetd gives its login program (-l, /bin/login by default) to whoever
 // connects: the program reads their input.
 func telnetd(c *call) effect {
-	opts, _ := splitOpts(c.args, optSpec{short: "lpbfS"})
-	prog, ok := optVal(opts, "-l")
+	p := getopt{short: "lpbfS"}.split(c.args)
+	prog, ok := p.value("-l")
 	if !ok {
 		prog = literal("/bin/login")
 	}
@@ -1640,7 +1464,7 @@ func telnetd(c *call) effect {
 // svd is tcpsvd or udpsvd: "tcpsvd [options] IP PORT PROG ARGS" runs PROG
 // for each connection, reading from it.
 func svd(c *call) effect {
-	_, ops := splitOpts(c.args, optSpec{short: "cCbul"})
+	ops := getopt{short: "cCbul"}.split(c.args).ops
 	e := net(airlock.ClassNetConnect, "gives a program to whoever connects")
 	if len(ops) < 3 {
 		return e
@@ -1654,7 +1478,7 @@ func svd(c *call) effect {
 // (HOST REMOTE [LOCAL]: uploads LOCAL).
 func ftpTransfer(upload bool) rule {
 	return func(c *call) effect {
-		_, ops := splitOpts(c.args, optSpec{short: "upP"})
+		ops := getopt{short: "upP"}.split(c.args).ops
 		e := net(airlock.ClassNetHTTP, "downloads a file over FTP")
 		if upload {
 			e.reason = "uploads a file over FTP"
@@ -1693,33 +1517,34 @@ func inotifyd(c *call) effect {
 	return effect{none: true}
 }
 
-var startStopOpts = getoptLong{spec: optSpec{short: "xapnugcrdNPIksRO", long: []string{"--exec", "--startas",
-	"--pidfile", "--name", "--user", "--group", "--chuid", "--chroot", "--chdir", "--nicelevel", "--procsched",
-	"--iosched", "--umask", "--signal", "--retry", "--output", "--ppid", "--notify-timeout"}},
-	flags: []string{"--start", "--stop", "--status", "--test", "--oknodo", "--quiet", "--verbose", "--background",
-		"--no-close", "--make-pidfile", "--remove-pidfile", "--notify-await", "--help", "--version"}}
+var startStopOpts = getopt{short: "xapnugcrdNPIksRO",
+	long: names("--exec --startas --pidfile --name --user --group --chuid --chroot --chdir --nicelevel --procsched " +
+		"--iosched --umask --signal --retry --output --ppid --notify-timeout"), flags: names("--start --stop --status " +
+		"--test --oknodo --quiet --verbose --background --no-close --make-pidfile --remove-pidfile --notify-await " +
+		"--help --version")}
 
 // startStopDaemon starts the program of -x (--exec) or -a (--startas),
 // with the arguments after "--", and writes its output (-O) and its pid
 // file (-m -p); -K stops it.
 func startStopDaemon(c *call) effect {
-	opts, rest := startStopOpts.parse(c.args)
+	p := startStopOpts.parse(c.args)
+	rest := p.ops
 	switch {
-	case optHas(opts, "-K", "--stop"):
+	case p.has("-K", "--stop"):
 		return kill("stops a daemon")
-	case optHas(opts, "-T", "--status", "-t", "--test"):
+	case p.has("-T", "--status", "-t", "--test"):
 		return read("shows a daemon's status")
 	}
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		if o.has && (o.name == "-O" || o.name == "--output" || (o.name == "-p" || o.name == "--pidfile") &&
-			optHas(opts, "-m", "--make-pidfile")) {
+			p.has("-m", "--make-pidfile")) {
 			e = worse(e, c.optWrite("writes", o.val))
 		}
 	}
-	prog, ok := optVal(opts, "-a", "--startas")
+	prog, ok := p.value("-a", "--startas")
 	if !ok {
-		prog, ok = optVal(opts, "-x", "--exec")
+		prog, ok = p.value("-x", "--exec")
 	}
 	if !ok {
 		return worse(read("runs no command"), e)
@@ -1731,9 +1556,10 @@ func startStopDaemon(c *call) effect {
 // chpst runs a program with changed limits, user or environment: -e DIR
 // sets variables from the files of DIR, which Airlock cannot see.
 func chpst(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "uUe/nlLmdofpct"})
+	p := getopt{short: "uUe/nlLmdofpct"}.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	if d, ok := optVal(opts, "-e"); ok {
+	if d, ok := p.value("-e"); ok {
 		e = env("sets environment variables from the files of " + d.text)
 	}
 	return c.wraps("chpst", rest, e)
@@ -1756,7 +1582,7 @@ func setarch(named bool) rule {
 		if named && len(args) > 0 && !(args[0].static && strings.HasPrefix(args[0].val, "-")) {
 			args = args[1:]
 		}
-		_, rest := splitOpts(args, optSpec{short: "B"})
+		rest := getopt{short: "B"}.split(args).ops
 		if len(rest) == 0 {
 			if named && len(c.args) == 0 {
 				return read("lists architectures")
@@ -1810,20 +1636,17 @@ func sg(c *call) effect {
 	return effect{none: true}
 }
 
-var runconOpts = getoptLong{spec: optSpec{short: "urtl", long: []string{"--user", "--role", "--type", "--range"}},
-	flags: []string{"--compute", "--help", "--version"}}
+var runconOpts = getopt{short: "urtl", long: names("--user --role --type --range"), flags: names("--compute --help " +
+	"--version")}
 
 // runcon runs "runcon CONTEXT COMMAND", or "runcon -t TYPE ... COMMAND".
 func runcon(c *call) effect {
-	opts, rest := runconOpts.split(c.args)
-	if !optHas(opts, "-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range") && len(rest) > 0 {
+	p := runconOpts.split(c.args)
+	rest := p.ops
+	if !p.has("-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range") && len(rest) > 0 {
 		rest = rest[1:]
 	}
-	if len(rest) == 0 {
-		return read("shows the security context")
-	}
-	c.run("runcon", rest, effect{})
-	return effect{none: true}
+	return c.runs("runcon", rest, read("shows the security context"))
 }
 
 // ksu is Kerberos su: "ksu [USER] [options] -e COMMAND..." runs COMMAND
@@ -1847,41 +1670,35 @@ func ksu(c *call) effect {
 	return unknown("opens an interactive shell as another user")
 }
 
-var prlimitOpts = getoptLong{spec: optSpec{short: "po", long: []string{"--pid", "--output"}},
-	flags: []string{"--core", "--data", "--nice", "--fsize", "--sigpending", "--memlock", "--rss", "--nofile",
-		"--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as", "--locks", "--rttime", "--noheadings",
-		"--raw", "--verbose", "--help", "--version"},
-	optional: map[byte]string{'c': "--core", 'd': "--data", 'e': "--nice", 'f': "--fsize", 'i': "--sigpending",
-		'l': "--memlock", 'm': "--rss", 'n': "--nofile", 'q': "--msgqueue", 'r': "--rtprio", 's': "--stack",
-		't': "--cpu", 'u': "--nproc", 'v': "--as", 'x': "--locks", 'y': "--rttime"}}
+var prlimitOpts = getopt{short: "po", optShort: "cdefilmnqrstuvxy", long: names("--pid --output"),
+	flags: names("--core --data --nice --fsize --sigpending --memlock --rss --nofile --msgqueue --rtprio --stack " +
+		"--cpu --nproc --as --locks --rttime --noheadings --raw --verbose --help --version")}
 
 // prlimit runs a command with resource limits, or changes those of a
 // running process (--pid).
 func prlimit(c *call) effect {
-	opts, rest := prlimitOpts.split(c.args)
-	if _, ok := optVal(opts, "-p", "--pid"); ok {
+	p := prlimitOpts.split(c.args)
+	rest := p.ops
+	if _, ok := p.value("-p", "--pid"); ok {
 		return exec("changes the resource limits of a running process")
 	}
-	if len(rest) == 0 {
-		return read("shows resource limits")
-	}
-	c.run("prlimit", rest, effect{})
-	return effect{none: true}
+	return c.runs("prlimit", rest, read("shows resource limits"))
 }
 
-var cpulimitOpts = getoptLong{spec: optSpec{short: "lpePsc", long: []string{"--limit", "--pid", "--exe", "--path",
-	"--signal", "--cpu"}}, flags: []string{"--lazy", "--include-children", "--verbose", "--foreground", "--quiet",
-	"--kill", "--restore", "--monitor-forks", "--background", "--help"}}
+var cpulimitOpts = getopt{short: "lpePsc", long: names("--limit --pid --exe --path --signal --cpu"),
+	flags: names("--lazy --include-children --verbose --foreground --quiet --kill --restore --monitor-forks " +
+		"--background --help")}
 
 // cpulimit runs a command with a CPU limit, or limits a running process
 // (-p, -e, -P).
 func cpulimit(c *call) effect {
-	opts, rest := cpulimitOpts.split(c.args)
+	p := cpulimitOpts.split(c.args)
+	rest := p.ops
 	switch {
 	case len(rest) > 0:
 		c.run("cpulimit", rest, effect{})
 		return effect{none: true}
-	case optHas(opts, "-p", "-e", "-P", "--pid", "--exe", "--path"):
+	case p.has("-p", "-e", "-P", "--pid", "--exe", "--path"):
 		return exec("limits the CPU of a running process")
 	}
 	return read("runs no command")
@@ -1890,21 +1707,17 @@ func cpulimit(c *call) effect {
 // choom runs "choom -n ADJ COMMAND", or with -p changes the OOM score of a
 // running process.
 func choom(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "np", long: []string{"--adjust", "--pid"}})
-	switch {
-	case optHas(opts, "-p", "--pid"):
+	p := choomOpts.split(c.args)
+	if p.has("-p", "--pid") {
 		return exec("changes the OOM score of a running process")
-	case len(rest) == 0:
-		return read("runs no command")
 	}
-	c.run("choom", rest, effect{})
-	return effect{none: true}
+	return c.runs("choom", p.ops, read("runs no command"))
 }
 
 // logsave runs "logsave [-asv] LOGFILE COMMAND" and writes the command's
 // output to LOGFILE.
 func logsave(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{})
+	rest := getopt{}.split(c.args).ops
 	if len(rest) < 2 {
 		return read("runs no command")
 	}
@@ -1919,7 +1732,7 @@ func logsave(c *call) effect {
 // setlock is daemontools' "setlock [-nNxX] FILE PROGRAM": it creates the
 // lock file.
 func setlock(c *call) effect {
-	_, rest := splitOpts(c.args, optSpec{})
+	rest := getopt{}.split(c.args).ops
 	if len(rest) == 0 {
 		return read("takes a lock")
 	}
@@ -1937,9 +1750,10 @@ func setlock(c *call) effect {
 // rlwrap runs a command with line editing: -z runs a filter program, -H
 // and -l write its history and log, -f reads words to complete from a file.
 func rlwrap(c *call) effect {
-	opts, rest := rlwrapOpts.split(c.args)
+	p := rlwrapOpts.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch {
 		case !o.has:
 		case o.name == "-z" || o.name == "--filter":
@@ -1947,42 +1761,38 @@ func rlwrap(c *call) effect {
 		case o.name == "-H" || o.name == "--history-filename" || o.name == "-l" || o.name == "--logfile":
 			e = worse(e, c.optWrite("writes", o.val))
 		case o.name == "-f" || o.name == "--file":
-			e = c.optReads(e, o.val)
+			c.raiseReads(&e, o.val)
 		}
 	}
 	return c.wraps("rlwrap", rest, e)
 }
 
-var rlwrapOpts = getoptLong{spec: optSpec{short: "bCDefFgHlMOPqsStwz", long: []string{"--break-chars",
-	"--command-name", "--history-no-dupes", "--extra-char-after-completion", "--file", "--history-format",
-	"--forget-matching", "--history-filename", "--logfile", "--multi-line-ext", "--only-cook", "--pre-given",
-	"--quote-characters", "--histsize", "--substitute-prompt", "--set-term-name", "--wait-before-prompt",
-	"--filter"}}, flags: []string{"--ansi-colour-aware", "--always-readline", "--complete-filenames",
-	"--case-insensitive", "--no-children", "--no-warnings", "--one-shot", "--remember", "--renice", "--mirror-arguments",
-	"--version", "--polling", "--help", "--password", "--multi-line", "--prompt-colour"},
-	optional: map[byte]string{'a': "--always-readline", 'm': "--multi-line", 'p': "--prompt-colour"}}
+var rlwrapOpts = getopt{short: "bCDefFgHlMOPqsStwz", optShort: "amp", long: names("--break-chars --command-name " +
+	"--history-no-dupes --extra-char-after-completion --file --history-format --forget-matching " +
+	"--history-filename --logfile --multi-line-ext --only-cook --pre-given --quote-characters --histsize " +
+	"--substitute-prompt --set-term-name --wait-before-prompt --filter"), flags: names("--ansi-colour-aware " +
+	"--always-readline --complete-filenames --case-insensitive --no-children --no-warnings --one-shot " +
+	"--remember --renice --mirror-arguments --version --polling --help --password --multi-line --prompt-colour")}
 
 // faketime runs "faketime [options] TIMESTAMP COMMAND"; --date-prog names
 // the program that reads the timestamp.
 func faketime(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{long: []string{"--date-prog"}})
-	if p, ok := optVal(opts, "--date-prog"); ok {
-		c.run("faketime --date-prog", []arg{p}, effect{})
+	p := faketimeOpts.split(c.args)
+	rest := p.ops
+	if prog, ok := p.value("--date-prog"); ok {
+		c.run("faketime --date-prog", []arg{prog}, effect{})
 	}
-	if len(rest) < 2 {
-		return read("runs no command")
-	}
-	c.run("faketime", rest[1:], effect{})
-	return effect{none: true}
+	return c.runs("faketime", rest[min(1, len(rest)):], read("runs no command"))
 }
 
 // fakeroot runs a command, or the user's shell, pretending to be root: -l
 // loads a library into it, --faked runs another daemon, -s writes its
 // state to a file and -i reads it.
 func fakeroot(c *call) effect {
-	opts, rest := splitOpts(c.args, optSpec{short: "lisb", long: []string{"--lib", "--faked", "--fd-base"}})
+	p := fakerootOpts.split(c.args)
+	rest := p.ops
 	e := effect{none: true}
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch {
 		case !o.has:
 		case o.name == "-l" || o.name == "--lib":
@@ -1992,7 +1802,7 @@ func fakeroot(c *call) effect {
 		case o.name == "-s":
 			e = worse(e, c.optWrite("saves its state to", o.val))
 		case o.name == "-i":
-			e = c.optReads(e, o.val)
+			c.raiseReads(&e, o.val)
 		}
 	}
 	if len(rest) == 0 {
@@ -2043,24 +1853,28 @@ func bwrap(c *call) effect {
 	return e
 }
 
-var sshOpts = optSpec{short: "BbcDEeFIiJLlmOopQRSWw"}
+// sshOpts are ssh's options: -F follows a configuration, -E writes a
+// log, -I loads a library (see sshOptions).
+var sshOpts = getopt{short: "BbcDeiJLlmOopQRSWw",
+	roles: map[string]role{"-F": runsFile, "-E": writesFile, "-I": loadsLibrary}}
 
 // ssh: the remote command is parsed (Via ssh); options that run local
 // commands (ProxyCommand) are parsed too.
 func ssh(c *call) effect {
-	opts, rest := splitOpts(c.args, sshOpts)
+	p := sshOpts.split(c.args)
+	rest := p.ops
 	// ssh takes options after the host too, unless "--" came before it.
 	if n := len(c.args) - len(rest); len(rest) > 1 && !(n > 0 && c.args[n-1].static && c.args[n-1].val == "--") {
-		more, cmd := splitOpts(rest[1:], sshOpts)
-		opts, rest = append(opts, more...), append(rest[:1:1], cmd...)
+		more := sshOpts.split(rest[1:])
+		p.opts, rest = append(p.opts, more.opts...), append(rest[:1:1], more.ops...)
 	}
-	own := c.sshOptions(opts)
 	host := "a host"
 	if len(rest) > 0 {
 		host = rest[0].text
 	}
-	e := worse(net(airlock.ClassNetConnect, "connects to "+host+" over ssh"), own)
-	if len(rest) == 0 || optHas(opts, "-N", "-O", "-G", "-V", "-Q") {
+	e := net(airlock.ClassNetConnect, "connects to "+host+" over ssh")
+	c.sshOptions(&e, p.opts, sshOpts.roles)
+	if len(rest) == 0 || p.has("-N", "-O", "-G", "-V", "-Q") {
 		return e
 	}
 	remote := rest[1:]
@@ -2081,101 +1895,22 @@ func ssh(c *call) effect {
 	return e
 }
 
-// sshOptions classifies what ssh's own options do on this machine: -F
-// and -o Include read a configuration, whose lines an error message
-// prints; -E and -o UserKnownHostsFile write files; -I and the provider
-// options load libraries; the command options run commands. scp and sftp
-// take the same options.
-func (c *call) sshOptions(opts []option) effect {
-	c.proxyCommands(opts)
-	e := effect{none: true}
-	for _, o := range opts {
-		if !o.has {
-			continue
-		}
-		switch o.name {
-		case "-F":
-			e = c.optReads(e, o.val)
-		case "-E":
-			e = worse(e, c.optWrite("writes a log", o.val))
-		case "-I":
-			e = worse(e, exec("loads library "+o.val.text))
-		case "-o":
-			key, val := sshOption(o.val.val)
-			files := strings.Fields(val)
-			switch key {
-			case "include", "revokedhostkeys", "globalknownhostsfile":
-				for _, f := range files {
-					e = c.optReads(e, literal(f))
-				}
-			case "userknownhostsfile":
-				for _, f := range files {
-					e = worse(e, c.optWrite("adds host keys to", literal(f)))
-				}
-			case "pkcs11provider", "securitykeyprovider":
-				e = worse(e, exec("loads library "+quote(val)))
-			case "xauthlocation":
-				c.run("ssh -o XAuthLocation", []arg{literal(val)}, effect{})
-			}
-		}
-	}
-	return e
-}
-
-// sshOption splits an ssh -o option ("Key=value", "Key value") into its
-// key, lowercase, and its value.
-func sshOption(o string) (key, val string) {
-	key, val, ok := strings.Cut(o, "=")
-	if !ok {
-		key, val, _ = strings.Cut(o, " ")
-	}
-	return strings.ToLower(strings.TrimSpace(key)), strings.TrimSpace(val)
-}
-
-// optWrite is the effect of a program's writing a file it is given (a
-// log, a report): a write, or a system change.
-func (c *call) optWrite(reason string, f arg) effect {
-	e := write(airlock.ClassFSWrite, reason+" "+f.text)
-	c.raiseWrites(&e, f)
-	return e
-}
-
-// proxyCommands parses the local commands that ssh options run
-// (-o ProxyCommand=..., -o LocalCommand=...). ssh runs a proxy command as
-// "exec COMMAND".
-func (c *call) proxyCommands(opts []option) {
-	for _, o := range opts {
-		if o.name != "-o" || !o.has {
-			continue
-		}
-		if !o.val.static {
-			c.runUnknown("ssh -o", o.val.text, "sets an ssh option only known at run time")
-			continue
-		}
-		key, val := sshOption(o.val.val)
-		switch key {
-		case "proxycommand":
-			c.runScript("ssh -o ProxyCommand", "exec "+val, input{})
-		case "localcommand", "knownhostscommand", "remotecommand":
-			c.runScript("ssh -o "+key, val, input{})
-		}
-	}
-}
-
-var scriptOpts = getoptLong{spec: optSpec{short: "BIOTEmoc", long: []string{"--log-io", "--log-in", "--log-out",
-	"--log-timing", "--echo", "--logging-format", "--output-limit", "--command"}},
-	flags:    []string{"--append", "--return", "--flush", "--force", "--quiet", "--timing", "--help", "--version"},
-	optional: map[byte]string{'t': "--timing"}}
+var scriptOpts = getopt{short: "BIOTEmoc", optShort: "t", long: names("--log-io --log-in --log-out --log-timing " +
+	"--echo --logging-format --output-limit --command"), flags: names("--append --return --flush --force --quiet " +
+	"--timing --help --version")}
 
 // scriptRule is script, which records a session to its files (the
 // operand, the log options) while it runs a command (-c; on BSD, the words
-// after the file) or an interactive shell.
+// after the file) or an interactive shell. What it reads from a pipe it
+// types into that command's terminal: keystrokes, which a shell or an
+// editor runs, whatever Airlock knows of the text.
 func scriptRule(c *call) effect {
-	opts, ops := scriptOpts.parse(c.args)
+	p := scriptOpts.parse(c.args)
+	ops := p.ops
 	e := write(airlock.ClassFSWrite, "records a terminal session to a file")
-	for _, o := range opts {
+	for _, o := range p.opts {
 		switch o.name {
-		case "-B", "-I", "-O", "-T", "--log-io", "--log-in", "--log-out", "--log-timing", "--timing":
+		case "-B", "-I", "-O", "-T", "-t", "--log-io", "--log-in", "--log-out", "--log-timing", "--timing":
 			if o.has {
 				c.raiseWrites(&e, o.val)
 			}
@@ -2184,15 +1919,20 @@ func scriptRule(c *call) effect {
 	if len(ops) > 0 {
 		c.raiseWrites(&e, ops[0])
 	}
-	if cmd, ok := optVal(opts, "-c", "--command"); ok {
+	in := c.in
+	if in.kind == inPipe {
+		in = input{kind: inPipe}
+		e = unknown("types what it reads from a pipe into the command it runs, as keystrokes")
+	}
+	if cmd, ok := p.value("-c", "--command"); ok {
 		if !cmd.static {
 			return unknown("runs a command only known at run time")
 		}
-		c.runScript("script -c", cmd.val, c.in)
+		c.runScript("script -c", cmd.val, in)
 		return e
 	}
 	if len(ops) > 1 {
-		c.run("script", ops[1:], effect{})
+		c.run("script", ops[1:], effect{}).in = in
 		return e
 	}
 	return unknown("opens an interactive shell and records it")
