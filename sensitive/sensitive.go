@@ -414,6 +414,20 @@ func HoldsSecrets(dir string) bool {
 	return secret
 }
 
+// SecretVar reports whether an environment variable's name says it holds a
+// secret: a token, a password, a key (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
+// PGPASSWORD, OPENAI_API_KEY).
+func SecretVar(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PRIVATE_KEY", "API_KEY", "APIKEY",
+		"ACCESS_KEY", "CREDENTIAL", "AUTH_KEY", "SESSION_KEY"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return strings.HasSuffix(n, "_PASS") || strings.HasSuffix(n, "_PWD") || strings.HasSuffix(n, "_KEY")
+}
+
 // SecretName reports whether a file of this name holds a secret wherever it
 // is (id_rsa, .netrc, .env); with glob, whether the pattern may match one.
 func SecretName(name string, glob bool) bool {

@@ -111,3 +111,15 @@ func TestHoldsSecrets(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretVar(t *testing.T) {
+	for name, want := range map[string]bool{
+		"GITHUB_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true, "PGPASSWORD": true, "OPENAI_API_KEY": true,
+		"DB_PASS": true, "npm_token": true, "STRIPE_KEY": true,
+		"PATH": false, "HOME": false, "PWD": false, "OLDPWD": false, "KEYBOARD": false, "NODE_ENV": false,
+	} {
+		if got := SecretVar(name); got != want {
+			t.Errorf("SecretVar(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

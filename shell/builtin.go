@@ -11,13 +11,13 @@ import (
 // run strings (eval, trap, alias, source).
 var builtins = map[string]rule{
 	":": inertRule("does nothing"), "true": inertRule("does nothing"), "false": inertRule("does nothing"),
-	"echo": inertRule("prints text"), "printf": printf, "read": readVars,
+	"echo": echo, "printf": printf, "read": readVars,
 	"shift": inertRule("shifts arguments"), "wait": waitRule,
 	"exit": inertRule("exits the shell"), "return": inertRule("returns"), "logout": inertRule("exits the shell"),
 	"break": inertRule("leaves a loop"), "continue": inertRule("continues a loop"),
 	"test": inertRule("tests a condition"), "[": inertRule("tests a condition"),
 	"pwd": inertRule("prints the working directory"), "type": inertRule("describes a command"),
-	"hash": hash, "set": inertRule("sets shell options"), "shopt": inertRule("sets shell options"),
+	"hash": hash, "set": setRule, "shopt": inertRule("sets shell options"),
 	"unset": unset, "export": declare, "declare": declare, "local": declare, "readonly": declare,
 	"typeset": declare, "let": inertRule("evaluates arithmetic"), "umask": inertRule("sets the file mode mask"),
 	"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": jobsRule,
@@ -35,13 +35,31 @@ var builtins = map[string]rule{
 	"zcompile": writes(airlock.ClassFSWrite, "compiles shell functions to a file"),
 }
 
+// echo prints its words; a word that expands a variable named like a
+// secret (echo "$GITHUB_TOKEN") prints the secret.
+func echo(c *call) effect {
+	if e, ok := printsSecretVar(c.args); ok {
+		return e
+	}
+	return inert("prints text")
+}
+
 func printf(c *call) effect {
 	if v, ok := c.value("-v"); ok {
 		if r, bad := sensitiveVar(v.val); bad || !v.static {
 			return env(orElse(r, "sets a variable whose name is only known at run time"))
 		}
+		return inert("prints text into a variable")
 	}
-	return inert("prints text")
+	return echo(c)
+}
+
+// setRule sets shell options; alone it prints every variable.
+func setRule(c *call) effect {
+	if len(c.args) == 0 {
+		return printsEnvironment
+	}
+	return inert("sets shell options")
 }
 
 func orElse(a, b string) string {

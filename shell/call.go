@@ -126,7 +126,62 @@ func (c *call) raiseReads(e *effect, args ...arg) {
 			*e = s
 			return
 		}
+		if a.under {
+			c.raiseReadTree(e, a)
+		}
 	}
+}
+
+// raiseReadTree makes e a secret read when one of dirs, read whole (a
+// recursive search, an archive, a recursive copy), holds secrets somewhere
+// inside: grep -r TODO ~ reads ~/.ssh too, tar czf - / reads /etc/shadow.
+func (c *call) raiseReadTree(e *effect, dirs ...arg) {
+	if e.tier >= airlock.TierPrivileged {
+		return
+	}
+	for _, d := range dirs {
+		v, ok := d.pathValue()
+		if !ok {
+			continue
+		}
+		if p := sensitive.Clean(c.resolve(v), ""); sensitive.HoldsSecrets(p) {
+			*e = effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+				reason: "reads every file under " + p + ", credentials included"}
+			return
+		}
+	}
+}
+
+// printsEnvironment is printing the whole environment, where agents' and
+// programs' tokens and keys live (env, printenv, export -p, set).
+var printsEnvironment = effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead,
+	tier: airlock.TierPrivileged, reason: "prints the environment, where tokens and keys live"}
+
+// printsSecretVar returns the effect of printing words that expand a
+// variable whose name says it holds a secret (echo "$GITHUB_TOKEN").
+func printsSecretVar(words []arg) (effect, bool) {
+	for _, w := range words {
+		if w.static {
+			continue
+		}
+		for t := w.text; t != ""; {
+			i := strings.IndexByte(t, '$')
+			if i < 0 {
+				break
+			}
+			t = strings.TrimPrefix(t[i+1:], "{")
+			n := 0
+			for n < len(t) && (t[n] == '_' || t[n] >= 'A' && t[n] <= 'Z' || t[n] >= 'a' && t[n] <= 'z' || n > 0 && t[n] >= '0' && t[n] <= '9') {
+				n++
+			}
+			if name := t[:n]; name != "" && sensitive.SecretVar(name) {
+				return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+					reason: "prints $" + name + ", a secret"}, true
+			}
+			t = t[n:]
+		}
+	}
+	return effect{}, false
 }
 
 // raiseNamed makes e a secret read when one of the command's words names a

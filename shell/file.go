@@ -36,7 +36,7 @@ var listing = []string{
 	"ls", "dir", "vdir", "exa", "eza", "lsd", "stat", "df", "locate", "mlocate", "plocate", "realpath",
 	"readlink", "dirname", "basename", "which", "whereis", "namei", "lsof", "pgrep", "pidof", "top", "htop",
 	"btop", "free", "vmstat", "iostat", "mpstat", "uptime", "w", "whoami", "id", "groups", "uname", "nproc",
-	"lscpu", "lsblk", "lsusb", "lsmod", "modinfo", "hostid", "getconf", "locale", "tty", "printenv", "cal",
+	"lscpu", "lsblk", "lsusb", "lsmod", "modinfo", "hostid", "getconf", "locale", "tty", "cal",
 	"ncal", "sleep", "seq", "expr", "factor", "numfmt", "yes", "uuidgen", "lsattr", "getfacl", "getcap",
 	"sestatus", "getenforce", "quota", "clear", "reset", "tput", "tabs", "sw_vers", "lsb_release", "pstree",
 	"pwdx", "iotop", "nethogs", "netstat", "logname",
@@ -48,6 +48,7 @@ var listingRules = []string{"du", "file", "tree", "last", "lastb", "lastlog", "s
 	"whatis", "lspci", "iftop"}
 
 var fileCommands = map[string]rule{
+	"printenv": printenv,
 	// Search and text processing.
 	"grep": grep, "egrep": grep, "fgrep": grep, "zgrep": grep, "zegrep": grep, "zfgrep": grep, "bzgrep": grep,
 	"xzgrep": grep, "rg": rg, "ag": ag, "ack": ack,
@@ -188,6 +189,9 @@ func searchOps(c *call, p parsed, noPattern, recursive bool, lists []arg) effect
 	e := read("searches files")
 	c.raiseReads(&e, ops...)
 	c.raiseReads(&e, lists...)
+	if recursive {
+		c.raiseReadTree(&e, ops...)
+	}
 	return e
 }
 
@@ -1123,6 +1127,9 @@ func copyLike(c *call, g getopt, e effect) effect {
 		dests, srcs = srcs[len(srcs)-1:], srcs[:len(srcs)-1]
 	}
 	c.raiseReads(&e, srcs...)
+	if p.has("-r", "-R", "--recursive", "-a", "--archive") {
+		c.raiseReadTree(&e, srcs...)
+	}
 	c.raiseWrites(&e, dests...)
 	return e
 }
@@ -1401,11 +1408,11 @@ func patch(c *call) effect {
 
 // Archives and compressors.
 
-// raiseTree raises the effect of writing files of unknown names (the
+// raiseWriteTree raises the effect of writing files of unknown names (the
 // members of an archive) under dir: privileged when dir is a system place,
 // or holds places where a written file runs code or grants access (the
 // home directory holds ~/.bashrc and ~/.ssh).
-func (c *call) raiseTree(e *effect, dir arg) {
+func (c *call) raiseWriteTree(e *effect, dir arg) {
 	c.raiseWrites(e, dir)
 	v, ok := dir.pathValue()
 	if !ok || e.tier >= airlock.TierPrivileged {
@@ -1501,7 +1508,7 @@ func (c *call) tarMode(p parsed, archives, lists []arg) effect {
 		if len(dirs) == 0 {
 			dirs = []arg{literal(".")}
 		}
-		c.raiseTree(&e, dirs[len(dirs)-1])
+		c.raiseWriteTree(&e, dirs[len(dirs)-1])
 		return e
 	case p.has("-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate", "--delete"):
 		e := write(airlock.ClassFSWrite, "writes an archive")
@@ -1511,6 +1518,9 @@ func (c *call) tarMode(p parsed, archives, lists []arg) effect {
 		}
 		c.raiseReads(&e, p.ops...)
 		c.raiseReads(&e, p.values("--add-file")...)
+		if !p.has("--no-recursion") {
+			c.raiseReadTree(&e, p.ops...)
+		}
 		for _, l := range lists {
 			c.raiseReads(&e, l)
 			c.raiseReads(&e, c.stdinNames(l)...)
@@ -1567,7 +1577,7 @@ func unzip(c *call) effect {
 	if d, ok := p.value("-d"); ok {
 		dir = d
 	}
-	c.raiseTree(&e, dir)
+	c.raiseWriteTree(&e, dir)
 	return e
 }
 
@@ -1621,6 +1631,12 @@ func zip(c *call) effect {
 	if len(ops) > 0 {
 		outs = append(outs, ops[0])
 		c.raiseReads(&e, ops[1:]...)
+		if slices.ContainsFunc(c.args, func(a arg) bool {
+			return a.static && (a.val == "--recurse-paths" || a.val == "-R" || a.val == "--recurse-patterns" ||
+				len(a.val) > 1 && a.val[0] == '-' && a.val[1] != '-' && strings.ContainsRune(a.val, 'r'))
+		}) {
+			c.raiseReadTree(&e, ops[1:]...)
+		}
 	}
 	if slices.ContainsFunc(c.args, func(a arg) bool { return a.static && a.val == "-@" }) {
 		c.raiseReads(&e, c.stdinNames(literal("-"))...)
@@ -1671,7 +1687,7 @@ func sevenZip(c *call) effect {
 			return admin("extracts an archive with absolute paths")
 		}
 		e := write(airlock.ClassFSWrite, "extracts an archive")
-		c.raiseTree(&e, dir)
+		c.raiseWriteTree(&e, dir)
 		return e
 	}
 	e := write(airlock.ClassFSWrite, "writes an archive")
@@ -1690,6 +1706,7 @@ func sevenZip(c *call) effect {
 	}
 	c.raiseReads(&e, files...)
 	c.raiseReads(&e, lists...)
+	c.raiseReadTree(&e, files...)
 	return e
 }
 
@@ -1723,12 +1740,12 @@ func cpio(c *call) effect {
 			if d, ok := p.value("-D", "--directory"); ok {
 				dir = d
 			}
-			c.raiseTree(&e, dir)
+			c.raiseWriteTree(&e, dir)
 		}
 	case p.has("-p", "--pass-through"):
 		e = write(airlock.ClassFSCopy, "copies the files its input names")
 		for _, d := range p.ops {
-			c.raiseTree(&e, d)
+			c.raiseWriteTree(&e, d)
 		}
 		c.raiseReads(&e, c.stdinNames(literal("-"))...)
 	default:
@@ -3195,4 +3212,20 @@ func mlr(c *call) effect {
 		}
 	}
 	return e
+}
+
+// printenv prints the whole environment, or the variables it names: a
+// variable named like a secret (GITHUB_TOKEN) is one.
+func printenv(c *call) effect {
+	vars := c.operands()
+	if len(vars) == 0 {
+		return printsEnvironment
+	}
+	for _, v := range vars {
+		if !v.static || sensitive.SecretVar(v.val) {
+			return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+				reason: "prints " + v.text + ", a secret"}
+		}
+	}
+	return read("prints environment variables")
 }

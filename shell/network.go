@@ -743,15 +743,24 @@ func transfer(c *call, ops []arg, reason string) effect {
 		if !isRemote(dest) {
 			c.raiseWrites(&e, dest)
 		}
-		var local []arg
-		for _, s := range ops[:len(ops)-1] {
-			if !isRemote(s) {
-				local = append(local, s)
-			}
-		}
-		c.raiseReads(&e, local...)
+		c.raiseReads(&e, localSources(ops)...)
 	}
 	return e
+}
+
+// localSources are the operands of an scp-like copy that are read here:
+// every one but the destination that names no other host.
+func localSources(ops []arg) []arg {
+	if len(ops) < 2 {
+		return nil
+	}
+	var local []arg
+	for _, s := range ops[:len(ops)-1] {
+		if !isRemote(s) {
+			local = append(local, s)
+		}
+	}
+	return local
 }
 
 // sshConfig says what ssh does with the value of a configuration keyword
@@ -806,6 +815,9 @@ func scp(c *call) effect {
 	p := scpFlags.parse(c.args)
 	ops := p.ops
 	e := transfer(c, ops, "copies files to or from another host")
+	if p.has("-r") {
+		c.raiseReadTree(&e, localSources(ops)...)
+	}
 	c.sshOptions(&e, p.opts, scpFlags.roles)
 	return e
 }
@@ -855,6 +867,9 @@ func rsync(c *call) effect {
 	p := rsyncFlags.parse(c.args)
 	ops := p.ops
 	e := transfer(c, ops, "synchronises files with another host")
+	if p.has("-r", "--recursive", "-a", "--archive") {
+		c.raiseReadTree(&e, localSources(ops)...)
+	}
 	if p.has("--daemon") {
 		e = worse(e, net(airlock.ClassNetConnect, "runs an rsync daemon that serves files to network peers"))
 	}

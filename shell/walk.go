@@ -647,6 +647,22 @@ func (a *walker) assignEffect(s *scope, name string, n syntax.Node, value *synta
 	return a.runNested(s, &nested{via: name, script: commandScript(name, v)}, pos)
 }
 
+// printsVars reports whether a declaration names no variable, so that it
+// prints them all: export, export -p, declare -x, typeset -p.
+func printsVars(d *syntax.DeclClause) bool {
+	if d.Variant.Value == "local" {
+		return false
+	}
+	for _, as := range d.Args {
+		v, static, _ := wordValue(as.Value)
+		if as.Name != nil || !static || !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "+") ||
+			strings.ContainsAny(v, "fF") { // functions, not variables
+			return false
+		}
+	}
+	return true
+}
+
 // walkDecl handles export, declare, local, readonly, typeset.
 func (a *walker) walkDecl(s *scope, d *syntax.DeclClause) error {
 	pos := positionOf(d.Pos())
@@ -697,6 +713,8 @@ func (a *walker) walkDecl(s *scope, d *syntax.DeclClause) error {
 	e := inert("sets shell variables")
 	if reason != "" {
 		e = env(reason)
+	} else if printsVars(d) {
+		e = printsEnvironment
 	}
 	if err := a.add(commandOf(s.source(d), variant, e, pos)); err != nil {
 		return err

@@ -18,8 +18,9 @@ type arg struct {
 	subst  bool   // a process substitution <( ) standing for a file
 	extra  bool   // a second or later word of a brace expansion
 	// path stands for a dynamic word in path checks: find -exec's "{}" is a
-	// file under find's start path.
-	path string
+	// file under find's start path, which under says.
+	path  string
+	under bool
 }
 
 // pathValue is the path a word names, for path checks, if known.

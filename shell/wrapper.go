@@ -245,7 +245,7 @@ func envRule(c *call) effect {
 		return e
 	}
 	if len(cmd) == 0 {
-		return inert("prints the environment")
+		return printsEnvironment
 	}
 	n := c.run("env", cmd, effect{})
 	if d, ok := p.value("-C", "--chdir"); ok {
@@ -1018,6 +1018,7 @@ func placeholder(words []arg, found arg, marks ...string) []arg {
 		if found.static {
 			out[i].path = strings.ReplaceAll(w.val, marks[0], found.val)
 			out[i].glob = w.glob || found.glob
+			out[i].under = w.val == marks[0]
 		}
 	}
 	return out
