@@ -69,7 +69,14 @@ type Enforcement struct {
 	Seq int64 `json:"seq,omitempty"`
 	// Err is the cause of an AIRLOCK-UNAVAILABLE refusal.
 	Err error `json:"-"`
+	// Consent, on an execution record, says who let the action run when it
+	// was not Airlock: ConsentNone when nothing Airlock decided allowed it
+	// (a host ran a call its hook never cleared).
+	Consent string `json:"consent,omitempty"`
 }
+
+// ConsentNone marks an execution that no decision of Airlock allowed.
+const ConsentNone = "none"
 
 // Refusal is the error Run returns when the gate did not allow the action.
 type Refusal struct{ Enforcement Enforcement }
@@ -201,7 +208,7 @@ func (e *Enforcer) Run(ctx context.Context, a Action, fn func(context.Context) e
 // failure. Errors: EUNAVAILABLE.
 func (e *Enforcer) Ran(ctx context.Context, enf Enforcement, took time.Duration, runErr error) error {
 	d := &enf.Decision
-	p := executedPayload{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: Duration(took)}
+	p := executedPayload{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: Duration(took), Consent: enf.Consent}
 	rec := Record{}
 	if runErr != nil {
 		p.Status, p.Error = "failed", runErr.Error()
@@ -221,6 +228,7 @@ type executedPayload struct {
 	Status      string   `json:"status"`
 	Error       string   `json:"error,omitempty"`
 	Duration    Duration `json:"duration"`
+	Consent     string   `json:"consent,omitempty"`
 }
 
 // Sweep expires every pending request whose deadline passed, auditing

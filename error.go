@@ -36,6 +36,7 @@ const (
 	CodeHashMismatch = "AIRLOCK-HASH-MISMATCH" // a resolution named a different action hash
 	CodeUnavailable  = "AIRLOCK-UNAVAILABLE"   // the decision could not be recorded: fail closed
 	CodeInvalid      = "AIRLOCK-INVALID"       // the action itself is malformed (bad args, no tool)
+	CodePending      = "AIRLOCK-PENDING"       // a person has not decided yet; the request stays pending
 )
 
 // RefusalCodes documents every refusal code in one place; the transports and
@@ -52,6 +53,7 @@ var RefusalCodes = []struct{ Code, Meaning string }{
 	{CodeHashMismatch, "a resolution named a different action hash than the request's"},
 	{CodeUnavailable, "the decision could not be recorded, so the action does not run"},
 	{CodeInvalid, "the action is malformed (for example duplicate keys in args)"},
+	{CodePending, "a person has not decided yet and the caller could wait no longer (an agent host's hook timeout): the request stays pending, and the same call retried after its approval runs once"},
 }
 
 // Error is an application error with a code and a message safe to show to the

@@ -96,32 +96,38 @@ func principalFrom(ctx context.Context) *airlock.Token {
 // audits — the rest.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := withRequestInfo(r)
-		secret, ok := bearer(r)
-		if !ok {
-			writeProblem(w, s.refuse(ctx, nil, "", codeUnauthenticated, "no bearer token: send Authorization: Bearer <token> (airlock token create)"))
-			return
-		}
-		t, err := s.lookup(ctx, secret)
-		switch {
-		case airlock.ErrorCode(err) == airlock.ENOTFOUND:
-			writeProblem(w, s.refuse(ctx, nil, "", codeUnauthenticated, "unknown token"))
-			return
-		case err != nil:
-			s.logger().Error("look up a token", "err", err)
-			writeProblem(w, newProblem(http.StatusServiceUnavailable, airlock.EUNAVAILABLE, "the token cannot be checked now; retry"))
-			return
-		case !t.Live(time.Now()):
-			writeProblem(w, s.refuse(ctx, &t, "", codeUnauthenticated, "the token was revoked or has expired"))
+		ctx, p := s.authenticated(r)
+		if p != nil {
+			writeProblem(w, p)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		ctx = context.WithValue(ctx, secretKey, airlock.HashTokenSecret(secret))
-		inner := r.WithContext(context.WithValue(ctx, principalKey, &t))
+		inner := r.WithContext(ctx)
 		next.ServeHTTP(w, inner)
 		r.Pattern = inner.Pattern // the route, for metrics and logs
-
 	})
+}
+
+// authenticated checks the request's bearer token and returns a context
+// carrying it, or the problem that refuses the request (audited).
+func (s *Server) authenticated(r *http.Request) (context.Context, *Problem) {
+	ctx := withRequestInfo(r)
+	secret, ok := bearer(r)
+	if !ok {
+		return nil, s.refuse(ctx, nil, "", codeUnauthenticated, "no bearer token: send Authorization: Bearer <token> (airlock token create)")
+	}
+	t, err := s.lookup(ctx, secret)
+	switch {
+	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
+		return nil, s.refuse(ctx, nil, "", codeUnauthenticated, "unknown token")
+	case err != nil:
+		s.logger().Error("look up a token", "err", err)
+		return nil, newProblem(http.StatusServiceUnavailable, airlock.EUNAVAILABLE, "the token cannot be checked now; retry")
+	case !t.Live(time.Now()):
+		return nil, s.refuse(ctx, &t, "", codeUnauthenticated, "the token was revoked or has expired")
+	}
+	ctx = context.WithValue(ctx, secretKey, airlock.HashTokenSecret(secret))
+	return context.WithValue(ctx, principalKey, &t), nil
 }
 
 func bearer(r *http.Request) (string, bool) {

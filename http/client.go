@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook"
 )
 
 // Client talks to an Airlock server. It is an airlock.Guard, like the
@@ -577,4 +578,61 @@ func readProblem(resp *http.Response) error {
 		}
 	}
 	return &airlock.Error{Code: p.Code, Message: msg}
+}
+
+// Hook passes one hook payload of host (claude-code, codex, gemini) to the
+// server and returns the reply for the hook's process to give its host. An
+// ask is held for up to hold. A server that cannot be reached, or that is
+// restarting, is asked again until ctx ends; then the error is
+// EUNAVAILABLE, and the caller blocks the call (hook.Fail).
+func (c *Client) Hook(ctx context.Context, host string, payload []byte, hold time.Duration) (hook.Reply, error) {
+	backoff := 50 * time.Millisecond
+	start := time.Now()
+	for {
+		r, err := c.hookOnce(ctx, host, payload, hold-time.Since(start))
+		if err == nil || !retryable(err) || airlock.ErrorCode(err) == airlock.EINTERNAL {
+			return r, err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return hook.Reply{}, err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+func (c *Client) hookOnce(ctx context.Context, host string, payload []byte, hold time.Duration) (hook.Reply, error) {
+	q := url.Values{"hold": {max(hold, 0).Round(time.Millisecond).String()}}
+	u := strings.TrimRight(c.URL, "/") + "/v1/hooks/" + url.PathEscape(host) + "?" + q.Encode()
+	req, err := http.NewRequestWithContext(ctx, "POST", u, bytes.NewReader(payload))
+	if err != nil {
+		return hook.Reply{}, airlock.Errorf(airlock.EINVALID, "bad server URL %q: %v", c.URL, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", HookReplyType)
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return hook.Reply{}, airlock.Errorf(airlock.EUNAVAILABLE, "no answer from %s in time: %v", c.URL, context.Cause(ctx))
+		}
+		return hook.Reply{}, airlock.Errorf(airlock.EUNAVAILABLE, "POST /v1/hooks/%s: %v", host, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return hook.Reply{}, readProblem(resp)
+	}
+	var r hook.Reply
+	if err := json.NewDecoder(io.LimitReader(resp.Body, hook.MaxPayload)).Decode(&r); err != nil {
+		return hook.Reply{}, airlock.Errorf(airlock.EUNAVAILABLE, "POST /v1/hooks/%s: read answer: %v", host, err)
+	}
+	if r.Exit != 0 && r.Exit != 2 {
+		return hook.Reply{}, airlock.Errorf(airlock.EINTERNAL, "the server answered exit code %d", r.Exit)
+	}
+	return r, nil
 }

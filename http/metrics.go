@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -24,6 +25,7 @@ type Metrics struct {
 	duration        *prometheus.HistogramVec
 	streams         prometheus.Gauge
 	appendLatency   prometheus.Histogram
+	hooks           *prometheus.CounterVec
 }
 
 // NewMetrics returns the metrics of a server over store.
@@ -53,10 +55,13 @@ func NewMetrics(store airlock.Store) *Metrics {
 		Name: "airlock_audit_append_seconds", Help: "Latency of durable audit appends (decisions, resolutions).",
 		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 14),
 	})
+	m.hooks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "airlock_hook_answers_total", Help: "Agent hosts' tool calls answered through /v1/hooks, by host and result (allowed or the refusal code).",
+	}, []string{"host", "result"})
 	pending := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "airlock_approvals_pending", Help: "Approval requests waiting for a person.",
 	}, func() float64 { return float64(countPending(store)) })
-	m.Registry.MustRegister(m.decisions, m.approvalLatency, m.refused, m.requests, m.duration, m.streams, m.appendLatency, pending,
+	m.Registry.MustRegister(m.decisions, m.approvalLatency, m.refused, m.requests, m.duration, m.streams, m.appendLatency, m.hooks, pending,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -87,6 +92,14 @@ func (m *Metrics) decided(enf *airlock.Enforcement) {
 		result = "pending"
 	}
 	m.decisions.WithLabelValues(enf.Decision.Outcome.String(), result).Inc()
+}
+
+func (m *Metrics) hooked(host string, v *hook.Verdict) {
+	result := v.Code
+	if v.Allow {
+		result = "allowed"
+	}
+	m.hooks.WithLabelValues(host, result).Inc()
 }
 
 func (m *Metrics) resolved(ap *airlock.Approval) {

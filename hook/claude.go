@@ -1,0 +1,108 @@
+package hook
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Claude is Claude Code's hook protocol (code.claude.com/docs/en/hooks):
+// PreToolUse and PermissionRequest are answered with hookSpecificOutput on
+// stdout and exit 0; PostToolUse and PostToolUseFailure are recorded.
+// Exit 2 blocks with stderr as the reason; any other non-zero exit would
+// let the call run, so Airlock never uses one.
+type Claude struct{}
+
+func (Claude) Name() string { return "claude-code" }
+
+var claudeEvents = []string{"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"}
+
+type claudePayload struct {
+	payload
+	ToolResponse json.RawMessage `json:"tool_response"`
+	DurationMS   *float64        `json:"duration_ms"`
+	Error        json.RawMessage `json:"error"`
+	IsInterrupt  bool            `json:"is_interrupt"`
+}
+
+func (c Claude) Parse(b []byte) (Event, error) {
+	var p claudePayload
+	if err := decode(b, &p); err != nil {
+		return Event{}, err
+	}
+	ev := Event{Name: p.HookEventName}
+	switch p.HookEventName {
+	case "PreToolUse":
+		ev.Kind = KindPre
+	case "PermissionRequest":
+		ev.Kind = KindPermission
+	case "PostToolUse":
+		ev.Kind = KindPost
+		ev.Failed, ev.Error = responseFailed(p.ToolResponse)
+	case "PostToolUseFailure":
+		ev.Kind, ev.Failed = KindPost, true
+		ev.Error = textOf(p.Error)
+		if ev.Error == "" && p.IsInterrupt {
+			ev.Error = "interrupted"
+		}
+		if ev.Error == "" {
+			ev.Error = "the tool failed"
+		}
+	default:
+		return Event{}, unknownEvent(c.Name(), p.HookEventName, claudeEvents)
+	}
+	if p.DurationMS != nil && *p.DurationMS >= 0 {
+		ev.Duration = time.Duration(*p.DurationMS * float64(time.Millisecond))
+	}
+	a, err := p.action(c.Name())
+	ev.Action = a
+	return ev, err
+}
+
+type claudeAnswer struct {
+	HookSpecificOutput *claudeSpecific `json:"hookSpecificOutput,omitempty"`
+	Decision           string          `json:"decision,omitempty"`
+	Reason             string          `json:"reason,omitempty"`
+}
+
+type claudeSpecific struct {
+	HookEventName            string            `json:"hookEventName"`
+	PermissionDecision       string            `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string            `json:"permissionDecisionReason,omitempty"`
+	Decision                 *behaviourMessage `json:"decision,omitempty"`
+}
+
+// behaviourMessage is a PermissionRequest answer (Claude Code and Codex).
+type behaviourMessage struct {
+	Behavior string `json:"behavior"`
+	Message  string `json:"message,omitempty"`
+}
+
+func (c Claude) Answer(ev Event, v Verdict) Reply {
+	if ev.Kind == KindPost && v.Allow {
+		return Reply{}
+	}
+	return Reply{Stdout: string(c.Block(ev, v))}
+}
+
+func (Claude) Block(ev Event, v Verdict) []byte {
+	reason := oneLine(v.Reason)
+	switch ev.Kind {
+	case KindPermission:
+		d := &behaviourMessage{Behavior: "deny", Message: reason}
+		if v.Allow {
+			d = &behaviourMessage{Behavior: "allow"}
+		}
+		return []byte(marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{HookEventName: ev.Name, Decision: d}}))
+	case KindPost:
+		// The tool ran; what the model reads is that Airlock could not
+		// record it, or that Airlock never allowed it.
+		return []byte(marshal(claudeAnswer{Decision: "block", Reason: reason}))
+	}
+	decision := "deny"
+	if v.Allow {
+		decision = "allow"
+	}
+	return []byte(marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{
+		HookEventName: "PreToolUse", PermissionDecision: decision, PermissionDecisionReason: reason,
+	}}))
+}

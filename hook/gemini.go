@@ -1,0 +1,60 @@
+package hook
+
+import (
+	"encoding/json"
+)
+
+// Gemini is Gemini CLI's hook protocol (geminicli.com/docs/hooks/reference):
+// BeforeTool is answered with {"decision": "allow"|"deny", "reason": …} on
+// stdout and exit 0; AfterTool is recorded. Exit 2 blocks with stderr as
+// the reason; any other non-zero exit is only a warning, so Airlock never
+// uses one.
+type Gemini struct{}
+
+func (Gemini) Name() string { return "gemini" }
+
+var geminiEvents = []string{"BeforeTool", "AfterTool"}
+
+type geminiPayload struct {
+	payload
+	ToolResponse json.RawMessage `json:"tool_response"`
+}
+
+func (g Gemini) Parse(b []byte) (Event, error) {
+	var p geminiPayload
+	if err := decode(b, &p); err != nil {
+		return Event{}, err
+	}
+	ev := Event{Name: p.HookEventName}
+	switch p.HookEventName {
+	case "BeforeTool":
+		ev.Kind = KindPre
+	case "AfterTool":
+		ev.Kind = KindPost
+		ev.Failed, ev.Error = responseFailed(p.ToolResponse)
+	default:
+		return Event{}, unknownEvent(g.Name(), p.HookEventName, geminiEvents)
+	}
+	a, err := p.action(g.Name())
+	ev.Action = a
+	return ev, err
+}
+
+type geminiAnswer struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+func (g Gemini) Answer(ev Event, v Verdict) Reply {
+	if ev.Kind == KindPost && v.Allow {
+		return Reply{}
+	}
+	return Reply{Stdout: string(g.Block(ev, v))}
+}
+
+func (Gemini) Block(ev Event, v Verdict) []byte {
+	if v.Allow && ev.Kind != KindPost {
+		return []byte(marshal(geminiAnswer{Decision: "allow", Reason: oneLine(v.Reason)}))
+	}
+	return []byte(marshal(geminiAnswer{Decision: "deny", Reason: oneLine(v.Reason)}))
+}

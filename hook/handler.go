@@ -1,0 +1,236 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// Handler answers hook events with an Enforcer: what a server does at
+// /v1/hooks/{host}, for command hooks (through `airlock hook <host>`) and
+// for hosts that POST their hooks to a URL alike.
+type Handler struct {
+	Enforcer *airlock.Enforcer
+	// WaitContext bounds how long an ask is held (nil: context.WithTimeout).
+	// A server passes one that also ends when it drains.
+	WaitContext func(context.Context, time.Duration) (context.Context, context.CancelFunc)
+	// Logger receives what the hook's host never shows; nil discards it.
+	Logger *slog.Logger
+}
+
+// DefaultHold is how long an ask is held when the caller says nothing: the
+// default tool-hook timeout of Claude Code and Codex (10 minutes), less a
+// margin to answer in.
+const DefaultHold = 10*time.Minute - HoldMargin
+
+// HoldMargin is the time an ask's hold leaves the hook to answer before the
+// host's own timeout kills it.
+const HoldMargin = 10 * time.Second
+
+func (h *Handler) logger() *slog.Logger {
+	if h.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return h.Logger
+}
+
+// Handle answers one event of agent's host. Before a call (Pre,
+// Permission) it decides the action and, when a person must decide, holds
+// the call for up to hold (0: not at all); after it (Post) it records the execution,
+// linked to the decision that let it run. The verdict never allows what
+// Airlock could not decide or record.
+func (h *Handler) Handle(ctx context.Context, agent string, ev Event, hold time.Duration) Verdict {
+	a := ev.Action
+	a.Agent = agent
+	if ev.Kind == KindPost {
+		return h.record(ctx, a, ev)
+	}
+	if v, ok := h.alreadyAllowed(ctx, a); ok {
+		// The other hook of the same call (PreToolUse, then the host's
+		// permission prompt) asks again: one decision answers both.
+		return v
+	}
+	enf := h.Enforcer.Check(ctx, a)
+	if enf.Pending && enf.Approval != nil {
+		if hold <= 0 {
+			return stillPending(enf, 0)
+		}
+		waitCtx := h.WaitContext
+		if waitCtx == nil {
+			waitCtx = context.WithTimeout
+		}
+		wctx, cancel := waitCtx(ctx, hold)
+		next, err := h.Enforcer.Await(wctx, enf.Approval.ID)
+		cancel()
+		switch {
+		case err != nil:
+			return Verdict{Code: airlock.CodeUnavailable, Reason: reasonOf(err)}
+		case next.Pending:
+			return stillPending(next, hold)
+		}
+		enf = next
+	}
+	return verdictOf(enf)
+}
+
+// verdictOf is an enforcement's answer to the host.
+func verdictOf(enf airlock.Enforcement) Verdict {
+	if enf.Allowed {
+		return Verdict{Allow: true, Reason: "Airlock allowed it: " + enf.Message}
+	}
+	code := enf.Code
+	if code == "" {
+		code = airlock.CodeDenied
+	}
+	return Verdict{Code: code, Reason: code + ": " + enf.Message + nextStep(enf)}
+}
+
+// nextStep tells the model (and the person at the terminal) how a queued
+// request is approved.
+func nextStep(enf airlock.Enforcement) string {
+	if enf.Approval == nil || enf.Approval.ID == "" {
+		return ""
+	}
+	switch enf.Code {
+	case airlock.CodeSuggested, airlock.CodeNeedsHuman:
+		return fmt.Sprintf(" (a person approves it with airlock approvals approve %s, or in the inbox)", enf.Approval.ID)
+	case airlock.CodeCancelled:
+		if enf.Approval.Status == airlock.StatusApproved {
+			return ". Retry exactly the same call: the approval lets it run once"
+		}
+	}
+	return ""
+}
+
+// stillPending is the answer when the hook can hold the call no longer.
+func stillPending(enf airlock.Enforcement, hold time.Duration) Verdict {
+	id := enf.Approval.ID
+	return Verdict{Code: airlock.CodePending, Reason: fmt.Sprintf(
+		"%s: nobody decided within %s: %s. The request stays pending: once a person approves it "+
+			"(airlock approvals approve %s, or the inbox), retry exactly the same call and it runs once",
+		airlock.CodePending, hold.Round(time.Second), enf.Message, id)}
+}
+
+// decisionRef is a decision event of one call, as the audit log has it.
+type decisionRef struct {
+	seq        int64
+	approvalID string
+	action     airlock.Action
+	hash       airlock.Hash
+	label      string
+}
+
+// maxScan bounds how far back a hook looks for its call's decision: the
+// decisions of one session, newest first.
+const maxScan = 200
+
+// findDecision finds the newest decision on the call a's, in its session:
+// by call ID when the host sends one, otherwise by the action's hash.
+func (h *Handler) findDecision(ctx context.Context, a airlock.Action) (decisionRef, bool, error) {
+	hash, err := a.Hash()
+	if err != nil {
+		return decisionRef{}, false, err
+	}
+	evs, err := h.Enforcer.Store.Events(ctx, airlock.EventFilter{
+		Kind: airlock.EventDecision, Agent: a.Agent, TraceID: a.TraceID, Newest: true, Limit: maxScan,
+	})
+	if err != nil {
+		return decisionRef{}, false, err
+	}
+	for _, e := range evs {
+		var p struct {
+			Action     airlock.Action `json:"action"`
+			ActionHash airlock.Hash   `json:"action_hash"`
+			Label      string         `json:"label"`
+		}
+		if e.Agent != a.Agent || json.Unmarshal(e.Payload, &p) != nil || p.Action.Tool != a.Tool {
+			continue
+		}
+		if (a.CallID != "" && p.Action.CallID == a.CallID) || (a.CallID == "" && p.ActionHash == hash) {
+			return decisionRef{seq: e.Seq, approvalID: e.ApprovalID, action: p.Action, hash: p.ActionHash, label: p.Label}, true, nil
+		}
+	}
+	return decisionRef{}, false, nil
+}
+
+// allowed reports whether the decision let its action run, and on which
+// approval.
+func (h *Handler) allowed(ctx context.Context, d decisionRef) (approvalID string, ok bool) {
+	switch d.label {
+	case airlock.LabelAuto, airlock.LabelNotify, airlock.LabelGrantUsed:
+		return "", true
+	case airlock.LabelApprovalRequested, airlock.LabelApprovalGranted:
+		if d.approvalID == "" {
+			return "", false
+		}
+		ap, err := h.Enforcer.Store.Approval(ctx, d.approvalID)
+		if err != nil || ap.Status != airlock.StatusApproved || ap.ActionHash != d.hash {
+			return "", false
+		}
+		return ap.ID, true
+	}
+	return "", false
+}
+
+// alreadyAllowed answers a call that a decision of Airlock already let run:
+// the same call (same call ID) with exactly the same action.
+func (h *Handler) alreadyAllowed(ctx context.Context, a airlock.Action) (Verdict, bool) {
+	if a.CallID == "" || a.TraceID == "" {
+		return Verdict{}, false
+	}
+	d, found, err := h.findDecision(ctx, a)
+	if err != nil || !found {
+		return Verdict{}, false
+	}
+	if hash, err := a.Hash(); err != nil || hash != d.hash {
+		return Verdict{}, false
+	}
+	if _, ok := h.allowed(ctx, d); !ok {
+		return Verdict{}, false
+	}
+	return Verdict{Allow: true, Reason: fmt.Sprintf("Airlock allowed this call already (decision %d)", d.seq)}, true
+}
+
+// record writes a Post event's execution: an action.executed event linked
+// to the decision that let the call run, and a trust record when it failed.
+func (h *Handler) record(ctx context.Context, a airlock.Action, ev Event) Verdict {
+	d, found, err := h.findDecision(ctx, a)
+	if err != nil {
+		return Verdict{Code: airlock.CodeUnavailable, Reason: reasonOf(fmt.Errorf("find the decision of %s: %w", a.Tool, err))}
+	}
+	enf := airlock.Enforcement{}
+	if found {
+		a = d.action // the action as decided: its hash is the one the record names
+		enf.Seq = d.seq
+		approvalID, ok := h.allowed(ctx, d)
+		switch {
+		case ok && approvalID != "":
+			enf.Approval = &airlock.Approval{ID: approvalID}
+		case !ok:
+			enf.Consent = airlock.ConsentNone
+		}
+	} else {
+		enf.Consent = airlock.ConsentNone
+	}
+	if enf.Consent == airlock.ConsentNone {
+		h.logger().Warn("a host ran a call no decision of Airlock allowed", "agent", a.Agent, "tool", a.Tool,
+			"call", a.CallID, "session", a.SessionID)
+	}
+	enf.Decision = h.Enforcer.Gate.Resolve(ctx, a)
+	if enf.Decision.ActionHash, err = a.Hash(); err != nil {
+		return Verdict{Code: airlock.CodeInvalid, Reason: reasonOf(err)}
+	}
+	var runErr error
+	if ev.Failed {
+		runErr = errors.New(ev.Error)
+	}
+	if err := h.Enforcer.Ran(context.WithoutCancel(ctx), enf, ev.Duration, runErr); err != nil {
+		return Verdict{Code: airlock.CodeUnavailable, Reason: reasonOf(err)}
+	}
+	return Verdict{Allow: true, Reason: "recorded"}
+}

@@ -1,0 +1,235 @@
+// Package hook makes Airlock the hook program of coding-agent hosts —
+// Claude Code, OpenAI Codex CLI and Gemini CLI: it turns a host's hook
+// payload into an airlock.Action and Airlock's answer back into the host's.
+//
+// The package decides nothing: the Gate decides, the store records, and
+// each host file (claude.go, codex.go, gemini.go) only translates. Every
+// failure — a payload it cannot read, an event it does not know, a server
+// it cannot reach — is a block in the host's own terms (exit code 2 and a
+// one-line reason), never an allow, whatever the host does by default on
+// a hook error.
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// Kind is what a hook event asks of Airlock.
+type Kind uint8
+
+const (
+	// KindPre comes before a tool runs: Airlock decides whether it may
+	// (Claude Code and Codex PreToolUse, Gemini CLI BeforeTool).
+	KindPre Kind = iota + 1
+	// KindPermission is the host's own approval prompt (PermissionRequest):
+	// Airlock answers it instead of whoever is at the terminal.
+	KindPermission
+	// KindPost comes after the tool ran: Airlock records how it went
+	// (PostToolUse, PostToolUseFailure, AfterTool).
+	KindPost
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindPre:
+		return "pre"
+	case KindPermission:
+		return "permission"
+	case KindPost:
+		return "post"
+	}
+	return "unknown"
+}
+
+// Event is one hook call of a host, translated.
+type Event struct {
+	// Name is the host's hook_event_name ("PreToolUse", "BeforeTool").
+	Name string
+	Kind Kind
+	// Action is the tool call: tool as the host names it, args the host's
+	// tool_input, session, call and working directory. Its Agent is empty:
+	// the agent is the token's, never the payload's.
+	Action airlock.Action
+	// Failed, Error and Duration describe a Post event's execution.
+	Failed   bool
+	Error    string
+	Duration time.Duration
+}
+
+// Verdict is Airlock's answer to one event.
+type Verdict struct {
+	// Allow lets the tool run (Pre, Permission); on a Post event it says the
+	// execution was recorded.
+	Allow bool
+	// Code is the stable refusal code when it may not run.
+	Code string
+	// Reason is one line for the model and the person at the terminal: what
+	// happened, under which rule, and what to do next.
+	Reason string
+}
+
+// Reply is what the hook process prints and how it exits.
+type Reply struct {
+	// Exit is 0, or 2 for a block the host reads from Stderr.
+	Exit   int    `json:"exit"`
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
+}
+
+// Host is one agent host's hook protocol.
+type Host interface {
+	// Name is the host's name on the command line: claude-code, codex, gemini.
+	Name() string
+	// Parse reads one hook payload. Unknown fields are ignored (hosts add
+	// some with every release); an unknown event, a missing tool name or a
+	// payload that is not JSON is an error.
+	Parse(payload []byte) (Event, error)
+	// Answer renders the verdict in the host's terms.
+	Answer(ev Event, v Verdict) Reply
+	// Block renders a verdict that blocks, for a body that cannot carry an
+	// exit code (an HTTP hook's answer), as a JSON answer the host obeys.
+	Block(ev Event, v Verdict) []byte
+}
+
+// Hosts are the hosts Airlock speaks to, by name.
+var Hosts = map[string]Host{
+	"claude-code": Claude{},
+	"codex":       Codex{},
+	"gemini":      Gemini{},
+}
+
+// HostNames lists the hosts' names, sorted.
+func HostNames() []string {
+	names := make([]string, 0, len(Hosts))
+	for n := range Hosts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the host called name; "claude" is Claude Code.
+func Lookup(name string) (Host, error) {
+	if name == "claude" {
+		name = "claude-code"
+	}
+	if h, ok := Hosts[name]; ok {
+		return h, nil
+	}
+	return nil, airlock.Errorf(airlock.EINVALID, "unknown host %q: Airlock speaks to %s", name, strings.Join(HostNames(), ", "))
+}
+
+// Fail is the reply to a hook call Airlock could not answer: a block with a
+// one-line reason, in every host's terms (exit 2, the reason on stderr).
+func Fail(err error) Reply {
+	return Reply{Exit: 2, Stderr: oneLine("Airlock blocked this call: " + reasonOf(err))}
+}
+
+func reasonOf(err error) string {
+	code, msg := airlock.ErrorCode(err), airlock.ErrorMessage(err)
+	if strings.HasPrefix(code, "AIRLOCK-") {
+		return code + ": " + msg
+	}
+	switch code {
+	case airlock.EINVALID:
+		return airlock.CodeInvalid + ": " + msg
+	case airlock.EUNAUTHORIZED, "unauthenticated":
+		return airlock.CodeDenied + ": " + msg
+	}
+	return airlock.CodeUnavailable + ": " + msg
+}
+
+// payload is what every host sends with a tool event.
+type payload struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	ToolUseID     string          `json:"tool_use_id"`
+}
+
+// maxPayload bounds a hook payload: a tool's arguments (up to
+// airlock.MaxArgsBytes) and a result the host echoes after the call.
+const maxPayload = 4*airlock.MaxArgsBytes + 1<<20
+
+// MaxPayload is the largest payload a hook reads.
+const MaxPayload = maxPayload
+
+// decode reads a payload strictly enough to fail closed: one JSON object,
+// nothing after it, string fields that are strings.
+func decode(b []byte, v any) error {
+	if len(b) > maxPayload {
+		return airlock.Errorf(airlock.EINVALID, "the hook payload is %d bytes, more than %d", len(b), maxPayload)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(v); err != nil {
+		return airlock.Errorf(airlock.EINVALID, "the hook payload is not the JSON object a host sends: %v", err)
+	}
+	if dec.More() {
+		return airlock.Errorf(airlock.EINVALID, "the hook payload has data after its JSON object")
+	}
+	return nil
+}
+
+// action builds the action of a tool event. tool_input becomes args; input
+// that is not a JSON object (a bare patch, a string) is kept whole as
+// {"input": …}, so that nothing the tool receives escapes classification.
+func (p *payload) action(host string) (airlock.Action, error) {
+	if p.ToolName == "" {
+		return airlock.Action{}, airlock.Errorf(airlock.EINVALID, "the %s %s payload has no tool_name", host, p.HookEventName)
+	}
+	args := bytes.TrimSpace(p.ToolInput)
+	switch {
+	case len(args) == 0 || bytes.Equal(args, []byte("null")):
+		return airlock.Action{}, airlock.Errorf(airlock.EINVALID, "the %s %s payload for %s has no tool_input", host, p.HookEventName, p.ToolName)
+	case args[0] != '{':
+		wrapped, err := json.Marshal(map[string]json.RawMessage{"input": args})
+		if err != nil {
+			return airlock.Action{}, airlock.Errorf(airlock.EINVALID, "tool_input: %v", err)
+		}
+		args = wrapped
+	}
+	return airlock.Action{
+		Tool: p.ToolName, Args: args,
+		// The session is the trace: a PostToolUse finds its decision there.
+		TraceID: p.SessionID, SessionID: p.SessionID, CallID: p.ToolUseID, Cwd: p.Cwd,
+	}, nil
+}
+
+// unknownEvent is the error for an event a host file does not handle.
+func unknownEvent(host, name string, known []string) error {
+	if name == "" {
+		return airlock.Errorf(airlock.EINVALID, "the %s payload has no hook_event_name", host)
+	}
+	return airlock.Errorf(airlock.EINVALID, "%s event %q is not one Airlock answers (it answers %s): install the hook only on those",
+		host, name, strings.Join(known, ", "))
+}
+
+// oneLine flattens a reason for a terminal line and a model's context.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const max = 2000
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+// marshal renders a host answer; the values are plain structs and strings.
+func marshal(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("hook: encode answer: %v", err))
+	}
+	return buf.String()
+}
