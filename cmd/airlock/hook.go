@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -37,7 +37,9 @@ payload it cannot read or an event it does not know all block the call
 Hosts: claude-code (Claude Code), codex (OpenAI Codex CLI), gemini (Gemini
 CLI). See docs/HOSTS.md.`,
 		Args: argsNone(),
-		RunE: func(cmd *cobra.Command, _ []string) error { return usageError("%s needs a host or a subcommand", cmd.CommandPath()) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageError("%s needs a host or a subcommand", cmd.CommandPath())
+		},
 	}
 	for _, name := range hook.HostNames() {
 		cmd.AddCommand(newHookRunCmd(name))
@@ -607,5 +609,3 @@ func unquote(w *syntax.Word) string {
 	}
 	return b.String()
 }
-
-
