@@ -1,0 +1,395 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
+)
+
+// The hook tests run the built binary the way a host runs its hook: the
+// payload on stdin, the answer on stdout, the reason on stderr, the exit
+// code read.
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// airlockBinary builds cmd/airlock once per test run.
+func airlockBinary(t testing.TB) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "airlock-bin-")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryPath = filepath.Join(dir, "airlock")
+		out, err := exec.Command("go", "build", "-o", binaryPath, ".").CombinedOutput()
+		if err != nil {
+			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+// hookServer is a running airlock serve with the hooks policy: agent
+// host-1 (owner alice) with its token, and bob, who reviews.
+type hookServer struct {
+	main        *Main
+	url         string
+	admin, host string // secrets
+	bob         string
+	dir         string
+}
+
+func newHookServer(t *testing.T) *hookServer {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.Listen, cfg.DataDir = "127.0.0.1:0", dir
+	cfg.Store.Path = filepath.Join(dir, "airlock.db")
+	cfg.Policies = []string{filepath.Join("testdata", "hooks.yaml")}
+	cfg.Timeouts.Shutdown = Duration(5 * time.Second)
+	var out bytes.Buffer
+	m := &Main{Config: cfg, Stdout: &out}
+	if err := m.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	admin := regexp.MustCompile(`AIRLOCK_TOKEN=(\S+)`).FindStringSubmatch(out.String())
+	if admin == nil {
+		t.Fatal("a fresh server printed no admin token")
+	}
+	s := &hookServer{main: m, url: m.URL(), admin: admin[1], dir: dir}
+	s.host = s.token(t, airlock.RoleAgent, "", "host-1")
+	s.bob = s.token(t, airlock.RoleReviewer, "bob", "")
+	return s
+}
+
+func (s *hookServer) token(t *testing.T, role airlock.Role, name, agent string) string {
+	t.Helper()
+	nt, err := airlockhttp.NewClient(s.url, s.admin).CreateToken(t.Context(), role, name, agent, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nt.Secret
+}
+
+// hookRun is one run of the hook process.
+type hookRun struct {
+	exit           int
+	stdout, stderr string
+	took           time.Duration
+}
+
+// runHookBinary runs `airlock hook <host> args…` with payload on stdin,
+// against server url with token, as a host would.
+func runHookBinary(t *testing.T, url, token, host string, payload []byte, args ...string) hookRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, airlockBinary(t), append([]string{"hook", host}, args...)...)
+	cmd.Env = append(os.Environ(), "AIRLOCK_SERVER="+url, "AIRLOCK_TOKEN="+token)
+	cmd.Stdin = bytes.NewReader(payload)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := hookRun{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.exit = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return r
+}
+
+// hostCase is one host's way of sending a shell command and of saying
+// allow or deny.
+type hostCase struct {
+	host    string
+	pre     string // the event before a tool call
+	post    string // the event after it
+	payload func(event, command, callID string) []byte
+	// allowed and blocked read a run's answer.
+	allowed func(r hookRun) bool
+	blocked func(r hookRun) (reason string, ok bool)
+}
+
+var hostCases = []hostCase{
+	{
+		host: "claude-code", pre: "PreToolUse", post: "PostToolUse",
+		payload: func(event, command, callID string) []byte {
+			return mustJSON(map[string]any{"session_id": "sess-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/work/app",
+				"permission_mode": "default", "hook_event_name": event, "tool_name": "Bash",
+				"tool_input": map[string]any{"command": command}, "tool_use_id": callID,
+				"tool_response": map[string]any{"stdout": "done", "stderr": "", "interrupted": false}, "duration_ms": 25})
+		},
+		allowed: func(r hookRun) bool {
+			return r.exit == 0 && claudeDecision(r.stdout) == "allow"
+		},
+		blocked: func(r hookRun) (string, bool) {
+			var a struct {
+				H struct {
+					D string `json:"permissionDecision"`
+					R string `json:"permissionDecisionReason"`
+				} `json:"hookSpecificOutput"`
+			}
+			if r.exit == 2 {
+				return r.stderr, true
+			}
+			if json.Unmarshal([]byte(r.stdout), &a) != nil || a.H.D != "deny" || r.exit != 0 {
+				return "", false
+			}
+			return a.H.R, true
+		},
+	},
+	{
+		host: "codex", pre: "PreToolUse", post: "PostToolUse",
+		payload: func(event, command, callID string) []byte {
+			return mustJSON(map[string]any{"session_id": "sess-2", "turn_id": "turn-1", "transcript_path": "/tmp/r.jsonl", "cwd": "/work/app",
+				"hook_event_name": event, "model": "gpt-5.5-codex", "permission_mode": "default", "tool_name": "Bash",
+				"tool_input": map[string]any{"command": command}, "tool_use_id": callID, "tool_response": "done"})
+		},
+		// PreToolUse cannot allow in Codex: no objection is exit 0, no output.
+		allowed: func(r hookRun) bool { return r.exit == 0 && strings.TrimSpace(r.stdout) == "" },
+		blocked: func(r hookRun) (string, bool) { return r.stderr, r.exit == 2 && strings.TrimSpace(r.stderr) != "" },
+	},
+	{
+		host: "gemini", pre: "BeforeTool", post: "AfterTool",
+		payload: func(event, command, callID string) []byte {
+			return mustJSON(map[string]any{"session_id": "sess-3", "transcript_path": "/tmp/s.json", "cwd": "/work/app",
+				"hook_event_name": event, "timestamp": "2026-11-25T05:00:00.000Z", "tool_name": "run_shell_command",
+				"tool_input": map[string]any{"command": command}, "tool_response": map[string]any{"llmContent": "done", "returnDisplay": "done"}})
+		},
+		allowed: func(r hookRun) bool {
+			var a struct{ Decision string }
+			return r.exit == 0 && json.Unmarshal([]byte(r.stdout), &a) == nil && a.Decision == "allow"
+		},
+		blocked: func(r hookRun) (string, bool) {
+			var a struct{ Decision, Reason string }
+			if r.exit == 2 {
+				return r.stderr, true
+			}
+			if r.exit != 0 || json.Unmarshal([]byte(r.stdout), &a) != nil || a.Decision != "deny" {
+				return "", false
+			}
+			return a.Reason, true
+		},
+	},
+}
+
+func claudeDecision(stdout string) string {
+	var a struct {
+		H struct {
+			D string `json:"permissionDecision"`
+		} `json:"hookSpecificOutput"`
+	}
+	_ = json.Unmarshal([]byte(stdout), &a)
+	return a.H.D
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// TestHookBinaryDecides: a read runs, a destructive command is refused with
+// the code and the rule, and the execution after an allowed call lands in
+// the audit log linked to its decision — for every host.
+func TestHookBinaryDecides(t *testing.T) {
+	s := newHookServer(t)
+	for _, hc := range hostCases {
+		t.Run(hc.host, func(t *testing.T) {
+			r := runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, "ls -la", "call-read-"+hc.host))
+			if !hc.allowed(r) {
+				t.Fatalf("ls -la: %+v, want allowed", r)
+			}
+			r = runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, "rm -rf build", "call-rm-"+hc.host))
+			reason, ok := hc.blocked(r)
+			if !ok || !strings.Contains(reason, airlock.CodeDenied) || !strings.Contains(reason, "no-deletes") {
+				t.Fatalf("rm -rf build: %+v, want blocked with AIRLOCK-DENIED and the rule", r)
+			}
+			r = runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.post, "ls -la", "call-read-"+hc.host))
+			if r.exit != 0 {
+				t.Fatalf("%s: %+v", hc.post, r)
+			}
+			c := airlockhttp.NewClient(s.url, s.admin)
+			page, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Newest: true, Limit: 1})
+			if err != nil || len(page.Events) != 1 {
+				t.Fatalf("action.executed: %v %v", page.Events, err)
+			}
+			var p struct {
+				DecisionSeq int64  `json:"decision_seq"`
+				Status      string `json:"status"`
+				Consent     string `json:"consent"`
+			}
+			if err := json.Unmarshal(page.Events[0].Payload, &p); err != nil || p.DecisionSeq == 0 || p.Status != "ok" || p.Consent != "" {
+				t.Fatalf("action.executed payload %s: want linked to its decision, ok", page.Events[0].Payload)
+			}
+			d, err := c.Events(t.Context(), airlock.EventFilter{AfterSeq: p.DecisionSeq - 1, Limit: 1})
+			if err != nil || len(d.Events) != 1 || d.Events[0].Kind != airlock.EventDecision || !strings.Contains(string(d.Events[0].Payload), `"command":"ls -la"`) {
+				t.Fatalf("decision_seq %d is not the call's decision: %v %v", p.DecisionSeq, d.Events, err)
+			}
+		})
+	}
+}
+
+// TestHookBinaryAskHeldThenApproved: an ask holds the call while a reviewer
+// approves it from the CLI; then the call runs.
+func TestHookBinaryAskHeldThenApproved(t *testing.T) {
+	s := newHookServer(t)
+	for _, hc := range hostCases {
+		t.Run(hc.host, func(t *testing.T) {
+			file := "held-" + hc.host
+			done := make(chan hookRun, 1)
+			go func() { done <- runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, "touch "+file, "call-held-"+hc.host)) }()
+			ap := waitPending(t, s, file)
+			t.Setenv("AIRLOCK_TOKEN", s.bob)
+			if code, out, errOut := runCLI(t, "approvals", "approve", ap.ID, "--server", s.url); code != 0 {
+				t.Fatalf("approve: %d %s %s", code, out, errOut)
+			}
+			select {
+			case r := <-done:
+				if !hc.allowed(r) {
+					t.Fatalf("after the approval: %+v, want allowed", r)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the held hook did not answer after the approval")
+			}
+		})
+	}
+}
+
+// waitPending waits for the pending request whose command names file.
+func waitPending(t *testing.T, s *hookServer, file string) airlock.Approval {
+	t.Helper()
+	c := airlockhttp.NewClient(s.url, s.bob)
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		page, err := c.Approvals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}, Search: file})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ap := range page.Approvals {
+			if strings.Contains(string(ap.Args), file) {
+				return ap
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no pending request for %s", file)
+	return airlock.Approval{}
+}
+
+// TestHookBinaryAskPastTimeout: an ask nobody decides within the hook's
+// timeout is refused in time, naming the request, which stays pending;
+// approved later, the same call retried runs once, and a second retry asks
+// again.
+func TestHookBinaryAskPastTimeout(t *testing.T) {
+	s := newHookServer(t)
+	for _, hc := range hostCases {
+		t.Run(hc.host, func(t *testing.T) {
+			command := "touch late-" + hc.host
+			r := runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-1"), "--timeout", "4s")
+			reason, ok := hc.blocked(r)
+			if !ok || !strings.Contains(reason, airlock.CodePending) {
+				t.Fatalf("past the timeout: %+v, want blocked with %s", r, airlock.CodePending)
+			}
+			if r.took >= 4*time.Second {
+				t.Errorf("the hook answered after %s, past the host's 4s timeout", r.took)
+			}
+			ap := waitPending(t, s, "late-"+hc.host)
+			if !strings.Contains(reason, ap.ID) {
+				t.Errorf("the refusal does not name request %s: %s", ap.ID, reason)
+			}
+			if _, err := airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "", airlock.SurfaceCLI); err != nil {
+				t.Fatal(err)
+			}
+			// The model retries the same call: a new call ID, the same action.
+			r = runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-2"), "--timeout", "4s")
+			if !hc.allowed(r) {
+				t.Fatalf("the retry after the approval: %+v, want allowed", r)
+			}
+			r = runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-3"), "--timeout", "4s")
+			if reason, ok := hc.blocked(r); !ok || !strings.Contains(reason, airlock.CodePending) {
+				t.Fatalf("a second retry: %+v, want held and refused as pending again (an approval runs once)", r)
+			}
+		})
+	}
+}
+
+// TestHookBinaryFailsClosed: a server that is down, a refused token, a
+// payload that is not JSON, an unknown event, a bad flag: exit 2 and one
+// line, for every host and event.
+func TestHookBinaryFailsClosed(t *testing.T) {
+	s := newHookServer(t)
+	down := "http://" + freeAddr(t)
+	for _, hc := range hostCases {
+		for _, event := range []string{hc.pre, hc.post, "PermissionRequest"} {
+			payload := hc.payload(event, "ls", "call-x")
+			if hc.host == "gemini" && event == "PermissionRequest" {
+				continue
+			}
+			cases := []struct {
+				name, url, token string
+				payload          []byte
+				args             []string
+			}{
+				{"server down", down, s.host, payload, nil},
+				{"token refused", s.url, "airlock_not-a-token", payload, nil},
+				{"reviewer token", s.url, s.bob, payload, nil},
+				{"garbage", s.url, s.host, []byte("rm -rf / \x00\xff"), nil},
+				{"empty", s.url, s.host, nil, nil},
+				{"unknown event", s.url, s.host, bytes.Replace(payload, []byte(event), []byte("SessionStart"), 1), nil},
+				{"bad flag", s.url, s.host, payload, []string{"--timeout", "soon"}},
+			}
+			for _, c := range cases {
+				t.Run(hc.host+"/"+event+"/"+c.name, func(t *testing.T) {
+					r := runHookBinary(t, c.url, c.token, hc.host, c.payload, append(c.args, "--timeout", "3s")...)
+					if c.name == "bad flag" {
+						r = runHookBinary(t, c.url, c.token, hc.host, c.payload, c.args...)
+					}
+					if r.exit != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "AIRLOCK-") {
+						t.Fatalf("%+v: want exit 2 and one line naming the code", r)
+					}
+				})
+			}
+		}
+	}
+}
+
+// freeAddr returns an address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	m, _, err := runMain(t, t.TempDir(), "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(m.URL(), "http://")
+	m.Close()
+	return addr
+}
