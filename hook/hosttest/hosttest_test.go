@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -572,4 +573,80 @@ func TestClaudeHTTPHook(t *testing.T) {
 		dir, _, turn = run(t, refused, []hosttest.Call{bash(command(markAllow))})
 		checkResults(t, hosttest.Claude, dir, turn, []expect{{mark: markAllow, ran: true, says: "ran-" + markAllow}})
 	})
+}
+
+// TestHookTimeout: a hook that outlives its timeout is killed and the call
+// goes on as if the hook had failed: it runs, on every host. Airlock's hook
+// must answer before the host's timeout (an approval that waits longer than
+// the timeout needs the host's timeout raised).
+func TestHookTimeout(t *testing.T) {
+	slow := func(t *testing.T) string {
+		script := filepath.Join(t.TempDir(), "slow.sh")
+		// exec: a child left holding the hook's stdout keeps Gemini CLI
+		// waiting past the timeout until the pipe closes.
+		writeFile(t, script, "#!/bin/sh\ncat >/dev/null\nexec sleep 30\n")
+		if err := os.Chmod(script, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return script
+	}
+	for _, tc := range []struct {
+		host     string
+		settings func(dir, home, script string)
+		run      func(context.Context, hosttest.Options) (*hosttest.Turn, error)
+		call     hosttest.Call
+	}{
+		{hosttest.Claude, func(dir, home, script string) {
+			writeFile(t, filepath.Join(dir, ".claude", "settings.json"), fmt.Sprintf(`{"permissions": {"allow": ["Bash"]}, "hooks": {
+  "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": %q, "timeout": 1}]}]}}`, script))
+		}, hosttest.RunClaude, hosttest.Call{Tool: "Bash", Input: map[string]any{"command": command(markAllow)}}},
+		{hosttest.Codex, func(dir, home, script string) {
+			writeFile(t, filepath.Join(home, ".codex", "hooks.json"), fmt.Sprintf(`{"hooks": {
+  "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": %q, "timeout": 1}]}]}}`, script))
+		}, hosttest.RunCodex, hosttest.Call{Tool: "exec_command", Input: map[string]any{"cmd": command(markAllow)}}},
+		{hosttest.Gemini, func(dir, home, script string) {
+			writeFile(t, filepath.Join(dir, ".gemini", "settings.json"), fmt.Sprintf(`{"hooks": {
+  "BeforeTool": [{"matcher": ".*", "hooks": [{"type": "command", "command": %q, "timeout": 1000}]}]}}`, script))
+		}, hosttest.RunGemini, hosttest.Call{Tool: "run_shell_command", Input: map[string]any{"command": command(markAllow)}}},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			t.Parallel()
+			hosttest.Require(t, tc.host)
+			dir, home := t.TempDir(), t.TempDir()
+			tc.settings(dir, home, slow(t))
+			start := time.Now()
+			turn, err := tc.run(turnContext(t), hosttest.Options{Dir: dir, Home: home, Calls: []hosttest.Call{tc.call}, TrustHooks: true})
+			checkTurn(t, turn, err, 1)
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("%s: the turn took %v; the hook's 1 s timeout was not applied", tc.host, d)
+			}
+			checkResults(t, tc.host, dir, turn, []expect{{mark: markAllow, ran: true, says: "ran-" + markAllow}})
+		})
+	}
+}
+
+// TestContextEndsTurn: when ctx ends the host and its process group are
+// killed and the turn returns ctx's error.
+func TestContextEndsTurn(t *testing.T) {
+	t.Parallel()
+	hosttest.Require(t, hosttest.Claude)
+	dir, home := t.TempDir(), t.TempDir()
+	script := filepath.Join(t.TempDir(), "hang.sh")
+	writeFile(t, script, "#!/bin/sh\ncat >/dev/null\nsleep 60\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), fmt.Sprintf(`{"hooks": {
+  "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": %q}]}]}}`, script))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := hosttest.RunClaude(ctx, hosttest.Options{Dir: dir, Home: home,
+		Calls: []hosttest.Call{{Tool: "Bash", Input: map[string]any{"command": "true"}}}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("turn took %v after its deadline of 3s", d)
+	}
 }
