@@ -201,6 +201,9 @@ func TestClaude(t *testing.T) {
 	})
 
 	ps := payloads(t, rec)
+	if p := find(ps, "PostToolUse", markFailed); p != nil {
+		t.Errorf("claude: PostToolUse fired for a failed command (PostToolUseFailure is expected alone): %s", p.Raw)
+	}
 	saveCaptures(t, hosttest.Claude, dir, home, map[string]*payload{
 		"pretooluse-bash.json":         find(ps, "PreToolUse", markAllow),
 		"posttooluse-bash.json":        find(ps, "PostToolUse", markAllow),
