@@ -309,5 +309,5 @@ func run(ctx context.Context, bin string, args []string, dir string, env []strin
 	return nil
 }
 
-// lastUserText returns s trimmed, for messages built from text parts.
+// joinText joins the text parts of a tool result.
 func joinText(parts []string) string { return strings.Join(parts, "") }
