@@ -2,6 +2,7 @@ package hook
 
 import (
 	"encoding/json"
+	"regexp"
 )
 
 // Gemini is Gemini CLI's hook protocol (geminicli.com/docs/hooks/reference):
@@ -32,6 +33,9 @@ func (g Gemini) Parse(b []byte) (Event, error) {
 	case "AfterTool":
 		ev.Kind = KindPost
 		ev.Failed, ev.Error = responseFailed(p.ToolResponse)
+		if !ev.Failed && p.ToolName == "run_shell_command" {
+			ev.Failed, ev.Error = shellFailed(p.ToolResponse)
+		}
 	default:
 		return Event{}, unknownEvent(g.Name(), p.HookEventName, geminiEvents)
 	}
@@ -57,4 +61,27 @@ func (Gemini) Block(ev Event, v Verdict) []byte {
 		return []byte(marshal(geminiAnswer{Decision: "allow", Reason: oneLine(v.Reason)}))
 	}
 	return []byte(marshal(geminiAnswer{Decision: "deny", Reason: oneLine(v.Reason)}))
+}
+
+// exitCode is how Gemini CLI's shell tool reports a command's status in
+// the text it gives the model ("Exit Code: 2"); AfterTool has no field
+// for it.
+var exitCode = regexp.MustCompile(`(?m)^Exit Code: ([0-9]+)\s*$`)
+
+func shellFailed(raw json.RawMessage) (bool, string) {
+	var r struct {
+		LLMContent json.RawMessage `json:"llmContent"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return false, ""
+	}
+	var text string
+	if json.Unmarshal(r.LLMContent, &text) != nil {
+		return false, ""
+	}
+	// The command's own output comes first: the tool's line is the last.
+	if m := exitCode.FindAllStringSubmatch(text, -1); m != nil && m[len(m)-1][1] != "0" {
+		return true, "exited with status " + m[len(m)-1][1]
+	}
+	return false, ""
 }
