@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -582,15 +583,20 @@ func readProblem(resp *http.Response) error {
 
 // Hook passes one hook payload of host (claude-code, codex, gemini) to the
 // server and returns the reply for the hook's process to give its host. An
-// ask is held for up to hold. A server that cannot be reached, or that is
-// restarting, is asked again until ctx ends; then the error is
-// EUNAVAILABLE, and the caller blocks the call (hook.Fail).
+// ask is held for up to hold. A server that is restarting — it drained, or
+// the connection broke while it held the call — is asked again until ctx
+// ends; one that cannot be reached at all is given HookReconnect, then the
+// error is EUNAVAILABLE and the caller blocks the call (hook.Fail).
 func (c *Client) Hook(ctx context.Context, host string, payload []byte, hold time.Duration) (hook.Reply, error) {
 	backoff := 50 * time.Millisecond
 	start := time.Now()
+	contact := start // the last time the server answered or held the call
 	for {
-		r, err := c.hookOnce(ctx, host, payload, hold-time.Since(start))
-		if err == nil || !retryable(err) || airlock.ErrorCode(err) == airlock.EINTERNAL {
+		r, reached, err := c.hookOnce(ctx, host, payload, hold-time.Since(start))
+		if reached {
+			contact = time.Now()
+		}
+		if err == nil || airlock.ErrorCode(err) != airlock.EUNAVAILABLE || time.Since(contact) > HookReconnect {
 			return r, err
 		}
 		t := time.NewTimer(backoff)
@@ -600,16 +606,21 @@ func (c *Client) Hook(ctx context.Context, host string, payload []byte, hold tim
 			return hook.Reply{}, err
 		case <-t.C:
 		}
-		backoff = min(2*backoff, 2*time.Second)
+		backoff = min(2*backoff, time.Second)
 	}
 }
 
-func (c *Client) hookOnce(ctx context.Context, host string, payload []byte, hold time.Duration) (hook.Reply, error) {
+// HookReconnect is how long a hook keeps trying a server it cannot reach
+// before it blocks the call: long enough for a restart, short enough that
+// a server that is down does not stall the agent.
+const HookReconnect = 5 * time.Second
+
+func (c *Client) hookOnce(ctx context.Context, host string, payload []byte, hold time.Duration) (r hook.Reply, reached bool, err error) {
 	q := url.Values{"hold": {max(hold, 0).Round(time.Millisecond).String()}}
 	u := strings.TrimRight(c.URL, "/") + "/v1/hooks/" + url.PathEscape(host) + "?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, "POST", u, bytes.NewReader(payload))
 	if err != nil {
-		return hook.Reply{}, airlock.Errorf(airlock.EINVALID, "bad server URL %q: %v", c.URL, err)
+		return r, false, airlock.Errorf(airlock.EINVALID, "bad server URL %q: %v", c.URL, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", HookReplyType)
@@ -618,21 +629,22 @@ func (c *Client) hookOnce(ctx context.Context, host string, payload []byte, hold
 	}
 	resp, err := c.httpClient().Do(req)
 	if err != nil {
+		var op *net.OpError
+		reached = !(errors.As(err, &op) && op.Op == "dial")
 		if ctx.Err() != nil {
-			return hook.Reply{}, airlock.Errorf(airlock.EUNAVAILABLE, "no answer from %s in time: %v", c.URL, context.Cause(ctx))
+			return r, reached, airlock.Errorf(airlock.EUNAVAILABLE, "no answer from %s in time: %v", c.URL, context.Cause(ctx))
 		}
-		return hook.Reply{}, airlock.Errorf(airlock.EUNAVAILABLE, "POST /v1/hooks/%s: %v", host, err)
+		return r, reached, airlock.Errorf(airlock.EUNAVAILABLE, "POST /v1/hooks/%s: %v", host, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		return hook.Reply{}, readProblem(resp)
+		return r, true, readProblem(resp)
 	}
-	var r hook.Reply
 	if err := json.NewDecoder(io.LimitReader(resp.Body, hook.MaxPayload)).Decode(&r); err != nil {
-		return hook.Reply{}, airlock.Errorf(airlock.EUNAVAILABLE, "POST /v1/hooks/%s: read answer: %v", host, err)
+		return r, true, airlock.Errorf(airlock.EUNAVAILABLE, "POST /v1/hooks/%s: read answer: %v", host, err)
 	}
 	if r.Exit != 0 && r.Exit != 2 {
-		return hook.Reply{}, airlock.Errorf(airlock.EINTERNAL, "the server answered exit code %d", r.Exit)
+		return hook.Reply{}, true, airlock.Errorf(airlock.EINTERNAL, "the server answered exit code %d", r.Exit)
 	}
-	return r, nil
+	return r, true, nil
 }

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook/hosttest"
+	airlockhttp "github.com/airlock-dev/airlock/http"
+)
+
+// The real-host tests run a whole turn of Claude Code, Codex and Gemini CLI
+// (pinned in hook/testdata/hosts) against a scripted local model: the host
+// runs its real hook machinery — the hook that `airlock hook install`
+// wrote, the built airlock binary — and the test reads what the model was
+// told and what ran.
+
+// realHost is one host as the real-host tests drive it.
+type realHost struct {
+	name  string // Airlock's name for it
+	host  string // hosttest's
+	scope string // where the test installs the hook
+	run   func(context.Context, hosttest.Options) (*hosttest.Turn, error)
+	shell func(command string) hosttest.Call
+}
+
+var realHosts = []realHost{
+	{"claude-code", hosttest.Claude, "project", hosttest.RunClaude,
+		func(c string) hosttest.Call { return hosttest.Call{Tool: "Bash", Input: map[string]any{"command": c}} }},
+	{"codex", hosttest.Codex, "user", hosttest.RunCodex,
+		func(c string) hosttest.Call { return hosttest.Call{Tool: "exec_command", Input: map[string]any{"cmd": c}} }},
+	{"gemini", hosttest.Gemini, "project", hosttest.RunGemini,
+		func(c string) hosttest.Call {
+			return hosttest.Call{Tool: "run_shell_command", Input: map[string]any{"command": c}}
+		}},
+}
+
+// hostWorld is a project and a home for one host, with Airlock's hook
+// installed by `airlock hook install`.
+type hostWorld struct {
+	h          realHost
+	dir, home  string
+	codexTrust string // the config.toml install wrote (Codex)
+}
+
+func installHost(t *testing.T, s *hookServer, h realHost, server string) *hostWorld {
+	t.Helper()
+	bin := airlockBinary(t) // before HOME moves: go build keeps its cache there
+	w := &hostWorld{h: h, dir: t.TempDir(), home: t.TempDir()}
+	tokenFile := filepath.Join(w.home, "airlock.token")
+	if err := os.WriteFile(tokenFile, []byte(s.host+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", w.home)
+	t.Setenv("CODEX_HOME", filepath.Join(w.home, ".codex"))
+	t.Setenv("AIRLOCK_TOKEN", "")
+	args := []string{"hook", "install", h.name, "--scope", h.scope, "--dir", w.dir,
+		"--command", bin, "--server", server, "--token-file", tokenFile}
+	if code, out, errOut := runCLI(t, args...); code != 0 {
+		t.Fatalf("airlock %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	if h.name == "codex" {
+		b, err := os.ReadFile(filepath.Join(w.home, ".codex", "config.toml"))
+		if err != nil {
+			t.Fatalf("install codex wrote no trust: %v", err)
+		}
+		w.codexTrust = string(b)
+	}
+	return w
+}
+
+func (w *hostWorld) turn(t *testing.T, calls ...hosttest.Call) *hosttest.Turn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	start := time.Now()
+	turn, err := w.h.run(ctx, hosttest.Options{Dir: w.dir, Home: w.home, Calls: calls, CodexConfig: w.codexTrust})
+	t.Logf("%s: a turn of %d calls took %s", w.h.name, len(calls), time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("%s turn: %v\n%s", w.h.name, err, turn)
+	}
+	if len(turn.Results) != len(calls) {
+		t.Fatalf("%s answered %d of %d calls\n%s", w.h.name, len(turn.Results), len(calls), turn)
+	}
+	return turn
+}
+
+func (w *hostWorld) exists(name string) bool {
+	_, err := os.Stat(filepath.Join(w.dir, name))
+	return err == nil
+}
+
+// TestRealHosts: in one real turn of each host, a read runs and its output
+// reaches the model; a destructive command is blocked and the model is told
+// the code and the rule; a write that asks is held while a reviewer
+// approves it through the API, then runs; and each execution is in the
+// audit log, linked to its decision.
+func TestRealHosts(t *testing.T) {
+	for _, h := range realHosts {
+		t.Run(h.name, func(t *testing.T) {
+			hosttest.Require(t, h.host)
+			s := newHookServer(t)
+			w := installHost(t, s, h, s.url)
+			if err := os.WriteFile(filepath.Join(w.dir, "marker.txt"), []byte("marker-3f9a\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(w.dir, "victim"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+
+			approved := make(chan error, 1)
+			go func() {
+				ap, err := pendingFor(t.Context(), s, "approved-file")
+				if err == nil {
+					_, err = airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "ok", airlock.SurfaceAPI)
+				}
+				approved <- err
+			}()
+			turn := w.turn(t, h.shell("cat marker.txt"), h.shell("rm -rf victim"), h.shell("touch approved-file"))
+
+			if r := turn.Results[0]; r.IsError || !strings.Contains(r.Output, "marker-3f9a") {
+				t.Errorf("cat marker.txt: the model was told %q (error %t), want the file's text", r.Output, r.IsError)
+			}
+			if r := turn.Results[1]; !strings.Contains(r.Output, airlock.CodeDenied) || !strings.Contains(r.Output, "no-deletes") {
+				t.Errorf("rm -rf victim: the model was told %q, want %s and the rule", r.Output, airlock.CodeDenied)
+			}
+			if !w.exists("victim") {
+				t.Error("rm -rf victim ran: the folder is gone")
+			}
+			if err := <-approved; err != nil {
+				t.Fatalf("approve: %v", err)
+			}
+			if r := turn.Results[2]; r.IsError || strings.Contains(r.Output, "AIRLOCK-") {
+				t.Errorf("touch approved-file after the approval: the model was told %q", r.Output)
+			}
+			if !w.exists("approved-file") {
+				t.Error("touch approved-file did not run after its approval")
+			}
+			assertExecuted(t, s, "cat marker.txt", "touch approved-file")
+		})
+	}
+}
+
+// TestRealHostsServerDown: with the server gone, no host runs the call —
+// Codex included, which runs calls whose hooks fail in any way but one.
+func TestRealHostsServerDown(t *testing.T) {
+	for _, h := range realHosts {
+		t.Run(h.name, func(t *testing.T) {
+			hosttest.Require(t, h.host)
+			s := newHookServer(t)
+			w := installHost(t, s, h, "http://"+freeAddr(t))
+			turn := w.turn(t, h.shell("touch never-file"))
+			if w.exists("never-file") {
+				t.Fatalf("the call ran with the server down\n%s", turn)
+			}
+			if r := turn.Results[0]; !strings.Contains(r.Output, airlock.CodeUnavailable) {
+				t.Errorf("the model was told %q, want %s", r.Output, airlock.CodeUnavailable)
+			}
+		})
+	}
+}
+
+// pendingFor waits for the pending request whose arguments name what.
+func pendingFor(ctx context.Context, s *hookServer, what string) (airlock.Approval, error) {
+	c := airlockhttp.NewClient(s.url, s.bob)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		page, err := c.Approvals(ctx, airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}})
+		if err != nil {
+			return airlock.Approval{}, err
+		}
+		for _, ap := range page.Approvals {
+			if strings.Contains(string(ap.Args), what) {
+				return ap, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return airlock.Approval{}, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// assertExecuted checks that each command's execution was recorded, linked
+// to the decision that let it run.
+func assertExecuted(t *testing.T, s *hookServer, commands ...string) {
+	t.Helper()
+	c := airlockhttp.NewClient(s.url, s.admin)
+	page, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range commands {
+		found := false
+		for _, e := range page.Events {
+			var p struct {
+				DecisionSeq int64  `json:"decision_seq"`
+				Consent     string `json:"consent"`
+			}
+			if json.Unmarshal(e.Payload, &p) != nil || p.DecisionSeq == 0 || p.Consent != "" {
+				continue
+			}
+			d, err := c.Events(t.Context(), airlock.EventFilter{AfterSeq: p.DecisionSeq - 1, Limit: 1})
+			if err == nil && len(d.Events) == 1 && d.Events[0].Kind == airlock.EventDecision &&
+				strings.Contains(string(d.Events[0].Payload), command) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no action.executed linked to the decision on %q among %d executions", command, len(page.Events))
+		}
+	}
+}
