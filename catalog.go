@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +22,9 @@ const (
 	kindShell             // runs a shell script (args.command)
 	kindArgv              // runs a program without a shell (args.argv, or command + args)
 	kindGitPush           // pushes; args.force makes it destructive
+	kindPatch             // applies a Codex patch (args.command, args.input or args.patch)
+	kindStdin             // types args.chars into a running command
+	kindMonitor           // watches a shell command's output (args.command) or a WebSocket (args.ws)
 )
 
 // toolSpec is the catalog's knowledge of one tool.
@@ -29,6 +33,16 @@ type toolSpec struct {
 	capability Capability
 	tier       RiskTier
 	kind       toolKind
+	reason     string
+}
+
+// argRaise raises a call whose argument key has one of values.
+type argRaise struct {
+	key        string
+	values     []string
+	class      Class
+	capability Capability
+	tier       RiskTier
 	reason     string
 }
 
@@ -89,70 +103,214 @@ var catalog = map[string]toolSpec{
 	"git.worktree.create": {ClassGitWrite, CapGitWrite, TierWrite, kindPlain, "creates a worktree"},
 	"git.worktree.remove": {ClassGitWrite, CapWorkspaceDelete, TierDestructive, kindPlain, "removes a worktree and its files"},
 
-	// Claude Code.
-	"Bash":         {ClassProcessExec, CapProcessExec, TierWrite, kindShell, "runs a shell command"},
-	"BashOutput":   {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "reads a background shell's output"},
-	"KillShell":    {ClassProcessKill, CapProcessSignal, TierWrite, kindPlain, "stops a background shell the agent started"},
-	"Read":         {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "reads a file"},
-	"Grep":         {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "searches files"},
-	"Glob":         {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "lists files"},
-	"LS":           {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "lists a directory"},
-	"NotebookRead": {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "reads a notebook"},
-	"Edit":         {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a file"},
-	"MultiEdit":    {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a file"},
-	"Write":        {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "writes a file"},
-	"NotebookEdit": {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a notebook"},
-	"WebFetch":     {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "fetches a URL"},
-	"WebSearch":    {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "searches the web"},
-	"TodoWrite":    {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own task list"},
+	// Claude Code 2.1 (the tool names its binary defines, and the older
+	// names it still accepts as aliases; MultiEdit, LS and NotebookRead
+	// are from earlier releases).
+	"Bash":                   {ClassProcessExec, CapProcessExec, TierWrite, kindShell, "runs a shell command"},
+	"PowerShell":             {ClassProcessExec, CapProcessExec, TierPrivileged, kindPlain, "runs a PowerShell command, which Airlock cannot analyse"},
+	"Monitor":                {ClassProcessExec, CapProcessExec, TierWrite, kindMonitor, "watches a command's output"},
+	"REPL":                   {ClassProcessExec, CapProcessExec, TierWrite, kindPlain, "runs JavaScript that Airlock cannot inspect"},
+	"TaskOutput":             {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "reads a background task's output"},
+	"BashOutput":             {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "reads a background task's output"},
+	"BashOutputTool":         {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "reads a background task's output"},
+	"AgentOutput":            {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "reads a background task's output"},
+	"AgentOutputTool":        {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "reads a background task's output"},
+	"TaskStop":               {ClassProcessKill, CapProcessSignal, TierWrite, kindPlain, "stops a background task the agent started"},
+	"KillShell":              {ClassProcessKill, CapProcessSignal, TierWrite, kindPlain, "stops a background task the agent started"},
+	"KillBash":               {ClassProcessKill, CapProcessSignal, TierWrite, kindPlain, "stops a background task the agent started"},
+	"Read":                   {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "reads a file"},
+	"Grep":                   {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "searches files"},
+	"Glob":                   {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "lists files"},
+	"LS":                     {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "lists a directory"},
+	"LSP":                    {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "looks up definitions and references"},
+	"NotebookRead":           {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "reads a notebook"},
+	"Edit":                   {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a file"},
+	"MultiEdit":              {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a file"},
+	"Write":                  {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "writes a file"},
+	"NotebookEdit":           {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a notebook"},
+	"WebFetch":               {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "fetches a URL"},
+	"WebSearch":              {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "searches the web"},
+	"Artifact":               {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindRead, "publishes a file as a claude.ai web page"},
+	"SendUserFile":           {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindRead, "sends files to the user through claude.ai"},
+	"Projects":               {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindRead, "reads or writes the session's claude.ai project"},
+	"DesignSync":             {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindRead, "syncs design components with a claude.ai project"},
+	"ShareOnboardingGuide":   {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "uploads ONBOARDING.md and makes a share link"},
+	"RemoteTrigger":          {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "reads the user's cloud agent routines"},
+	"ListMcpResourcesTool":   {ClassMCPCall, CapMCPCall, TierRead, kindPlain, "lists the resources of MCP servers"},
+	"ListMcpResources":       {ClassMCPCall, CapMCPCall, TierRead, kindPlain, "lists the resources of MCP servers"},
+	"ReadMcpResourceDirTool": {ClassMCPCall, CapMCPCall, TierRead, kindPlain, "lists a directory resource of an MCP server"},
+	"ReadMcpResourceDir":     {ClassMCPCall, CapMCPCall, TierRead, kindPlain, "lists a directory resource of an MCP server"},
+	"ReadMcpResourceTool":    {ClassMCPCall, CapMCPCall, TierWrite, kindPlain, "reads a resource from an MCP server, which does what it likes to serve it"},
+	"ReadMcpResource":        {ClassMCPCall, CapMCPCall, TierWrite, kindPlain, "reads a resource from an MCP server, which does what it likes to serve it"},
+	// A subagent's own tool calls pass the gate; starting one is still more
+	// than a read: it spends, and acts on its own.
+	"Agent":                    {ClassHostCall, CapHostCall, TierWrite, kindPlain, "starts a subagent"},
+	"Task":                     {ClassHostCall, CapHostCall, TierWrite, kindPlain, "starts a subagent"},
+	"Workflow":                 {ClassHostCall, CapHostCall, TierWrite, kindPlain, "runs a workflow script that starts subagents"},
+	"SendMessage":              {ClassHostCall, CapHostCall, TierWrite, kindPlain, "sends instructions to another agent"},
+	"Skill":                    {ClassHostCall, CapHostCall, TierWrite, kindPlain, "runs a skill, whose instructions may run commands or allow tools"},
+	"CronCreate":               {ClassAgentStateWrite, CapAgentStateWrite, TierWrite, kindPlain, "schedules a prompt to run later"},
+	"CronDelete":               {ClassAgentStateWrite, CapAgentStateWrite, TierWrite, kindPlain, "cancels a scheduled prompt"},
+	"EnterWorktree":            {ClassGitWrite, CapGitWrite, TierWrite, kindPlain, "creates a worktree and works in it"},
+	"ExitWorktree":             {ClassGitWrite, CapGitWrite, TierWrite, kindPlain, "leaves a worktree, keeping it"},
+	"TodoWrite":                {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own task list"},
+	"TaskCreate":               {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own task list"},
+	"TaskUpdate":               {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own task list"},
+	"TaskGet":                  {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "reads the agent's own task list"},
+	"TaskList":                 {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "reads the agent's own task list"},
+	"CronList":                 {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "lists the agent's scheduled prompts"},
+	"EnterPlanMode":            {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "switches the agent to plan mode"},
+	"ExitPlanMode":             {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "presents the agent's plan to the user"},
+	"AskUserQuestion":          {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "asks the user a question"},
+	"SendUserMessage":          {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "sends the user a message"},
+	"Brief":                    {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "sends the user a message"},
+	"PushNotification":         {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "notifies the user"},
+	"ScheduleWakeup":           {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "picks when the agent resumes"},
+	"ReportFindings":           {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "reports review findings to the host"},
+	"StructuredOutput":         {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "returns the agent's final answer"},
+	"ToolSearch":               {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "searches the host's tools"},
+	"ShowOnboardingRolePicker": {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "shows the user a role picker"},
 
-	// Other coding agents (Gemini CLI, Codex, Cursor).
-	"run_shell_command":   {ClassProcessExec, CapProcessExec, TierWrite, kindShell, "runs a shell command"},
-	"run_terminal_cmd":    {ClassProcessExec, CapProcessExec, TierWrite, kindShell, "runs a shell command"},
-	"local_shell":         {ClassProcessExec, CapProcessExec, TierWrite, kindArgv, "runs a program"},
-	"container.exec":      {ClassProcessExec, CapProcessExec, TierWrite, kindArgv, "runs a program"},
-	"apply_patch":         {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindPlain, "applies a patch"},
-	"edit_file":           {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a file"},
-	"replace":             {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a file"},
-	"read_many_files":     {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "reads files"},
-	"search_file_content": {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "searches files"},
-	"grep_search":         {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "searches files"},
-	"file_search":         {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "finds files"},
-	"codebase_search":     {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "searches the codebase"},
-	"glob":                {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "lists files"},
-	"web_fetch":           {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "fetches a URL"},
-	"google_web_search":   {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "searches the web"},
-	"save_memory":         {ClassAgentStateWrite, CapAgentStateWrite, TierWrite, kindPlain, "writes the agent's memory"},
+	// Gemini CLI 0.61 (ALL_BUILTIN_TOOL_NAMES, its legacy aliases and the
+	// background-process tools; save_memory is from earlier releases).
+	"run_shell_command":         {ClassProcessExec, CapProcessExec, TierWrite, kindShell, "runs a shell command"},
+	"list_background_processes": {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "lists the agent's background commands"},
+	"read_background_output":    {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "reads a background command's output"},
+	"replace":                   {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a file"},
+	"read_many_files":           {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "reads files"},
+	"search_file_content":       {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "searches files"},
+	"grep_search":               {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "searches files"},
+	"glob":                      {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "lists files"},
+	"get_internal_docs":         {ClassFSRead, CapWorkspaceRead, TierRead, kindPlain, "reads Gemini CLI's own documentation"},
+	"web_fetch":                 {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "fetches a URL"},
+	"google_web_search":         {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "searches the web"},
+	"list_mcp_resources":        {ClassMCPCall, CapMCPCall, TierRead, kindPlain, "lists the resources of MCP servers"},
+	"read_mcp_resource":         {ClassMCPCall, CapMCPCall, TierWrite, kindPlain, "reads a resource from an MCP server, which does what it likes to serve it"},
+	"invoke_agent":              {ClassHostCall, CapHostCall, TierWrite, kindPlain, "starts a subagent"},
+	"activate_skill":            {ClassHostCall, CapHostCall, TierWrite, kindPlain, "activates a skill, whose instructions may run commands or allow tools"},
+	"save_memory":               {ClassAgentStateWrite, CapAgentStateWrite, TierWrite, kindPlain, "writes the agent's memory"},
+	"write_todos":               {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own task list"},
+	"tracker_create_task":       {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own task list"},
+	"tracker_update_task":       {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own task list"},
+	"tracker_add_dependency":    {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own task list"},
+	"tracker_get_task":          {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "reads the agent's own task list"},
+	"tracker_list_tasks":        {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "reads the agent's own task list"},
+	"tracker_visualize":         {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "reads the agent's own task list"},
+	"enter_plan_mode":           {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "switches the agent to plan mode"},
+	"exit_plan_mode":            {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "presents the agent's plan to the user"},
+	"ask_user":                  {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "asks the user a question"},
+	"update_topic":              {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's topic"},
+	"complete_task":             {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "returns the agent's final answer"},
+
+	// OpenAI Codex CLI 0.169 (the tool handlers its binary names; shell is
+	// among the processes above, its command an argument list). Its hooks
+	// report the shell tool as Bash.
+	"shell_command":                     {ClassProcessExec, CapProcessExec, TierWrite, kindShell, "runs a shell command"},
+	"exec_command":                      {ClassProcessExec, CapProcessExec, TierWrite, kindShell, "runs a shell command"},
+	"local_shell":                       {ClassProcessExec, CapProcessExec, TierWrite, kindArgv, "runs a program"},
+	"write_stdin":                       {ClassFSRead, CapWorkspaceRead, TierRead, kindStdin, "reads a running command's output"},
+	"apply_patch":                       {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindPatch, "applies a patch"},
+	"view_image":                        {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "reads an image"},
+	"web_search":                        {ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, kindPlain, "searches the web"},
+	"list_mcp_resource_templates":       {ClassMCPCall, CapMCPCall, TierRead, kindPlain, "lists the resource templates of MCP servers"},
+	"spawn_agent":                       {ClassHostCall, CapHostCall, TierWrite, kindPlain, "starts a subagent"},
+	"resume_agent":                      {ClassHostCall, CapHostCall, TierWrite, kindPlain, "resumes a subagent"},
+	"send_input":                        {ClassHostCall, CapHostCall, TierWrite, kindPlain, "sends instructions to a subagent"},
+	"send_message":                      {ClassHostCall, CapHostCall, TierWrite, kindPlain, "sends instructions to a subagent"},
+	"followup_task":                     {ClassHostCall, CapHostCall, TierWrite, kindPlain, "gives a subagent a follow-up task"},
+	"close_agent":                       {ClassProcessKill, CapProcessSignal, TierWrite, kindPlain, "stops a subagent the agent started"},
+	"request_permissions":               {ClassHostCall, CapHostCall, TierWrite, kindPlain, "asks the host for wider sandbox permissions"},
+	"request_plugin_install":            {ClassPackageInstall, CapNetworkEgress, TierNetworkEgress, kindPlain, "installs a plugin"},
+	"update_plan":                       {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "updates the agent's own plan"},
+	"wait_agent":                        {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "waits for a subagent"},
+	"list_agents":                       {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "lists the agent's subagents"},
+	"request_user_input":                {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "asks the user a question"},
+	"tool_search":                       {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "searches the host's tools"},
+	"list_available_plugins_to_install": {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "lists plugins the user could install"},
+	"get_context_remaining":             {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "reads the agent's context budget"},
+	"new_context_window":                {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "starts a fresh context window"},
+	"current_time":                      {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "reads the time"},
+	"sleep":                             {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "waits"},
+	"wait_for_environment":              {ClassAgentStateWrite, CapAgentStateWrite, TierRead, kindPlain, "waits for the environment"},
+
+	// Other coding agents (Cursor, and common names).
+	"run_terminal_cmd": {ClassProcessExec, CapProcessExec, TierWrite, kindShell, "runs a shell command"},
+	"container.exec":   {ClassProcessExec, CapProcessExec, TierWrite, kindArgv, "runs a program"},
+	"edit_file":        {ClassFSWrite, CapWorkspaceWriteText, TierWrite, kindWrite, "edits a file"},
+	"file_search":      {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "finds files"},
+	"codebase_search":  {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "searches the codebase"},
+}
+
+// catalogRaises are the argument values that make a tool's call stricter
+// than its catalog entry.
+var catalogRaises = map[string][]argRaise{
+	// A remote subagent or cloud routine runs outside this gate: whatever
+	// it does, Airlock never sees.
+	"Agent":         {{"isolation", []string{"remote"}, ClassHostCall, CapHostCall, TierPrivileged, "starts a subagent in a remote environment, outside the gate"}},
+	"Task":          {{"isolation", []string{"remote"}, ClassHostCall, CapHostCall, TierPrivileged, "starts a subagent in a remote environment, outside the gate"}},
+	"RemoteTrigger": {{"action", []string{"create", "update", "run"}, ClassNetHTTP, CapNetworkEgress, TierPrivileged, "creates, changes or runs a cloud agent routine, outside the gate"}},
+	"ExitWorktree":  {{"action", []string{"remove"}, ClassGitWrite, CapWorkspaceDelete, TierDestructive, "removes the worktree and its branch"}},
+	"Projects":      {{"method", []string{"project_delete"}, ClassNetHTTP, CapNetworkEgress, TierDestructive, "deletes a document of the session's claude.ai project"}},
+	// Gemini's browser agent drives a browser: it reaches the network.
+	"invoke_agent": {{"agent_name", []string{"browser_agent"}, ClassNetHTTP, CapNetworkEgress, TierNetworkEgress, "starts the browser subagent"}},
 }
 
 // Argument names the catalog reads. Tools differ in what they call a path.
 var (
-	readPathKeys  = []string{"path", "file_path", "notebook_path", "paths", "file_paths", "target_file", "absolute_path"}
+	readPathKeys  = []string{"path", "file_path", "notebook_path", "paths", "file_paths", "target_file", "absolute_path", "local_path", "include"}
 	writePathKeys = []string{"path", "file_path", "notebook_path", "paths", "target_file", "absolute_path", "destination", "dest", "dst", "target", "to", "new_path"}
 	sourceKeys    = []string{"source", "src", "from", "path", "old_path"}
 	scriptKeys    = []string{"command", "cmd", "script"}
-	dirKeys       = []string{"cwd", "dir", "workdir", "working_directory", "directory"}
+	patchKeys     = []string{"command", "input", "patch"}
+	dirKeys       = []string{"cwd", "dir", "workdir", "working_directory", "directory", "dir_path"}
 )
 
 // catalogKeys are every argument the catalog reads.
 var catalogKeys = func() map[string]bool {
-	m := map[string]bool{"argv": true, "args": true, "force": true, "force_with_lease": true, "delete": true}
-	for _, keys := range [][]string{readPathKeys, writePathKeys, sourceKeys, scriptKeys, dirKeys} {
+	m := map[string]bool{"argv": true, "args": true, "force": true, "force_with_lease": true, "delete": true, "chars": true, "ws": true}
+	for _, keys := range [][]string{readPathKeys, writePathKeys, sourceKeys, scriptKeys, patchKeys, dirKeys} {
 		for _, k := range keys {
 			m[k] = true
+		}
+	}
+	for _, raises := range catalogRaises {
+		for _, r := range raises {
+			m[r.key] = true
 		}
 	}
 	return m
 }()
 
-// mcpTool splits an MCP tool name, mcp__<server>__<tool>.
+// mcpTool splits an MCP tool name: mcp__<server>__<tool> (Claude Code,
+// Codex) or mcp_<server>_<tool> (Gemini CLI). The catalog is looked up
+// first, so a built-in name (mcp_release) is never taken for an MCP tool.
 func mcpTool(name string) (server, tool string, ok bool) {
-	rest, found := strings.CutPrefix(name, "mcp__")
-	if !found {
+	if rest, found := strings.CutPrefix(name, "mcp__"); found {
+		server, tool, found = strings.Cut(rest, "__")
+		if !found || server == "" || tool == "" {
+			return "", "", false
+		}
+		return server, tool, true
+	}
+	return geminiMCPTool(name)
+}
+
+// geminiMCPTool splits Gemini CLI's MCP tool name, mcp_<server>_<tool>.
+// Gemini joins server and tool with one underscore and allows underscores
+// in both, so mcp_a_b_c may be tool b_c of server a or tool c of server
+// a_b: the name alone cannot say. Gemini's own parser (parseMcpToolName)
+// takes the server to be the text up to the first underscore, and so does
+// Airlock, so that both name the same server; the reason quotes the full
+// name, and policy rules match the full name, never the split. A name
+// that starts "mcp__" is the other hosts' form, which Gemini refuses, and
+// a tool part made of underscores only is no name (Gemini refuses it too).
+func geminiMCPTool(name string) (server, tool string, ok bool) {
+	rest, found := strings.CutPrefix(name, "mcp_")
+	if !found || strings.HasPrefix(rest, "_") {
 		return "", "", false
 	}
-	server, tool, found = strings.Cut(rest, "__")
-	if !found || server == "" || tool == "" {
+	server, tool, found = strings.Cut(rest, "_")
+	if !found || server == "" || strings.Trim(tool, "_") == "" {
 		return "", "", false
 	}
 	return server, tool, true
@@ -166,29 +324,43 @@ func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
 	spec, ok := catalog[a.Tool]
 	if !ok {
 		if server, tool, ok := mcpTool(a.Tool); ok {
+			reason := "calls tool " + tool + " of MCP server " + server
+			if !strings.HasPrefix(a.Tool, "mcp__") {
+				reason += " (" + a.Tool + ": the server is the text up to the first underscore)"
+			}
 			return Classification{
 				Class: ClassMCPCall, Capability: CapMCPCall, Tier: TierWrite, Source: "catalog",
-				Reason:  "calls tool " + tool + " of MCP server " + server,
-				Generic: true,
+				Reason: reason, Generic: true,
 			}
 		}
 		return unknownTool(a.Tool)
 	}
 	c := Classification{Class: spec.class, Capability: spec.capability, Tier: spec.tier, Source: "catalog", Reason: spec.reason}
-	if spec.kind == kindPlain {
+	raises := catalogRaises[a.Tool]
+	if spec.kind == kindPlain && raises == nil {
 		return c
 	}
 	args := x.args // decoded already when a condition ran first
 	if !x.decoded {
 		args = pickArgs(a.Args, catalogKeys)
 	}
+	for _, r := range raises {
+		if v, ok := args[r.key].(string); ok && slices.Contains(r.values, v) && r.tier > c.Tier {
+			c.Class, c.Capability, c.Tier, c.Reason = r.class, r.capability, r.tier, r.reason
+		}
+	}
 	cwd := a.Cwd
-	if d, ok := firstString(args, dirKeys); ok {
-		cwd = sensitive.Clean(d, a.Cwd)
+	dir, hasDir := firstString(args, dirKeys)
+	if hasDir {
+		cwd = sensitive.Clean(dir, a.Cwd)
 	}
 	switch spec.kind {
 	case kindRead:
-		raiseForCredentials(&c, stringsArg(args, readPathKeys), cwd)
+		paths := stringsArg(args, readPathKeys)
+		if hasDir { // a read tool's directory (Gemini's dir_path) is what it reads
+			paths = append(paths, cwd)
+		}
+		raiseForCredentials(&c, paths, cwd)
 	case kindWrite:
 		raiseForSystemPaths(&c, stringsArg(args, writePathKeys), cwd)
 	case kindCopyMove:
@@ -203,24 +375,36 @@ func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
 			c.Tier, c.Reason = TierDestructive, "pushes with force or deletes a remote branch"
 		}
 	case kindShell:
-		script, ok := firstString(args, scriptKeys)
+		return shellCall(c, sh, args, cwd)
+	case kindMonitor:
+		if _, ok := firstString(args, scriptKeys); !ok && args["ws"] != nil {
+			c.Class, c.Capability, c.Tier, c.Reason = ClassNetConnect, CapNetworkEgress, TierNetworkEgress, "watches a WebSocket"
+			return c
+		}
+		return shellCall(c, sh, args, cwd)
+	case kindPatch:
+		patch, ok := firstString(args, patchKeys)
 		if !ok {
-			return opaque(c, "the call has no command string (args.command)")
+			argv, isList := firstList(args, patchKeys)
+			if patch, ok = patchArgv(argv); !isList || !ok {
+				return opaquePatch(c, "the call has no patch (args.command, args.input or args.patch)")
+			}
 		}
-		if sh == nil {
-			return opaque(c, errNoShellAnalyser)
+		return classifyPatch(c, patch, cwd)
+	case kindStdin:
+		if chars, _ := args["chars"].(string); chars != "" {
+			// What the keystrokes do depends on the program reading them
+			// (a shell, a REPL, a prompt), which the call does not say.
+			c.Class, c.Capability, c.Tier = ClassUnknown, CapUnknown, TierPrivileged
+			c.Reason = "types input into a running command, which Airlock cannot see into"
 		}
-		cmds, err := sh.AnalyseScript(script, cwd)
-		if err != nil {
-			return opaque(c, err.Error())
-		}
-		c.Source = "shell"
-		c.Commands = cmds
-		aggregate(&c)
 	case kindArgv:
 		argv, err := argvOf(args)
 		if err != nil {
 			return opaque(c, err.Error())
+		}
+		if patch, ok := patchArgv(argv); ok {
+			return classifyPatch(patchSpec(), patch, cwd)
 		}
 		if sh == nil {
 			return opaque(c, errNoShellAnalyser)
@@ -240,6 +424,58 @@ func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
 		aggregate(&c)
 	}
 	return c
+}
+
+// shellCall classifies a call that runs a shell script (args.command,
+// args.cmd), or a program when the script key holds an argument list.
+func shellCall(c Classification, sh ShellAnalyser, args map[string]any, cwd string) Classification {
+	script, ok := firstString(args, scriptKeys)
+	if !ok {
+		// Codex's shell and exec_command may send an argument list.
+		argv, isList := firstList(args, scriptKeys)
+		if !isList || len(argv) == 0 {
+			return opaque(c, "the call has no command string (args.command)")
+		}
+		if patch, ok := patchArgv(argv); ok {
+			return classifyPatch(patchSpec(), patch, cwd)
+		}
+		if sh == nil {
+			return opaque(c, errNoShellAnalyser)
+		}
+		cmds, err := sh.AnalyseArgv(argv, cwd)
+		if err != nil {
+			return opaque(c, err.Error())
+		}
+		c.Source, c.Commands = "shell", cmds
+		aggregate(&c)
+		return c
+	}
+	if sh == nil {
+		return opaque(c, errNoShellAnalyser)
+	}
+	cmds, err := sh.AnalyseScript(script, cwd)
+	if err != nil {
+		return opaque(c, err.Error())
+	}
+	c.Source, c.Commands = "shell", cmds
+	aggregate(&c)
+	return c
+}
+
+// patchSpec is the classification a patch starts from when it arrives
+// through a shell tool (["apply_patch", PATCH]): Codex applies it itself.
+func patchSpec() Classification {
+	s := catalog["apply_patch"]
+	return Classification{Class: s.class, Capability: s.capability, Tier: s.tier, Source: "catalog", Reason: s.reason}
+}
+
+// patchArgv returns the patch of an apply_patch command line, the form in
+// which Codex's shell tools hand a patch to apply_patch.
+func patchArgv(argv []string) (string, bool) {
+	if len(argv) == 2 && (argv[0] == "apply_patch" || argv[0] == "applypatch") {
+		return argv[1], true
+	}
+	return "", false
 }
 
 // errNoShellAnalyser is why a gate built without a ShellAnalyser denies
@@ -348,6 +584,16 @@ func stringList(v any) ([]string, bool) {
 		out = append(out, s)
 	}
 	return out, true
+}
+
+// firstList returns the first of keys that holds a list of strings.
+func firstList(args map[string]any, keys []string) ([]string, bool) {
+	for _, k := range keys {
+		if list, ok := stringList(args[k]); ok {
+			return list, true
+		}
+	}
+	return nil, false
 }
 
 func firstString(args map[string]any, keys []string) (string, bool) {

@@ -104,8 +104,8 @@ type Classification struct {
 	Source string `json:"source,omitempty"`
 	// Commands lists every command a shell script would run, in source order.
 	Commands []Command `json:"commands,omitempty"`
-	// Opaque is set when a shell script could not be analysed (a parse error
-	// or a limit reached). An opaque action is always denied.
+	// Opaque is set when a shell script or a patch could not be analysed (a
+	// parse error or a limit reached). An opaque action is always denied.
 	Opaque string `json:"opaque,omitempty"`
 	// Generic is set when Airlock knows only the kind of tool (an MCP call)
 	// or nothing at all (class unknown). A policy classifier may replace a

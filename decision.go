@@ -28,7 +28,8 @@ type Decision struct {
 	// Rule is the rule that decided, nil when a default did (see Source).
 	Rule *RuleRef `json:"rule,omitempty"`
 	// Source is what decided: "rule", "policy default", "levels default",
-	// "tier default", "invalid action" or "unanalysable shell".
+	// "tier default", "invalid action", "unanalysable shell" or
+	// "unanalysable patch".
 	Source string `json:"source"`
 	// Command is the shell command whose outcome decided (1-based), 0 when
 	// the action is not a shell script.

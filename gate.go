@@ -238,9 +238,13 @@ func (s stack) decideValid(ctx context.Context, sh ShellAnalyser, a *Action) Dec
 		d.Command = vs[best].index + 1
 	}
 	if op := d.Classification.Opaque; op != "" {
+		what, source := "the shell command could not be analysed", "unanalysable shell"
+		if d.Classification.Source == "patch" {
+			what, source = "the patch could not be read", "unanalysable patch"
+		}
 		d.Overrides = append(d.Overrides, Override{From: d.Outcome, To: Deny, Kind: "unanalysable",
-			Reason: fmt.Sprintf("the shell command could not be analysed (%s), so the strictest outcome applies", op)})
-		d.Outcome, d.Source = Deny, "unanalysable shell"
+			Reason: fmt.Sprintf("%s (%s), so the strictest outcome applies", what, op)})
+		d.Outcome, d.Source = Deny, source
 	}
 
 	var humanRule *rule

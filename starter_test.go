@@ -113,6 +113,20 @@ func TestStarterDecisions(t *testing.T) {
 		{name: "unknown command", tool: "Bash", args: map[string]any{"command": "$CMD --now"}, outcome: Suggest, needsHuman: true, code: CodeNeedsHuman},
 		{name: "mcp hinted destructive", tool: "mcp__db__drop", args: map[string]any{}, hints: &Hints{Tier: TierDestructive}, outcome: Suggest, needsHuman: true, code: CodeNeedsHuman},
 		{name: "unparsable script", tool: "Bash", args: map[string]any{"command": "if then"}, outcome: Deny, code: CodeDenied},
+		{name: "Gemini read_file", tool: "read_file", args: map[string]any{"file_path": "README.md"}, outcome: Auto},
+		{name: "Gemini list_directory of ~/.ssh", tool: "list_directory", args: map[string]any{"dir_path": "~/.ssh"}, outcome: Suggest, needsHuman: true, code: CodeNeedsHuman},
+		{name: "Gemini write_todos", tool: "write_todos", args: map[string]any{"todos": []any{}}, outcome: Auto},
+		{name: "Gemini MCP tool", tool: "mcp_github_create_issue", args: map[string]any{"title": "x"}, outcome: Ask},
+		{name: "Codex update_plan", tool: "update_plan", args: map[string]any{"plan": []any{}}, outcome: Auto},
+		{name: "Codex shell argv", tool: "shell", args: map[string]any{"command": []any{"rm", "-rf", "build"}}, outcome: Suggest, needsHuman: true, code: CodeNeedsHuman},
+		{name: "Codex exec_command", tool: "exec_command", args: map[string]any{"cmd": "ls"}, outcome: Auto},
+		{name: "Codex write_stdin typing", tool: "write_stdin", args: map[string]any{"session_id": 1, "chars": "y\n"}, outcome: Ask},
+		{name: "Codex write_stdin polling", tool: "write_stdin", args: map[string]any{"session_id": 1, "chars": ""}, outcome: Auto},
+		{name: "patch add", tool: "apply_patch", args: map[string]any{"command": "*** Begin Patch\n*** Add File: a.go\n+x\n*** End Patch"}, outcome: Ask},
+		{name: "patch delete", tool: "apply_patch", args: map[string]any{"command": "*** Begin Patch\n*** Delete File: a.go\n*** End Patch"}, outcome: Suggest, needsHuman: true, code: CodeNeedsHuman},
+		{name: "patch unreadable", tool: "apply_patch", args: map[string]any{"command": "*** Begin Patch\n*** Frob File: a.go\n*** End Patch"}, outcome: Deny, code: CodeDenied},
+		{name: "Claude remote subagent", tool: "Agent", args: map[string]any{"prompt": "p", "isolation": "remote"}, outcome: Suggest, needsHuman: true, code: CodeNeedsHuman},
+		{name: "Claude subagent", tool: "Agent", args: map[string]any{"prompt": "p"}, outcome: Ask},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
