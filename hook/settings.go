@@ -58,10 +58,11 @@ type Entry struct {
 }
 
 // owned matches the commands and URLs of hooks Airlock installed for a
-// host: `…airlock hook <host>…` or `…/v1/hooks/<host>…`.
+// host: an executable (airlock, by whatever path or name --command gave it)
+// then `hook <host>`, or a URL ending in /v1/hooks/<host>.
 func owned(host string) *regexp.Regexp {
 	h := regexp.QuoteMeta(host)
-	return regexp.MustCompile(`(^|[/\\\s"'])airlock(\.exe)?["']?\s+hook\s+` + h + `(\s|$)|/v1/hooks/` + h + `([?#]|$)`)
+	return regexp.MustCompile(`^\s*("[^"]*"|'[^']*'|\S+)\s+hook\s+` + h + `(\s|$)|/v1/hooks/` + h + `([?#]|$)`)
 }
 
 // Install merges e into a host's settings file text (empty: a new file)
@@ -197,9 +198,11 @@ func (e Entry) render(s Settings) json.RawMessage {
 	return b
 }
 
-// placeEntry puts entry in the hook groups of one event: in place of the
-// first Airlock hook there (dropping any other), else as a new group
-// matching every tool at the end.
+// placeEntry puts entry in the hook groups of one event: in place of a
+// group that held only Airlock's hook (its matcher made to match every
+// tool), else as a new group matching every tool at the end. An Airlock hook
+// sharing a group with others is taken out of it: the others' matcher is
+// theirs, and Airlock's hook must see every tool.
 func placeEntry(groups []json.RawMessage, entry json.RawMessage, mine *regexp.Regexp) ([]json.RawMessage, error) {
 	placed := false
 	out := make([]json.RawMessage, 0, len(groups)+1)
@@ -213,27 +216,23 @@ func placeEntry(groups []json.RawMessage, entry json.RawMessage, mine *regexp.Re
 			return nil, err
 		}
 		var kept []json.RawMessage
-		touched := false
 		for _, hk := range list {
 			if !ownedHook(hk, mine) {
 				kept = append(kept, hk)
-				continue
-			}
-			touched = true
-			if !placed {
-				kept, placed = append(kept, entry), true
 			}
 		}
 		switch {
-		case !touched:
+		case len(kept) == len(list):
 			out = append(out, g)
 		case len(kept) > 0:
-			if m, ok := obj.get("matcher"); ok && len(list) == 1 && !matchesAll(m) {
-				// Airlock's group must see every tool.
-				obj.set("matcher", json.RawMessage(`"*"`))
-			}
 			obj.set("hooks", marshalArray(kept))
 			out = append(out, obj.marshal())
+		case !placed:
+			if m, ok := obj.get("matcher"); ok && !matchesAll(m) {
+				obj.set("matcher", json.RawMessage(`"*"`))
+			}
+			obj.set("hooks", marshalArray([]json.RawMessage{entry}))
+			out, placed = append(out, obj.marshal()), true
 		}
 	}
 	if !placed {

@@ -266,7 +266,9 @@ func TestHookBinaryAskHeldThenApproved(t *testing.T) {
 		t.Run(hc.host, func(t *testing.T) {
 			file := "held-" + hc.host
 			done := make(chan hookRun, 1)
-			go func() { done <- runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, "touch "+file, "call-held-"+hc.host)) }()
+			go func() {
+				done <- runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, "touch "+file, "call-held-"+hc.host))
+			}()
 			ap := waitPending(t, s, file)
 			t.Setenv("AIRLOCK_TOKEN", s.bob)
 			if code, out, errOut := runCLI(t, "approvals", "approve", ap.ID, "--server", s.url); code != 0 {
@@ -392,4 +394,66 @@ func freeAddr(t *testing.T) string {
 	addr := strings.TrimPrefix(m.URL(), "http://")
 	m.Close()
 	return addr
+}
+
+// TestHookInstallDoctorUninstall: install writes the host's settings with a
+// backup, a second install changes nothing, doctor passes line by line
+// against the live server, uninstall takes exactly the hook away, and
+// doctor then fails.
+func TestHookInstallDoctorUninstall(t *testing.T) {
+	s := newHookServer(t)
+	for _, host := range []string{"claude-code", "codex", "gemini"} {
+		t.Run(host, func(t *testing.T) {
+			home, dir := t.TempDir(), t.TempDir()
+			t.Setenv("HOME", home)
+			t.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
+			t.Setenv("AIRLOCK_TOKEN", "")
+			tokenFile := filepath.Join(home, "token")
+			if err := os.WriteFile(tokenFile, []byte(s.host), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			scope := []string{"--scope", "project", "--dir", dir}
+			settings := map[string]string{
+				"claude-code": filepath.Join(dir, ".claude", "settings.json"),
+				"codex":       filepath.Join(dir, ".codex", "hooks.json"),
+				"gemini":      filepath.Join(dir, ".gemini", "settings.json"),
+			}[host]
+			if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			original := `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./mine.sh"}]}]},"other":1}`
+			if err := os.WriteFile(settings, []byte(original), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			install := append([]string{"hook", "install", host, "--command", "/bin/true", "--server", s.url, "--token-file", tokenFile}, scope...)
+			wantRun(t, install, 0, "installed Airlock's hook in "+settings, "previous settings are in")
+			wantRun(t, install, 0, "already installed", "nothing changed")
+			backups, _ := filepath.Glob(settings + ".airlock-*.bak")
+			if len(backups) != 1 {
+				t.Fatalf("backups: %v, want one", backups)
+			}
+			if b, _ := os.ReadFile(backups[0]); string(b) != original {
+				t.Errorf("the backup holds %s", b)
+			}
+			doctorArgs := append([]string{"hook", "doctor", host}, scope...)
+			wantRun(t, doctorArgs, 0, "ok   settings:", "ok   command: /bin/true", "ok   server:", "ok   token: agent host-1", "ok   test decision:")
+			if host == "codex" {
+				wantRun(t, doctorArgs, 0, "ok   trust:")
+			}
+			wantRun(t, append([]string{"hook", "uninstall", host}, scope...), 0, "removed Airlock's hook")
+			got, _ := os.ReadFile(settings)
+			var a, b any
+			_ = json.Unmarshal(got, &a)
+			_ = json.Unmarshal([]byte(original), &b)
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("after uninstall:\n%s\nwant:\n%s", got, original)
+			}
+			wantRun(t, doctorArgs, 1, "FAIL settings:")
+			if host == "codex" {
+				if b, _ := os.ReadFile(filepath.Join(home, ".codex", "config.toml")); strings.Contains(string(b), "hooks.state") {
+					t.Errorf("uninstall left Codex's trust of the hooks:\n%s", b)
+				}
+			}
+		})
+	}
 }

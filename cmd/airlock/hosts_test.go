@@ -33,7 +33,9 @@ var realHosts = []realHost{
 	{"claude-code", hosttest.Claude, "project", hosttest.RunClaude,
 		func(c string) hosttest.Call { return hosttest.Call{Tool: "Bash", Input: map[string]any{"command": c}} }},
 	{"codex", hosttest.Codex, "user", hosttest.RunCodex,
-		func(c string) hosttest.Call { return hosttest.Call{Tool: "exec_command", Input: map[string]any{"cmd": c}} }},
+		func(c string) hosttest.Call {
+			return hosttest.Call{Tool: "exec_command", Input: map[string]any{"cmd": c}}
+		}},
 	{"gemini", hosttest.Gemini, "project", hosttest.RunGemini,
 		func(c string) hosttest.Call {
 			return hosttest.Call{Tool: "run_shell_command", Input: map[string]any{"command": c}}
