@@ -70,13 +70,19 @@ type Enforcement struct {
 	// Err is the cause of an AIRLOCK-UNAVAILABLE refusal.
 	Err error `json:"-"`
 	// Consent, on an execution record, says who let the action run when it
-	// was not Airlock: ConsentNone when nothing Airlock decided allowed it
-	// (a host ran a call its hook never cleared).
+	// was not Airlock: ConsentHost when the host's user consented at its own
+	// prompt, ConsentNone when nothing Airlock decided allowed it (a host
+	// ran a call its hook never cleared).
 	Consent string `json:"consent,omitempty"`
 }
 
-// ConsentNone marks an execution that no decision of Airlock allowed.
-const ConsentNone = "none"
+// Consent values of an execution record.
+const (
+	// ConsentHost: the host's own user let it run (CheckAtHost), not Airlock.
+	ConsentHost = "host"
+	// ConsentNone: no decision of Airlock allowed it.
+	ConsentNone = "none"
+)
 
 // Refusal is the error Run returns when the gate did not allow the action.
 type Refusal struct{ Enforcement Enforcement }
@@ -112,6 +118,28 @@ func (e *Enforcer) Enforce(ctx context.Context, a Action) Enforcement {
 // collects the approval, as Await does.
 func (e *Enforcer) Check(ctx context.Context, a Action) Enforcement {
 	return e.carryOut(ctx, e.Gate.Decide(ctx, a), false)
+}
+
+// CheckAtHost is Check for an adapter whose host asks its own user — Claude
+// Code's permission prompt — when the deployment wants asks answered there:
+// an ask is recorded as handed to the host (LabelAskedAtHost, no request
+// queued, no trust record yet) and is not allowed; whether the host's user
+// let it run is recorded after the call (Ran, Consent ConsentHost), never
+// as Airlock's approval. Every other outcome, needs-human included, is
+// Check's.
+func (e *Enforcer) CheckAtHost(ctx context.Context, a Action) Enforcement {
+	d := e.Gate.Decide(ctx, a)
+	if d.Outcome != Ask || d.Code != "" || d.NeedsHuman {
+		return e.carryOut(ctx, d, false)
+	}
+	enf := Enforcement{Decision: d, Label: LabelAskedAtHost}
+	evs, err := e.Store.Append(ctx, Record{Events: []Event{decisionEvent(&d, LabelAskedAtHost, "")}})
+	if err != nil {
+		return e.unavailable(enf, err)
+	}
+	enf.Seq = evs[0].Seq
+	enf.Message = fmt.Sprintf("%s needs a person's consent (%s): the host asks its user", actionName(&d), d.decidedBy())
+	return enf
 }
 
 // Await waits, until ctx ends, for the outcome of the ask request id that

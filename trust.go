@@ -16,8 +16,8 @@ const (
 )
 
 // Enforcement labels: how the gate carried out a decision. They are stable
-// names stored in trust records (LabelApprovalRequested only in decision
-// events and answers: a request still waiting has no verdict to record).
+// names stored in trust records (LabelApprovalRequested and LabelAskedAtHost
+// only in decision events and answers: nothing is settled yet to record).
 const (
 	LabelAuto              = "auto"
 	LabelNotify            = "notify"
@@ -33,6 +33,7 @@ const (
 	LabelNeedsHuman        = "needs_human_denied"
 	LabelInvalid           = "invalid"
 	LabelExecutionFailed   = "execution_failed"
+	LabelAskedAtHost       = "asked_at_host" // an ask handed to the host's own prompt (CheckAtHost)
 )
 
 // TrustRecord is the outcome of one enforced decision for one agent and

@@ -78,8 +78,15 @@ type behaviourMessage struct {
 }
 
 func (c Claude) Answer(ev Event, v Verdict) Reply {
-	if ev.Kind == KindPost && v.Allow {
+	switch {
+	case ev.Kind == KindPost && v.Allow:
 		return Reply{}
+	case ev.Kind == KindPermission && v.Ask:
+		return Reply{} // no decision: Claude Code shows its own dialog
+	case ev.Kind == KindPre && v.Ask:
+		return Reply{Stdout: marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{
+			HookEventName: "PreToolUse", PermissionDecision: "ask", PermissionDecisionReason: oneLine(v.Reason),
+		}})}
 	}
 	return Reply{Stdout: string(c.Block(ev, v))}
 }

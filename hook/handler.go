@@ -21,6 +21,11 @@ type Handler struct {
 	WaitContext func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 	// Logger receives what the hook's host never shows; nil discards it.
 	Logger *slog.Logger
+	// AskAtHost sends an ask to the host's own permission prompt instead of
+	// holding the call for Airlock's reviewers (Claude Code only: the one
+	// host whose PreToolUse can answer "ask"). The execution record then
+	// says the host's user consented, never that Airlock approved.
+	AskAtHost bool
 }
 
 // DefaultHold is how long an ask is held when the caller says nothing: the
@@ -55,7 +60,15 @@ func (h *Handler) Handle(ctx context.Context, agent string, ev Event, hold time.
 		// permission prompt) asks again: one decision answers both.
 		return v
 	}
-	enf := h.Enforcer.Check(ctx, a)
+	var enf airlock.Enforcement
+	if h.AskAtHost {
+		enf = h.Enforcer.CheckAtHost(ctx, a)
+		if enf.Label == airlock.LabelAskedAtHost {
+			return Verdict{Ask: true, Reason: "Airlock: " + enf.Message}
+		}
+	} else {
+		enf = h.Enforcer.Check(ctx, a)
+	}
 	if enf.Pending && enf.Approval != nil {
 		if hold <= 0 {
 			return stillPending(enf, 0)
@@ -211,6 +224,8 @@ func (h *Handler) record(ctx context.Context, a airlock.Action, ev Event) Verdic
 		switch {
 		case ok && approvalID != "":
 			enf.Approval = &airlock.Approval{ID: approvalID}
+		case d.label == airlock.LabelAskedAtHost:
+			enf.Consent = airlock.ConsentHost
 		case !ok:
 			enf.Consent = airlock.ConsentNone
 		}

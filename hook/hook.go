@@ -68,6 +68,9 @@ type Verdict struct {
 	// Allow lets the tool run (Pre, Permission); on a Post event it says the
 	// execution was recorded.
 	Allow bool
+	// Ask hands the call to the host's own prompt (Handler.AskAtHost): the
+	// person at the terminal decides, and Airlock records what they did.
+	Ask bool
 	// Code is the stable refusal code when it may not run.
 	Code string
 	// Reason is one line for the model and the person at the terminal: what

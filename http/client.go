@@ -588,11 +588,17 @@ func readProblem(resp *http.Response) error {
 // ends; one that cannot be reached at all is given HookReconnect, then the
 // error is EUNAVAILABLE and the caller blocks the call (hook.Fail).
 func (c *Client) Hook(ctx context.Context, host string, payload []byte, hold time.Duration) (hook.Reply, error) {
+	return c.HookAsk(ctx, host, payload, hold, "")
+}
+
+// HookAsk is Hook with where an ask goes: "" or "airlock" (held for
+// Airlock's reviewers) or "host" (Claude Code's own prompt).
+func (c *Client) HookAsk(ctx context.Context, host string, payload []byte, hold time.Duration, ask string) (hook.Reply, error) {
 	backoff := 50 * time.Millisecond
 	start := time.Now()
 	contact := start // the last time the server answered or held the call
 	for {
-		r, reached, err := c.hookOnce(ctx, host, payload, hold-time.Since(start))
+		r, reached, err := c.hookOnce(ctx, host, payload, hold-time.Since(start), ask)
 		if reached {
 			contact = time.Now()
 		}
@@ -615,8 +621,11 @@ func (c *Client) Hook(ctx context.Context, host string, payload []byte, hold tim
 // a server that is down does not stall the agent.
 const HookReconnect = 5 * time.Second
 
-func (c *Client) hookOnce(ctx context.Context, host string, payload []byte, hold time.Duration) (r hook.Reply, reached bool, err error) {
+func (c *Client) hookOnce(ctx context.Context, host string, payload []byte, hold time.Duration, ask string) (r hook.Reply, reached bool, err error) {
 	q := url.Values{"hold": {max(hold, 0).Round(time.Millisecond).String()}}
+	if ask != "" {
+		q.Set("ask", ask)
+	}
 	u := strings.TrimRight(c.URL, "/") + "/v1/hooks/" + url.PathEscape(host) + "?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, "POST", u, bytes.NewReader(payload))
 	if err != nil {

@@ -87,6 +87,19 @@ func (s *Server) hookCall(w http.ResponseWriter, r *http.Request) {
 		hold = min(d, MaxHookHold)
 	}
 	h := &hook.Handler{Enforcer: s.Enforcer, WaitContext: s.waitContext, Logger: s.logger()}
+	switch ask := r.URL.Query().Get("ask"); ask {
+	case "", "airlock":
+	case "host":
+		if host.Name() != "claude-code" {
+			fail(ev, newProblem(http.StatusBadRequest, airlock.EINVALID, "ask=host: only Claude Code can ask its user from a hook; "+
+				host.Name()+" would run the call (its hooks cannot answer ask)"))
+			return
+		}
+		h.AskAtHost = true
+	default:
+		fail(ev, newProblem(http.StatusBadRequest, airlock.EINVALID, "ask "+strconv.Quote(ask)+": want airlock (hold the call for Airlock's reviewers) or host (Claude Code's own prompt)"))
+		return
+	}
 	v := h.Handle(ctx, t.Agent, ev, hold)
 	if ev.Kind != hook.KindPost {
 		s.metrics.hooked(host.Name(), &v)

@@ -51,7 +51,10 @@ CLI). See docs/HOSTS.md.`,
 func newHookRunCmd(name string) *cobra.Command {
 	host, _ := hook.Lookup(name)
 	s := hook.SettingsOf(host)
-	var timeout time.Duration
+	var (
+		timeout time.Duration
+		askAt   string
+	)
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: "Answer one " + name + " hook call (the host runs this; its JSON on standard input)",
@@ -67,7 +70,7 @@ Every failure blocks the call: exit code 2 and a one-line reason on
 standard error.`,
 		Args: argsNone(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r := runHook(cmd, host, timeout)
+			r := runHook(cmd, host, timeout, askAt)
 			if r.Stdout != "" {
 				fmt.Fprint(cmd.OutOrStdout(), r.Stdout)
 			}
@@ -81,6 +84,9 @@ standard error.`,
 		},
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", s.DefaultTimeout, "the host's timeout for this hook: an ask is held until shortly before it")
+	if name == "claude-code" {
+		cmd.Flags().StringVar(&askAt, "ask-at", "airlock", "where an ask goes: airlock (the call is held while Airlock's reviewers decide) or host (Claude Code's own permission prompt; the record says the user consented there)")
+	}
 	// A hook must answer in the host's terms whatever went wrong, a flag
 	// included: exit 2 with one line, never cobra's usage text.
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -91,7 +97,7 @@ standard error.`,
 
 // runHook answers one hook call; it never returns a reply that lets a call
 // run unless the server said so.
-func runHook(cmd *cobra.Command, host hook.Host, timeout time.Duration) hook.Reply {
+func runHook(cmd *cobra.Command, host hook.Host, timeout time.Duration, askAt string) hook.Reply {
 	payload, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), hook.MaxPayload+1))
 	if err != nil {
 		return hook.Fail(airlock.Errorf(airlock.EINVALID, "read the hook payload: %v", err))
@@ -102,6 +108,9 @@ func runHook(cmd *cobra.Command, host hook.Host, timeout time.Duration) hook.Rep
 	if timeout <= 0 {
 		return hook.Fail(airlock.Errorf(airlock.EINVALID, "--timeout %s: want the host's hook timeout, such as 600s", timeout))
 	}
+	if askAt != "" && askAt != "airlock" && askAt != "host" {
+		return hook.Fail(airlock.Errorf(airlock.EINVALID, "--ask-at %q: want airlock or host", askAt))
+	}
 	c, err := newClient(cmd)
 	if err != nil {
 		return hook.Fail(airlock.Errorf(airlock.EUNAUTHORIZED, "%s", firstLine(err)))
@@ -111,7 +120,7 @@ func runHook(cmd *cobra.Command, host hook.Host, timeout time.Duration) hook.Rep
 	margin := min(hook.HoldMargin, timeout/4)
 	ctx, cancel := context.WithTimeout(cmd.Context(), timeout-margin/3)
 	defer cancel()
-	r, err := c.Hook(ctx, host.Name(), payload, timeout-margin)
+	r, err := c.HookAsk(ctx, host.Name(), payload, timeout-margin, askAt)
 	if err != nil {
 		return hook.Fail(err)
 	}
@@ -177,9 +186,9 @@ func resolveTarget(name, scope, dir string) (hookTarget, error) {
 
 func newHookInstallCmd() *cobra.Command {
 	var (
-		scope, dir, command string
-		useHTTP             bool
-		timeout             time.Duration
+		scope, dir, command, askAt string
+		useHTTP                    bool
+		timeout                    time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "install {claude-code|codex|gemini}",
@@ -217,6 +226,12 @@ down; the command hook does not.`,
 				timeout = t.s.DefaultTimeout
 			}
 			e := hook.Entry{Timeout: timeout}
+			switch {
+			case askAt != "airlock" && askAt != "host":
+				return usageError("--ask-at %q: want airlock or host", askAt)
+			case askAt == "host" && t.host.Name() != "claude-code":
+				return usageError("--ask-at host: only Claude Code's hooks can hand a call to its own prompt; %s would run it", t.host.Name())
+			}
 			if useHTTP {
 				if t.host.Name() != "claude-code" {
 					return usageError("--http: only Claude Code POSTs its hooks to a URL; %s runs a command", t.host.Name())
@@ -227,9 +242,12 @@ down; the command hook does not.`,
 				}
 				margin := min(hook.HoldMargin, timeout/4)
 				e.URL = u + "/v1/hooks/" + t.host.Name() + "?hold=" + (timeout - margin).String()
+				if askAt == "host" {
+					e.URL += "&ask=host"
+				}
 				e.Headers = map[string]string{"Authorization": "Bearer $" + envToken}
 				e.AllowedEnvVars = []string{envToken}
-			} else if e.Command, err = hookCommand(cmd, t, command, timeout); err != nil {
+			} else if e.Command, err = hookCommand(cmd, t, command, timeout, askAt); err != nil {
 				return err
 			}
 			return installHook(cmd, t, e)
@@ -237,13 +255,14 @@ down; the command hook does not.`,
 	}
 	addScopeFlags(cmd, &scope, &dir)
 	cmd.Flags().StringVar(&command, "command", "", "the airlock executable the host runs (default: this one's absolute path; 'airlock' for --scope project)")
+	cmd.Flags().StringVar(&askAt, "ask-at", "airlock", "Claude Code: where an ask goes: airlock (held for Airlock's reviewers) or host (Claude Code's own permission prompt)")
 	cmd.Flags().BoolVar(&useHTTP, "http", false, "Claude Code: POST hooks to the server instead of running a command")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "the host's timeout for each hook call; an ask is held until shortly before it (default: the host's, 10m for Claude Code and Codex, 1m for Gemini CLI)")
 	return cmd
 }
 
 // hookCommand is the command line the host runs.
-func hookCommand(cmd *cobra.Command, t hookTarget, exe string, timeout time.Duration) (string, error) {
+func hookCommand(cmd *cobra.Command, t hookTarget, exe string, timeout time.Duration, askAt string) (string, error) {
 	if exe == "" {
 		exe = "airlock"
 		if t.scope != "project" {
@@ -259,6 +278,9 @@ func hookCommand(cmd *cobra.Command, t hookTarget, exe string, timeout time.Dura
 	words := []string{exe, "hook", t.host.Name()}
 	if timeout != t.s.DefaultTimeout {
 		words = append(words, "--timeout", timeout.String())
+	}
+	if askAt == "host" {
+		words = append(words, "--ask-at", "host")
 	}
 	if cmd.Flags().Changed("server") {
 		u, err := serverURL(cmd)

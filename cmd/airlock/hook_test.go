@@ -457,3 +457,37 @@ func TestHookInstallDoctorUninstall(t *testing.T) {
 		})
 	}
 }
+
+// TestHookBinaryAskAtHost: with --ask-at host, Claude Code's own prompt
+// gets the ask (no request is queued for Airlock's reviewers), and when the
+// call then runs the record says the host's user consented — never that
+// Airlock approved.
+func TestHookBinaryAskAtHost(t *testing.T) {
+	s := newHookServer(t)
+	hc := hostCases[0] // Claude Code
+	r := runHookBinary(t, s.url, s.host, hc.host, hc.payload("PreToolUse", "touch at-host", "call-host-1"), "--ask-at", "host")
+	if r.exit != 0 || claudeDecision(r.stdout) != "ask" {
+		t.Fatalf("ask at host: %+v, want permissionDecision ask", r)
+	}
+	c := airlockhttp.NewClient(s.url, s.admin)
+	page, err := c.Approvals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}})
+	if err != nil || len(page.Approvals) != 0 {
+		t.Fatalf("an ask at the host queued requests: %v %v", page.Approvals, err)
+	}
+	// Reads and refusals are Airlock's still.
+	if r := runHookBinary(t, s.url, s.host, hc.host, hc.payload("PreToolUse", "rm -rf build", "call-host-2"), "--ask-at", "host"); claudeDecision(r.stdout) != "deny" {
+		t.Fatalf("rm -rf with ask at host: %+v, want deny", r)
+	}
+	r = runHookBinary(t, s.url, s.host, hc.host, hc.payload("PostToolUse", "touch at-host", "call-host-1"))
+	if r.exit != 0 {
+		t.Fatalf("PostToolUse: %+v", r)
+	}
+	evs, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Newest: true, Limit: 1})
+	if err != nil || len(evs.Events) != 1 || !strings.Contains(string(evs.Events[0].Payload), `"consent":"host"`) {
+		t.Fatalf("the execution record: %v %v, want consent host", evs.Events, err)
+	}
+	// Codex and Gemini cannot ask from a hook: the flag is Claude Code's.
+	if r := runHookBinary(t, s.url, s.host, "codex", hostCases[1].payload("PreToolUse", "touch x", "c"), "--ask-at", "host"); r.exit != 2 {
+		t.Fatalf("codex --ask-at host: %+v, want exit 2", r)
+	}
+}

@@ -220,3 +220,38 @@ func assertExecuted(t *testing.T, s *hookServer, commands ...string) {
 		}
 	}
 }
+
+// TestRealClaudeHTTPHook: installed with --http, Claude Code POSTs its
+// hooks to the server itself — no process per call — with the token from
+// its environment: reads run, rm -rf is refused, executions are recorded.
+func TestRealClaudeHTTPHook(t *testing.T) {
+	hosttest.Require(t, hosttest.Claude)
+	s := newHookServer(t)
+	h := realHosts[0]
+	w := &hostWorld{h: h, dir: t.TempDir(), home: t.TempDir()}
+	t.Setenv("HOME", w.home)
+	wantRun(t, []string{"hook", "install", "claude-code", "--http", "--scope", "project", "--dir", w.dir, "--server", s.url}, 0, "installed")
+	if err := os.WriteFile(filepath.Join(w.dir, "marker.txt"), []byte("marker-http\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(w.dir, "victim"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	calls := []hosttest.Call{h.shell("cat marker.txt"), h.shell("rm -rf victim")}
+	turn, err := hosttest.RunClaude(ctx, hosttest.Options{Dir: w.dir, Home: w.home, Calls: calls, Env: []string{"AIRLOCK_TOKEN=" + s.host}})
+	if err != nil || len(turn.Results) != 2 {
+		t.Fatalf("turn: %v\n%s", err, turn)
+	}
+	if r := turn.Results[0]; r.IsError || !strings.Contains(r.Output, "marker-http") {
+		t.Errorf("cat marker.txt: the model was told %q", r.Output)
+	}
+	if r := turn.Results[1]; !strings.Contains(r.Output, airlock.CodeDenied) {
+		t.Errorf("rm -rf victim: the model was told %q, want %s", r.Output, airlock.CodeDenied)
+	}
+	if !w.exists("victim") {
+		t.Error("rm -rf victim ran")
+	}
+	assertExecuted(t, s, "cat marker.txt")
+}
