@@ -1,10 +1,5 @@
 package hook
 
-import (
-	"encoding/json"
-	"time"
-)
-
 // Claude is Claude Code's hook protocol (code.claude.com/docs/en/hooks):
 // PreToolUse and PermissionRequest are answered with hookSpecificOutput on
 // stdout and exit 0; PostToolUse and PostToolUseFailure are recorded.
@@ -14,47 +9,23 @@ type Claude struct{}
 
 func (Claude) Name() string { return "claude-code" }
 
-var claudeEvents = []string{"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"}
-
-type claudePayload struct {
-	payload
-	ToolResponse json.RawMessage `json:"tool_response"`
-	DurationMS   *float64        `json:"duration_ms"`
-	Error        json.RawMessage `json:"error"`
-	IsInterrupt  bool            `json:"is_interrupt"`
-}
+var (
+	claudeEvents = []string{"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"}
+	claudeKinds  = map[string]Kind{"PreToolUse": KindPre, "PermissionRequest": KindPermission,
+		"PostToolUse": KindPost, "PostToolUseFailure": KindPost}
+)
 
 func (c Claude) Parse(b []byte) (Event, error) {
-	var p claudePayload
-	if err := decode(b, &p); err != nil {
-		return Event{}, err
-	}
-	ev := Event{Name: p.HookEventName}
-	switch p.HookEventName {
-	case "PreToolUse":
-		ev.Kind = KindPre
-	case "PermissionRequest":
-		ev.Kind = KindPermission
-	case "PostToolUse":
-		ev.Kind = KindPost
-		ev.Failed, ev.Error = responseFailed(p.ToolResponse)
-	case "PostToolUseFailure":
-		ev.Kind, ev.Failed = KindPost, true
-		ev.Error = textOf(p.Error)
-		if ev.Error == "" && p.IsInterrupt {
+	ev, p, err := parse(c.Name(), b, claudeEvents, claudeKinds)
+	if err == nil && ev.Name == "PostToolUseFailure" {
+		ev.Failed, ev.Error = true, textOf(p.Error)
+		switch {
+		case ev.Error == "" && p.IsInterrupt:
 			ev.Error = "interrupted"
-		}
-		if ev.Error == "" {
+		case ev.Error == "":
 			ev.Error = "the tool failed"
 		}
-	default:
-		return Event{}, unknownEvent(c.Name(), p.HookEventName, claudeEvents)
 	}
-	if p.DurationMS != nil && *p.DurationMS >= 0 {
-		ev.Duration = time.Duration(*p.DurationMS * float64(time.Millisecond))
-	}
-	a, err := p.action(c.Name())
-	ev.Action = a
 	return ev, err
 }
 
@@ -95,11 +66,7 @@ func (Claude) Block(ev Event, v Verdict) []byte {
 	reason := oneLine(v.Reason)
 	switch ev.Kind {
 	case KindPermission:
-		d := &behaviourMessage{Behavior: "deny", Message: reason}
-		if v.Allow {
-			d = &behaviourMessage{Behavior: "allow"}
-		}
-		return []byte(marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{HookEventName: ev.Name, Decision: d}}))
+		return permissionAnswer(ev, v)
 	case KindPost:
 		// The tool ran; what the model reads is that Airlock could not
 		// record it, or that Airlock never allowed it.
@@ -112,4 +79,13 @@ func (Claude) Block(ev Event, v Verdict) []byte {
 	return []byte(marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{
 		HookEventName: "PreToolUse", PermissionDecision: decision, PermissionDecisionReason: reason,
 	}}))
+}
+
+// permissionAnswer answers a PermissionRequest (Claude Code and Codex alike).
+func permissionAnswer(ev Event, v Verdict) []byte {
+	d := &behaviourMessage{Behavior: "deny", Message: oneLine(v.Reason)}
+	if v.Allow {
+		d = &behaviourMessage{Behavior: "allow"}
+	}
+	return []byte(marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{HookEventName: ev.Name, Decision: d}}))
 }

@@ -14,33 +14,16 @@ type Gemini struct{}
 
 func (Gemini) Name() string { return "gemini" }
 
-var geminiEvents = []string{"BeforeTool", "AfterTool"}
-
-type geminiPayload struct {
-	payload
-	ToolResponse json.RawMessage `json:"tool_response"`
-}
+var (
+	geminiEvents = []string{"BeforeTool", "AfterTool"}
+	geminiKinds  = map[string]Kind{"BeforeTool": KindPre, "AfterTool": KindPost}
+)
 
 func (g Gemini) Parse(b []byte) (Event, error) {
-	var p geminiPayload
-	if err := decode(b, &p); err != nil {
-		return Event{}, err
+	ev, p, err := parse(g.Name(), b, geminiEvents, geminiKinds)
+	if err == nil && ev.Kind == KindPost && !ev.Failed && p.ToolName == "run_shell_command" {
+		ev.Failed, ev.Error = shellFailed(p.ToolResponse)
 	}
-	ev := Event{Name: p.HookEventName}
-	switch p.HookEventName {
-	case "BeforeTool":
-		ev.Kind = KindPre
-	case "AfterTool":
-		ev.Kind = KindPost
-		ev.Failed, ev.Error = responseFailed(p.ToolResponse)
-		if !ev.Failed && p.ToolName == "run_shell_command" {
-			ev.Failed, ev.Error = shellFailed(p.ToolResponse)
-		}
-	default:
-		return Event{}, unknownEvent(g.Name(), p.HookEventName, geminiEvents)
-	}
-	a, err := p.action(g.Name())
-	ev.Action = a
 	return ev, err
 }
 

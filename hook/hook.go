@@ -149,7 +149,8 @@ func reasonOf(err error) string {
 	return airlock.CodeUnavailable + ": " + msg
 }
 
-// payload is what every host sends with a tool event.
+// payload is what every host sends with a tool event, and after the call
+// what it says of the result.
 type payload struct {
 	SessionID     string          `json:"session_id"`
 	Cwd           string          `json:"cwd"`
@@ -157,6 +158,35 @@ type payload struct {
 	ToolName      string          `json:"tool_name"`
 	ToolInput     json.RawMessage `json:"tool_input"`
 	ToolUseID     string          `json:"tool_use_id"`
+	ToolResponse  json.RawMessage `json:"tool_response"`
+	DurationMS    *float64        `json:"duration_ms"`
+	// Error and IsInterrupt are Claude Code's PostToolUseFailure.
+	Error       json.RawMessage `json:"error"`
+	IsInterrupt bool            `json:"is_interrupt"`
+}
+
+// parse reads a payload of host whose events are kinds (in the order
+// errors list them): the event, its action and, after the call, how the
+// call went by the result the host reports.
+func parse(host string, b []byte, events []string, kinds map[string]Kind) (Event, *payload, error) {
+	var p payload
+	if err := decode(b, &p); err != nil {
+		return Event{}, nil, err
+	}
+	kind, ok := kinds[p.HookEventName]
+	if !ok {
+		return Event{}, nil, unknownEvent(host, p.HookEventName, events)
+	}
+	ev := Event{Name: p.HookEventName, Kind: kind}
+	if kind == KindPost {
+		ev.Failed, ev.Error = responseFailed(p.ToolResponse)
+	}
+	if p.DurationMS != nil && *p.DurationMS >= 0 {
+		ev.Duration = time.Duration(*p.DurationMS * float64(time.Millisecond))
+	}
+	a, err := p.action(host)
+	ev.Action = a
+	return ev, &p, err
 }
 
 // maxPayload bounds a hook payload: a tool's arguments (up to
