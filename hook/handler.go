@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -142,6 +143,11 @@ type decisionRef struct {
 // decisions of one session, newest first.
 const maxScan = 200
 
+// firstScan is the first page of that look-back. A call's other hook
+// (PermissionRequest after PreToolUse, a retried request) finds its
+// decision among the newest few; only a call that has none reads the rest.
+const firstScan = 16
+
 // findDecision finds the newest decision on the call a's, in its session:
 // by call ID when the host sends one, otherwise by the action's hash.
 func (h *Handler) findDecision(ctx context.Context, a airlock.Action) (decisionRef, bool, error) {
@@ -149,26 +155,63 @@ func (h *Handler) findDecision(ctx context.Context, a airlock.Action) (decisionR
 	if err != nil {
 		return decisionRef{}, false, err
 	}
-	evs, err := h.Enforcer.Store.Events(ctx, airlock.EventFilter{
-		Kind: airlock.EventDecision, Agent: a.Agent, TraceID: a.TraceID, Newest: true, Limit: maxScan,
-	})
-	if err != nil {
-		return decisionRef{}, false, err
+	// A payload that does not hold the call ID as a JSON string cannot be
+	// the call's decision: skip decoding it. Only for IDs that every JSON
+	// encoder writes as they are, so that the test has no false negatives.
+	var needle []byte
+	if a.CallID != "" && literalJSON(a.CallID) {
+		needle = []byte(`"` + a.CallID + `"`)
 	}
-	for _, e := range evs {
-		var p struct {
-			Action     airlock.Action `json:"action"`
-			ActionHash airlock.Hash   `json:"action_hash"`
-			Label      string         `json:"label"`
+	f := airlock.EventFilter{Kind: airlock.EventDecision, Agent: a.Agent, TraceID: a.TraceID, Newest: true, Limit: firstScan}
+	for scanned := 0; scanned < maxScan; {
+		evs, err := h.Enforcer.Store.Events(ctx, f)
+		if err != nil {
+			return decisionRef{}, false, err
 		}
-		if e.Agent != a.Agent || json.Unmarshal(e.Payload, &p) != nil || p.Action.Tool != a.Tool {
-			continue
+		for _, e := range evs {
+			if d, ok := decisionOf(e, a, hash, needle); ok {
+				return d, true, nil
+			}
 		}
-		if (a.CallID != "" && p.Action.CallID == a.CallID) || (a.CallID == "" && p.ActionHash == hash) {
-			return decisionRef{seq: e.Seq, approvalID: e.ApprovalID, action: p.Action, hash: p.ActionHash, label: p.Label}, true, nil
+		scanned += len(evs)
+		if len(evs) < f.Limit {
+			break // the session has no more
 		}
+		f.BeforeSeq = evs[len(evs)-1].Seq
+		f.Limit = maxScan - scanned
 	}
 	return decisionRef{}, false, nil
+}
+
+// decisionOf reads e as the decision of the call a's, if it is.
+func decisionOf(e airlock.Event, a airlock.Action, hash airlock.Hash, needle []byte) (decisionRef, bool) {
+	if e.Agent != a.Agent || (needle != nil && !bytes.Contains(e.Payload, needle)) {
+		return decisionRef{}, false
+	}
+	var p struct {
+		Action     airlock.Action `json:"action"`
+		ActionHash airlock.Hash   `json:"action_hash"`
+		Label      string         `json:"label"`
+	}
+	if json.Unmarshal(e.Payload, &p) != nil || p.Action.Tool != a.Tool {
+		return decisionRef{}, false
+	}
+	if (a.CallID != "" && p.Action.CallID == a.CallID) || (a.CallID == "" && p.ActionHash == hash) {
+		return decisionRef{seq: e.Seq, approvalID: e.ApprovalID, action: p.Action, hash: p.ActionHash, label: p.Label}, true
+	}
+	return decisionRef{}, false
+}
+
+// literalJSON reports whether s is written the same by every JSON encoder:
+// printable ASCII that none escapes (no quote, backslash, <, > or &).
+func literalJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // allowed reports whether the decision let its action run, and on which

@@ -36,6 +36,8 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/hook"
+	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 	_ "modernc.org/sqlite"
 )
@@ -584,4 +586,119 @@ func BenchmarkHTTPApprovalWakeup(b *testing.B) {
 	b.ReportMetric(goalP99, "goal-p99-µs")
 	b.ReportMetric(wakeP50/goalP50, "x-goal-p50")
 	b.ReportMetric(wakeP99/goalP99, "x-goal-p99")
+}
+
+// benchHookPayload is Claude Code's PreToolUse of `ls -la` (an auto
+// decision) for call n of one session.
+func benchHookPayload(n int) []byte {
+	return []byte(`{"session_id":"sess-bench","transcript_path":"/tmp/t.jsonl","cwd":"/work/app","permission_mode":"default",` +
+		`"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la","description":"List files"},` +
+		`"tool_use_id":"toolu_bench_` + strconv.Itoa(n) + `"}`)
+}
+
+// hookBench is the API's handler, called in process, and the two requests
+// of BenchmarkHookEndpoint.
+type hookBench struct {
+	h    http.Handler
+	auth string
+	n    int // calls made, each with its own call ID
+}
+
+// serve sends one request to the handler and checks that it allowed the
+// action.
+func (hb *hookBench) serve(b *testing.B, target, accept string, body []byte) {
+	req := httptest.NewRequest(http.MethodPost, target, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", hb.auth)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	rec := httptest.NewRecorder()
+	hb.h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(accept2allow[accept])) {
+		b.Fatalf("POST %s: %d %s", target, rec.Code, rec.Body)
+	}
+}
+
+// accept2allow is what an answer that allows says, by the Accept asked for.
+var accept2allow = map[string]string{
+	"":                        `"allowed":true`,
+	airlockhttp.HookReplyType: `permissionDecision\":\"allow\"`,
+}
+
+// hook sends the next call's PreToolUse to POST /v1/hooks/claude-code, as
+// `airlock hook claude-code` does.
+func (hb *hookBench) hook(b *testing.B) {
+	hb.n++
+	hb.serve(b, "/v1/hooks/claude-code?hold=9m50s", airlockhttp.HookReplyType, benchHookPayload(hb.n))
+}
+
+// check sends the same action, as the hook's payload reads, to POST
+// /v1/check.
+func (hb *hookBench) check(b *testing.B) {
+	hb.n++
+	ev, err := hook.Claude{}.Parse(benchHookPayload(hb.n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev.Action.Agent = "agent-1"
+	body, err := json.Marshal(struct {
+		Action airlock.Action `json:"action"`
+	}{ev.Action})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hb.serve(b, "/v1/check", "", body)
+}
+
+// BenchmarkHookEndpoint is one auto decision per op through the API's
+// handler, in process (no network): POST /v1/hooks/claude-code with Claude
+// Code's PreToolUse of `ls -la` (hook), and the same action to POST
+// /v1/check (check, the anchor), each call with its own call ID in one
+// session; paired alternates the two (an op is one of each) and reports
+// ratio = hook time / check time. Before the timer the session already
+// holds more decisions than a hook looks back through. Goal: ratio at most
+// 1.2.
+//
+//	go test -run '^$' -bench HookEndpoint -benchtime 2000x -count 10 ./http
+func BenchmarkHookEndpoint(b *testing.B) {
+	s, _, db := startServer(b)
+	hb := &hookBench{h: s.Handler(), auth: "Bearer " + makeToken(b, db, airlock.Token{Role: airlock.RoleAgent, Name: "agent-1", Agent: "agent-1"})}
+	for range 250 {
+		hb.hook(b)
+	}
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			hb.check(b)
+		}
+	})
+	b.Run("hook", func(b *testing.B) {
+		for b.Loop() {
+			hb.hook(b)
+		}
+	})
+	b.Run("paired", func(b *testing.B) {
+		var hookTime, checkTime time.Duration
+		i := 0
+		for b.Loop() {
+			t0 := time.Now()
+			if i%2 == 0 {
+				hb.hook(b)
+				t1 := time.Now()
+				hb.check(b)
+				hookTime, checkTime = hookTime+t1.Sub(t0), checkTime+time.Since(t1)
+			} else {
+				hb.check(b)
+				t1 := time.Now()
+				hb.hook(b)
+				checkTime, hookTime = checkTime+t1.Sub(t0), hookTime+time.Since(t1)
+			}
+			i++
+		}
+		b.ReportMetric(float64(hookTime.Microseconds())/float64(i), "hook-µs")
+		b.ReportMetric(float64(checkTime.Microseconds())/float64(i), "check-µs")
+		if checkTime > 0 {
+			b.ReportMetric(float64(hookTime)/float64(checkTime), "ratio")
+		}
+	})
 }

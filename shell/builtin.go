@@ -3,37 +3,40 @@ package shell
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/airlock-dev/airlock"
 )
 
 // Shell built-ins that change nothing outside the shell, and those that
 // run strings (eval, trap, alias, source).
-var builtins = map[string]rule{
-	":": inertRule("does nothing"), "true": inertRule("does nothing"), "false": inertRule("does nothing"),
-	"echo": echo, "printf": printf, "read": readVars,
-	"shift": inertRule("shifts arguments"), "wait": waitRule,
-	"exit": inertRule("exits the shell"), "return": inertRule("returns"), "logout": inertRule("exits the shell"),
-	"break": inertRule("leaves a loop"), "continue": inertRule("continues a loop"),
-	"test": inertRule("tests a condition"), "[": inertRule("tests a condition"),
-	"pwd": inertRule("prints the working directory"), "type": inertRule("describes a command"),
-	"hash": hash, "set": setRule, "shopt": inertRule("sets shell options"),
-	"unset": unset, "export": declare, "declare": declare, "local": declare, "readonly": declare,
-	"typeset": declare, "let": inertRule("evaluates arithmetic"), "umask": inertRule("sets the file mode mask"),
-	"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": jobsRule,
-	"bg": inertRule("resumes a job"), "fg": inertRule("resumes a job"), "disown": inertRule("forgets a job"),
-	"times": inertRule("prints times"), "caller": inertRule("prints the call stack"),
-	"dirs": inertRule("prints the directory stack"), "help": inertRule("prints help"),
-	"suspend": inertRule("suspends the shell"), "compgen": completes, "complete": completes,
-	"compopt": inertRule("sets completions"), "bind": bindRule, "unalias": inertRule("removes aliases"),
-	"mapfile": mapfile, "readarray": mapfile, "enable": enable, "history": history,
-	"fc": fc, "hist": fc, "r": fixed(unknown("runs a command again from the history")),
-	"eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
-	// zsh's own.
-	"ztcp": ztcp, "zsocket": ztcp, "zftp": fixed(net(airlock.ClassNetConnect, "transfers files over FTP")),
-	"zmodload": zmodload, "zpty": zpty, "sched": schedRule, "emulate": emulateRule,
-	"zcompile": writes(airlock.ClassFSWrite, "compiles shell functions to a file"),
-}
+var builtins = sync.OnceValue(func() map[string]rule {
+	return map[string]rule{
+		":": inertRule("does nothing"), "true": inertRule("does nothing"), "false": inertRule("does nothing"),
+		"echo": echo, "printf": printf, "read": readVars,
+		"shift": inertRule("shifts arguments"), "wait": waitRule,
+		"exit": inertRule("exits the shell"), "return": inertRule("returns"), "logout": inertRule("exits the shell"),
+		"break": inertRule("leaves a loop"), "continue": inertRule("continues a loop"),
+		"test": inertRule("tests a condition"), "[": inertRule("tests a condition"),
+		"pwd": inertRule("prints the working directory"), "type": inertRule("describes a command"),
+		"hash": hash, "set": setRule, "shopt": inertRule("sets shell options"),
+		"unset": unset, "export": declare, "declare": declare, "local": declare, "readonly": declare,
+		"typeset": declare, "let": inertRule("evaluates arithmetic"), "umask": inertRule("sets the file mode mask"),
+		"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": jobsRule,
+		"bg": inertRule("resumes a job"), "fg": inertRule("resumes a job"), "disown": inertRule("forgets a job"),
+		"times": inertRule("prints times"), "caller": inertRule("prints the call stack"),
+		"dirs": inertRule("prints the directory stack"), "help": inertRule("prints help"),
+		"suspend": inertRule("suspends the shell"), "compgen": completes, "complete": completes,
+		"compopt": inertRule("sets completions"), "bind": bindRule, "unalias": inertRule("removes aliases"),
+		"mapfile": mapfile, "readarray": mapfile, "enable": enable, "history": history,
+		"fc": fc, "hist": fc, "r": fixed(unknown("runs a command again from the history")),
+		"eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
+		// zsh's own.
+		"ztcp": ztcp, "zsocket": ztcp, "zftp": fixed(net(airlock.ClassNetConnect, "transfers files over FTP")),
+		"zmodload": zmodload, "zpty": zpty, "sched": schedRule, "emulate": emulateRule,
+		"zcompile": writes(airlock.ClassFSWrite, "compiles shell functions to a file"),
+	}
+})
 
 // echo prints its words; a word that expands a variable named like a
 // secret (echo "$GITHUB_TOKEN") prints the secret.
@@ -376,7 +379,7 @@ func alias(c *call) effect {
 			return unknown("defines an alias only known at run time")
 		}
 		if name, val, ok := strings.Cut(a.val, "="); ok {
-			if f := strings.Fields(val); len(f) > 0 && (wrappers[baseName(path.Base(f[0]))] != nil ||
+			if f := strings.Fields(val); len(f) > 0 && (wrappers()[baseName(path.Base(f[0]))] != nil ||
 				f[0] == "eval" || f[0] == "source" || f[0] == ".") && !strings.ContainsAny(val, ";&|<>()`$\n") {
 				val += " ${ALIAS_ARGUMENTS}"
 			}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/sensitive"
@@ -47,67 +48,69 @@ var listingRules = []string{"du", "file", "tree", "last", "lastb", "lastlog", "s
 	"systemd-analyze", "ps", "lshw", "nvidia-smi", "sensors", "blkid", "findmnt", "atop", "stty", "apropos",
 	"whatis", "lspci", "iftop"}
 
-var fileCommands = map[string]rule{
-	"printenv": printenv,
-	// Search and text processing.
-	"grep": grep, "egrep": grep, "fgrep": grep, "zgrep": grep, "zegrep": grep, "zfgrep": grep, "bzgrep": grep,
-	"xzgrep": grep, "rg": rg, "ag": ag, "ack": ack,
-	"sort": sortLines.rule, "uniq": uniq, "shuf": shuf.rule, "iconv": iconv.rule, "wc": wc.rule,
-	"jq":  reads("processes JSON", "--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"),
-	"yq":  yq,
-	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk, "sed": sed, "gsed": sed, "xxd": xxd, "bc": bc.rule, "dc": dc,
-	"diff3": diff3.rule, "sdiff": diff3.rule, "diffstat": diffstat.rule, "xmllint": xmllint, "mlr": mlr,
+var fileCommands = sync.OnceValue(func() map[string]rule {
+	return map[string]rule{
+		"printenv": printenv,
+		// Search and text processing.
+		"grep": grep, "egrep": grep, "fgrep": grep, "zgrep": grep, "zegrep": grep, "zfgrep": grep, "bzgrep": grep,
+		"xzgrep": grep, "rg": rg, "ag": ag, "ack": ack,
+		"sort": sortLines.rule, "uniq": uniq, "shuf": shuf.rule, "iconv": iconv.rule, "wc": wc.rule,
+		"jq":  reads("processes JSON", "--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"),
+		"yq":  yq,
+		"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk, "sed": sed, "gsed": sed, "xxd": xxd, "bc": bc.rule, "dc": dc,
+		"diff3": diff3.rule, "sdiff": diff3.rule, "diffstat": diffstat.rule, "xmllint": xmllint, "mlr": mlr,
 
-	// Pagers and manuals.
-	"less": less, "zless": less, "man": man, "info": info, "bat": bat, "batcat": bat, "tldr": tldr,
-	"apropos": manConfig.rule, "whatis": manConfig.rule,
+		// Pagers and manuals.
+		"less": less, "zless": less, "man": man, "info": info, "bat": bat, "batcat": bat, "tldr": tldr,
+		"apropos": manConfig.rule, "whatis": manConfig.rule,
 
-	// Listing programs with options that read, write, run or change.
-	"du": du.rule, "file": file, "tree": tree, "last": lastRecords.rule, "lastb": lastRecords.rule,
-	"who": whoRecords.rule, "users": whoRecords.rule, "lastlog": lastlog, "ss": ss, "busctl": busctl,
-	"loginctl": loginctl, "systemd-analyze": systemdAnalyze, "ps": ps, "lshw": lshw, "nvidia-smi": nvidiaSMI,
-	"sensors": sensors, "blkid": blkid.rule, "findmnt": findmnt.rule, "atop": atop.rule, "stty": stty,
-	"ldd": ldd, "nm": binutils, "objdump": binutils, "readelf": binutils, "size": binutils, "lspci": lspci.rule,
-	"iftop": iftop.rule, "date": date, "hostname": hostname,
-	"kill": killRule, "pkill": killRule, "killall": killRule, "skill": killRule, "xkill": killRule, "fuser": fuser,
+		// Listing programs with options that read, write, run or change.
+		"du": du.rule, "file": file, "tree": tree, "last": lastRecords.rule, "lastb": lastRecords.rule,
+		"who": whoRecords.rule, "users": whoRecords.rule, "lastlog": lastlog, "ss": ss, "busctl": busctl,
+		"loginctl": loginctl, "systemd-analyze": systemdAnalyze, "ps": ps, "lshw": lshw, "nvidia-smi": nvidiaSMI,
+		"sensors": sensors, "blkid": blkid.rule, "findmnt": findmnt.rule, "atop": atop.rule, "stty": stty,
+		"ldd": ldd, "nm": binutils, "objdump": binutils, "readelf": binutils, "size": binutils, "lspci": lspci.rule,
+		"iftop": iftop.rule, "date": date, "hostname": hostname,
+		"kill": killRule, "pkill": killRule, "killall": killRule, "skill": killRule, "xkill": killRule, "fuser": fuser,
 
-	// Writing, copying, linking, deleting, permissions.
-	"touch": writer(write(airlock.ClassFSWrite, "creates or updates files"),
-		getopt{short: "drt", long: names("--date --reference --time")}),
-	"mkdir": writer(write(airlock.ClassFSMkdir, "creates directories"),
-		getopt{short: "m", long: names("--mode"), optLong: names("--context")}),
-	// --output-error's value is optional: the word after it is a file.
-	"tee": writer(write(airlock.ClassFSWrite, "writes files"), getopt{optLong: names("--output-error")}),
-	"truncate": writer(effect{class: airlock.ClassFSWrite, cap: airlock.CapWorkspaceWrite, tier: airlock.TierDestructive,
-		reason: "destroys file contents"}, getopt{short: "rs", long: names("--reference --size")}),
-	"mktemp": mktemp, "cp": copies, "install": installCmd, "mv": move, "ln": link, "dd": dd,
-	"rm": fixed(remove("deletes files")), "rmdir": fixed(remove("deletes directories")),
-	"unlink": fixed(remove("deletes a file")), "shred": writer(remove("destroys file contents"), shredOpts),
-	"srm": writer(remove("destroys files"), shredOpts), "wipe": writer(remove("destroys files"), shredOpts),
-	"chmod": chmod, "chown": chown, "chgrp": chown, "setfacl": setfacl, "chflags": chflags,
-	"chattr": fixed(effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
-		reason: "changes file attributes"}),
-	"patch": patch, "split": split, "csplit": csplit, "dos2unix": dos2unix, "unix2dos": dos2unix,
+		// Writing, copying, linking, deleting, permissions.
+		"touch": writer(write(airlock.ClassFSWrite, "creates or updates files"),
+			getopt{short: "drt", long: names("--date --reference --time")}),
+		"mkdir": writer(write(airlock.ClassFSMkdir, "creates directories"),
+			getopt{short: "m", long: names("--mode"), optLong: names("--context")}),
+		// --output-error's value is optional: the word after it is a file.
+		"tee": writer(write(airlock.ClassFSWrite, "writes files"), getopt{optLong: names("--output-error")}),
+		"truncate": writer(effect{class: airlock.ClassFSWrite, cap: airlock.CapWorkspaceWrite, tier: airlock.TierDestructive,
+			reason: "destroys file contents"}, getopt{short: "rs", long: names("--reference --size")}),
+		"mktemp": mktemp, "cp": copies, "install": installCmd, "mv": move, "ln": link, "dd": dd,
+		"rm": fixed(remove("deletes files")), "rmdir": fixed(remove("deletes directories")),
+		"unlink": fixed(remove("deletes a file")), "shred": writer(remove("destroys file contents"), shredOpts),
+		"srm": writer(remove("destroys files"), shredOpts), "wipe": writer(remove("destroys files"), shredOpts),
+		"chmod": chmod, "chown": chown, "chgrp": chown, "setfacl": setfacl, "chflags": chflags,
+		"chattr": fixed(effect{class: airlock.ClassFSPermissions, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
+			reason: "changes file attributes"}),
+		"patch": patch, "split": split, "csplit": csplit, "dos2unix": dos2unix, "unix2dos": dos2unix,
 
-	// Archives and compressors.
-	"tar": tar, "bsdtar": tar, "gtar": tar, "unzip": unzip, "zip": zip, "7z": sevenZip, "7za": sevenZip,
-	"7zr": sevenZip, "cpio": cpio,
-	"gzip": compress, "gunzip": compress, "zcat": compress, "pigz": compress, "unpigz": compress,
-	"bzip2": compress, "bunzip2": compress, "bzcat": compress, "pbzip2": compress, "xz": compress,
-	"unxz": compress, "xzcat": compress, "lzma": compress, "unlzma": compress, "lzcat": compress,
-	"zstd": compress, "unzstd": compress, "zstdcat": compress, "lz4": compress, "unlz4": compress,
-	"lz4cat": compress, "brotli": compress, "compress": compress, "uncompress": compress,
+		// Archives and compressors.
+		"tar": tar, "bsdtar": tar, "gtar": tar, "unzip": unzip, "zip": zip, "7z": sevenZip, "7za": sevenZip,
+		"7zr": sevenZip, "cpio": cpio,
+		"gzip": compress, "gunzip": compress, "zcat": compress, "pigz": compress, "unpigz": compress,
+		"bzip2": compress, "bunzip2": compress, "bzcat": compress, "pbzip2": compress, "xz": compress,
+		"unxz": compress, "xzcat": compress, "lzma": compress, "unlzma": compress, "lzcat": compress,
+		"zstd": compress, "unzstd": compress, "zstdcat": compress, "lz4": compress, "unlz4": compress,
+		"lz4cat": compress, "brotli": compress, "compress": compress, "uncompress": compress,
 
-	// Editors, and programs that open files with others.
-	"vim": vim, "vi": vim, "nvim": vim, "view": vim, "vimdiff": vim, "ex": vim,
-	"nano": nano, "pico": nano, "emacs": emacs, "ed": ed, "kak": kak, "micro": micro, "hx": helix, "helix": helix,
-	"code": code, "subl": subl, "joe": editor, "mcedit": editor, "gedit": editor, "kate": editor,
-	"open": fixed(exec("opens files or URLs with other programs")), "xdg-open": fixed(exec("opens files or URLs with other programs")),
+		// Editors, and programs that open files with others.
+		"vim": vim, "vi": vim, "nvim": vim, "view": vim, "vimdiff": vim, "ex": vim,
+		"nano": nano, "pico": nano, "emacs": emacs, "ed": ed, "kak": kak, "micro": micro, "hx": helix, "helix": helix,
+		"code": code, "subl": subl, "joe": editor, "mcedit": editor, "gedit": editor, "kate": editor,
+		"open": fixed(exec("opens files or URLs with other programs")), "xdg-open": fixed(exec("opens files or URLs with other programs")),
 
-	// Keys and the stores that hold secrets.
-	"gpg": gpg, "gpg2": gpg, "ssh-add": sshAdd, "ssh-keygen": sshKeygen, "getent": getent, "security": security,
-	"pass": pass,
-}
+		// Keys and the stores that hold secrets.
+		"gpg": gpg, "gpg2": gpg, "ssh-add": sshAdd, "ssh-keygen": sshKeygen, "getent": getent, "security": security,
+		"pass": pass,
+	}
+})
 
 var grepOpts = getopt{short: "efmABCdDX",
 	long: names("--regexp --file --max-count --after-context --before-context --context --directories --devices " +
@@ -2193,7 +2196,7 @@ func vimStrings(args string) (string, bool) {
 // literals: system("cmd"), systemlist('cmd'), job_start("cmd").
 func vimSystemCalls(expr string) []string {
 	var cmds []string
-	for _, m := range vimSystemCall.FindAllStringSubmatch(expr, -1) {
+	for _, m := range vimSystemCall().FindAllStringSubmatch(expr, -1) {
 		cmds = append(cmds, m[1]+m[2])
 	}
 	return cmds
@@ -2203,9 +2206,9 @@ func vimSystemCalls(expr string) []string {
 // string literals, without a shell: system(['rm', '-rf', '~']).
 func vimSystemLists(expr string) [][]arg {
 	var out [][]arg
-	for _, m := range vimSystemList.FindAllStringSubmatch(expr, -1) {
+	for _, m := range vimSystemList().FindAllStringSubmatch(expr, -1) {
 		var argv []arg
-		for _, w := range vimListItem.FindAllStringSubmatch(m[1], -1) {
+		for _, w := range vimListItem().FindAllStringSubmatch(m[1], -1) {
 			argv = append(argv, literal(w[1]+w[2]))
 		}
 		out = append(out, argv)
@@ -2214,11 +2217,15 @@ func vimSystemLists(expr string) [][]arg {
 }
 
 var (
-	vimSystemList = regexp.MustCompile(`\b(?:system|systemlist|job_start|jobstart|termopen|term_start)\s*\(\s*\[([^\]]*)\]`)
-	vimListItem   = regexp.MustCompile(`"([^"]*)"|'([^']*)'`)
+	vimSystemList = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:system|systemlist|job_start|jobstart|termopen|term_start)\s*\(\s*\[([^\]]*)\]`)
+	})
+	vimListItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"]*)"|'([^']*)'`) })
 )
 
-var vimSystemCall = regexp.MustCompile(`\b(?:system|systemlist|job_start|jobstart|termopen|term_start)\s*\(\s*(?:"([^"]*)"|'([^']*)')`)
+var vimSystemCall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:system|systemlist|job_start|jobstart|termopen|term_start)\s*\(\s*(?:"([^"]*)"|'([^']*)')`)
+})
 
 var nanoOpts = getopt{short: "sfoCYXTrQJ", long: names("--speller --rcfile --operatingdir --backupdir --syntax " +
 	"--wordchars --tabsize --fill --quotestr --guidestripe")}
@@ -2313,10 +2320,10 @@ func (c *call) elisp(code arg) effect {
 		return exec("evaluates Lisp only known at run time")
 	}
 	e := c.editorCode("evaluates Lisp, which Airlock cannot fully inspect", code.val)
-	for _, m := range elispShellCommand.FindAllStringSubmatch(code.val, -1) {
+	for _, m := range elispShellCommand().FindAllStringSubmatch(code.val, -1) {
 		c.runsLine("emacs "+m[1], strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[2]))
 	}
-	if elispShell.MatchString(code.val) {
+	if elispShell().MatchString(code.val) {
 		e = worse(e, unknown("starts an interactive shell"))
 	}
 	return e
@@ -2331,9 +2338,13 @@ func (c *call) elispFunction(f arg) effect {
 }
 
 var (
-	elispShellCommand = regexp.MustCompile(`\((shell-command|shell-command-to-string|async-shell-command|` +
-		`call-process-shell-command|compile)\s+"((?:[^"\\]|\\.)*)"`)
-	elispShell = regexp.MustCompile(`\((shell|eshell|term|ansi-term|vterm|make-term)[\s)]`)
+	elispShellCommand = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\((shell-command|shell-command-to-string|async-shell-command|` +
+			`call-process-shell-command|compile)\s+"((?:[^"\\]|\\.)*)"`)
+	})
+	elispShell = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\((shell|eshell|term|ansi-term|vterm|make-term)[\s)]`)
+	})
 )
 
 // ed edits a file with commands it reads from standard input, whose "!"
@@ -2549,14 +2560,14 @@ func subl(c *call) effect {
 			continue
 		}
 		e = worse(e, c.editorCode("runs an editor command", cmd.val))
-		for _, m := range sublShellCmd.FindAllStringSubmatch(cmd.val, -1) {
+		for _, m := range sublShellCmd().FindAllStringSubmatch(cmd.val, -1) {
 			c.runsLine("subl exec", strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[1]))
 		}
 	}
 	return e
 }
 
-var sublShellCmd = regexp.MustCompile(`"shell_cmd"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+var sublShellCmd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"shell_cmd"\s*:\s*"((?:[^"\\]|\\.)*)"`) })
 
 // editorFiles is an editor opening files: it may write them.
 func editorFiles(c *call, ops []arg) effect {
@@ -3151,8 +3162,10 @@ func xmllint(c *call) effect {
 // mlrDSL finds what a Miller DSL expression does: system() and exec() run
 // commands, and tee, emit, print and dump redirect to files or commands.
 var (
-	mlrRun      = regexp.MustCompile(`\b(?:system|exec)\s*\(\s*("(?:[^"\\]|\\.)*")?`)
-	mlrRedirect = regexp.MustCompile(`\b(?:tee|emit1?|emitp|emitf|print|printn|eprint|eprintn|dump|edump)\s*(>>|>|\|)\s*("(?:[^"\\]|\\.)*")?`)
+	mlrRun      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(?:system|exec)\s*\(\s*("(?:[^"\\]|\\.)*")?`) })
+	mlrRedirect = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:tee|emit1?|emitp|emitf|print|printn|eprint|eprintn|dump|edump)\s*(>>|>|\|)\s*("(?:[^"\\]|\\.)*")?`)
+	})
 )
 
 // mlr is Miller: its DSL (put, filter) can run commands and write files,
@@ -3188,14 +3201,14 @@ func mlr(c *call) effect {
 		case a.val == "repl":
 			e = worse(e, unknown("runs Miller code read from its input, which can run commands"))
 		}
-		for _, m := range mlrRun.FindAllStringSubmatch(a.val, -1) {
+		for _, m := range mlrRun().FindAllStringSubmatch(a.val, -1) {
 			if s, err := strconv.Unquote(m[1]); err == nil {
 				c.runsLine("mlr system", s)
 			} else {
 				e = worse(e, exec("runs commands it builds at run time"))
 			}
 		}
-		for _, m := range mlrRedirect.FindAllStringSubmatch(a.val, -1) {
+		for _, m := range mlrRedirect().FindAllStringSubmatch(a.val, -1) {
 			target, err := strconv.Unquote(m[2])
 			switch {
 			case m[1] == "|" && err == nil:

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -126,7 +127,7 @@ func git(c *call) effect {
 		e = unknown("runs git with a subcommand only known at run time")
 	default:
 		sub := args[0].val
-		r := gitCommands[sub]
+		r := gitCommands()[sub]
 		if r == nil && strings.HasPrefix(sub, "credential-") {
 			r = gitCredential // credential-store, credential-libsecret, a helper of any name
 		}
@@ -213,7 +214,7 @@ func gitOutputs(reason string, shorts string, opts []string, operands int) rule 
 	}
 }
 
-var gitCommands = buildGitCommands()
+var gitCommands = sync.OnceValue(buildGitCommands)
 
 func buildGitCommands() map[string]rule {
 	gitCommands := map[string]rule{}

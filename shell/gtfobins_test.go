@@ -138,7 +138,7 @@ func TestGTFOBins(t *testing.T) {
 				if e.family != family {
 					continue
 				}
-				if programs[baseName(program)] == nil {
+				if programs()[baseName(program)] == nil {
 					t.Errorf("INDEX: %s is not in the table", program)
 				}
 				for _, fn := range e.functions {

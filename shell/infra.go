@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -12,37 +13,39 @@ import (
 // their words name are judged here (raiseSent): what they read they send
 // or print.
 
-var infraCommands = map[string]rule{
-	"kubectl": kubectl, "oc": kubectl,
-	"helm": helm, "terraform": terraform, "tofu": terraform, "terragrunt": terraform,
-	"docker": docker, "podman": docker, "nerdctl": docker,
-	"docker-compose": compose, "podman-compose": compose,
-	"aws": aws, "gcloud": cloud("gcloud"), "az": cloud("az"), "gsutil": cloud("gsutil"),
-	"doctl": cloud("doctl"), "hcloud": cloud("hcloud"), "linode-cli": cloud("linode-cli"), "oci": cloud("oci"),
-	"eksctl": cloud("eksctl"), "flyctl": cloud("flyctl"), "fly": cloud("fly"), "heroku": cloud("heroku"),
-	"vercel": cloud("vercel"), "netlify": cloud("netlify"), "wrangler": cloud("wrangler"),
-	"firebase": cloud("firebase"), "serverless": cloud("serverless"), "sls": cloud("sls"),
-	"pulumi": pulumi, "ansible-playbook": ansible, "ansible": ansible,
-	"packer": sent(use(infraChange(airlock.TierSpend, "builds machine images")).on(
-		on("validate inspect version init", infraRead("checks templates")),
-		onRule("console", console("HCL")),
-		onRule("fmt", writes(airlock.ClassFSWrite, "formats templates")),
-		on("plugins", install(airlock.TierNetworkEgress, "installs plugins")),
-	)),
-	// Every vagrant command runs the Vagrantfile, which is Ruby.
-	"vagrant": sent(use(infraChange(airlock.TierWrite, "manages virtual machines, running the Vagrantfile")).with(
-		getopt{}).withNone(read("shows vagrant help")).on(
-		on("destroy", infraChange(airlock.TierDestructive, "destroys virtual machines")),
-		on("global-status help --help -h", read("shows virtual machines")),
-		on("version --version -v", infraRead("checks for a newer vagrant")),
-		on("status ssh-config port box", exec("shows virtual machines, running the Vagrantfile")),
-		on("ssh rdp powershell winrm winrm-config", infraChange(airlock.TierPrivileged, "opens a shell in a virtual machine")),
-		on("share cloud", net(airlock.ClassNetHTTP, "talks to Vagrant's cloud")),
-		on("plugin", install(airlock.TierNetworkEgress, "installs vagrant plugins, which are Ruby code")),
-		onRule("package", tool{reason: "packages a virtual machine", getopt: getopt{long: names("--output"),
-			roles: map[string]role{"--output": writesFile}}}.rule),
-	)),
-}
+var infraCommands = sync.OnceValue(func() map[string]rule {
+	return map[string]rule{
+		"kubectl": kubectl, "oc": kubectl,
+		"helm": helm, "terraform": terraform, "tofu": terraform, "terragrunt": terraform,
+		"docker": docker, "podman": docker, "nerdctl": docker,
+		"docker-compose": compose, "podman-compose": compose,
+		"aws": aws, "gcloud": cloud("gcloud"), "az": cloud("az"), "gsutil": cloud("gsutil"),
+		"doctl": cloud("doctl"), "hcloud": cloud("hcloud"), "linode-cli": cloud("linode-cli"), "oci": cloud("oci"),
+		"eksctl": cloud("eksctl"), "flyctl": cloud("flyctl"), "fly": cloud("fly"), "heroku": cloud("heroku"),
+		"vercel": cloud("vercel"), "netlify": cloud("netlify"), "wrangler": cloud("wrangler"),
+		"firebase": cloud("firebase"), "serverless": cloud("serverless"), "sls": cloud("sls"),
+		"pulumi": pulumi, "ansible-playbook": ansible, "ansible": ansible,
+		"packer": sent(use(infraChange(airlock.TierSpend, "builds machine images")).on(
+			on("validate inspect version init", infraRead("checks templates")),
+			onRule("console", console("HCL")),
+			onRule("fmt", writes(airlock.ClassFSWrite, "formats templates")),
+			on("plugins", install(airlock.TierNetworkEgress, "installs plugins")),
+		)),
+		// Every vagrant command runs the Vagrantfile, which is Ruby.
+		"vagrant": sent(use(infraChange(airlock.TierWrite, "manages virtual machines, running the Vagrantfile")).with(
+			getopt{}).withNone(read("shows vagrant help")).on(
+			on("destroy", infraChange(airlock.TierDestructive, "destroys virtual machines")),
+			on("global-status help --help -h", read("shows virtual machines")),
+			on("version --version -v", infraRead("checks for a newer vagrant")),
+			on("status ssh-config port box", exec("shows virtual machines, running the Vagrantfile")),
+			on("ssh rdp powershell winrm winrm-config", infraChange(airlock.TierPrivileged, "opens a shell in a virtual machine")),
+			on("share cloud", net(airlock.ClassNetHTTP, "talks to Vagrant's cloud")),
+			on("plugin", install(airlock.TierNetworkEgress, "installs vagrant plugins, which are Ruby code")),
+			onRule("package", tool{reason: "packages a virtual machine", getopt: getopt{long: names("--output"),
+				roles: map[string]role{"--output": writesFile}}}.rule),
+		)),
+	}
+})
 
 // sent raises a rule's effect by the secrets the command names.
 func sent(r rule, skip ...string) rule {
@@ -188,14 +191,16 @@ var helmOpts = getopt{short: "n",
 	long: names("--namespace --kube-context --kubeconfig --kube-apiserver --kube-token --registry-config " +
 		"--repository-config --repository-cache"), exact: true}
 
-var helmVerbs = use(infraChange(airlock.TierDestructive, "runs a helm command")).withNone(read("shows helm help")).with(helmOpts).on(
-	on("install upgrade rollback uninstall delete del un test", infraChange(airlock.TierDestructive, "changes releases in a cluster")),
-	on("list ls status get history hist show inspect search verify", infraRead("reads releases or charts")),
-	on("template lint version env completion help create", read("renders or checks charts")),
-	on("package", write(airlock.ClassFSWrite, "packages a chart")),
-	on("repo pull fetch dependency dep plugin registry", net(airlock.ClassNetHTTP, "downloads charts or plugins")),
-	on("push", publish("publishes a chart")),
-)
+var helmVerbs = lazy(func() rule {
+	return use(infraChange(airlock.TierDestructive, "runs a helm command")).withNone(read("shows helm help")).with(helmOpts).on(
+		on("install upgrade rollback uninstall delete del un test", infraChange(airlock.TierDestructive, "changes releases in a cluster")),
+		on("list ls status get history hist show inspect search verify", infraRead("reads releases or charts")),
+		on("template lint version env completion help create", read("renders or checks charts")),
+		on("package", write(airlock.ClassFSWrite, "packages a chart")),
+		on("repo pull fetch dependency dep plugin registry", net(airlock.ClassNetHTTP, "downloads charts or plugins")),
+		on("push", publish("publishes a chart")),
+	)
+})
 
 // helm: its subcommand, then what options add: a --post-renderer it runs,
 // a chart it downloads, release contents that hold secrets, folders it
@@ -412,7 +417,7 @@ var dockerGroups = map[string]bool{
 
 // dockerVerbs classifies docker subcommands, "group verb" for the
 // management commands ("container rm").
-var dockerVerbs = buildDockerVerbs()
+var dockerVerbs = sync.OnceValue(buildDockerVerbs)
 
 func buildDockerVerbs() map[string]effect {
 	verbs := map[string]effect{}
@@ -501,7 +506,7 @@ func docker(c *call) effect {
 // dockerEffect classifies a docker verb ("cp", "container cp"), with the
 // files it writes.
 func dockerEffect(c *call, key string, rest []arg) effect {
-	e, ok := dockerVerbs[key]
+	e, ok := dockerVerbs()[key]
 	if !ok {
 		return effect{class: airlock.ClassInfraChange, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "runs " + c.name + " " + key + ", which Airlock does not know"}
 	}
@@ -546,7 +551,7 @@ func compose(c *call) effect {
 	if !ok {
 		return unknown("runs " + c.name + " with a subcommand only known at run time")
 	}
-	if _, ok := dockerVerbs["compose "+sub]; !ok {
+	if _, ok := dockerVerbs()["compose "+sub]; !ok {
 		return effect{class: airlock.ClassInfraChange, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "runs " + c.name + " " + sub}
 	}
 	e := dockerEffect(c, "compose "+sub, rest)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/sensitive"
@@ -20,28 +21,30 @@ import (
 // errors) is read out, and a secret makes the command privileged; a key it
 // authenticates with (scp -i, curl --key) is not read out.
 
-var netCommands = map[string]rule{
-	"curl": curl, "wget": wget, "http": httpie, "https": httpie, "xh": httpie, "xhs": httpie,
-	"aria2c": aria2c, "axel": axel,
-	"scp": scp, "sftp": sftp, "rsync": rsync,
-	"nc": netcat, "ncat": netcat, "netcat": netcat, "socat": socat,
-	"telnet": telnet, "ftp": ftp, "tftp": tftp, "lftp": lftp,
-	"ping": connect("sends network probes"), "ping6": connect("sends network probes"),
-	"dig": client(digFlags, net(airlock.ClassNetConnect, "queries DNS")), "nslookup": connect("queries DNS"),
-	"host": connect("queries DNS"), "drill": client(drillFlags, net(airlock.ClassNetConnect, "queries DNS")),
-	"traceroute": connect("traces a network route"), "tracepath": connect("traces a network route"),
-	"mtr":   client(mtrFlags, net(airlock.ClassNetConnect, "traces a network route")),
-	"whois": connect("queries WHOIS"), "nmap": nmap, "arping": connect("sends network probes"),
-	"mosh": mosh, "rdesktop": rdesktop,
-	"openssl": openssl,
-	"mail":    mail, "mailx": mail, "sendmail": sendmail, "mutt": mutt,
-	"msmtp": client(msmtpFlags, net(airlock.ClassNetConnect, "sends email")),
-	"swaks": client(swaksFlags, net(airlock.ClassNetConnect, "sends email")),
-	"psql":  database(psql), "mysql": database(mysql), "mariadb": database(mysql), "sqlite3": database(sqlite),
-	"mongosh": database(mongosh), "mongo": database(mongosh), "redis-cli": database(redis), "sqlcmd": database(sqlcmd),
-	"clickhouse-client": database(clickhouse), "cqlsh": database(cqlsh),
-	"npx": npx, "pnpx": npx, "bunx": npx, "uvx": npx,
-}
+var netCommands = sync.OnceValue(func() map[string]rule {
+	return map[string]rule{
+		"curl": curl, "wget": wget, "http": httpie, "https": httpie, "xh": httpie, "xhs": httpie,
+		"aria2c": aria2c, "axel": axel,
+		"scp": scp, "sftp": sftp, "rsync": rsync,
+		"nc": netcat, "ncat": netcat, "netcat": netcat, "socat": socat,
+		"telnet": telnet, "ftp": ftp, "tftp": tftp, "lftp": lftp,
+		"ping": connect("sends network probes"), "ping6": connect("sends network probes"),
+		"dig": client(digFlags, net(airlock.ClassNetConnect, "queries DNS")), "nslookup": connect("queries DNS"),
+		"host": connect("queries DNS"), "drill": client(drillFlags, net(airlock.ClassNetConnect, "queries DNS")),
+		"traceroute": connect("traces a network route"), "tracepath": connect("traces a network route"),
+		"mtr":   client(mtrFlags, net(airlock.ClassNetConnect, "traces a network route")),
+		"whois": connect("queries WHOIS"), "nmap": nmap, "arping": connect("sends network probes"),
+		"mosh": mosh, "rdesktop": rdesktop,
+		"openssl": openssl,
+		"mail":    mail, "mailx": mail, "sendmail": sendmail, "mutt": mutt,
+		"msmtp": client(msmtpFlags, net(airlock.ClassNetConnect, "sends email")),
+		"swaks": client(swaksFlags, net(airlock.ClassNetConnect, "sends email")),
+		"psql":  database(psql), "mysql": database(mysql), "mariadb": database(mysql), "sqlite3": database(sqlite),
+		"mongosh": database(mongosh), "mongo": database(mongosh), "redis-cli": database(redis), "sqlcmd": database(sqlcmd),
+		"clickhouse-client": database(clickhouse), "cqlsh": database(cqlsh),
+		"npx": npx, "pnpx": npx, "bunx": npx, "uvx": npx,
+	}
+})
 
 func connect(reason string) rule { return fixed(net(airlock.ClassNetConnect, reason)) }
 
@@ -1407,7 +1410,7 @@ var sendmailFlags = getopt{short: "BCbdFfhNOopqRrVXLA", roles: map[string]role{"
 // eximRun finds the commands and libraries of exim string expansions
 // (sendmail -be on exim): ${run{COMMAND}...}, ${dlfunc{LIBRARY}...},
 // ${perl{...}}.
-var eximRun = regexp.MustCompile(`\$\{(run|dlfunc|perl)[^{]*\{([^}]*)\}`)
+var eximRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{(run|dlfunc|perl)[^{]*\{([^}]*)\}`) })
 
 func sendmail(c *call) effect {
 	p := sendmailFlags.parse(c.args)
@@ -1425,7 +1428,7 @@ func sendmail(c *call) effect {
 				exprs = append(exprs, literal(c.in.text))
 			}
 			for _, x := range exprs {
-				for _, m := range eximRun.FindAllStringSubmatch(x.val, -1) {
+				for _, m := range eximRun().FindAllStringSubmatch(x.val, -1) {
 					if m[1] == "run" {
 						c.shellCommand("sendmail -be ${run}", m[2])
 					} else {
@@ -1604,21 +1607,27 @@ func destructiveQuery(q string) bool {
 // load_extension() and CREATE FUNCTION ... LANGUAGE C load libraries. A
 // file it reads is judged by the secret it names.
 var (
-	sqlWrite   = regexp.MustCompile(`(?i)(?:\bto|\binto|\boutfile|\bdumpfile|\battach|\bdatabase|\bwritefile\s*\()\s*(?:'((?:[^']|'')*)'|"([^"]*)")`)
-	sqlProgram = regexp.MustCompile(`(?i)(?:\bprogram|\bedit\s*\([^,]*,)\s*(?:'((?:[^']|'')*)'|"([^"]*)")`)
-	sqlLibrary = regexp.MustCompile(`(?i)\bload_extension\s*\(|\blanguage\s+c\b`)
+	sqlWrite = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\bto|\binto|\boutfile|\bdumpfile|\battach|\bdatabase|\bwritefile\s*\()\s*(?:'((?:[^']|'')*)'|"([^"]*)")`)
+	})
+	sqlProgram = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\bprogram|\bedit\s*\([^,]*,)\s*(?:'((?:[^']|'')*)'|"([^"]*)")`)
+	})
+	sqlLibrary = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bload_extension\s*\(|\blanguage\s+c\b`) })
 	// psql's \copy names its file without quotes too.
-	psqlCopy = regexp.MustCompile(`(?i)\\copy\s.*?\s(to|from)\s+(program\s+)?('(?:[^']|'')*'|"[^"]*"|[^\s\\]+)`)
+	psqlCopy = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\\copy\s.*?\s(to|from)\s+(program\s+)?('(?:[^']|'')*'|"[^"]*"|[^\s\\]+)`)
+	})
 )
 
 func (c *call) sqlEffects(e *effect, q string) {
-	for _, m := range sqlWrite.FindAllStringSubmatch(q, -1) {
+	for _, m := range sqlWrite().FindAllStringSubmatch(q, -1) {
 		c.use(e, writesFile, c.name, literal(strings.ReplaceAll(m[1], "''", "'")+m[2]))
 	}
-	for _, m := range sqlProgram.FindAllStringSubmatch(q, -1) {
+	for _, m := range sqlProgram().FindAllStringSubmatch(q, -1) {
 		c.shellCommand(c.name+" program", strings.ReplaceAll(m[1], "''", "'")+m[2])
 	}
-	for _, m := range psqlCopy.FindAllStringSubmatch(q, -1) {
+	for _, m := range psqlCopy().FindAllStringSubmatch(q, -1) {
 		f := strings.Trim(m[3], `'"`)
 		switch {
 		case m[2] != "":
@@ -1629,7 +1638,7 @@ func (c *call) sqlEffects(e *effect, q string) {
 			c.use(e, sendsFile, `psql \copy`, literal(f))
 		}
 	}
-	if sqlLibrary.MatchString(q) {
+	if sqlLibrary().MatchString(q) {
 		c.use(e, loadsLibrary, c.name, literal("a database extension"))
 	}
 	c.raiseSecrets(e, literal(q))

@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -15,62 +16,64 @@ import (
 // (Gemfile), shells and interpreters (brew sh, bundle console). Those are
 // analysed like the commands they are.
 
-var packageCommands = map[string]rule{
-	"apt":      sysPkg(pkgTool{name: "apt", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
-	"apt-get":  sysPkg(pkgTool{name: "apt-get", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
-	"aptitude": sysPkg(pkgTool{name: "aptitude", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
-	"apt-cache": sysPkg(pkgTool{name: "apt-cache", flags: aptCacheFlags, change: "gencaches",
-		look: "search show showpkg showsrc stats dump dumpavail unmet depends rdepends pkgnames dotty xvcg policy madison"}),
-	"apt-mark": sysPkg(pkgTool{name: "apt-mark", flags: aptMarkFlags, change: "hold unhold auto manual minimize-manual",
-		look: "showhold showauto showmanual"}),
-	"dnf":      sysPkg(pkgTool{name: "dnf", flags: rpmToolFlags, change: rpmChange, look: rpmRead}),
-	"yum":      sysPkg(pkgTool{name: "yum", flags: rpmToolFlags, change: rpmChange, look: rpmRead}),
-	"microdnf": sysPkg(pkgTool{name: "microdnf", flags: rpmToolFlags, change: rpmChange, look: rpmRead}),
-	"tdnf":     sysPkg(pkgTool{name: "tdnf", flags: rpmToolFlags, change: rpmChange, look: rpmRead}),
-	"zypper": sysPkg(pkgTool{name: "zypper", flags: zypperFlags,
-		change: "install in remove rm update up dist-upgrade dup patch refresh ref addrepo ar removerepo rr modifyrepo mr addlock al removelock rl source-install si clean",
-		look:   "search se info if list-updates lu repos lr packages pa patches lp products pd locks ll what-provides wp"}),
-	"apk": sysPkg(pkgTool{name: "apk", flags: apkFlags, change: "add del upgrade update fix cache",
-		look: "search info list policy version stats dot audit"}),
-	"snap": sysPkg(pkgTool{name: "snap", fetch: "find search",
-		change: "install remove refresh revert enable disable connect disconnect set unset alias unalias switch prefer restart start stop save restore forget",
-		look:   "list info find search version services logs connections changes change get known aliases warnings help"}),
-	"port": sysPkg(pkgTool{name: "port", flags: portFlags, console: true,
-		change: "install uninstall upgrade selfupdate sync activate deactivate clean load unload setrequested",
-		look:   "search info list installed outdated deps rdeps contents provides variants echo location dependents log help"}),
-	"flatpak": sysPkg(pkgTool{name: "flatpak", fetch: "remote-ls remote-info",
-		change: "install uninstall update remote-add remote-delete remote-modify repair override mask pin",
-		look:   "list info search remotes remote-ls remote-info history ps --version documents permissions"}),
-	"emerge": sysPkg(pkgTool{name: "emerge", look: "--search -s --info --pretend -p"}),
-	"pkg": sysPkg(pkgTool{name: "pkg", flags: bsdPkgFlags,
-		change: "install add delete remove upgrade update autoremove clean lock unlock",
-		look:   "info search query audit version which check stats help"}),
-	"pacman": pacman, "yay": pacman, "paru": pacman,
-	"dpkg": dpkg, "rpm": rpm,
-	"brew": brew,
-	"npm":  npm, "pnpm": npm, "yarn": npm,
-	"pip": pip, "pipx": pipx, "uv": uv, "poetry": poetry, "pipenv": pipenv, "twine": twine,
-	"conda": conda, "mamba": conda, "micromamba": conda,
-	"gem": gem, "bundle": bundle, "bundler": bundle,
-	"composer": composer, "dotnet": dotnet, "nuget": nuget,
-	"nvm": use(write(airlock.ClassFSWrite, "changes the Node.js version")).on(on("install",
-		install(airlock.TierNetworkEgress, "installs Node.js")), on("ls list current version which --version",
-		read("shows Node.js versions")), onRule("exec", toolExec("nvm", 1)), onRule("run", nvmRun)),
-	"pyenv": use(write(airlock.ClassFSWrite, "changes the Python version")).on(on("install",
-		install(airlock.TierNetworkEgress, "installs Python")),
-		on("versions version which whence root prefix --version", read("shows Python versions")),
-		onRule("exec", toolExec("pyenv", 0))),
-	"rbenv": use(write(airlock.ClassFSWrite, "changes the Ruby version")).on(on("install",
-		install(airlock.TierNetworkEgress, "installs Ruby")),
-		on("versions version which whence root prefix --version", read("shows Ruby versions")), onRule("exec",
-			toolExec("rbenv", 0))),
-	"asdf": use(write(airlock.ClassFSWrite, "changes tool versions")).on(on("install plugin",
-		install(airlock.TierNetworkEgress, "installs tools")), on("list current where which version info help",
-		read("shows tool versions")), onRule("exec", toolExec("asdf", 0)), onRule("env", asdfEnv)),
-	"mise": use(write(airlock.ClassFSWrite, "changes tool versions")).on(on("install use upgrade plugins",
-		install(airlock.TierNetworkEgress, "installs tools")), on("ls list current where which version doctor env",
-		read("shows tool versions")), onRule("exec x", miseExec), onRule("run r", fixed(exec("runs tasks")))),
-}
+var packageCommands = sync.OnceValue(func() map[string]rule {
+	return map[string]rule{
+		"apt":      sysPkg(pkgTool{name: "apt", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
+		"apt-get":  sysPkg(pkgTool{name: "apt-get", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
+		"aptitude": sysPkg(pkgTool{name: "aptitude", flags: aptFlags, change: aptChange, look: aptRead, fetch: "changelog"}),
+		"apt-cache": sysPkg(pkgTool{name: "apt-cache", flags: aptCacheFlags, change: "gencaches",
+			look: "search show showpkg showsrc stats dump dumpavail unmet depends rdepends pkgnames dotty xvcg policy madison"}),
+		"apt-mark": sysPkg(pkgTool{name: "apt-mark", flags: aptMarkFlags, change: "hold unhold auto manual minimize-manual",
+			look: "showhold showauto showmanual"}),
+		"dnf":      sysPkg(pkgTool{name: "dnf", flags: rpmToolFlags, change: rpmChange, look: rpmRead}),
+		"yum":      sysPkg(pkgTool{name: "yum", flags: rpmToolFlags, change: rpmChange, look: rpmRead}),
+		"microdnf": sysPkg(pkgTool{name: "microdnf", flags: rpmToolFlags, change: rpmChange, look: rpmRead}),
+		"tdnf":     sysPkg(pkgTool{name: "tdnf", flags: rpmToolFlags, change: rpmChange, look: rpmRead}),
+		"zypper": sysPkg(pkgTool{name: "zypper", flags: zypperFlags,
+			change: "install in remove rm update up dist-upgrade dup patch refresh ref addrepo ar removerepo rr modifyrepo mr addlock al removelock rl source-install si clean",
+			look:   "search se info if list-updates lu repos lr packages pa patches lp products pd locks ll what-provides wp"}),
+		"apk": sysPkg(pkgTool{name: "apk", flags: apkFlags, change: "add del upgrade update fix cache",
+			look: "search info list policy version stats dot audit"}),
+		"snap": sysPkg(pkgTool{name: "snap", fetch: "find search",
+			change: "install remove refresh revert enable disable connect disconnect set unset alias unalias switch prefer restart start stop save restore forget",
+			look:   "list info find search version services logs connections changes change get known aliases warnings help"}),
+		"port": sysPkg(pkgTool{name: "port", flags: portFlags, console: true,
+			change: "install uninstall upgrade selfupdate sync activate deactivate clean load unload setrequested",
+			look:   "search info list installed outdated deps rdeps contents provides variants echo location dependents log help"}),
+		"flatpak": sysPkg(pkgTool{name: "flatpak", fetch: "remote-ls remote-info",
+			change: "install uninstall update remote-add remote-delete remote-modify repair override mask pin",
+			look:   "list info search remotes remote-ls remote-info history ps --version documents permissions"}),
+		"emerge": sysPkg(pkgTool{name: "emerge", look: "--search -s --info --pretend -p"}),
+		"pkg": sysPkg(pkgTool{name: "pkg", flags: bsdPkgFlags,
+			change: "install add delete remove upgrade update autoremove clean lock unlock",
+			look:   "info search query audit version which check stats help"}),
+		"pacman": pacman, "yay": pacman, "paru": pacman,
+		"dpkg": dpkg, "rpm": rpm,
+		"brew": brew,
+		"npm":  npm, "pnpm": npm, "yarn": npm,
+		"pip": pip, "pipx": pipx, "uv": uv, "poetry": poetry, "pipenv": pipenv, "twine": twine,
+		"conda": conda, "mamba": conda, "micromamba": conda,
+		"gem": gem, "bundle": bundle, "bundler": bundle,
+		"composer": composer, "dotnet": dotnet, "nuget": nuget,
+		"nvm": use(write(airlock.ClassFSWrite, "changes the Node.js version")).on(on("install",
+			install(airlock.TierNetworkEgress, "installs Node.js")), on("ls list current version which --version",
+			read("shows Node.js versions")), onRule("exec", toolExec("nvm", 1)), onRule("run", nvmRun)),
+		"pyenv": use(write(airlock.ClassFSWrite, "changes the Python version")).on(on("install",
+			install(airlock.TierNetworkEgress, "installs Python")),
+			on("versions version which whence root prefix --version", read("shows Python versions")),
+			onRule("exec", toolExec("pyenv", 0))),
+		"rbenv": use(write(airlock.ClassFSWrite, "changes the Ruby version")).on(on("install",
+			install(airlock.TierNetworkEgress, "installs Ruby")),
+			on("versions version which whence root prefix --version", read("shows Ruby versions")), onRule("exec",
+				toolExec("rbenv", 0))),
+		"asdf": use(write(airlock.ClassFSWrite, "changes tool versions")).on(on("install plugin",
+			install(airlock.TierNetworkEgress, "installs tools")), on("list current where which version info help",
+			read("shows tool versions")), onRule("exec", toolExec("asdf", 0)), onRule("env", asdfEnv)),
+		"mise": use(write(airlock.ClassFSWrite, "changes tool versions")).on(on("install use upgrade plugins",
+			install(airlock.TierNetworkEgress, "installs tools")), on("ls list current where which version doctor env",
+			read("shows tool versions")), onRule("exec x", miseExec), onRule("run r", fixed(exec("runs tasks")))),
+	}
+})
 
 // System packages.
 
@@ -317,45 +320,47 @@ func closing(s string, open, close byte) int {
 
 // Homebrew.
 
-var brew = use(exec("runs a brew command")).withNone(read("shows brew help")).on(
-	onRule("install reinstall", func(c *call) effect {
-		if c.has("-i", "--interactive") {
-			// Stops in a shell in the build environment.
+var brew = lazy(func() rule {
+	return use(exec("runs a brew command")).withNone(read("shows brew help")).on(
+		onRule("install reinstall", func(c *call) effect {
+			if c.has("-i", "--interactive") {
+				// Stops in a shell in the build environment.
+				return c.stdinCode("shell", true)
+			}
+			return install(airlock.TierNetworkEgress, "installs packages with Homebrew")
+		}),
+		on("upgrade update tap fetch", install(airlock.TierNetworkEgress, "installs packages with Homebrew")),
+		onRule("bundle", func(c *call) effect {
+			if ops := c.operands(); len(ops) > 0 && ops[0].val == "exec" {
+				return toolExec("brew bundle exec", 0)(c)
+			}
+			return install(airlock.TierNetworkEgress, "installs the Brewfile's packages (the Brewfile is Ruby code)")
+		}),
+		onRule("sh", func(c *call) effect {
+			if cmd, ok := c.value("-c", "--cmd"); ok {
+				c.runWords("brew sh --cmd", []arg{cmd}, c.in).lenient = true
+				return exec("runs a command in Homebrew's build environment")
+			}
 			return c.stdinCode("shell", true)
-		}
-		return install(airlock.TierNetworkEgress, "installs packages with Homebrew")
-	}),
-	on("upgrade update tap fetch", install(airlock.TierNetworkEgress, "installs packages with Homebrew")),
-	onRule("bundle", func(c *call) effect {
-		if ops := c.operands(); len(ops) > 0 && ops[0].val == "exec" {
-			return toolExec("brew bundle exec", 0)(c)
-		}
-		return install(airlock.TierNetworkEgress, "installs the Brewfile's packages (the Brewfile is Ruby code)")
-	}),
-	onRule("sh", func(c *call) effect {
-		if cmd, ok := c.value("-c", "--cmd"); ok {
-			c.runWords("brew sh --cmd", []arg{cmd}, c.in).lenient = true
-			return exec("runs a command in Homebrew's build environment")
-		}
-		return c.stdinCode("shell", true)
-	}),
-	onRule("irb", func(c *call) effect { return c.stdinCode("Ruby", false) }),
-	on("ruby", exec("runs Ruby code with Homebrew's libraries")),
-	on("uninstall remove rm untap cleanup autoremove link unlink pin unpin postinstall",
-		install(airlock.TierWrite, "removes or relinks Homebrew packages")),
-	on("list ls info abv search outdated deps uses leaves config doctor dr --prefix --cellar --repository --version -v home homepage desc cat log commands shellenv --env missing options tap-info formulae casks docs help", read("shows package information")),
-	on("edit create extract", write(airlock.ClassFSWrite, "edits formulae")),
-	onRule("services", func(c *call) effect {
-		ops := c.operands()
-		if len(ops) == 0 || ops[0].val == "list" || ops[0].val == "info" {
-			return read("lists services")
-		}
-		if ops[0].val == "start" || ops[0].val == "run" || ops[0].val == "restart" {
-			return admin("registers a background service")
-		}
-		return write(airlock.ClassFSWrite, "stops or cleans services")
-	}),
-)
+		}),
+		onRule("irb", func(c *call) effect { return c.stdinCode("Ruby", false) }),
+		on("ruby", exec("runs Ruby code with Homebrew's libraries")),
+		on("uninstall remove rm untap cleanup autoremove link unlink pin unpin postinstall",
+			install(airlock.TierWrite, "removes or relinks Homebrew packages")),
+		on("list ls info abv search outdated deps uses leaves config doctor dr --prefix --cellar --repository --version -v home homepage desc cat log commands shellenv --env missing options tap-info formulae casks docs help", read("shows package information")),
+		on("edit create extract", write(airlock.ClassFSWrite, "edits formulae")),
+		onRule("services", func(c *call) effect {
+			ops := c.operands()
+			if len(ops) == 0 || ops[0].val == "list" || ops[0].val == "info" {
+				return read("lists services")
+			}
+			if ops[0].val == "start" || ops[0].val == "run" || ops[0].val == "restart" {
+				return admin("registers a background service")
+			}
+			return write(airlock.ClassFSWrite, "stops or cleans services")
+		}),
+	)
+})
 
 // JavaScript.
 
@@ -651,27 +656,29 @@ func uvVerb(c *call) effect {
 	return exec("runs uv " + sub)
 }
 
-var poetry = use(exec("runs a poetry command")).withNone(read("shows poetry help")).on(
-	on("add install update lock sync self source", install(airlock.TierNetworkEgress, "changes project dependencies")),
-	on("remove", install(airlock.TierWrite, "removes a dependency")),
-	onRule("run", toolExec("poetry run", 0)),
-	onRule("shell", func(c *call) effect { return c.stdinCode("shell", true) }),
-	onRule("env", pythonEnv("poetry env")),
-	onRule("config", func(c *call) effect {
-		if len(c.operands()) > 1 || c.has("--unset") {
-			return write(airlock.ClassFSWrite, "changes poetry settings")
-		}
-		return read("shows poetry settings")
-	}),
-	on("build init new", write(airlock.ClassFSWrite, "writes project files")),
-	on("publish", publish("publishes a package")),
-	onRule("export", func(c *call) effect {
-		e := write(airlock.ClassFSWrite, "exports the project's requirements")
-		c.raiseWrites(&e, c.values("-o", "--output")...)
-		return e
-	}),
-	on("show check version search about list help", read("shows project information")),
-)
+var poetry = lazy(func() rule {
+	return use(exec("runs a poetry command")).withNone(read("shows poetry help")).on(
+		on("add install update lock sync self source", install(airlock.TierNetworkEgress, "changes project dependencies")),
+		on("remove", install(airlock.TierWrite, "removes a dependency")),
+		onRule("run", toolExec("poetry run", 0)),
+		onRule("shell", func(c *call) effect { return c.stdinCode("shell", true) }),
+		onRule("env", pythonEnv("poetry env")),
+		onRule("config", func(c *call) effect {
+			if len(c.operands()) > 1 || c.has("--unset") {
+				return write(airlock.ClassFSWrite, "changes poetry settings")
+			}
+			return read("shows poetry settings")
+		}),
+		on("build init new", write(airlock.ClassFSWrite, "writes project files")),
+		on("publish", publish("publishes a package")),
+		onRule("export", func(c *call) effect {
+			e := write(airlock.ClassFSWrite, "exports the project's requirements")
+			c.raiseWrites(&e, c.values("-o", "--output")...)
+			return e
+		}),
+		on("show check version search about list help", read("shows project information")),
+	)
+})
 
 // pythonEnv is poetry env: "use PYTHON" runs that interpreter to learn its
 // version.
@@ -689,13 +696,15 @@ func pythonEnv(via string) rule {
 	}
 }
 
-var pipenv = use(exec("runs a pipenv command")).withNone(install(airlock.TierNetworkEgress, "installs dependencies")).on(
-	on("install uninstall update sync lock upgrade", install(airlock.TierNetworkEgress, "changes project dependencies")),
-	onRule("run", toolExec("pipenv run", 0)),
-	onRule("shell", func(c *call) effect { return c.stdinCode("shell", true) }),
-	on("graph check requirements scripts verify --venv --where --py", read("shows project information")),
-	on("clean", write(airlock.ClassFSWrite, "removes packages")),
-)
+var pipenv = lazy(func() rule {
+	return use(exec("runs a pipenv command")).withNone(install(airlock.TierNetworkEgress, "installs dependencies")).on(
+		on("install uninstall update sync lock upgrade", install(airlock.TierNetworkEgress, "changes project dependencies")),
+		onRule("run", toolExec("pipenv run", 0)),
+		onRule("shell", func(c *call) effect { return c.stdinCode("shell", true) }),
+		on("graph check requirements scripts verify --venv --where --py", read("shows project information")),
+		on("clean", write(airlock.ClassFSWrite, "removes packages")),
+	)
+})
 
 var twineFlags = getopt{short: "rusicp",
 	long: names("--repository --repository-url --username --password --identity --comment --config-file --cert " +
@@ -713,33 +722,35 @@ func twine(c *call) effect {
 	return e
 }
 
-var conda = use(exec("runs a conda command")).withNone(read("shows conda help")).on(
-	onRule("install create update upgrade env", func(c *call) effect {
-		e := install(airlock.TierNetworkEgress, "changes conda environments")
-		c.raiseReads(&e, c.values("--file", "-f")...)
-		c.raiseWrites(&e, c.values("--prefix", "-p")...)
-		return e
-	}),
-	on("remove uninstall clean", install(airlock.TierWrite, "removes conda packages")),
-	on("activate deactivate", write(airlock.ClassFSWrite, "activates a conda environment, changing PATH")),
-	on("list info compare doctor notices --version", read("shows conda information")),
-	on("search", net(airlock.ClassNetHTTP, "searches package channels")),
-	on("config", write(airlock.ClassFSWrite, "changes conda settings")),
-	on("init", effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "edits shell start-up files"}),
-	onRule("shell", func(c *call) effect {
-		// micromamba shell init edits start-up files, shell hook prints, and
-		// shell alone starts a shell that reads its input.
-		ops := c.operands()
-		switch {
-		case len(ops) > 0 && (ops[0].val == "init" || ops[0].val == "deinit" || ops[0].val == "reinit"):
-			return effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "edits shell start-up files"}
-		case len(ops) > 0 && ops[0].val == "hook":
-			return read("prints shell code")
-		}
-		return c.stdinCode("shell", true)
-	}),
-	onRule("run", toolExec("conda run", 0)),
-)
+var conda = lazy(func() rule {
+	return use(exec("runs a conda command")).withNone(read("shows conda help")).on(
+		onRule("install create update upgrade env", func(c *call) effect {
+			e := install(airlock.TierNetworkEgress, "changes conda environments")
+			c.raiseReads(&e, c.values("--file", "-f")...)
+			c.raiseWrites(&e, c.values("--prefix", "-p")...)
+			return e
+		}),
+		on("remove uninstall clean", install(airlock.TierWrite, "removes conda packages")),
+		on("activate deactivate", write(airlock.ClassFSWrite, "activates a conda environment, changing PATH")),
+		on("list info compare doctor notices --version", read("shows conda information")),
+		on("search", net(airlock.ClassNetHTTP, "searches package channels")),
+		on("config", write(airlock.ClassFSWrite, "changes conda settings")),
+		on("init", effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "edits shell start-up files"}),
+		onRule("shell", func(c *call) effect {
+			// micromamba shell init edits start-up files, shell hook prints, and
+			// shell alone starts a shell that reads its input.
+			ops := c.operands()
+			switch {
+			case len(ops) > 0 && (ops[0].val == "init" || ops[0].val == "deinit" || ops[0].val == "reinit"):
+				return effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "edits shell start-up files"}
+			case len(ops) > 0 && ops[0].val == "hook":
+				return read("prints shell code")
+			}
+			return c.stdinCode("shell", true)
+		}),
+		onRule("run", toolExec("conda run", 0)),
+	)
+})
 
 // Ruby.
 
@@ -797,15 +808,17 @@ func gemVerb(c *call, p parsed) effect {
 	return exec("runs gem " + sub)
 }
 
-var bundle = use(exec("runs a bundler command")).withNone(install(airlock.TierNetworkEgress, "installs gems")).on(
-	on("install update add lock cache package outdated binstubs plugin", install(airlock.TierNetworkEgress, "installs gems")),
-	onRule("exec", toolExec("bundle exec", 0)),
-	onRule("console", func(c *call) effect { return c.stdinCode("Ruby", false) }),
-	// The Gemfile is Ruby code, which these evaluate.
-	on("list show info check platform doctor licenses viz", exec("evaluates the Gemfile, which is Ruby code")),
-	on("version help --version -v", read("shows bundler information")),
-	on("config remove clean init gem", write(airlock.ClassFSWrite, "changes bundler files or settings")),
-)
+var bundle = lazy(func() rule {
+	return use(exec("runs a bundler command")).withNone(install(airlock.TierNetworkEgress, "installs gems")).on(
+		on("install update add lock cache package outdated binstubs plugin", install(airlock.TierNetworkEgress, "installs gems")),
+		onRule("exec", toolExec("bundle exec", 0)),
+		onRule("console", func(c *call) effect { return c.stdinCode("Ruby", false) }),
+		// The Gemfile is Ruby code, which these evaluate.
+		on("list show info check platform doctor licenses viz", exec("evaluates the Gemfile, which is Ruby code")),
+		on("version help --version -v", read("shows bundler information")),
+		on("config remove clean init gem", write(airlock.ClassFSWrite, "changes bundler files or settings")),
+	)
+})
 
 // PHP and .NET.
 
@@ -820,46 +833,50 @@ func composer(c *call) effect {
 	return composerVerbs(c)
 }
 
-var composerVerbs = use(exec("runs a composer command")).withNone(read("shows composer help")).on(
-	on("install i require update upgrade u remove rm create-project reinstall self-update selfupdate", install(airlock.TierNetworkEgress, "changes PHP dependencies")),
-	onRule("exec", toolExec("composer exec", 0)),
-	on("run-script run test", exec("runs a package script")),
-	on("show info outdated validate depends why why-not licenses check-platform-reqs diagnose about help list audit", read("shows package information")),
-	on("search", net(airlock.ClassNetHTTP, "searches Packagist")),
-	on("dump-autoload dumpautoload init config clear-cache archive", write(airlock.ClassFSWrite, "changes project files")),
-)
+var composerVerbs = lazy(func() rule {
+	return use(exec("runs a composer command")).withNone(read("shows composer help")).on(
+		on("install i require update upgrade u remove rm create-project reinstall self-update selfupdate", install(airlock.TierNetworkEgress, "changes PHP dependencies")),
+		onRule("exec", toolExec("composer exec", 0)),
+		on("run-script run test", exec("runs a package script")),
+		on("show info outdated validate depends why why-not licenses check-platform-reqs diagnose about help list audit", read("shows package information")),
+		on("search", net(airlock.ClassNetHTTP, "searches Packagist")),
+		on("dump-autoload dumpautoload init config clear-cache archive", write(airlock.ClassFSWrite, "changes project files")),
+	)
+})
 
-var dotnet = use(exec("runs a dotnet command")).withNone(read("shows dotnet help")).on(
-	onRule("build test run publish pack watch msbuild clean", func(c *call) effect {
-		e := exec("builds or runs .NET code")
-		c.raiseWrites(&e, c.values("-o", "--output", "--diag")...)
-		return e
-	}),
-	on("restore add remove tool workload new", install(airlock.TierNetworkEgress, "changes .NET packages or tools")),
-	on("list sln --info --version --list-sdks --list-runtimes help", read("shows .NET information")),
-	onRule("fsi", func(c *call) effect {
-		// F# interactive: a script, or code read from its input.
-		if ops := c.operands(); len(ops) > 0 {
-			return c.runsFile(ops[0], "F#", false)
-		}
-		return c.stdinCode("F#", false)
-	}),
-	onRule("dev-certs", func(c *call) effect {
-		if c.has("--trust", "-t", "--clean", "-c") {
-			return admin("changes the system's trusted certificates")
-		}
-		e := write(airlock.ClassFSWrite, "creates a development certificate")
-		c.raiseWrites(&e, c.values("-ep", "--export-path")...)
-		return e
-	}),
-	onRule("user-secrets", func(c *call) effect {
-		if ops := c.operands(); len(ops) > 0 && ops[0].val == "list" {
-			return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged, reason: "prints the project's user secrets"}
-		}
-		return write(airlock.ClassFSWrite, "changes the project's user secrets")
-	}),
-	onRule("nuget", nuget),
-)
+var dotnet = lazy(func() rule {
+	return use(exec("runs a dotnet command")).withNone(read("shows dotnet help")).on(
+		onRule("build test run publish pack watch msbuild clean", func(c *call) effect {
+			e := exec("builds or runs .NET code")
+			c.raiseWrites(&e, c.values("-o", "--output", "--diag")...)
+			return e
+		}),
+		on("restore add remove tool workload new", install(airlock.TierNetworkEgress, "changes .NET packages or tools")),
+		on("list sln --info --version --list-sdks --list-runtimes help", read("shows .NET information")),
+		onRule("fsi", func(c *call) effect {
+			// F# interactive: a script, or code read from its input.
+			if ops := c.operands(); len(ops) > 0 {
+				return c.runsFile(ops[0], "F#", false)
+			}
+			return c.stdinCode("F#", false)
+		}),
+		onRule("dev-certs", func(c *call) effect {
+			if c.has("--trust", "-t", "--clean", "-c") {
+				return admin("changes the system's trusted certificates")
+			}
+			e := write(airlock.ClassFSWrite, "creates a development certificate")
+			c.raiseWrites(&e, c.values("-ep", "--export-path")...)
+			return e
+		}),
+		onRule("user-secrets", func(c *call) effect {
+			if ops := c.operands(); len(ops) > 0 && ops[0].val == "list" {
+				return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged, reason: "prints the project's user secrets"}
+			}
+			return write(airlock.ClassFSWrite, "changes the project's user secrets")
+		}),
+		onRule("nuget", nuget),
+	)
+})
 
 func nuget(c *call) effect {
 	if ops := c.operands(); len(ops) > 0 && (ops[0].val == "push" || ops[0].val == "delete") {

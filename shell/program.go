@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -17,7 +18,7 @@ import (
 
 // programs maps a program name to its rule. Each name is in exactly one
 // table (a test checks it).
-var programs = mergePrograms()
+var programs = sync.OnceValue(mergePrograms)
 
 func mergePrograms() map[string]rule {
 	m := map[string]rule{}
@@ -37,8 +38,8 @@ func mergePrograms() map[string]rule {
 
 func programTables() []map[string]rule {
 	return []map[string]rule{
-		builtins, wrappers, fileCommands, netCommands, adminCommands,
-		devCommands, packageCommands, infraCommands,
+		builtins(), wrappers(), fileCommands(), netCommands(), adminCommands(),
+		devCommands(), packageCommands(), infraCommands(),
 	}
 }
 
@@ -121,4 +122,13 @@ func (v verbs) classify(c *call) effect {
 	e := v.def
 	e.reason = "runs " + c.name + " " + sub
 	return e
+}
+
+// lazy is a rule built the first time it runs. The program tables are built
+// on first use, not at package init, so that a process that links this
+// package but classifies no shell command (airlock hook, airlock token)
+// does not pay for them.
+func lazy(build func() rule) rule {
+	r := sync.OnceValue(build)
+	return func(c *call) effect { return r()(c) }
 }

@@ -714,7 +714,7 @@ func TestShellProgramTables(t *testing.T) {
 		}
 	}
 	argvs := [][]string{{}, {"-h"}, {"x"}, {"-x", "y", "z"}, {"--", "-"}, {"install", "-g", "x"}, {"-c", "ls"}, {"delete", "x"}}
-	for name := range programs {
+	for name := range programs() {
 		for _, args := range argvs {
 			argv := append([]string{name}, args...)
 			cmds, err := analyseArgv(argv, "/home/u")

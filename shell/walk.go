@@ -475,11 +475,11 @@ func programName(word string) (name string, local bool) {
 // tclsh, go1.22.0 → go), else nil.
 func programRule(name string) rule {
 	name = baseName(name)
-	if r := programs[name]; r != nil {
+	if r := programs()[name]; r != nil {
 		return r // 7z, ping6, linux32: the table knows the name itself
 	}
 	if trimmed := strings.TrimRight(name, "0123456789.-"); trimmed != "" {
-		return programs[trimmed]
+		return programs()[trimmed]
 	}
 	return nil
 }

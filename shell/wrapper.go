@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/sensitive"
@@ -10,52 +11,54 @@ import (
 )
 
 // Wrappers: programs classified by what they run.
-var wrappers = map[string]rule{
-	"sudo": sudo, "sudoedit": sudo, "doas": doas, "su": su, "runuser": su,
-	"pkexec": privWrapper("pkexec", getopt{long: names("--user")}, 0),
-	"run0":   privWrapper("run0", run0Opts, 0), "chroot": privWrapper("chroot", chrootOpts, 1),
-	"nsenter": privWrapper("nsenter", nsenterOpts, 0), "unshare": privWrapper("unshare", unshareOpts, 0),
-	"systemd-run": privWrapper("systemd-run", systemdRunOpts, 0),
-	"env":         envRule, "time": timeRule, "ionice": ionice, "chrt": chrt, "taskset": taskset, "flock": flock,
-	"nohup":   wrapper("nohup", getopt{flags: names("--help --version")}, 0),
-	"nice":    wrapper("nice", niceOpts, 0),
-	"stdbuf":  wrapper("stdbuf", stdbufOpts, 0),
-	"setsid":  wrapper("setsid", setsidOpts, 0),
-	"timeout": wrapper("timeout", timeoutOpts, 1), "gtimeout": wrapper("timeout", timeoutOpts, 1),
-	"unbuffer": wrapper("unbuffer", getopt{}, 0), "chronic": wrapper("chronic", getopt{}, 0),
-	"caffeinate": wrapper("caffeinate", getopt{short: "tw"}, 0),
-	"xvfb-run":   xvfbRun, "dbus-run-session": dbusRunSession,
-	"proxychains": proxychains, "proxychains4": proxychains, "torsocks": torsocks, "firejail": firejail,
-	"strace": tracer("strace", straceOpts), "ltrace": tracer("ltrace", ltraceOpts),
-	"watch": watch, "command": commandRule, "builtin": builtinRule, "exec": execRule,
-	"noglob": wrapper("noglob", getopt{}, 0), "nocorrect": wrapper("nocorrect", getopt{}, 0),
-	"xargs": xargs, "parallel": parallel, "find": find, "fd": fd, "fdfind": fd,
-	"sh": posixShell, "bash": posixShell, "rbash": posixShell, "zsh": posixShell, "dash": posixShell, "ksh": posixShell,
-	"mksh": posixShell, "pdksh": posixShell, "ash": posixShell, "yash": posixShell, "posh": posixShell, "ksh93": posixShell,
-	"sash": posixShell,
-	"fish": foreignShell, "csh": foreignShell, "tcsh": foreignShell, "nu": foreignShell,
-	"pwsh": foreignShell, "powershell": foreignShell, "elvish": foreignShell, "xonsh": foreignShell,
-	"busybox": busybox, "ssh": ssh, "script": scriptRule, "direnv": direnv, "nix-shell": nixShell, "arch": arch,
-	// Programs that run a command with changed rights, limits, scheduling or
-	// surroundings.
-	"setarch": setarch(true), "linux32": setarch(false), "linux64": setarch(false), "i386": setarch(false),
-	"x86_64":  setarch(false),
-	"setpriv": wrapper("setpriv", setprivOpts, 0), "capsh": capsh, "runcon": runcon, "ksu": ksu,
-	"sg": sg, "newgrp": fixed(unknown("opens a shell with another group")),
-	"numactl": wrapper("numactl", numactlOpts, 0), "prlimit": prlimit, "cpulimit": cpulimit, "choom": choom,
-	"aa-exec":   wrapper("aa-exec", getopt{short: "pn", long: names("--profile --namespace")}, 0),
-	"softlimit": wrapper("softlimit", getopt{short: "madoplfcrts"}, 0),
-	"setuidgid": wrapper("setuidgid", getopt{}, 1), "envuidgid": wrapper("envuidgid", getopt{}, 1),
-	"chpst": chpst, "envdir": envdir, "logsave": logsave, "setlock": setlock, "start-stop-daemon": startStopDaemon,
-	"rlwrap": rlwrap, "faketime": faketime, "fakeroot": fakeroot, "bwrap": bwrap,
-	"torify": wrapper("torify", getopt{}, 0), "aoss": wrapper("aoss", getopt{}, 0),
-	"catchsegv":       wrapper("catchsegv", getopt{}, 0),
-	"trickle":         wrapper("trickle", getopt{short: "duwtln"}, 0),
-	"grc":             wrapper("grc", getopt{short: "c", long: names("--config")}, 0),
-	"systemd-inhibit": wrapper("systemd-inhibit", getopt{long: names("--what --who --why --mode")}, 0),
-	"systemd-cat": wrapper("systemd-cat", getopt{short: "tp",
-		long: names("--identifier --priority --stderr-priority --level-prefix --namespace")}, 0),
-}
+var wrappers = sync.OnceValue(func() map[string]rule {
+	return map[string]rule{
+		"sudo": sudo, "sudoedit": sudo, "doas": doas, "su": su, "runuser": su,
+		"pkexec": privWrapper("pkexec", getopt{long: names("--user")}, 0),
+		"run0":   privWrapper("run0", run0Opts, 0), "chroot": privWrapper("chroot", chrootOpts, 1),
+		"nsenter": privWrapper("nsenter", nsenterOpts, 0), "unshare": privWrapper("unshare", unshareOpts, 0),
+		"systemd-run": privWrapper("systemd-run", systemdRunOpts, 0),
+		"env":         envRule, "time": timeRule, "ionice": ionice, "chrt": chrt, "taskset": taskset, "flock": flock,
+		"nohup":   wrapper("nohup", getopt{flags: names("--help --version")}, 0),
+		"nice":    wrapper("nice", niceOpts, 0),
+		"stdbuf":  wrapper("stdbuf", stdbufOpts, 0),
+		"setsid":  wrapper("setsid", setsidOpts, 0),
+		"timeout": wrapper("timeout", timeoutOpts, 1), "gtimeout": wrapper("timeout", timeoutOpts, 1),
+		"unbuffer": wrapper("unbuffer", getopt{}, 0), "chronic": wrapper("chronic", getopt{}, 0),
+		"caffeinate": wrapper("caffeinate", getopt{short: "tw"}, 0),
+		"xvfb-run":   xvfbRun, "dbus-run-session": dbusRunSession,
+		"proxychains": proxychains, "proxychains4": proxychains, "torsocks": torsocks, "firejail": firejail,
+		"strace": tracer("strace", straceOpts), "ltrace": tracer("ltrace", ltraceOpts),
+		"watch": watch, "command": commandRule, "builtin": builtinRule, "exec": execRule,
+		"noglob": wrapper("noglob", getopt{}, 0), "nocorrect": wrapper("nocorrect", getopt{}, 0),
+		"xargs": xargs, "parallel": parallel, "find": find, "fd": fd, "fdfind": fd,
+		"sh": posixShell, "bash": posixShell, "rbash": posixShell, "zsh": posixShell, "dash": posixShell, "ksh": posixShell,
+		"mksh": posixShell, "pdksh": posixShell, "ash": posixShell, "yash": posixShell, "posh": posixShell, "ksh93": posixShell,
+		"sash": posixShell,
+		"fish": foreignShell, "csh": foreignShell, "tcsh": foreignShell, "nu": foreignShell,
+		"pwsh": foreignShell, "powershell": foreignShell, "elvish": foreignShell, "xonsh": foreignShell,
+		"busybox": busybox, "ssh": ssh, "script": scriptRule, "direnv": direnv, "nix-shell": nixShell, "arch": arch,
+		// Programs that run a command with changed rights, limits, scheduling or
+		// surroundings.
+		"setarch": setarch(true), "linux32": setarch(false), "linux64": setarch(false), "i386": setarch(false),
+		"x86_64":  setarch(false),
+		"setpriv": wrapper("setpriv", setprivOpts, 0), "capsh": capsh, "runcon": runcon, "ksu": ksu,
+		"sg": sg, "newgrp": fixed(unknown("opens a shell with another group")),
+		"numactl": wrapper("numactl", numactlOpts, 0), "prlimit": prlimit, "cpulimit": cpulimit, "choom": choom,
+		"aa-exec":   wrapper("aa-exec", getopt{short: "pn", long: names("--profile --namespace")}, 0),
+		"softlimit": wrapper("softlimit", getopt{short: "madoplfcrts"}, 0),
+		"setuidgid": wrapper("setuidgid", getopt{}, 1), "envuidgid": wrapper("envuidgid", getopt{}, 1),
+		"chpst": chpst, "envdir": envdir, "logsave": logsave, "setlock": setlock, "start-stop-daemon": startStopDaemon,
+		"rlwrap": rlwrap, "faketime": faketime, "fakeroot": fakeroot, "bwrap": bwrap,
+		"torify": wrapper("torify", getopt{}, 0), "aoss": wrapper("aoss", getopt{}, 0),
+		"catchsegv":       wrapper("catchsegv", getopt{}, 0),
+		"trickle":         wrapper("trickle", getopt{short: "duwtln"}, 0),
+		"grc":             wrapper("grc", getopt{short: "c", long: names("--config")}, 0),
+		"systemd-inhibit": wrapper("systemd-inhibit", getopt{long: names("--what --who --why --mode")}, 0),
+		"systemd-cat": wrapper("systemd-cat", getopt{short: "tp",
+			long: names("--identifier --priority --stderr-priority --level-prefix --namespace")}, 0),
+	}
+})
 
 // The options of the wrappers, where their command starts.
 var (

@@ -60,7 +60,7 @@ type hookServer struct {
 	dir         string
 }
 
-func newHookServer(t *testing.T) *hookServer {
+func newHookServer(t testing.TB) *hookServer {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := DefaultConfig()
@@ -84,7 +84,7 @@ func newHookServer(t *testing.T) *hookServer {
 	return s
 }
 
-func (s *hookServer) token(t *testing.T, role airlock.Role, name, agent string) string {
+func (s *hookServer) token(t testing.TB, role airlock.Role, name, agent string) string {
 	t.Helper()
 	nt, err := airlockhttp.NewClient(s.url, s.admin).CreateToken(t.Context(), role, name, agent, 0)
 	if err != nil {
