@@ -56,10 +56,15 @@ func (h *Handler) Handle(ctx context.Context, agent string, ev Event, hold time.
 	if ev.Kind == KindPost {
 		return h.record(ctx, a, ev)
 	}
-	if v, ok := h.alreadyAllowed(ctx, a); ok {
-		// The other hook of the same call (PreToolUse, then the host's
-		// permission prompt) asks again: one decision answers both.
-		return v
+	if ev.Kind == KindPermission {
+		// The host's prompt for a call its PreToolUse already put to
+		// Airlock: one decision answers both. A PreToolUse itself is
+		// always the call's first question (a retried one, with the same
+		// action, joins or collects its request as any check does), so it
+		// pays no look-back.
+		if v, ok := h.alreadyAllowed(ctx, a); ok {
+			return v
+		}
 	}
 	var enf airlock.Enforcement
 	if h.AskAtHost {
