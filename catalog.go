@@ -57,7 +57,7 @@ var catalog = map[string]toolSpec{
 	"mkdir":            {ClassFSMkdir, CapWorkspaceWrite, TierWrite, kindWrite, "creates a directory"},
 	"copy_file":        {ClassFSCopy, CapWorkspaceWrite, TierWrite, kindCopyMove, "copies a file"},
 	"move_file":        {ClassFSMove, CapWorkspaceWrite, TierWrite, kindCopyMove, "moves a file"},
-	"delete_file":      {ClassFSDelete, CapWorkspaceDelete, TierDestructive, kindPlain, "deletes a file"},
+	"delete_file":      {ClassFSDelete, CapWorkspaceDelete, TierDestructive, kindWrite, "deletes a file"},
 	"read_file":        {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "reads a file"},
 	"list_dir":         {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "lists a directory"},
 	"list_directory":   {ClassFSRead, CapWorkspaceRead, TierRead, kindRead, "lists a directory"},

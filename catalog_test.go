@@ -34,6 +34,9 @@ func TestCatalogHostTools(t *testing.T) {
 		class      Class
 		tier       RiskTier
 	}{
+		// The builtins.
+		{"builtin", "delete_file", map[string]any{"path": "build/out.o"}, ClassFSDelete, TierDestructive},
+		{"builtin", "delete_file", map[string]any{"path": "/etc/sudoers"}, ClassFSDelete, TierPrivileged},
 		// Claude Code.
 		{"claude", "Bash", map[string]any{"command": "ls"}, ClassFSRead, TierRead},
 		{"claude", "PowerShell", map[string]any{"command": "Get-ChildItem"}, ClassProcessExec, TierPrivileged},
