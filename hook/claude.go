@@ -1,5 +1,7 @@
 package hook
 
+import "github.com/airlock-dev/airlock/hook/relay"
+
 // Claude is Claude Code's hook protocol (code.claude.com/docs/en/hooks):
 // PreToolUse and PermissionRequest are answered with hookSpecificOutput on
 // stdout and exit 0; PostToolUse and PostToolUseFailure are recorded.
@@ -56,14 +58,14 @@ func (c Claude) Answer(ev Event, v Verdict) Reply {
 		return Reply{} // no decision: Claude Code shows its own dialog
 	case ev.Kind == KindPre && v.Ask:
 		return Reply{Stdout: marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{
-			HookEventName: "PreToolUse", PermissionDecision: "ask", PermissionDecisionReason: oneLine(v.Reason),
+			HookEventName: "PreToolUse", PermissionDecision: "ask", PermissionDecisionReason: relay.OneLine(v.Reason),
 		}})}
 	}
 	return Reply{Stdout: string(c.Block(ev, v))}
 }
 
 func (Claude) Block(ev Event, v Verdict) []byte {
-	reason := oneLine(v.Reason)
+	reason := relay.OneLine(v.Reason)
 	switch ev.Kind {
 	case KindPermission:
 		return permissionAnswer(ev, v)
@@ -83,7 +85,7 @@ func (Claude) Block(ev Event, v Verdict) []byte {
 
 // permissionAnswer answers a PermissionRequest (Claude Code and Codex alike).
 func permissionAnswer(ev Event, v Verdict) []byte {
-	d := &behaviourMessage{Behavior: "deny", Message: oneLine(v.Reason)}
+	d := &behaviourMessage{Behavior: "deny", Message: relay.OneLine(v.Reason)}
 	if v.Allow {
 		d = &behaviourMessage{Behavior: "allow"}
 	}

@@ -1,5 +1,7 @@
 package hook
 
+import "github.com/airlock-dev/airlock/hook/relay"
+
 // Codex is OpenAI Codex CLI's hook protocol (developers.openai.com/codex/hooks):
 // PreToolUse may only block — with exit 2 and the reason on stderr, since
 // Codex runs the call on any other failure —, PermissionRequest answers
@@ -30,11 +32,11 @@ func (c Codex) Answer(ev Event, v Verdict) Reply {
 	}
 	// Exit 2 is the one answer every Codex release reads as a block; the
 	// JSON deny says the same to one that reads stdout first.
-	return Reply{Exit: 2, Stdout: string(c.Block(ev, v)), Stderr: oneLine(v.Reason)}
+	return Reply{Exit: 2, Stdout: string(c.Block(ev, v)), Stderr: relay.OneLine(v.Reason)}
 }
 
 func (Codex) Block(ev Event, v Verdict) []byte {
-	reason := oneLine(v.Reason)
+	reason := relay.OneLine(v.Reason)
 	switch ev.Kind {
 	case KindPermission:
 		return permissionAnswer(ev, v)

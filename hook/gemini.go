@@ -3,6 +3,8 @@ package hook
 import (
 	"encoding/json"
 	"regexp"
+
+	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 // Gemini is Gemini CLI's hook protocol (geminicli.com/docs/hooks/reference):
@@ -41,9 +43,9 @@ func (g Gemini) Answer(ev Event, v Verdict) Reply {
 
 func (Gemini) Block(ev Event, v Verdict) []byte {
 	if v.Allow && ev.Kind != KindPost {
-		return []byte(marshal(geminiAnswer{Decision: "allow", Reason: oneLine(v.Reason)}))
+		return []byte(marshal(geminiAnswer{Decision: "allow", Reason: relay.OneLine(v.Reason)}))
 	}
-	return []byte(marshal(geminiAnswer{Decision: "deny", Reason: oneLine(v.Reason)}))
+	return []byte(marshal(geminiAnswer{Decision: "deny", Reason: relay.OneLine(v.Reason)}))
 }
 
 // exitCode is how Gemini CLI's shell tool reports a command's status in

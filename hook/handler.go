@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 // Handler answers hook events with an Enforcer: what a server does at
@@ -36,7 +37,7 @@ const DefaultHold = 10*time.Minute - HoldMargin
 
 // HoldMargin is the time an ask's hold leaves the hook to answer before the
 // host's own timeout kills it.
-const HoldMargin = 10 * time.Second
+const HoldMargin = relay.HoldMargin
 
 func (h *Handler) logger() *slog.Logger {
 	if h.Logger == nil {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 // Kind is what a hook event asks of Airlock.
@@ -79,12 +80,7 @@ type Verdict struct {
 }
 
 // Reply is what the hook process prints and how it exits.
-type Reply struct {
-	// Exit is 0, or 2 for a block the host reads from Stderr.
-	Exit   int    `json:"exit"`
-	Stdout string `json:"stdout,omitempty"`
-	Stderr string `json:"stderr,omitempty"`
-}
+type Reply = relay.Reply
 
 // Host is one agent host's hook protocol.
 type Host interface {
@@ -132,21 +128,13 @@ func Lookup(name string) (Host, error) {
 // Fail is the reply to a hook call Airlock could not answer: a block with a
 // one-line reason, in every host's terms (exit 2, the reason on stderr).
 func Fail(err error) Reply {
-	return Reply{Exit: 2, Stderr: oneLine("Airlock blocked this call: " + reasonOf(err))}
+	return relay.Blocked(airlock.ErrorCode(err), airlock.ErrorMessage(err))
 }
 
+// reasonOf is an error as the reason of a block: the refusal code it
+// blocks with, and its message.
 func reasonOf(err error) string {
-	code, msg := airlock.ErrorCode(err), airlock.ErrorMessage(err)
-	if strings.HasPrefix(code, "AIRLOCK-") {
-		return code + ": " + msg
-	}
-	switch code {
-	case airlock.EINVALID:
-		return airlock.CodeInvalid + ": " + msg
-	case airlock.EUNAUTHORIZED, "unauthenticated":
-		return airlock.CodeDenied + ": " + msg
-	}
-	return airlock.CodeUnavailable + ": " + msg
+	return relay.Refusal(airlock.ErrorCode(err)) + ": " + airlock.ErrorMessage(err)
 }
 
 // payload is what every host sends with a tool event, and after the call
@@ -189,18 +177,19 @@ func parse(host string, b []byte, events []string, kinds map[string]Kind) (Event
 	return ev, &p, err
 }
 
-// maxPayload bounds a hook payload: a tool's arguments (up to
-// airlock.MaxArgsBytes) and a result the host echoes after the call.
-const maxPayload = 4*airlock.MaxArgsBytes + 1<<20
-
 // MaxPayload is the largest payload a hook reads.
-const MaxPayload = maxPayload
+const MaxPayload = relay.MaxPayload
+
+// relay.MaxPayload is written out so that relay imports nothing of
+// Airlock's; this fails to compile if it no longer holds a tool's
+// arguments four times over and a result.
+var _ [MaxPayload - (4*airlock.MaxArgsBytes + 1<<20)]struct{}
 
 // decode reads a payload strictly enough to fail closed: one JSON object,
 // nothing after it, string fields that are strings.
 func decode(b []byte, v any) error {
-	if len(b) > maxPayload {
-		return airlock.Errorf(airlock.EINVALID, "the hook payload is %d bytes, more than %d", len(b), maxPayload)
+	if len(b) > MaxPayload {
+		return airlock.Errorf(airlock.EINVALID, "the hook payload is %d bytes, more than %d", len(b), MaxPayload)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(v); err != nil {
@@ -244,16 +233,6 @@ func unknownEvent(host, name string, known []string) error {
 	}
 	return airlock.Errorf(airlock.EINVALID, "%s event %q is not one Airlock answers (it answers %s): install the hook only on those",
 		host, name, strings.Join(known, ", "))
-}
-
-// oneLine flattens a reason for a terminal line and a model's context.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	const max = 2000
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
 }
 
 // marshal renders a host answer; the values are plain structs and strings.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+
+	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 // responseFailed reads a tool's result as a host reports it after the call
@@ -42,16 +44,16 @@ func textOf(raw json.RawMessage) string {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return oneLine(s)
+		return relay.OneLine(s)
 	}
 	var o struct {
 		Message string `json:"message"`
 	}
 	if raw[0] == '{' && json.Unmarshal(raw, &o) == nil && o.Message != "" {
-		return oneLine(o.Message)
+		return relay.OneLine(o.Message)
 	}
 	if bytes.Equal(raw, []byte("false")) || bytes.Equal(raw, []byte("{}")) {
 		return ""
 	}
-	return oneLine(string(raw))
+	return relay.OneLine(string(raw))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 // Settings says where a host keeps its hooks and how it runs them.
@@ -22,24 +23,30 @@ type Settings struct {
 	// that is not committed ("" if the host has none).
 	File, LocalFile string
 	// TimeoutUnit is the unit of a hook's "timeout" (a second, or a
-	// millisecond for Gemini CLI), and DefaultTimeout the host's default.
+	// millisecond for Gemini CLI), and DefaultTimeout the host's default
+	// (relay's, which the airlock-hook program also reads).
 	TimeoutUnit, DefaultTimeout time.Duration
 }
 
 // SettingsOf returns where host keeps its hooks.
 func SettingsOf(h Host) Settings {
+	var s Settings
 	switch h.(type) {
 	case Claude:
-		return Settings{Events: claudeEvents, Dir: ".claude", DirEnv: "CLAUDE_CONFIG_DIR", File: "settings.json",
-			LocalFile: "settings.local.json", TimeoutUnit: time.Second, DefaultTimeout: 10 * time.Minute}
+		s = Settings{Events: claudeEvents, Dir: ".claude", DirEnv: "CLAUDE_CONFIG_DIR", File: "settings.json",
+			LocalFile: "settings.local.json", TimeoutUnit: time.Second}
 	case Codex:
-		return Settings{Events: codexHookEvents, Dir: ".codex", DirEnv: "CODEX_HOME", File: "hooks.json",
-			TimeoutUnit: time.Second, DefaultTimeout: 10 * time.Minute}
+		s = Settings{Events: codexHookEvents, Dir: ".codex", DirEnv: "CODEX_HOME", File: "hooks.json",
+			TimeoutUnit: time.Second}
 	case Gemini:
-		return Settings{Events: geminiEvents, Dir: ".gemini", DirEnv: "GEMINI_CLI_HOME", File: "settings.json",
-			TimeoutUnit: time.Millisecond, DefaultTimeout: time.Minute}
+		s = Settings{Events: geminiEvents, Dir: ".gemini", DirEnv: "GEMINI_CLI_HOME", File: "settings.json",
+			TimeoutUnit: time.Millisecond}
+	default:
+		panic(fmt.Sprintf("hook: no settings for %T", h))
 	}
-	panic(fmt.Sprintf("hook: no settings for %T", h))
+	r, _ := relay.Lookup(h.Name())
+	s.DefaultTimeout = r.Timeout
+	return s
 }
 
 // Entry is the hook Airlock installs on each event: a command, or (Claude
@@ -57,12 +64,28 @@ type Entry struct {
 	Timeout time.Duration
 }
 
+// FastProgram is the hook program that links only package relay:
+// `airlock-hook <host>` answers as `airlock hook <host>` does.
+const FastProgram = "airlock-hook"
+
+// IsFastProgram reports whether the executable exe is FastProgram.
+func IsFastProgram(exe string) bool {
+	return fastProgram.MatchString(exe)
+}
+
+var fastProgram = regexp.MustCompile(`(^|[/\\])airlock-hook(\.exe)?$`)
+
 // owned matches the commands and URLs of hooks Airlock installed for a
 // host: an executable (airlock, by whatever path or name --command gave it)
-// then `hook <host>`, or a URL ending in /v1/hooks/<host>.
+// then `hook <host>`; FastProgram, by any path, then `<host>`; or a URL
+// ending in /v1/hooks/<host>.
 func owned(host string) *regexp.Regexp {
 	h := regexp.QuoteMeta(host)
-	return regexp.MustCompile(`^\s*("[^"]*"|'[^']*'|\S+)\s+hook\s+` + h + `(\s|$)|/v1/hooks/` + h + `([?#]|$)`)
+	exe := `("[^"]*"|'[^']*'|\S+)` // a word, bare or quoted for the shell
+	fast := `("([^"]*[/\\])?airlock-hook(\.exe)?"|'([^']*[/\\])?airlock-hook(\.exe)?'|(\S*[/\\])?airlock-hook(\.exe)?)`
+	return regexp.MustCompile(`^\s*` + exe + `\s+hook\s+` + h + `(\s|$)` +
+		`|^\s*` + fast + `\s+` + h + `(\s|$)` +
+		`|/v1/hooks/` + h + `([?#]|$)`)
 }
 
 // Install merges e into a host's settings file text (empty: a new file)

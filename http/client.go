@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/hook"
+	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 // Client talks to an Airlock server. It is an airlock.Guard, like the
@@ -583,10 +583,10 @@ func readProblem(resp *http.Response) error {
 
 // Hook passes one hook payload of host (claude-code, codex, gemini) to the
 // server and returns the reply for the hook's process to give its host. An
-// ask is held for up to hold. A server that is restarting — it drained, or
-// the connection broke while it held the call — is asked again until ctx
-// ends; one that cannot be reached at all is given HookReconnect, then the
-// error is EUNAVAILABLE and the caller blocks the call (hook.Fail).
+// ask is held for up to hold. A server that is restarting is asked again
+// until ctx ends; one that cannot be reached at all is given
+// relay.Reconnect, then the error is EUNAVAILABLE and the caller blocks the
+// call (hook.Fail).
 func (c *Client) Hook(ctx context.Context, host string, payload []byte, hold time.Duration) (hook.Reply, error) {
 	return c.HookAsk(ctx, host, payload, hold, "")
 }
@@ -594,66 +594,10 @@ func (c *Client) Hook(ctx context.Context, host string, payload []byte, hold tim
 // HookAsk is Hook with where an ask goes: "" or "airlock" (held for
 // Airlock's reviewers) or "host" (Claude Code's own prompt).
 func (c *Client) HookAsk(ctx context.Context, host string, payload []byte, hold time.Duration, ask string) (hook.Reply, error) {
-	backoff := 50 * time.Millisecond
-	start := time.Now()
-	contact := start // the last time the server answered or held the call
-	for {
-		r, reached, err := c.hookOnce(ctx, host, payload, hold-time.Since(start), ask)
-		if reached {
-			contact = time.Now()
-		}
-		if err == nil || airlock.ErrorCode(err) != airlock.EUNAVAILABLE || time.Since(contact) > HookReconnect {
-			return r, err
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return hook.Reply{}, err
-		case <-t.C:
-		}
-		backoff = min(2*backoff, time.Second)
+	r, err := (&relay.Client{URL: c.URL, Token: c.Token, HTTPClient: c.HTTPClient}).Ask(ctx, host, payload, hold, ask)
+	var e *relay.Error
+	if errors.As(err, &e) {
+		return r, &airlock.Error{Code: e.Code, Message: e.Message}
 	}
-}
-
-// HookReconnect is how long a hook keeps trying a server it cannot reach
-// before it blocks the call: long enough for a restart, short enough that
-// a server that is down does not stall the agent.
-const HookReconnect = 5 * time.Second
-
-func (c *Client) hookOnce(ctx context.Context, host string, payload []byte, hold time.Duration, ask string) (r hook.Reply, reached bool, err error) {
-	q := url.Values{"hold": {max(hold, 0).Round(time.Millisecond).String()}}
-	if ask != "" {
-		q.Set("ask", ask)
-	}
-	u := strings.TrimRight(c.URL, "/") + "/v1/hooks/" + url.PathEscape(host) + "?" + q.Encode()
-	req, err := http.NewRequestWithContext(ctx, "POST", u, bytes.NewReader(payload))
-	if err != nil {
-		return r, false, airlock.Errorf(airlock.EINVALID, "bad server URL %q: %v", c.URL, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", HookReplyType)
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	resp, err := c.httpClient().Do(req)
-	if err != nil {
-		var op *net.OpError
-		reached = !(errors.As(err, &op) && op.Op == "dial")
-		if ctx.Err() != nil {
-			return r, reached, airlock.Errorf(airlock.EUNAVAILABLE, "no answer from %s in time: %v", c.URL, context.Cause(ctx))
-		}
-		return r, reached, airlock.Errorf(airlock.EUNAVAILABLE, "POST /v1/hooks/%s: %v", host, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		return r, true, readProblem(resp)
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, hook.MaxPayload)).Decode(&r); err != nil {
-		return r, true, airlock.Errorf(airlock.EUNAVAILABLE, "POST /v1/hooks/%s: read answer: %v", host, err)
-	}
-	if r.Exit != 0 && r.Exit != 2 {
-		return hook.Reply{}, true, airlock.Errorf(airlock.EINTERNAL, "the server answered exit code %d", r.Exit)
-	}
-	return r, true, nil
+	return r, err
 }

@@ -11,12 +11,13 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/hook"
+	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 // HookReplyType is the media type of a hook's reply to `airlock hook
 // <host>`: the exit code and the output the command passes on to its host.
 // A host that POSTs its hooks here itself gets its own JSON answer.
-const HookReplyType = "application/vnd.airlock.hook-reply+json"
+const HookReplyType = relay.ReplyType
 
 // MaxHookHold caps how long one hook call holds an ask: a host's hook
 // timeout longer than that still gets an answer, a pending refusal.
@@ -44,10 +45,7 @@ func (s *Server) hookCall(w http.ResponseWriter, r *http.Request) {
 			writeProblem(w, p)
 			return
 		}
-		code := p.Code
-		if !strings.HasPrefix(code, "AIRLOCK-") {
-			code = refusalOf(p)
-		}
+		code := relay.Refusal(p.Code)
 		writeHookAnswer(w, host.Block(ev, hook.Verdict{Code: code, Reason: "Airlock blocked this call: " + code + ": " + p.Detail}))
 	}
 
@@ -131,17 +129,6 @@ func writeHookAnswer(w http.ResponseWriter, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
-}
-
-// refusalOf names the refusal code of an application problem.
-func refusalOf(p *Problem) string {
-	switch p.Code {
-	case airlock.EINVALID:
-		return airlock.CodeInvalid
-	case airlock.EUNAUTHORIZED, codeUnauthenticated:
-		return airlock.CodeDenied
-	}
-	return airlock.CodeUnavailable
 }
 
 // draining reports whether the server has begun to shut down.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/hook"
+	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 func newHookCmd() *cobra.Command {
@@ -105,9 +107,6 @@ func runHook(cmd *cobra.Command, host hook.Host, timeout time.Duration, askAt st
 	if _, err := host.Parse(payload); err != nil {
 		return hook.Fail(err)
 	}
-	if timeout <= 0 {
-		return hook.Fail(airlock.Errorf(airlock.EINVALID, "--timeout %s: want the host's hook timeout, such as 600s", timeout))
-	}
 	if askAt != "" && askAt != "airlock" && askAt != "host" {
 		return hook.Fail(airlock.Errorf(airlock.EINVALID, "--ask-at %q: want airlock or host", askAt))
 	}
@@ -115,16 +114,7 @@ func runHook(cmd *cobra.Command, host hook.Host, timeout time.Duration, askAt st
 	if err != nil {
 		return hook.Fail(airlock.Errorf(airlock.EUNAUTHORIZED, "%s", firstLine(err)))
 	}
-	// The host kills a hook at its timeout and then, for most hosts, runs
-	// the call: answer before, leaving the margin to do it.
-	margin := min(hook.HoldMargin, timeout/4)
-	ctx, cancel := context.WithTimeout(cmd.Context(), timeout-margin/3)
-	defer cancel()
-	r, err := c.HookAsk(ctx, host.Name(), payload, timeout-margin, askAt)
-	if err != nil {
-		return hook.Fail(err)
-	}
-	return r
+	return (&relay.Client{URL: c.URL, Token: c.Token}).Run(cmd.Context(), host.Name(), payload, timeout, askAt)
 }
 
 // firstLine is an error's first line, without the "airlock: " prefix.
@@ -240,8 +230,8 @@ down; the command hook does not.`,
 				if err != nil {
 					return err
 				}
-				margin := min(hook.HoldMargin, timeout/4)
-				e.URL = u + "/v1/hooks/" + t.host.Name() + "?hold=" + (timeout - margin).String()
+				hold, _ := relay.Hold(timeout)
+				e.URL = u + "/v1/hooks/" + t.host.Name() + "?hold=" + hold.String()
 				if askAt == "host" {
 					e.URL += "&ask=host"
 				}
@@ -254,14 +244,16 @@ down; the command hook does not.`,
 		},
 	}
 	addScopeFlags(cmd, &scope, &dir)
-	cmd.Flags().StringVar(&command, "command", "", "the airlock executable the host runs (default: this one's absolute path; 'airlock' for --scope project)")
+	cmd.Flags().StringVar(&command, "command", "", "the program the host runs: an airlock executable, or airlock-hook (default: the airlock-hook beside this airlock, else this airlock, by absolute path; 'airlock' for --scope project)")
 	cmd.Flags().StringVar(&askAt, "ask-at", "airlock", "Claude Code: where an ask goes: airlock (held for Airlock's reviewers) or host (Claude Code's own permission prompt)")
 	cmd.Flags().BoolVar(&useHTTP, "http", false, "Claude Code: POST hooks to the server instead of running a command")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "the host's timeout for each hook call; an ask is held until shortly before it (default: the host's, 10m for Claude Code and Codex, 1m for Gemini CLI)")
 	return cmd
 }
 
-// hookCommand is the command line the host runs.
+// hookCommand is the command line the host runs: the airlock-hook program
+// where it sits beside this airlock (it starts in a few milliseconds: a
+// host waits for it on every tool call), else `airlock hook <host>`.
 func hookCommand(cmd *cobra.Command, t hookTarget, exe string, timeout time.Duration, askAt string) (string, error) {
 	if exe == "" {
 		exe = "airlock"
@@ -273,9 +265,15 @@ func hookCommand(cmd *cobra.Command, t hookTarget, exe string, timeout time.Dura
 			if exe, err = filepath.Abs(p); err != nil {
 				return "", checkFailed(fmt.Errorf("airlock: %v", err))
 			}
+			if fast := besideExe(exe, hook.FastProgram); fast != "" {
+				exe = fast
+			}
 		}
 	}
 	words := []string{exe, "hook", t.host.Name()}
+	if hook.IsFastProgram(exe) {
+		words = []string{exe, t.host.Name()}
+	}
 	if timeout != t.s.DefaultTimeout {
 		words = append(words, "--timeout", timeout.String())
 	}
@@ -307,6 +305,18 @@ func hookCommand(cmd *cobra.Command, t hookTarget, exe string, timeout time.Dura
 		words[i] = q
 	}
 	return strings.Join(words, " "), nil
+}
+
+// besideExe is the executable called name in exe's folder, or "".
+func besideExe(exe, name string) string {
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	p := filepath.Join(filepath.Dir(exe), name)
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || (runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0) {
+		return ""
+	}
+	return p
 }
 
 func installHook(cmd *cobra.Command, t hookTarget, e hook.Entry) error {

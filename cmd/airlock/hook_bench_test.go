@@ -1,10 +1,11 @@
 package main
 
 // BenchmarkHookProcess: what a host waits for on every tool call when it
-// runs `airlock hook claude-code`, against the least a hook process can do
+// runs `airlock-hook claude-code` (what `airlock hook install` writes) or
+// `airlock hook claude-code`, against the least a hook process can do
 // (testdata/minhook: the same single request to the same server, the same
-// URL, headers and body, the reply printed). Goal: airlock at most 1.3× the
-// minimal program, measured in the same run.
+// URL, headers and body, the reply printed). Goal: the hook at most 1.3×
+// the minimal program, measured in the same run.
 //
 //	go test -run '^$' -bench HookProcess -benchtime 200x -count 10 ./cmd/airlock
 //
@@ -13,54 +14,25 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 )
 
-var (
-	minhookOnce sync.Once
-	minhookPath string
-	minhookErr  error
-)
-
-// minhookBinary builds testdata/minhook once per test run.
-func minhookBinary(tb testing.TB) string {
-	tb.Helper()
-	minhookOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "airlock-minhook-")
-		if err != nil {
-			minhookErr = err
-			return
-		}
-		minhookPath = filepath.Join(dir, "minhook")
-		out, err := exec.Command("go", "build", "-o", minhookPath, "./testdata/minhook").CombinedOutput()
-		if err != nil {
-			minhookErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if minhookErr != nil {
-		tb.Fatal(minhookErr)
-	}
-	return minhookPath
-}
-
 // hookBench runs one hook process per call, the way a host does.
 type hookBench struct {
-	airlock, minimal string // executables
-	url              string // the URL `airlock hook claude-code` POSTs to
-	env              []string
-	calls            int // call IDs handed out
+	dir   string // the built programs
+	url   string // the URL the hook POSTs to
+	env   []string
+	calls int // call IDs handed out
 }
 
 func newHookBench(b *testing.B) *hookBench {
-	// Both binaries before anything could change HOME (go build's cache).
-	h := &hookBench{airlock: airlockBinary(b), minimal: minhookBinary(b)}
+	// The binaries before anything could change HOME (go build's cache).
+	h := &hookBench{dir: binaries(b)}
 	s := newHookServer(b)
 	// The hook's default --timeout (600s) less its margin (10s): the hold
 	// the command asks for.
@@ -79,13 +51,13 @@ func (h *hookBench) payload() []byte {
 		"tool_use_id": "toolu_bench_" + strconv.Itoa(h.calls)})
 }
 
-// run runs exe with args and the payload of a new call on stdin, checks
-// that it allowed the call, and returns how long the host waited.
-func (h *hookBench) run(b *testing.B, exe string, args ...string) time.Duration {
+// run runs a program's argv with the payload of a new call on stdin,
+// checks that it allowed the call, and returns how long the host waited.
+func (h *hookBench) run(b *testing.B, argv ...string) time.Duration {
 	payload := h.payload()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(h.dir, argv[0]), argv[1:]...)
 	cmd.Env = h.env
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr bytes.Buffer
@@ -94,52 +66,59 @@ func (h *hookBench) run(b *testing.B, exe string, args ...string) time.Duration 
 	err := cmd.Run()
 	took := time.Since(t0)
 	if err != nil || claudeDecision(stdout.String()) != "allow" {
-		b.Fatalf("%s: %v: stdout %q, stderr %q", filepath.Base(exe), err, stdout.String(), stderr.String())
+		b.Fatalf("%s: %v: stdout %q, stderr %q", argv[0], err, stdout.String(), stderr.String())
 	}
 	return took
 }
 
-func (h *hookBench) runAirlock(b *testing.B) time.Duration {
-	return h.run(b, h.airlock, "hook", "claude-code")
-}
-func (h *hookBench) runMinimal(b *testing.B) time.Duration { return h.run(b, h.minimal) }
-
-// BenchmarkHookProcess is one hook call per op: `airlock hook claude-code`
-// (airlock), the minimal program (minimal), and both in alternating order
-// (paired: an op is one of each, ratio the airlock time over the minimal
-// time, so that both see the machine at the same moments).
+// BenchmarkHookProcess is one hook call per op of each program alone, and
+// of each hook and the minimal program in alternating order (paired-*: an
+// op is one of each, ratio the hook's time over the minimal program's, so
+// that both see the machine at the same moments).
 func BenchmarkHookProcess(b *testing.B) {
 	h := newHookBench(b)
-	// Warm up the server, the page cache and the session: one call each.
-	h.runAirlock(b)
-	h.runMinimal(b)
-	for _, leg := range []struct {
+	minimal := []string{"minhook"}
+	hooks := []struct {
 		name string
-		run  func(*hookBench, *testing.B) time.Duration
-	}{{"airlock", (*hookBench).runAirlock}, {"minimal", (*hookBench).runMinimal}} {
+		argv []string
+	}{
+		{"airlock-hook", []string{"airlock-hook", "claude-code"}},
+		{"airlock", []string{"airlock", "hook", "claude-code"}},
+	}
+	// Warm up the server, the page cache and the session: one call each.
+	h.run(b, minimal...)
+	for _, leg := range hooks {
+		h.run(b, leg.argv...)
+	}
+	for _, leg := range append(hooks, struct {
+		name string
+		argv []string
+	}{"minimal", minimal}) {
 		b.Run(leg.name, func(b *testing.B) {
 			for b.Loop() {
-				leg.run(h, b)
+				h.run(b, leg.argv...)
 			}
 		})
 	}
-	b.Run("paired", func(b *testing.B) {
-		var airlock, minimal time.Duration
-		i := 0
-		for b.Loop() {
-			if i%2 == 0 {
-				airlock += h.runAirlock(b)
-				minimal += h.runMinimal(b)
-			} else {
-				minimal += h.runMinimal(b)
-				airlock += h.runAirlock(b)
+	for _, leg := range hooks {
+		b.Run("paired-"+leg.name, func(b *testing.B) {
+			var hook, min time.Duration
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					hook += h.run(b, leg.argv...)
+					min += h.run(b, minimal...)
+				} else {
+					min += h.run(b, minimal...)
+					hook += h.run(b, leg.argv...)
+				}
+				i++
 			}
-			i++
-		}
-		b.ReportMetric(float64(airlock.Microseconds())/float64(i), "airlock-µs")
-		b.ReportMetric(float64(minimal.Microseconds())/float64(i), "minimal-µs")
-		if minimal > 0 {
-			b.ReportMetric(float64(airlock)/float64(minimal), "ratio")
-		}
-	})
+			b.ReportMetric(float64(hook.Microseconds())/float64(i), "hook-µs")
+			b.ReportMetric(float64(min.Microseconds())/float64(i), "minimal-µs")
+			if min > 0 {
+				b.ReportMetric(float64(hook)/float64(min), "ratio")
+			}
+		})
+	}
 }

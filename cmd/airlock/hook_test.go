@@ -24,30 +24,54 @@ import (
 // code read.
 
 var (
-	binaryOnce sync.Once
-	binaryPath string
-	binaryErr  error
+	binOnce sync.Once
+	binDir  string
+	binErr  error
 )
 
-// airlockBinary builds cmd/airlock once per test run.
-func airlockBinary(t testing.TB) string {
+// binaries builds airlock and airlock-hook into one folder, as go install
+// does, and the benchmark's minhook beside them, once per test run.
+func binaries(t testing.TB) string {
 	t.Helper()
-	binaryOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "airlock-bin-")
-		if err != nil {
-			binaryErr = err
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "airlock-bin-"); binErr != nil {
 			return
 		}
-		binaryPath = filepath.Join(dir, "airlock")
-		out, err := exec.Command("go", "build", "-o", binaryPath, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), ".", "../airlock-hook", "./testdata/minhook").CombinedOutput()
 		if err != nil {
-			binaryErr = fmt.Errorf("go build: %v\n%s", err, out)
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if binaryErr != nil {
-		t.Fatal(binaryErr)
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	return binaryPath
+	return binDir
+}
+
+// airlockBinary is the built airlock.
+func airlockBinary(t testing.TB) string { return filepath.Join(binaries(t), "airlock") }
+
+// hookProgram is a hook program as a host runs it, with the host's name
+// and its flags: `airlock hook <host>` or `airlock-hook <host>`.
+type hookProgram struct {
+	name string
+	argv func(t testing.TB, host string) []string
+}
+
+var hookPrograms = []hookProgram{
+	{"airlock", func(t testing.TB, host string) []string { return []string{airlockBinary(t), "hook", host} }},
+	{"airlock-hook", func(t testing.TB, host string) []string {
+		return []string{filepath.Join(binaries(t), "airlock-hook"), host}
+	}},
+}
+
+// eachHook runs f as a subtest for every hook program and host.
+func eachHook(t *testing.T, f func(t *testing.T, p hookProgram, hc hostCase)) {
+	for _, p := range hookPrograms {
+		for _, hc := range hostCases {
+			t.Run(p.name+"/"+hc.host, func(t *testing.T) { f(t, p, hc) })
+		}
+	}
 }
 
 // hookServer is a running airlock serve with the hooks policy: agent
@@ -100,13 +124,14 @@ type hookRun struct {
 	took           time.Duration
 }
 
-// runHookBinary runs `airlock hook <host> args…` with payload on stdin,
-// against server url with token, as a host would.
-func runHookBinary(t *testing.T, url, token, host string, payload []byte, args ...string) hookRun {
+// run runs the program for host with args, payload on stdin, against
+// server url with token, as a host would.
+func (p hookProgram) run(t *testing.T, url, token, host string, payload []byte, args ...string) hookRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, airlockBinary(t), append([]string{"hook", host}, args...)...)
+	argv := append(p.argv(t, host), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "AIRLOCK_SERVER="+url, "AIRLOCK_TOKEN="+token)
 	cmd.Stdin = bytes.NewReader(payload)
 	var stdout, stderr bytes.Buffer
@@ -222,68 +247,64 @@ func mustJSON(v any) []byte {
 // the audit log linked to its decision — for every host.
 func TestHookBinaryDecides(t *testing.T) {
 	s := newHookServer(t)
-	for _, hc := range hostCases {
-		t.Run(hc.host, func(t *testing.T) {
-			r := runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, "ls -la", "call-read-"+hc.host))
-			if !hc.allowed(r) {
-				t.Fatalf("ls -la: %+v, want allowed", r)
-			}
-			r = runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, "rm -rf build", "call-rm-"+hc.host))
-			reason, ok := hc.blocked(r)
-			if !ok || !strings.Contains(reason, airlock.CodeDenied) || !strings.Contains(reason, "no-deletes") {
-				t.Fatalf("rm -rf build: %+v, want blocked with AIRLOCK-DENIED and the rule", r)
-			}
-			r = runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.post, "ls -la", "call-read-"+hc.host))
-			if r.exit != 0 {
-				t.Fatalf("%s: %+v", hc.post, r)
-			}
-			c := airlockhttp.NewClient(s.url, s.admin)
-			page, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Newest: true, Limit: 1})
-			if err != nil || len(page.Events) != 1 {
-				t.Fatalf("action.executed: %v %v", page.Events, err)
-			}
-			var p struct {
-				DecisionSeq int64  `json:"decision_seq"`
-				Status      string `json:"status"`
-				Consent     string `json:"consent"`
-			}
-			if err := json.Unmarshal(page.Events[0].Payload, &p); err != nil || p.DecisionSeq == 0 || p.Status != "ok" || p.Consent != "" {
-				t.Fatalf("action.executed payload %s: want linked to its decision, ok", page.Events[0].Payload)
-			}
-			d, err := c.Events(t.Context(), airlock.EventFilter{AfterSeq: p.DecisionSeq - 1, Limit: 1})
-			if err != nil || len(d.Events) != 1 || d.Events[0].Kind != airlock.EventDecision || !strings.Contains(string(d.Events[0].Payload), `"command":"ls -la"`) {
-				t.Fatalf("decision_seq %d is not the call's decision: %v %v", p.DecisionSeq, d.Events, err)
-			}
-		})
-	}
+	eachHook(t, func(t *testing.T, p hookProgram, hc hostCase) {
+		r := p.run(t, s.url, s.host, hc.host, hc.payload(hc.pre, "ls -la", "call-read-"+p.name+"-"+hc.host))
+		if !hc.allowed(r) {
+			t.Fatalf("ls -la: %+v, want allowed", r)
+		}
+		r = p.run(t, s.url, s.host, hc.host, hc.payload(hc.pre, "rm -rf build", "call-rm-"+p.name+"-"+hc.host))
+		reason, ok := hc.blocked(r)
+		if !ok || !strings.Contains(reason, airlock.CodeDenied) || !strings.Contains(reason, "no-deletes") {
+			t.Fatalf("rm -rf build: %+v, want blocked with AIRLOCK-DENIED and the rule", r)
+		}
+		r = p.run(t, s.url, s.host, hc.host, hc.payload(hc.post, "ls -la", "call-read-"+p.name+"-"+hc.host))
+		if r.exit != 0 {
+			t.Fatalf("%s: %+v", hc.post, r)
+		}
+		c := airlockhttp.NewClient(s.url, s.admin)
+		page, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Newest: true, Limit: 1})
+		if err != nil || len(page.Events) != 1 {
+			t.Fatalf("action.executed: %v %v", page.Events, err)
+		}
+		var ex struct {
+			DecisionSeq int64  `json:"decision_seq"`
+			Status      string `json:"status"`
+			Consent     string `json:"consent"`
+		}
+		if err := json.Unmarshal(page.Events[0].Payload, &ex); err != nil || ex.DecisionSeq == 0 || ex.Status != "ok" || ex.Consent != "" {
+			t.Fatalf("action.executed payload %s: want linked to its decision, ok", page.Events[0].Payload)
+		}
+		d, err := c.Events(t.Context(), airlock.EventFilter{AfterSeq: ex.DecisionSeq - 1, Limit: 1})
+		if err != nil || len(d.Events) != 1 || d.Events[0].Kind != airlock.EventDecision || !strings.Contains(string(d.Events[0].Payload), `"command":"ls -la"`) {
+			t.Fatalf("decision_seq %d is not the call's decision: %v %v", ex.DecisionSeq, d.Events, err)
+		}
+	})
 }
 
 // TestHookBinaryAskHeldThenApproved: an ask holds the call while a reviewer
 // approves it from the CLI; then the call runs.
 func TestHookBinaryAskHeldThenApproved(t *testing.T) {
 	s := newHookServer(t)
-	for _, hc := range hostCases {
-		t.Run(hc.host, func(t *testing.T) {
-			file := "held-" + hc.host
-			done := make(chan hookRun, 1)
-			go func() {
-				done <- runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, "touch "+file, "call-held-"+hc.host))
-			}()
-			ap := waitPending(t, s, file)
-			t.Setenv("AIRLOCK_TOKEN", s.bob)
-			if code, out, errOut := runCLI(t, "approvals", "approve", ap.ID, "--server", s.url); code != 0 {
-				t.Fatalf("approve: %d %s %s", code, out, errOut)
+	eachHook(t, func(t *testing.T, p hookProgram, hc hostCase) {
+		file := "held-" + p.name + "-" + hc.host
+		done := make(chan hookRun, 1)
+		go func() {
+			done <- p.run(t, s.url, s.host, hc.host, hc.payload(hc.pre, "touch "+file, "call-held-"+p.name+"-"+hc.host))
+		}()
+		ap := waitPending(t, s, file)
+		t.Setenv("AIRLOCK_TOKEN", s.bob)
+		if code, out, errOut := runCLI(t, "approvals", "approve", ap.ID, "--server", s.url); code != 0 {
+			t.Fatalf("approve: %d %s %s", code, out, errOut)
+		}
+		select {
+		case r := <-done:
+			if !hc.allowed(r) {
+				t.Fatalf("after the approval: %+v, want allowed", r)
 			}
-			select {
-			case r := <-done:
-				if !hc.allowed(r) {
-					t.Fatalf("after the approval: %+v, want allowed", r)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("the held hook did not answer after the approval")
-			}
-		})
-	}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the held hook did not answer after the approval")
+		}
+	})
 }
 
 // waitPending waits for the pending request whose command names file.
@@ -313,75 +334,75 @@ func waitPending(t *testing.T, s *hookServer, file string) airlock.Approval {
 // again.
 func TestHookBinaryAskPastTimeout(t *testing.T) {
 	s := newHookServer(t)
-	for _, hc := range hostCases {
-		t.Run(hc.host, func(t *testing.T) {
-			command := "touch late-" + hc.host
-			r := runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-1"), "--timeout", "4s")
-			reason, ok := hc.blocked(r)
-			if !ok || !strings.Contains(reason, airlock.CodePending) {
-				t.Fatalf("past the timeout: %+v, want blocked with %s", r, airlock.CodePending)
-			}
-			if r.took >= 4*time.Second {
-				t.Errorf("the hook answered after %s, past the host's 4s timeout", r.took)
-			}
-			ap := waitPending(t, s, "late-"+hc.host)
-			if !strings.Contains(reason, ap.ID) {
-				t.Errorf("the refusal does not name request %s: %s", ap.ID, reason)
-			}
-			if _, err := airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "", airlock.SurfaceCLI); err != nil {
-				t.Fatal(err)
-			}
-			// The model retries the same call: a new call ID, the same action.
-			r = runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-2"), "--timeout", "4s")
-			if !hc.allowed(r) {
-				t.Fatalf("the retry after the approval: %+v, want allowed", r)
-			}
-			r = runHookBinary(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-3"), "--timeout", "4s")
-			if reason, ok := hc.blocked(r); !ok || !strings.Contains(reason, airlock.CodePending) {
-				t.Fatalf("a second retry: %+v, want held and refused as pending again (an approval runs once)", r)
-			}
-		})
-	}
+	eachHook(t, func(t *testing.T, p hookProgram, hc hostCase) {
+		command := "touch late-" + p.name + "-" + hc.host
+		r := p.run(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-1"), "--timeout", "4s")
+		reason, ok := hc.blocked(r)
+		if !ok || !strings.Contains(reason, airlock.CodePending) {
+			t.Fatalf("past the timeout: %+v, want blocked with %s", r, airlock.CodePending)
+		}
+		if r.took >= 4*time.Second {
+			t.Errorf("the hook answered after %s, past the host's 4s timeout", r.took)
+		}
+		ap := waitPending(t, s, "late-"+p.name+"-"+hc.host)
+		if !strings.Contains(reason, ap.ID) {
+			t.Errorf("the refusal does not name request %s: %s", ap.ID, reason)
+		}
+		if _, err := airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "", airlock.SurfaceCLI); err != nil {
+			t.Fatal(err)
+		}
+		// The model retries the same call: a new call ID, the same action.
+		r = p.run(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-2"), "--timeout", "4s")
+		if !hc.allowed(r) {
+			t.Fatalf("the retry after the approval: %+v, want allowed", r)
+		}
+		r = p.run(t, s.url, s.host, hc.host, hc.payload(hc.pre, command, "call-late-3"), "--timeout", "4s")
+		if reason, ok := hc.blocked(r); !ok || !strings.Contains(reason, airlock.CodePending) {
+			t.Fatalf("a second retry: %+v, want held and refused as pending again (an approval runs once)", r)
+		}
+	})
 }
 
 // TestHookBinaryFailsClosed: a server that is down, a refused token, a
 // payload that is not JSON, an unknown event, a bad flag: exit 2 and one
-// line, for every host and event.
+// line, for every program, host and event.
 func TestHookBinaryFailsClosed(t *testing.T) {
 	s := newHookServer(t)
 	down := "http://" + freeAddr(t)
-	for _, hc := range hostCases {
+	eachHook(t, func(t *testing.T, p hookProgram, hc hostCase) {
 		for _, event := range []string{hc.pre, hc.post, "PermissionRequest"} {
-			payload := hc.payload(event, "ls", "call-x")
 			if hc.host == "gemini" && event == "PermissionRequest" {
 				continue
 			}
+			payload := hc.payload(event, "ls", "call-x")
 			cases := []struct {
 				name, url, token string
 				payload          []byte
 				args             []string
 			}{
-				{"server down", down, s.host, payload, nil},
+				// A hook keeps trying a server it cannot reach until shortly
+				// before the host's timeout: a short one.
+				{"server down", down, s.host, payload, []string{"--timeout", "1s"}},
 				{"token refused", s.url, "airlock_not-a-token", payload, nil},
 				{"reviewer token", s.url, s.bob, payload, nil},
+				{"no token", s.url, "", payload, nil},
 				{"garbage", s.url, s.host, []byte("rm -rf / \x00\xff"), nil},
 				{"empty", s.url, s.host, nil, nil},
 				{"unknown event", s.url, s.host, bytes.Replace(payload, []byte(event), []byte("SessionStart"), 1), nil},
 				{"bad flag", s.url, s.host, payload, []string{"--timeout", "soon"}},
+				{"bad server", "ftp://airlock.example", s.host, payload, nil},
+				{"zero timeout", s.url, s.host, payload, []string{"--timeout", "0s"}},
 			}
 			for _, c := range cases {
-				t.Run(hc.host+"/"+event+"/"+c.name, func(t *testing.T) {
-					r := runHookBinary(t, c.url, c.token, hc.host, c.payload, append(c.args, "--timeout", "3s")...)
-					if c.name == "bad flag" {
-						r = runHookBinary(t, c.url, c.token, hc.host, c.payload, c.args...)
-					}
+				t.Run(event+"/"+c.name, func(t *testing.T) {
+					r := p.run(t, c.url, c.token, hc.host, c.payload, c.args...)
 					if r.exit != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "AIRLOCK-") {
 						t.Fatalf("%+v: want exit 2 and one line naming the code", r)
 					}
 				})
 			}
 		}
-	}
+	})
 }
 
 // freeAddr returns an address nothing listens on.
@@ -464,30 +485,37 @@ func TestHookInstallDoctorUninstall(t *testing.T) {
 // Airlock approved.
 func TestHookBinaryAskAtHost(t *testing.T) {
 	s := newHookServer(t)
-	hc := hostCases[0] // Claude Code
-	r := runHookBinary(t, s.url, s.host, hc.host, hc.payload("PreToolUse", "touch at-host", "call-host-1"), "--ask-at", "host")
-	if r.exit != 0 || claudeDecision(r.stdout) != "ask" {
-		t.Fatalf("ask at host: %+v, want permissionDecision ask", r)
-	}
 	c := airlockhttp.NewClient(s.url, s.admin)
-	page, err := c.Approvals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}})
-	if err != nil || len(page.Approvals) != 0 {
-		t.Fatalf("an ask at the host queued requests: %v %v", page.Approvals, err)
-	}
-	// Reads and refusals are Airlock's still.
-	if r := runHookBinary(t, s.url, s.host, hc.host, hc.payload("PreToolUse", "rm -rf build", "call-host-2"), "--ask-at", "host"); claudeDecision(r.stdout) != "deny" {
-		t.Fatalf("rm -rf with ask at host: %+v, want deny", r)
-	}
-	r = runHookBinary(t, s.url, s.host, hc.host, hc.payload("PostToolUse", "touch at-host", "call-host-1"))
-	if r.exit != 0 {
-		t.Fatalf("PostToolUse: %+v", r)
-	}
-	evs, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Newest: true, Limit: 1})
-	if err != nil || len(evs.Events) != 1 || !strings.Contains(string(evs.Events[0].Payload), `"consent":"host"`) {
-		t.Fatalf("the execution record: %v %v, want consent host", evs.Events, err)
-	}
-	// Codex and Gemini cannot ask from a hook: the flag is Claude Code's.
-	if r := runHookBinary(t, s.url, s.host, "codex", hostCases[1].payload("PreToolUse", "touch x", "c"), "--ask-at", "host"); r.exit != 2 {
-		t.Fatalf("codex --ask-at host: %+v, want exit 2", r)
+	hc := hostCases[0] // Claude Code
+	for _, p := range hookPrograms {
+		t.Run(p.name, func(t *testing.T) {
+			file, call := "at-host-"+p.name, "call-host-"+p.name
+			r := p.run(t, s.url, s.host, hc.host, hc.payload("PreToolUse", "touch "+file, call), "--ask-at", "host")
+			if r.exit != 0 || claudeDecision(r.stdout) != "ask" {
+				t.Fatalf("ask at host: %+v, want permissionDecision ask", r)
+			}
+			page, err := c.Approvals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}})
+			if err != nil || len(page.Approvals) != 0 {
+				t.Fatalf("an ask at the host queued requests: %v %v", page.Approvals, err)
+			}
+			// Reads and refusals are Airlock's still.
+			if r := p.run(t, s.url, s.host, hc.host, hc.payload("PreToolUse", "rm -rf build", call+"-rm"), "--ask-at", "host"); claudeDecision(r.stdout) != "deny" {
+				t.Fatalf("rm -rf with ask at host: %+v, want deny", r)
+			}
+			r = p.run(t, s.url, s.host, hc.host, hc.payload("PostToolUse", "touch "+file, call))
+			if r.exit != 0 {
+				t.Fatalf("PostToolUse: %+v", r)
+			}
+			evs, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Newest: true, Limit: 1})
+			if err != nil || len(evs.Events) != 1 || !strings.Contains(string(evs.Events[0].Payload), `"consent":"host"`) {
+				t.Fatalf("the execution record: %v %v, want consent host", evs.Events, err)
+			}
+			// Codex and Gemini cannot ask from a hook: the flag is Claude Code's.
+			for _, other := range hostCases[1:] {
+				if r := p.run(t, s.url, s.host, other.host, other.payload(other.pre, "touch x", "c"), "--ask-at", "host"); r.exit != 2 {
+					t.Fatalf("%s --ask-at host: %+v, want exit 2", other.host, r)
+				}
+			}
+		})
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -50,9 +52,15 @@ type hostWorld struct {
 	codexTrust string // the config.toml install wrote (Codex)
 }
 
-func installHost(t *testing.T, s *hookServer, h realHost, server string) *hostWorld {
+// installHost installs program p as h's hook with the built airlock, as a
+// user would. For airlock-hook in a user's settings install names no
+// program: it finds airlock-hook beside itself, and the settings must say
+// so.
+func installHost(t *testing.T, s *hookServer, h realHost, p hookProgram, server string) *hostWorld {
 	t.Helper()
 	bin := airlockBinary(t) // before HOME moves: go build keeps its cache there
+	argv := p.argv(t, h.name)
+	exe := argv[0]
 	w := &hostWorld{h: h, dir: t.TempDir(), home: t.TempDir()}
 	tokenFile := filepath.Join(w.home, "airlock.token")
 	if err := os.WriteFile(tokenFile, []byte(s.host+"\n"), 0o600); err != nil {
@@ -61,10 +69,20 @@ func installHost(t *testing.T, s *hookServer, h realHost, server string) *hostWo
 	t.Setenv("HOME", w.home)
 	t.Setenv("CODEX_HOME", filepath.Join(w.home, ".codex"))
 	t.Setenv("AIRLOCK_TOKEN", "")
-	args := []string{"hook", "install", h.name, "--scope", h.scope, "--dir", w.dir,
-		"--command", bin, "--server", server, "--token-file", tokenFile}
-	if code, out, errOut := runCLI(t, args...); code != 0 {
-		t.Fatalf("airlock %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	args := []string{"hook", "install", h.name, "--scope", h.scope, "--dir", w.dir, "--server", server, "--token-file", tokenFile}
+	if p.name != "airlock-hook" || h.scope == "project" {
+		args = append(args, "--command", exe)
+	}
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("airlock %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	settings := regexp.MustCompile(`installed Airlock's hook in (\S+) on`).FindSubmatch(out)
+	if settings == nil {
+		t.Fatalf("airlock hook install said:\n%s", out)
+	}
+	if b, err := os.ReadFile(string(settings[1])); err != nil || !strings.Contains(string(b), strings.Join(argv, " ")) {
+		t.Fatalf("the settings install wrote do not run %s: %v\n%s", strings.Join(argv, " "), err, b)
 	}
 	if h.name == "codex" {
 		b, err := os.ReadFile(filepath.Join(w.home, ".codex", "config.toml"))
@@ -103,67 +121,73 @@ func (w *hostWorld) exists(name string) bool {
 // approves it through the API, then runs; and each execution is in the
 // audit log, linked to its decision.
 func TestRealHosts(t *testing.T) {
-	for _, h := range realHosts {
-		t.Run(h.name, func(t *testing.T) {
-			hosttest.Require(t, h.host)
-			s := newHookServer(t)
-			w := installHost(t, s, h, s.url)
-			if err := os.WriteFile(filepath.Join(w.dir, "marker.txt"), []byte("marker-3f9a\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Mkdir(filepath.Join(w.dir, "victim"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+	eachRealHost(t, func(t *testing.T, p hookProgram, h realHost) {
+		s := newHookServer(t)
+		w := installHost(t, s, h, p, s.url)
+		if err := os.WriteFile(filepath.Join(w.dir, "marker.txt"), []byte("marker-3f9a\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(w.dir, "victim"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 
-			approved := make(chan error, 1)
-			go func() {
-				ap, err := pendingFor(t.Context(), s, "approved-file")
-				if err == nil {
-					_, err = airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "ok", airlock.SurfaceAPI)
-				}
-				approved <- err
-			}()
-			turn := w.turn(t, h.shell("cat marker.txt"), h.shell("rm -rf victim"), h.shell("touch approved-file"))
+		approved := make(chan error, 1)
+		go func() {
+			ap, err := pendingFor(t.Context(), s, "approved-file")
+			if err == nil {
+				_, err = airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "ok", airlock.SurfaceAPI)
+			}
+			approved <- err
+		}()
+		turn := w.turn(t, h.shell("cat marker.txt"), h.shell("rm -rf victim"), h.shell("touch approved-file"))
 
-			if r := turn.Results[0]; r.IsError || !strings.Contains(r.Output, "marker-3f9a") {
-				t.Errorf("cat marker.txt: the model was told %q (error %t), want the file's text", r.Output, r.IsError)
-			}
-			if r := turn.Results[1]; !strings.Contains(r.Output, airlock.CodeDenied) || !strings.Contains(r.Output, "no-deletes") {
-				t.Errorf("rm -rf victim: the model was told %q, want %s and the rule", r.Output, airlock.CodeDenied)
-			}
-			if !w.exists("victim") {
-				t.Error("rm -rf victim ran: the folder is gone")
-			}
-			if err := <-approved; err != nil {
-				t.Fatalf("approve: %v", err)
-			}
-			if r := turn.Results[2]; r.IsError || strings.Contains(r.Output, "AIRLOCK-") {
-				t.Errorf("touch approved-file after the approval: the model was told %q", r.Output)
-			}
-			if !w.exists("approved-file") {
-				t.Error("touch approved-file did not run after its approval")
-			}
-			assertExecuted(t, s, "cat marker.txt", "touch approved-file")
-		})
-	}
+		if r := turn.Results[0]; r.IsError || !strings.Contains(r.Output, "marker-3f9a") {
+			t.Errorf("cat marker.txt: the model was told %q (error %t), want the file's text", r.Output, r.IsError)
+		}
+		if r := turn.Results[1]; !strings.Contains(r.Output, airlock.CodeDenied) || !strings.Contains(r.Output, "no-deletes") {
+			t.Errorf("rm -rf victim: the model was told %q, want %s and the rule", r.Output, airlock.CodeDenied)
+		}
+		if !w.exists("victim") {
+			t.Error("rm -rf victim ran: the folder is gone")
+		}
+		if err := <-approved; err != nil {
+			t.Fatalf("approve: %v", err)
+		}
+		if r := turn.Results[2]; r.IsError || strings.Contains(r.Output, "AIRLOCK-") {
+			t.Errorf("touch approved-file after the approval: the model was told %q", r.Output)
+		}
+		if !w.exists("approved-file") {
+			t.Error("touch approved-file did not run after its approval")
+		}
+		assertExecuted(t, s, "cat marker.txt", "touch approved-file")
+	})
 }
 
 // TestRealHostsServerDown: with the server gone, no host runs the call —
 // Codex included, which runs calls whose hooks fail in any way but one.
 func TestRealHostsServerDown(t *testing.T) {
-	for _, h := range realHosts {
-		t.Run(h.name, func(t *testing.T) {
-			hosttest.Require(t, h.host)
-			s := newHookServer(t)
-			w := installHost(t, s, h, "http://"+freeAddr(t))
-			turn := w.turn(t, h.shell("touch never-file"))
-			if w.exists("never-file") {
-				t.Fatalf("the call ran with the server down\n%s", turn)
-			}
-			if r := turn.Results[0]; !strings.Contains(r.Output, airlock.CodeUnavailable) {
-				t.Errorf("the model was told %q, want %s", r.Output, airlock.CodeUnavailable)
-			}
-		})
+	eachRealHost(t, func(t *testing.T, p hookProgram, h realHost) {
+		s := newHookServer(t)
+		w := installHost(t, s, h, p, "http://"+freeAddr(t))
+		turn := w.turn(t, h.shell("touch never-file"))
+		if w.exists("never-file") {
+			t.Fatalf("the call ran with the server down\n%s", turn)
+		}
+		if r := turn.Results[0]; !strings.Contains(r.Output, airlock.CodeUnavailable) {
+			t.Errorf("the model was told %q, want %s", r.Output, airlock.CodeUnavailable)
+		}
+	})
+}
+
+// eachRealHost runs f as a subtest for every hook program and real host.
+func eachRealHost(t *testing.T, f func(t *testing.T, p hookProgram, h realHost)) {
+	for _, p := range hookPrograms {
+		for _, h := range realHosts {
+			t.Run(p.name+"/"+h.name, func(t *testing.T) {
+				hosttest.Require(t, h.host)
+				f(t, p, h)
+			})
+		}
 	}
 }
 
