@@ -563,22 +563,11 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 // readProblem turns an error response into an *airlock.Error.
 func readProblem(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	var p Problem
-	if err := json.Unmarshal(b, &p); err != nil || p.Code == "" {
-		code := codeForStatus(resp.StatusCode)
-		return airlock.Errorf(code, "server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))
+	code, msg, ok := relay.ParseProblem(b)
+	if !ok {
+		return airlock.Errorf(codeForStatus(resp.StatusCode), "server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))
 	}
-	msg := p.Detail
-	for _, d := range p.Errors {
-		if d == nil {
-			continue
-		}
-		msg += "; " + d.Message
-		if d.Location != "" {
-			msg += " (at " + d.Location + ")"
-		}
-	}
-	return &airlock.Error{Code: p.Code, Message: msg}
+	return &airlock.Error{Code: code, Message: msg}
 }
 
 // Hook passes one hook payload of host (claude-code, codex, gemini) to the

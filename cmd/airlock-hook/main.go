@@ -26,23 +26,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/airlock-dev/airlock/hook/relay"
-)
-
-const (
-	envServer     = "AIRLOCK_SERVER"
-	envToken      = "AIRLOCK_TOKEN"
-	defaultServer = "http://127.0.0.1:8080"
-	maxTokenFile  = 4 << 10 // a secret is 51 bytes
 )
 
 func main() {
@@ -89,8 +79,8 @@ Answers one hook call of an agent host: its JSON on standard input, the
 host's answer on standard output. Every failure blocks the call (exit
 code 2, the reason on standard error). See 'airlock hook --help'.
 
-  --server URL       the Airlock server (default $` + envServer + `, else ` + defaultServer + `)
-  --token-file FILE  the agent's token (default $` + envToken + `)
+  --server URL       the Airlock server (default $` + relay.EnvServer + `, else ` + relay.DefaultServer + `)
+  --token-file FILE  the agent's token (default $` + relay.EnvToken + `)
   --timeout D        the host's timeout for this hook: an ask is held until
                      shortly before it (default: the host's)
   --ask-at WHERE     airlock (held for Airlock's reviewers, the default) or
@@ -145,53 +135,36 @@ func invalid(format string, args ...any) error {
 func serverURL(s string, warn io.Writer) (string, error) {
 	from := "--server"
 	if s == "" {
-		s, from = os.Getenv(envServer), envServer
+		s, from = os.Getenv(relay.EnvServer), relay.EnvServer
 	}
 	if s == "" {
-		return defaultServer, nil
+		return relay.DefaultServer, nil
 	}
-	u, err := url.Parse(s)
-	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return "", invalid("%s %q: want the server's URL, such as %s or https://airlock.example.com", from, s, defaultServer)
-	case u.User != nil:
-		return "", invalid("%s: put no credentials in the URL; the token goes in $%s or --token-file", from, envToken)
+	u, warning, err := relay.ServerURL(s, from)
+	if err != nil {
+		return "", invalid("%v", err)
 	}
-	if ip := net.ParseIP(u.Hostname()); u.Scheme == "http" && u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		fmt.Fprintf(warn, "airlock-hook: warning: the token goes unencrypted to %s; use https:// beyond this machine\n", u.Host)
+	if warning != "" {
+		fmt.Fprintf(warn, "airlock-hook: warning: %s\n", warning)
 	}
-	return strings.TrimRight(s, "/"), nil
+	return u, nil
 }
 
 // readToken reads the agent's token from file, else from $AIRLOCK_TOKEN.
 func readToken(file, server string, warn io.Writer) (string, error) {
-	denied := func(format string, args ...any) error {
-		return &relay.Error{Code: "unauthenticated", Message: fmt.Sprintf(format, args...)}
-	}
 	if file == "" {
-		if t := strings.TrimSpace(os.Getenv(envToken)); t != "" {
+		if t := strings.TrimSpace(os.Getenv(relay.EnvToken)); t != "" {
 			return t, nil
 		}
-		return "", denied("airlock-hook needs the agent's token for the Airlock server at %s: set %s or give --token-file FILE", server, envToken)
+		return "", &relay.Error{Code: "unauthenticated", Message: fmt.Sprintf(
+			"airlock-hook needs the agent's token for the Airlock server at %s: set %s or give --token-file FILE", server, relay.EnvToken)}
 	}
-	f, err := os.Open(file)
+	t, warning, err := relay.ReadTokenFile(file)
+	if warning != "" {
+		fmt.Fprintf(warn, "airlock-hook: warning: %s\n", warning)
+	}
 	if err != nil {
-		return "", denied("--token-file: %v", err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		fmt.Fprintf(warn, "airlock-hook: warning: %s is readable by other users (mode %04o): chmod 600 %s\n", file, fi.Mode().Perm(), file)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	switch {
-	case err != nil:
-		return "", denied("--token-file: %v", err)
-	case len(b) > maxTokenFile:
-		return "", denied("--token-file %s is too long to hold a token", file)
-	}
-	t := strings.TrimSpace(string(b))
-	if t == "" {
-		return "", denied("--token-file %s is empty", file)
+		return "", &relay.Error{Code: "unauthenticated", Message: err.Error()}
 	}
 	return t, nil
 }

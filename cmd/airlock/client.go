@@ -4,24 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/url"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook/relay"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
 // Where the server is and which token to present.
 const (
-	envServer     = "AIRLOCK_SERVER"
-	envToken      = "AIRLOCK_TOKEN"
-	defaultServer = "http://127.0.0.1:8080"
+	envServer     = relay.EnvServer
+	envToken      = relay.EnvToken
+	defaultServer = relay.DefaultServer
 )
 
 // serverHelp is the root command's help on reaching a server.
@@ -45,9 +42,6 @@ func addServerFlags(root *cobra.Command) {
 	f.String("token-file", "", "read the bearer token from this file instead of $"+envToken+
 		" (there is no --token flag: command lines leak through ps and shell history)")
 }
-
-// maxTokenFile bounds what --token-file reads: a secret is 51 bytes.
-const maxTokenFile = 4 << 10
 
 // newClient returns a client for the server the flags and the environment
 // name, with the token they give. A missing token is a usage error that
@@ -74,26 +68,14 @@ func serverURL(cmd *cobra.Command) (string, error) {
 	if s == "" {
 		return defaultServer, nil
 	}
-	u, err := url.Parse(s)
-	switch {
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
-		return "", usageError("%s %q: want the server's URL, such as %s or https://airlock.example.com", from, s, defaultServer)
-	case u.User != nil:
-		return "", usageError("%s: put no credentials in the URL; the token goes in $%s or --token-file", from, envToken)
+	u, warning, err := relay.ServerURL(s, from)
+	if err != nil {
+		return "", usageError("%v", err)
 	}
-	if u.Scheme == "http" && !loopback(u.Hostname()) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "airlock: warning: the token goes unencrypted to %s; use https:// beyond this machine\n", u.Host)
+	if warning != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "airlock: warning: %s\n", warning)
 	}
-	return strings.TrimRight(s, "/"), nil
-}
-
-// loopback reports whether host names this machine.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return u, nil
 }
 
 // readToken reads the token from --token-file or $AIRLOCK_TOKEN.
@@ -105,25 +87,12 @@ func readToken(cmd *cobra.Command, server string) (string, error) {
 		}
 		return "", missingToken(cmd, server)
 	}
-	f, err := os.Open(file)
+	t, warning, err := relay.ReadTokenFile(file)
+	if warning != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "airlock: warning: %s\n", warning)
+	}
 	if err != nil {
-		return "", usageError("--token-file: %v", err)
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "airlock: warning: %s is readable by other users (mode %04o): chmod 600 %s\n",
-			file, fi.Mode().Perm(), file)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	switch {
-	case err != nil:
-		return "", usageError("--token-file: %v", err)
-	case len(b) > maxTokenFile:
-		return "", usageError("--token-file %s is too long to hold a token", file)
-	}
-	t := strings.TrimSpace(string(b))
-	if t == "" {
-		return "", usageError("--token-file %s is empty", file)
+		return "", usageError("%v", err)
 	}
 	return t, nil
 }

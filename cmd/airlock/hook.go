@@ -27,7 +27,9 @@ func newHookCmd() *cobra.Command {
 		Short: "Gate Claude Code, Codex and Gemini CLI: the hook program and its installer",
 		Long: `Hook makes Airlock the program an agent host runs before and after every
 tool call. 'airlock hook install <host>' writes the host's settings; the host
-then runs 'airlock hook <host>' with each call's JSON on standard input, and
+then runs 'airlock-hook <host>' — a small program built beside airlock that
+starts fast — or 'airlock hook <host>', the same answers, with each call's
+JSON on standard input, and
 Airlock answers in the host's terms: allowed, refused with the stable code
 and what to do, or — when a person must decide — held until they do in the
 inbox or with 'airlock approvals', up to the hook's timeout.
@@ -190,9 +192,12 @@ changes nothing.
 
 The hook command carries --server and --token-file when you give them here;
 otherwise it reads $AIRLOCK_SERVER and $AIRLOCK_TOKEN from the host's
-environment when it runs. For --scope user and local the command names this
-airlock binary by its absolute path; for --scope project (a file a team
-commits) it is plain 'airlock', found on each person's PATH.
+environment when it runs. For --scope user and local the command names by
+its absolute path the airlock-hook program beside this airlock (a host
+starts the hook on every tool call, and airlock-hook starts in a fraction
+of airlock's time), or this airlock where there is none; for --scope
+project (a file a team commits) it is plain 'airlock hook', found on each
+person's PATH. --command names either program instead.
 
 Codex runs only hooks its user trusted: install records the trust of the
 hooks it writes in Codex's config.toml, as Codex itself does.

@@ -262,9 +262,20 @@ func (c *Client) once(ctx context.Context, host string, payload []byte, hold tim
 	return r, true, nil
 }
 
-// readProblem reads the server's problem (RFC 9457, with Airlock's code).
+// readProblem reads the server's problem.
 func readProblem(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	code, msg, ok := ParseProblem(b)
+	if !ok {
+		return &Error{statusCode(resp.StatusCode), fmt.Sprintf("server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))}
+	}
+	return &Error{code, msg}
+}
+
+// ParseProblem reads an Airlock server's problem body (RFC 9457, with
+// Airlock's stable code): its code, and its detail followed by each error
+// it lists and where. ok is false for a body that is not such a problem.
+func ParseProblem(b []byte) (code, msg string, ok bool) {
 	var p struct {
 		Code   string `json:"code"`
 		Detail string `json:"detail"`
@@ -274,9 +285,9 @@ func readProblem(resp *http.Response) error {
 		} `json:"errors"`
 	}
 	if err := json.Unmarshal(b, &p); err != nil || p.Code == "" {
-		return &Error{statusCode(resp.StatusCode), fmt.Sprintf("server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))}
+		return "", "", false
 	}
-	msg := p.Detail
+	msg = p.Detail
 	for _, d := range p.Errors {
 		if d == nil {
 			continue
@@ -286,7 +297,7 @@ func readProblem(resp *http.Response) error {
 			msg += " (at " + d.Location + ")"
 		}
 	}
-	return &Error{p.Code, msg}
+	return p.Code, msg, true
 }
 
 // statusCode is the error code of an HTTP status without a problem body
