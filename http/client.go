@@ -145,10 +145,21 @@ func (c *Client) Run(ctx context.Context, a airlock.Action, fn func(context.Cont
 	}
 	start := time.Now()
 	runErr := fn(ctx)
+	if err := c.Ran(ctx, enf, time.Since(start), runErr); err != nil {
+		return enf, errors.Join(runErr, err)
+	}
+	return enf, runErr
+}
+
+// Ran records with the server that an allowed action ran (runErr nil) or
+// failed, linked to its decision: for a caller that runs the action
+// itself after a Check, as Run does after Enforce. Errors: EUNAVAILABLE.
+func (c *Client) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
+	a := enf.Decision.Action
 	body := map[string]any{
 		// The action as the server checked it (it may have filled in who
 		// asked for it), so that its hash is the one decided.
-		"action": enf.Decision.Action, "action_hash": enf.Decision.ActionHash, "duration": time.Since(start).String(),
+		"action": a, "action_hash": enf.Decision.ActionHash, "duration": took.String(),
 	}
 	if enf.Seq > 0 {
 		body["decision_seq"] = enf.Seq
@@ -160,9 +171,9 @@ func (c *Client) Run(ctx context.Context, a airlock.Action, fn func(context.Cont
 		body["error"] = runErr.Error()
 	}
 	if err := c.do(context.WithoutCancel(ctx), "POST", "/v1/executions", nil, body, nil); err != nil {
-		return enf, errors.Join(runErr, airlock.Errorf(airlock.EUNAVAILABLE, "%s ran but its result could not be recorded: %s", a.Tool, airlock.ErrorMessage(err)))
+		return airlock.Errorf(airlock.EUNAVAILABLE, "%s ran but its result could not be recorded: %s", a.Tool, airlock.ErrorMessage(err))
 	}
-	return enf, runErr
+	return nil
 }
 
 // Check asks the server once, waiting up to wait for an ask to be settled;

@@ -94,7 +94,7 @@ and records every decision.`,
 	root.AddCommand(newPolicyCmd())
 	root.AddCommand(newAuditCmd())
 	root.AddCommand(newApprovalsCmd())
-	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd(), newHookCmd())
+	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd(), newHookCmd(), newMCPCmd())
 	addServerFlags(root) // and cobra's own 'completion' command stays enabled
 	return root
 }

@@ -1,0 +1,67 @@
+package mcp
+
+import (
+	"context"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
+)
+
+// Local decides with an Enforcer in this process, on its store.
+type Local struct{ Enforcer *airlock.Enforcer }
+
+var _ Checker = Local{}
+
+func (l Local) Check(ctx context.Context, a airlock.Action) (airlock.Enforcement, error) {
+	return l.Enforcer.Check(ctx, a), nil
+}
+
+func (l Local) Await(ctx context.Context, id string) (airlock.Enforcement, error) {
+	return l.Enforcer.Await(ctx, id)
+}
+
+func (l Local) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
+	return l.Enforcer.Ran(ctx, enf, took, runErr)
+}
+
+// Remote decides through an Airlock server's API, with the agent's token:
+// the requests appear in that server's inbox and audit chain.
+type Remote struct{ Client *airlockhttp.Client }
+
+var _ Checker = Remote{}
+
+func (r Remote) Check(ctx context.Context, a airlock.Action) (airlock.Enforcement, error) {
+	return r.Client.Check(ctx, a, 0)
+}
+
+// Await long-polls the request until it is settled or ctx ends. A server
+// that is restarting is asked again: the request survives it.
+func (r Remote) Await(ctx context.Context, id string) (airlock.Enforcement, error) {
+	backoff := 100 * time.Millisecond
+	for {
+		enf, err := r.Client.Resume(ctx, id, 50*time.Second)
+		switch {
+		case ctx.Err() != nil:
+			return airlock.Enforcement{Pending: true, Approval: &airlock.Approval{ID: id, Status: airlock.StatusPending}}, nil
+		case err == nil && !enf.Pending:
+			return enf, nil
+		case err == nil:
+			backoff = 100 * time.Millisecond
+			continue
+		case airlock.ErrorCode(err) != airlock.EUNAVAILABLE && airlock.ErrorCode(err) != airlock.EINTERNAL:
+			return airlock.Enforcement{}, err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+func (r Remote) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
+	return r.Client.Ran(ctx, enf, took, runErr)
+}

@@ -1,0 +1,151 @@
+// Package mcp puts Airlock between MCP clients and MCP servers: every
+// tools/call is decided by Airlock before it reaches the server, and every
+// tool's definition is pinned so that a server cannot change what a tool
+// does behind the approvals given for it.
+//
+// The gateway works on JSON-RPC messages, not on the SDK's typed API: every
+// method it does not gate — initialize, resources, prompts, completion,
+// logging, ping, progress, cancellation, and the server's own sampling,
+// elicitation and roots requests — passes through unchanged in both
+// directions, whatever the protocol version, and a malformed message is
+// answered with a JSON-RPC error instead of ending the session. It uses the
+// official SDK (github.com/modelcontextprotocol/go-sdk) for its types, its
+// JSON-RPC messages and its streamable HTTP transports.
+//
+// Two shapes share one core: `airlock mcp proxy` serves one client over
+// stdio in front of one upstream (Gateway.ServeStdio), and `airlock mcp
+// serve` one streamable HTTP endpoint in front of many, their tools named
+// <server>__<tool> (Gateway.Handler). Each client session has its own
+// upstream sessions, so that an upstream's requests (sampling,
+// elicitation, roots) reach the client they belong to.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// Server is one upstream MCP server, as a client's mcpServers block
+// describes it: a command to run (stdio) or a URL (streamable HTTP).
+type Server struct {
+	// Name is the server's name in Airlock's tool names:
+	// mcp__<Name>__<tool>.
+	Name string
+	// Command and Args start a stdio server; Env adds to its environment
+	// (KEY=VALUE) and Dir is its working directory.
+	Command string
+	Args    []string
+	Env     []string
+	Dir     string
+	// URL is a streamable HTTP server's endpoint, and Headers go with every
+	// request to it (its credentials: never the client's token).
+	URL     string
+	Headers map[string]string
+}
+
+// serverName is what a server's name may be: it becomes part of tool
+// names (mcp__<name>__<tool>, <name>__<tool>), so no double underscore.
+var serverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*(_[A-Za-z0-9-]+)*$`)
+
+// Validate reports what is wrong with the server's configuration.
+func (s Server) Validate() error {
+	switch {
+	case !serverName.MatchString(s.Name) || len(s.Name) > 64:
+		return airlock.Errorf(airlock.EINVALID, "server name %q: want letters, digits, '-' and single '_' (it becomes part of tool names: mcp__%s__<tool>)", s.Name, s.Name)
+	case s.Command == "" && s.URL == "":
+		return airlock.Errorf(airlock.EINVALID, "server %s: give a command or a url", s.Name)
+	case s.Command != "" && s.URL != "":
+		return airlock.Errorf(airlock.EINVALID, "server %s: give a command or a url, not both", s.Name)
+	}
+	return nil
+}
+
+// Checker decides the gateway's calls and records how they went: an
+// Airlock server through its API (Remote), or an embedded Enforcer
+// (Local), so that approvals appear in the same inbox and audit chain.
+type Checker interface {
+	// Check decides and records a without waiting for a person: an ask comes
+	// back Pending, its request queued or joined. Errors mean Airlock could
+	// not be asked: the call does not run.
+	Check(ctx context.Context, a airlock.Action) (airlock.Enforcement, error)
+	// Await waits on the request id that Check left pending until a person
+	// settles it or ctx ends; then the result is still Pending and the
+	// request stays pending, for the identical call to collect later.
+	Await(ctx context.Context, id string) (airlock.Enforcement, error)
+	// Ran records that an allowed call ran, or failed with runErr.
+	Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error
+}
+
+// Gateway is the MCP gateway: the configuration one or many client
+// sessions share.
+type Gateway struct {
+	// Servers are the upstreams. With one and Namespace unset, tools keep
+	// their names (a proxy); otherwise each is named <server>__<tool>.
+	Servers   []Server
+	Namespace bool
+	// Agent is the agent whose calls these are: the token's.
+	Agent   string
+	Checker Checker
+	// Stderr receives the upstream processes' standard error (nil: discarded).
+	Stderr io.Writer
+	// Logger receives what the clients are not told; nil discards it.
+	Logger *slog.Logger
+	// HoldProgress is how often a client waiting on a person's decision is
+	// sent a progress notification (0: every 10 s), when it gave a token.
+	HoldProgress time.Duration
+	// Restart bounds the backoff of restarting an upstream that exited
+	// (0: 30 s).
+	Restart time.Duration
+}
+
+func (g *Gateway) logger() *slog.Logger {
+	if g.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return g.Logger
+}
+
+// Validate checks the configuration before any session starts.
+func (g *Gateway) Validate() error {
+	if g.Agent == "" || g.Checker == nil {
+		return airlock.Errorf(airlock.EINVALID, "the gateway needs an agent and a checker")
+	}
+	if len(g.Servers) == 0 {
+		return airlock.Errorf(airlock.EINVALID, "the gateway has no servers")
+	}
+	if len(g.Servers) > 1 && !g.Namespace {
+		return airlock.Errorf(airlock.EINVALID, "%d servers share one endpoint: their tools must be named per server", len(g.Servers))
+	}
+	seen := map[string]bool{}
+	for _, s := range g.Servers {
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		if seen[s.Name] {
+			return airlock.Errorf(airlock.EINVALID, "two servers are named %s", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	return nil
+}
+
+// ServeStdio serves one client on r and w (a proxy's standard input and
+// output) until the client goes away or ctx ends.
+func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	if err := g.Validate(); err != nil {
+		return err
+	}
+	down := newStream(r, w, nil)
+	defer down.Close()
+	s := newSession(g, down, "")
+	if err := s.serve(ctx); err != nil {
+		return fmt.Errorf("mcp session: %w", err)
+	}
+	return nil
+}
