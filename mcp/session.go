@@ -62,7 +62,7 @@ func (s *session) serve(ctx context.Context) error {
 		switch {
 		case errors.As(err, &bad):
 			s.g.logger().Warn("a message from the client is not JSON-RPC", "session", s.id, "err", bad.err)
-			s.send(&jsonrpc.Response{ID: bad.id, Error: &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "not a JSON-RPC message: " + bad.err.Error()}})
+			s.send(&jsonrpc.Response{ID: bad.id, Error: &jsonrpc.Error{Code: bad.code, Message: "not a JSON-RPC message: " + bad.err.Error()}})
 			continue
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || ctx.Err() != nil:
 			return nil

@@ -26,8 +26,9 @@ type conn interface {
 // it: the gateway answers it with a JSON-RPC error and carries on, where
 // the SDK's stdio connection would end the session.
 type malformed struct {
-	id  jsonrpc.ID // the request's ID, when it could be read
-	err error
+	id   jsonrpc.ID // the request's ID, when it could be read
+	code int64      // the JSON-RPC error: a parse error, or an invalid request
+	err  error
 }
 
 func (m *malformed) Error() string { return m.err.Error() }
@@ -64,7 +65,7 @@ func (s *stream) readLoop(r *bufio.Reader) {
 		line, err := readLine(r)
 		var items []streamItem
 		if errors.Is(err, errLineTooLong) {
-			items, err = []streamItem{{err: &malformed{err: err}}}, nil
+			items, err = []streamItem{{err: &malformed{code: jsonrpc.CodeInvalidRequest, err: err}}}, nil
 		} else {
 			items = decodeLine(line, err)
 		}
@@ -113,7 +114,7 @@ func decodeLine(line []byte, readErr error) []streamItem {
 		if line[0] == '[' {
 			var batch []json.RawMessage
 			if err := json.Unmarshal(line, &batch); err != nil || len(batch) == 0 {
-				items = append(items, streamItem{err: &malformed{err: fmt.Errorf("not a JSON-RPC batch: %v", err)}})
+				items = append(items, streamItem{err: &malformed{code: jsonrpc.CodeInvalidRequest, err: fmt.Errorf("not a JSON-RPC batch: %v", err)}})
 			}
 			for _, raw := range batch {
 				items = append(items, decodeOne(raw))
@@ -133,7 +134,11 @@ func decodeOne(b []byte) streamItem {
 	if err == nil {
 		return streamItem{msg: msg}
 	}
-	m := &malformed{err: err}
+	m := &malformed{code: jsonrpc.CodeParseError, err: err}
+	if !json.Valid(b) {
+		return streamItem{err: m}
+	}
+	m.code = jsonrpc.CodeInvalidRequest
 	var probe struct {
 		ID any `json:"id"`
 	}

@@ -153,7 +153,7 @@ func (u *upstream) readLoop(c conn, gen int) {
 		case errors.As(err, &bad):
 			u.s.g.logger().Warn("a message from an MCP server is not JSON-RPC", "server", u.srv.Name, "err", bad.err)
 			if bad.id.IsValid() {
-				u.write(&jsonrpc.Response{ID: bad.id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: bad.err.Error()}})
+				u.write(&jsonrpc.Response{ID: bad.id, Error: &jsonrpc.Error{Code: bad.code, Message: bad.err.Error()}})
 			}
 			continue
 		case err != nil:
