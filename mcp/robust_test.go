@@ -24,7 +24,10 @@ func TestMalformedMessages(t *testing.T) {
 	g := newGateway(t, e, testServerSpec(t, "test"))
 	toGateway, in := io.Pipe()
 	out, fromGateway := io.Pipe()
-	go func() { _ = g.ServeStdio(context.WithoutCancel(t.Context()), toGateway, fromGateway); fromGateway.Close() }()
+	go func() {
+		_ = g.ServeStdio(context.WithoutCancel(t.Context()), toGateway, fromGateway)
+		fromGateway.Close()
+	}()
 	t.Cleanup(func() { in.Close() })
 	lines := bufio.NewScanner(out)
 	lines.Buffer(nil, 1<<20)
@@ -135,4 +138,3 @@ func TestStoreDown(t *testing.T) {
 		t.Fatal("the call ran although its decision could not be recorded")
 	}
 }
-
