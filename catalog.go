@@ -90,6 +90,7 @@ var catalog = map[string]toolSpec{
 	"sse.send":            {ClassNetSSEWrite, CapNetworkEgress, TierNetworkEgress, kindPlain, "sends server-sent events"},
 	"net.sse.write":       {ClassNetSSEWrite, CapNetworkEgress, TierNetworkEgress, kindPlain, "sends server-sent events"},
 	"mcp_release":         {ClassMCPRelease, CapMCPRelease, TierNetworkEgress, kindPlain, "releases held MCP results to the outside"},
+	ToolReleaseTool:       {ClassMCPRelease, CapMCPRelease, TierPrivileged, kindPlain, "releases an MCP server's new or changed tool definition to the agent, which may then call it"},
 	"git.status":          {ClassGitRead, CapGitRead, TierRead, kindPlain, "reads the repository's status"},
 	"git.log":             {ClassGitRead, CapGitRead, TierRead, kindPlain, "reads the history"},
 	"git.diff":            {ClassGitRead, CapGitRead, TierRead, kindPlain, "reads changes"},

@@ -37,6 +37,7 @@ const (
 	CodeUnavailable  = "AIRLOCK-UNAVAILABLE"   // the decision could not be recorded: fail closed
 	CodeInvalid      = "AIRLOCK-INVALID"       // the action itself is malformed (bad args, no tool)
 	CodePending      = "AIRLOCK-PENDING"       // a person has not decided yet; the request stays pending
+	CodeToolChanged  = "AIRLOCK-TOOL-CHANGED"  // an MCP tool's definition changed, or the tool is new, and no person released it
 )
 
 // RefusalCodes documents every refusal code in one place; the transports and
@@ -53,6 +54,7 @@ var RefusalCodes = []struct{ Code, Meaning string }{
 	{CodeHashMismatch, "a resolution named a different action hash than the request's"},
 	{CodeUnavailable, "the decision could not be recorded, so the action does not run"},
 	{CodeInvalid, "the action is malformed (for example duplicate keys in args)"},
+	{CodeToolChanged, "an MCP server's tool changed its definition since it was pinned, or appeared after the server's first listing: it is withheld until a person releases it (a request of class mcp.release shows the change)"},
 	{CodePending, "a person has not decided yet and the caller could wait no longer (an agent host's hook timeout): the request stays pending, and the same call retried after its approval runs once"},
 }
 

@@ -154,6 +154,18 @@ type TokenStore interface {
 	RevokeToken(ctx context.Context, id, by string) (Token, error)
 }
 
+// ToolPinStore keeps the MCP tool definitions released to each agent
+// (ToolPin). It only adds: a released definition stays released.
+type ToolPinStore interface {
+	// ToolPins returns the definitions released to agent for server, oldest
+	// first. Errors: EUNAVAILABLE.
+	ToolPins(ctx context.Context, agent, server string) ([]ToolPin, error)
+	// PinTools records pins — one already recorded (same agent, server,
+	// tool and hash) stays as it was — and appends rec with them,
+	// atomically. Errors: EINVALID, EUNAVAILABLE.
+	PinTools(ctx context.Context, pins []ToolPin, rec Record) error
+}
+
 // Store is everything the enforcer needs to make decisions durable.
 // Implementations: sqlite (embedded, the default), postgres. Every store
 // passes the conformance suite in package airlocktest.
@@ -163,6 +175,7 @@ type Store interface {
 	TrustStore
 	NotificationQueue
 	TokenStore
+	ToolPinStore
 	// Now returns the store's clock: deadlines are set and checked by it.
 	Now(ctx context.Context) (time.Time, error)
 	// Ready reports whether the store can record decisions now: it answers

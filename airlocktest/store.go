@@ -94,6 +94,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"CollectApprovalOnce", testCollect},
 		{"CollectableApproval", testCollectable},
 		{"Tokens", testTokens},
+		{"ToolPins", testToolPins},
 		{"WaitEvents", testWaitEvents},
 		{"Ready", testReady},
 	}

@@ -1,0 +1,258 @@
+package airlock
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// An MCP server can change what a tool says it does after a person let an
+// agent use it — a rug pull — or add a tool nobody looked at. Airlock pins
+// each tool's definition: the server's first listing is pinned as it is,
+// and a definition that differs later, or a tool that appears later, is
+// withheld from the agent until a person releases it (an action of class
+// mcp.release that the policy decides, by default asking a person, with
+// the change shown as a diff). The MCP gateway (package mcp) asks.
+
+// ToolReleaseTool is the tool of the action that releases a tool
+// definition: class mcp.release, tier privileged.
+const ToolReleaseTool = "mcp.release"
+
+// ToolDefinition is a tool as an MCP server lists it: the parts a person
+// approves — name, title, description, input and output schema,
+// annotations — as one JSON object.
+type ToolDefinition struct {
+	Name       string          `json:"name"`
+	Definition json.RawMessage `json:"definition"`
+}
+
+// Hash is SHA-256 over the definition's RFC 8785 canonical JSON: key order
+// and white space do not change it, any other byte does. Errors: EINVALID.
+func (d ToolDefinition) Hash() (Hash, error) {
+	v := jsontext.Value(bytes.Clone(d.Definition))
+	if err := v.Canonicalize(); err != nil {
+		return Hash{}, Errorf(EINVALID, "tool %s: definition: %v", d.Name, err)
+	}
+	if !bytes.HasPrefix(v, []byte("{")) {
+		return Hash{}, Errorf(EINVALID, "tool %s: the definition is not a JSON object", d.Name)
+	}
+	return sha256.Sum256(v), nil
+}
+
+// ToolPin is a tool definition released to an agent for one MCP server:
+// pinned at the server's first listing, or released by a person later.
+type ToolPin struct {
+	Agent      string          `json:"agent"`
+	Server     string          `json:"server"`
+	Tool       string          `json:"tool"`
+	Hash       Hash            `json:"hash"`
+	Definition json.RawMessage `json:"definition"`
+	// ApprovalID is the release request that let it in; "" for a pin of
+	// the first listing (or a release the policy allowed on its own).
+	ApprovalID string    `json:"approval_id,omitempty"`
+	Created    time.Time `json:"created"`
+}
+
+// Validate reports whether the pin is well formed.
+func (p ToolPin) Validate() error {
+	switch {
+	case p.Agent == "" || p.Server == "" || p.Tool == "":
+		return Errorf(EINVALID, "a tool pin needs an agent, a server and a tool")
+	case p.Hash.IsZero():
+		return Errorf(EINVALID, "tool pin %s/%s has no hash", p.Server, p.Tool)
+	}
+	return nil
+}
+
+// ToolRelease says whether a tool may be offered to the agent and called.
+type ToolRelease struct {
+	Name     string `json:"name"`
+	Hash     Hash   `json:"hash"`
+	Released bool   `json:"released"`
+	// Code and Message say why not: CodeToolChanged (a person has not
+	// released it), or CodeUnavailable / CodeInvalid.
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Approval is the release request, when one is queued.
+	Approval *Approval `json:"approval,omitempty"`
+}
+
+// Events of tool pinning.
+const (
+	EventToolsPinned  = "mcp.tools.pinned"  // a server's first listing was pinned
+	EventToolReleased = "mcp.tool.released" // a new or changed definition was released
+)
+
+// ReleaseTools checks an MCP server's listing against the definitions
+// released to agent for it. On the server's first listing every tool is
+// pinned as listed. Later, a tool whose definition was pinned or released
+// is released; any other — changed or new — is checked as an mcp.release
+// action, which the policy decides (a person, by default): allowed, its
+// definition is pinned and released; otherwise it is withheld with
+// CodeToolChanged and the request that would release it. Errors: EINVALID
+// (a malformed definition), EUNAVAILABLE (the pins could not be read).
+func (e *Enforcer) ReleaseTools(ctx context.Context, agent, server string, defs []ToolDefinition) ([]ToolRelease, error) {
+	if agent == "" || server == "" {
+		return nil, Errorf(EINVALID, "releasing tools needs an agent and a server")
+	}
+	out := make([]ToolRelease, len(defs))
+	for i, d := range defs {
+		h, err := d.Hash()
+		if err != nil {
+			return nil, err
+		}
+		if d.Name == "" {
+			return nil, Errorf(EINVALID, "a tool of server %s has no name", server)
+		}
+		out[i] = ToolRelease{Name: d.Name, Hash: h}
+	}
+	pins, err := e.Store.ToolPins(ctx, agent, server)
+	if err != nil {
+		return nil, Errorf(EUNAVAILABLE, "read the tool pins of %s: %s", server, ErrorMessage(err))
+	}
+	if len(pins) == 0 {
+		return out, e.pinFirst(ctx, agent, server, defs, out)
+	}
+	pinned := map[string]bool{}
+	latest := map[string]ToolPin{}
+	for _, p := range pins {
+		pinned[p.Tool+"\x00"+p.Hash.String()] = true
+		latest[p.Tool] = p // oldest first: the last one is the latest
+	}
+	for i, d := range defs {
+		r := &out[i]
+		if pinned[d.Name+"\x00"+r.Hash.String()] {
+			r.Released = true
+			continue
+		}
+		prev, changed := latest[d.Name]
+		a, err := releaseAction(agent, server, d, r.Hash, prev, changed)
+		if err != nil {
+			return nil, err
+		}
+		enf := e.Check(ctx, a)
+		if !enf.Allowed {
+			r.Code, r.Message, r.Approval = CodeToolChanged, releaseMessage(server, d.Name, changed, enf), enf.Approval
+			if enf.Code == CodeUnavailable {
+				r.Code = CodeUnavailable
+			}
+			continue
+		}
+		pin := ToolPin{Agent: agent, Server: server, Tool: d.Name, Hash: r.Hash, Definition: d.Definition, ApprovalID: approvalID(enf.Approval)}
+		payload := map[string]any{"server": server, "tool": d.Name, "hash": r.Hash, "change": changeOf(changed), "decision_seq": enf.Seq}
+		ev := newEvent(EventToolReleased, &a, enf.Label, pin.ApprovalID, payload)
+		if err := e.Store.PinTools(ctx, []ToolPin{pin}, Record{Events: []Event{ev}}); err != nil {
+			r.Code, r.Message = CodeUnavailable, fmt.Sprintf("tool %s of MCP server %s was released, but the release could not be recorded: %s", d.Name, server, ErrorMessage(err))
+			continue
+		}
+		r.Released = true
+	}
+	return out, nil
+}
+
+// pinFirst pins a server's first listing.
+func (e *Enforcer) pinFirst(ctx context.Context, agent, server string, defs []ToolDefinition, out []ToolRelease) error {
+	pins := make([]ToolPin, len(defs))
+	listed := make([]map[string]any, len(defs))
+	for i, d := range defs {
+		pins[i] = ToolPin{Agent: agent, Server: server, Tool: d.Name, Hash: out[i].Hash, Definition: d.Definition}
+		listed[i] = map[string]any{"tool": d.Name, "hash": out[i].Hash}
+	}
+	ev := newEvent(EventToolsPinned, &Action{Agent: agent}, "pinned", "", map[string]any{"server": server, "tools": listed})
+	if err := e.Store.PinTools(ctx, pins, Record{Events: []Event{ev}}); err != nil {
+		return Errorf(EUNAVAILABLE, "pin the tools of %s: %s", server, ErrorMessage(err))
+	}
+	for i := range out {
+		out[i].Released = true
+	}
+	return nil
+}
+
+func changeOf(changed bool) string {
+	if changed {
+		return "changed"
+	}
+	return "new"
+}
+
+// releaseAction is the action that releases definition d of a tool: the
+// same for every session of the agent, so that one person's release serves
+// them all.
+func releaseAction(agent, server string, d ToolDefinition, h Hash, prev ToolPin, changed bool) (Action, error) {
+	args := map[string]any{
+		"server": server, "tool": d.Name, "hash": h, "change": changeOf(changed),
+		"definition": d.Definition,
+	}
+	if changed {
+		args["previous"] = prev.Definition
+		args["previous_hash"] = prev.Hash
+		args["diff"] = DefinitionDiff(prev.Definition, d.Definition)
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return Action{}, Errorf(EINVALID, "tool %s: %v", d.Name, err)
+	}
+	return Action{Agent: agent, Tool: ToolReleaseTool, Args: b}, nil
+}
+
+// releaseMessage says why a tool is withheld and what releases it.
+func releaseMessage(server, tool string, changed bool, enf Enforcement) string {
+	what := fmt.Sprintf("tool %s of MCP server %s appeared after its first listing", tool, server)
+	if changed {
+		what = fmt.Sprintf("the definition of tool %s of MCP server %s changed since it was pinned", tool, server)
+	}
+	msg := what + ": it is withheld until a person releases it"
+	if enf.Approval != nil && enf.Approval.ID != "" {
+		msg += fmt.Sprintf(" (request %s: approve it in the inbox or with `airlock approvals approve %s`)", enf.Approval.ID, enf.Approval.ID)
+	}
+	if enf.Code != "" && enf.Code != CodeSuggested && enf.Code != CodeNeedsHuman {
+		msg += "; " + enf.Code + ": " + enf.Message
+	}
+	return msg
+}
+
+// DefinitionDiff is a line diff of two JSON definitions, each pretty
+// printed with sorted keys: lines only in a start with "-", lines only in b
+// with "+", lines in both with " ".
+func DefinitionDiff(a, b json.RawMessage) string {
+	pa, pb := pretty(a), pretty(b)
+	dmp := diffmatchpatch.New()
+	ca, cb, lines := dmp.DiffLinesToChars(pa, pb)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	var s strings.Builder
+	for _, d := range diffs {
+		mark := " "
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			mark = "-"
+		case diffmatchpatch.DiffInsert:
+			mark = "+"
+		}
+		for _, line := range strings.SplitAfter(d.Text, "\n") {
+			if line != "" {
+				s.WriteString(mark + line)
+			}
+		}
+	}
+	return s.String()
+}
+
+// pretty prints a JSON value indented, with its keys sorted.
+func pretty(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw) + "\n"
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return string(raw) + "\n"
+	}
+	return string(b) + "\n"
+}
