@@ -275,6 +275,17 @@ func (c *Client) Cancel(ctx context.Context, id, reason string, s airlock.Surfac
 	return ap, err
 }
 
+// ReleaseTools checks an MCP server's tool listing against the definitions
+// pinned for agent: which tools may be offered, and the requests that
+// would release the others.
+func (c *Client) ReleaseTools(ctx context.Context, agent, server string, tools []airlock.ToolDefinition) ([]airlock.ToolRelease, error) {
+	var out struct {
+		Tools []airlock.ToolRelease `json:"tools"`
+	}
+	err := c.do(ctx, "POST", "/v1/mcp/tools", nil, map[string]any{"agent": agent, "server": server, "tools": tools}, &out)
+	return out.Tools, err
+}
+
 // WaitApproval waits up to timeout for the request to be settled and
 // returns it as it stands.
 func (c *Client) WaitApproval(ctx context.Context, id string, timeout time.Duration) (airlock.Approval, error) {

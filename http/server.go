@@ -164,6 +164,7 @@ func (s *Server) build() {
 	register(api, s, "POST /v1/check", "check", "Check an action", s.check, maxCheckBytes)
 	register(api, s, "GET /v1/check/{id}", "resume-check", "Resume waiting on a check that asked", s.resumeCheck, 0)
 	register(api, s, "POST /v1/executions", "record-execution", "Record that an allowed action ran", s.recordExecution, maxCheckBytes)
+	register(api, s, "POST /v1/mcp/tools", "release-mcp-tools", "Check an MCP server's tool listing against the pinned definitions", s.releaseTools, 4*maxCheckBytes)
 
 	// Approvals: the reviewers' side.
 	register(api, s, "GET /v1/approvals", "list-approvals", "List approval requests", s.listApprovals, 0)

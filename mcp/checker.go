@@ -25,6 +25,14 @@ func (l Local) Ran(ctx context.Context, enf airlock.Enforcement, took time.Durat
 	return l.Enforcer.Ran(ctx, enf, took, runErr)
 }
 
+func (l Local) ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error) {
+	return l.Enforcer.ReleaseTools(ctx, agent, server, defs)
+}
+
+func (l Local) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
+	return l.Enforcer.Store.WaitApproval(ctx, id)
+}
+
 // Remote decides through an Airlock server's API, with the agent's token:
 // the requests appear in that server's inbox and audit chain.
 type Remote struct{ Client *airlockhttp.Client }
@@ -64,4 +72,30 @@ func (r Remote) Await(ctx context.Context, id string) (airlock.Enforcement, erro
 
 func (r Remote) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
 	return r.Client.Ran(ctx, enf, took, runErr)
+}
+
+func (r Remote) ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error) {
+	return r.Client.ReleaseTools(ctx, agent, server, defs)
+}
+
+// WaitApproval long-polls the request until it is settled or ctx ends.
+func (r Remote) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
+	for {
+		ap, err := r.Client.WaitApproval(ctx, id, 50*time.Second)
+		switch {
+		case err == nil && ap.Status != airlock.StatusPending:
+			return ap, nil
+		case ctx.Err() != nil:
+			return ap, ctx.Err()
+		case err != nil && airlock.ErrorCode(err) != airlock.EUNAVAILABLE:
+			return ap, err
+		case err != nil:
+			t := time.NewTimer(time.Second)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
 }

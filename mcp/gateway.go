@@ -80,6 +80,12 @@ type Checker interface {
 	Await(ctx context.Context, id string) (airlock.Enforcement, error)
 	// Ran records that an allowed call ran, or failed with runErr.
 	Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error
+	// ReleaseTools checks a server's listing against the definitions
+	// pinned for agent (airlock.Enforcer.ReleaseTools).
+	ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error)
+	// WaitApproval waits until the request is settled or ctx ends, and
+	// returns it as it stands.
+	WaitApproval(ctx context.Context, id string) (airlock.Approval, error)
 }
 
 // Gateway is the MCP gateway: the configuration one or many client

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/airlock-dev/airlock"
 )
 
 // session is one client's session: the client's connection and one
@@ -30,6 +32,8 @@ type session struct {
 	// In front of several servers: which one serves a resource.
 	uris      map[string]*upstream
 	templates []templateRoute
+
+	releases map[string]bool // tool release requests being waited on
 }
 
 // route is a request of an upstream's, by its ID there.
@@ -273,4 +277,38 @@ func (s *session) notifyClient(method string, params any) {
 		raw = b
 	}
 	s.send(&jsonrpc.Request{Method: method, Params: raw})
+}
+
+// awaitRelease waits, in the background, on a request that would release a
+// withheld tool; once a person settles it, the upstream's tools are listed
+// and checked again and the client is told they changed.
+func (s *session) awaitRelease(u *upstream, id string) {
+	s.mu.Lock()
+	if s.releases == nil {
+		s.releases = map[string]bool{}
+	}
+	if s.releases[id] {
+		s.mu.Unlock()
+		return
+	}
+	s.releases[id] = true
+	s.mu.Unlock()
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.releases, id)
+			s.mu.Unlock()
+		}()
+		ap, err := s.g.Checker.WaitApproval(s.ctx, id)
+		if err != nil || ap.Status != airlock.StatusApproved {
+			return
+		}
+		u.mu.Lock()
+		u.tools = nil
+		u.mu.Unlock()
+		if _, err := u.listing(s.ctx); err != nil {
+			s.g.logger().Warn("list an MCP server's tools after a release", "server", u.srv.Name, "err", err)
+		}
+		s.notifyClient("notifications/tools/list_changed", nil)
+	}()
 }

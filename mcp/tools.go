@@ -1,14 +1,12 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -17,7 +15,7 @@ import (
 type tool struct {
 	name string          // the upstream's name for it
 	raw  json.RawMessage // its definition as listed, passed on unchanged
-	hash airlock.Hash    // SHA-256 of its canonical definition
+	def  json.RawMessage // the part a person approves, for its pin
 	// tier is what its annotations claim, raising the tier Airlock
 	// classifies its calls at: destructiveHint destructive, openWorldHint
 	// network-egress. A claim never lowers it.
@@ -26,6 +24,7 @@ type tool struct {
 	// or its definition is not released. Its calls are refused with code.
 	refused string
 	code    string
+	release string // the request that would release it
 }
 
 // toolList is one listing of an upstream's tools.
@@ -77,12 +76,57 @@ func (u *upstream) listing(ctx context.Context) (*toolList, error) {
 		}
 	}
 	list := u.readTools(raws)
+	if !u.release(ctx, list) {
+		return list, nil // not cached: the next listing asks again
+	}
 	u.mu.Lock()
 	if u.gen == gen {
 		u.tools = list
 	}
 	u.mu.Unlock()
 	return list, nil
+}
+
+// release checks the listing against the definitions pinned for the
+// agent: a tool not released is withheld, and the gateway waits on its
+// request to list again once a person decides. It reports whether Airlock
+// answered; when it could not, every tool is withheld.
+func (u *upstream) release(ctx context.Context, list *toolList) bool {
+	var defs []airlock.ToolDefinition
+	var offered []*tool
+	for _, t := range list.tools {
+		if t.refused == "" {
+			defs = append(defs, airlock.ToolDefinition{Name: t.name, Definition: t.def})
+			offered = append(offered, t)
+		}
+	}
+	if len(defs) == 0 {
+		return true
+	}
+	rs, err := u.s.g.Checker.ReleaseTools(ctx, u.s.g.Agent, u.srv.Name, defs)
+	if err == nil && len(rs) != len(defs) {
+		err = fmt.Errorf("Airlock answered %d releases for %d tools", len(rs), len(defs))
+	}
+	if err != nil {
+		u.s.g.logger().Error("check an MCP server's tools against their pins: none is offered", "server", u.srv.Name, "err", err)
+		for _, t := range offered {
+			t.refused, t.code = "Airlock could not check its definition: "+airlock.ErrorMessage(err), airlock.CodeUnavailable
+		}
+		return false
+	}
+	for i, r := range rs {
+		if r.Released {
+			continue
+		}
+		t := offered[i]
+		t.refused, t.code = r.Message, cmp.Or(r.Code, airlock.CodeToolChanged)
+		if r.Approval != nil && r.Approval.Status == airlock.StatusPending {
+			t.release = r.Approval.ID
+			u.s.awaitRelease(u, r.Approval.ID)
+		}
+		u.s.g.logger().Warn("an MCP server's tool is withheld", "server", u.srv.Name, "tool", t.name, "why", r.Message)
+	}
+	return true
 }
 
 // readTools reads a listing: each tool's name, hash and claims. A tool
@@ -138,11 +182,7 @@ func readTool(raw json.RawMessage) (*tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := jsontext.Value(def)
-	if err := v.Canonicalize(); err != nil {
-		return nil, fmt.Errorf("tool %s: %v", d.Name, err)
-	}
-	t := &tool{name: d.Name, raw: raw, hash: sha256.Sum256(v)}
+	t := &tool{name: d.Name, raw: raw, def: def}
 	var a struct {
 		DestructiveHint *bool `json:"destructiveHint"`
 		OpenWorldHint   *bool `json:"openWorldHint"`

@@ -186,10 +186,18 @@ func (u *upstream) readLoop(c conn, gen int) {
 func (u *upstream) notified(n *jsonrpc.Request) {
 	switch n.Method {
 	case "notifications/tools/list_changed":
-		// The tools are listed and checked again when the client asks.
+		// List and check the tools now — a changed or new one waits for a
+		// person from this moment — then tell the client.
 		u.mu.Lock()
 		u.tools = nil
 		u.mu.Unlock()
+		go func() {
+			if _, err := u.listing(u.s.ctx); err != nil {
+				u.s.g.logger().Warn("list an MCP server's tools after it said they changed", "server", u.srv.Name, "err", err)
+			}
+			u.s.send(&jsonrpc.Request{Method: n.Method, Params: n.Params})
+		}()
+		return
 	case "notifications/cancelled":
 		u.s.upstreamCancelled(u, n.Params)
 		return
