@@ -244,15 +244,19 @@ func DefinitionDiff(a, b json.RawMessage) string {
 	return s.String()
 }
 
-// pretty prints a JSON value indented, with its keys sorted.
+// pretty prints a JSON value indented, with its keys sorted and its text
+// as written (no \u003c for <: a person reads it).
 func pretty(raw json.RawMessage) string {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return string(raw) + "\n"
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
 		return string(raw) + "\n"
 	}
-	return string(b) + "\n"
+	return b.String()
 }

@@ -611,6 +611,10 @@ type DetailPage struct {
 	Trust *airlock.TrustSummary
 	// CannotResolve says why the signed-in person may not resolve it.
 	CannotResolve string
+	// ToolChange is, for the release of an MCP tool's definition (class
+	// mcp.release), the change a person releases: the server, the tool, and
+	// the definition's lines, each marked as removed, added or kept.
+	ToolChange *ToolChange
 	// Commands are the shell commands Airlock found in the action, each
 	// with its classification and outcome, as the decision recorded them.
 	Commands []airlock.CommandNote
@@ -798,6 +802,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 		}
 	}
 	p.Commands = commandsOf(evs)
+	p.ToolChange = toolChangeOf(ap)
 	return p, nil
 }
 
@@ -1102,4 +1107,47 @@ func timeLeft(t time.Time) string {
 		return "expired"
 	}
 	return shortDur(d) + " left"
+}
+
+// ToolChange is an MCP tool's definition a release request would let in.
+type ToolChange struct {
+	Server, Tool string
+	// Changed is set when an earlier definition was pinned; else the tool
+	// is new and Lines are its whole definition.
+	Changed bool
+	Lines   []DiffLine
+}
+
+// DiffLine is one line of a definition's diff: Mark is "-" (only in the
+// pinned definition), "+" (only in the new one) or " " (in both).
+type DiffLine struct{ Mark, Text string }
+
+// toolChangeOf reads the change of a tool release request, nil for any
+// other request.
+func toolChangeOf(ap airlock.Approval) *ToolChange {
+	if ap.Tool != airlock.ToolReleaseTool {
+		return nil
+	}
+	var a struct {
+		Server     string          `json:"server"`
+		Tool       string          `json:"tool"`
+		Change     string          `json:"change"`
+		Diff       string          `json:"diff"`
+		Definition json.RawMessage `json:"definition"`
+	}
+	if json.Unmarshal(ap.Args, &a) != nil {
+		return nil
+	}
+	c := &ToolChange{Server: a.Server, Tool: a.Tool, Changed: a.Change == "changed"}
+	diff := a.Diff
+	if !c.Changed {
+		diff = airlock.DefinitionDiff(json.RawMessage(`{}`), a.Definition)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		c.Lines = append(c.Lines, DiffLine{Mark: line[:1], Text: line[1:]})
+	}
+	return c
 }
