@@ -276,13 +276,17 @@ func (c *Client) Cancel(ctx context.Context, id, reason string, s airlock.Surfac
 }
 
 // ReleaseTools checks an MCP server's tool listing against the definitions
-// pinned for agent: which tools may be offered, and the requests that
-// would release the others.
+// pinned for agent (the token's agent when ""): which tools may be offered,
+// and the requests that would release the others.
 func (c *Client) ReleaseTools(ctx context.Context, agent, server string, tools []airlock.ToolDefinition) ([]airlock.ToolRelease, error) {
 	var out struct {
 		Tools []airlock.ToolRelease `json:"tools"`
 	}
-	err := c.do(ctx, "POST", "/v1/mcp/tools", nil, map[string]any{"agent": agent, "server": server, "tools": tools}, &out)
+	body := map[string]any{"server": server, "tools": tools}
+	if agent != "" {
+		body["agent"] = agent
+	}
+	err := c.do(ctx, "POST", "/v1/mcp/tools", nil, body, &out)
 	return out.Tools, err
 }
 

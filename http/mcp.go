@@ -8,7 +8,7 @@ import (
 
 type releaseToolsInput struct {
 	Body struct {
-		Agent  string                   `json:"agent" doc:"The agent the tools are offered to. An agent token may only name its own."`
+		Agent  string                   `json:"agent,omitempty" doc:"The agent the tools are offered to: an agent token's own when empty, and only its own."`
 		Server string                   `json:"server" doc:"The MCP server's name, as in mcp__<server>__<tool>." minLength:"1"`
 		Tools  []airlock.ToolDefinition `json:"tools" doc:"The server's listing: each tool's name and definition (name, title, description, input and output schema, annotations)."`
 	}
@@ -28,10 +28,14 @@ func (s *Server) releaseTools(ctx context.Context, in *releaseToolsInput) (*rele
 	if err != nil {
 		return nil, err
 	}
-	if err := s.actAs(ctx, t, in.Body.Agent, "release MCP tools"); err != nil {
+	agent := in.Body.Agent
+	if agent == "" && t.Role == airlock.RoleAgent {
+		agent = t.Agent
+	}
+	if err := s.actAs(ctx, t, agent, "release MCP tools"); err != nil {
 		return nil, err
 	}
-	rs, err := s.Enforcer.ReleaseTools(ctx, in.Body.Agent, in.Body.Server, in.Body.Tools)
+	rs, err := s.Enforcer.ReleaseTools(ctx, agent, in.Body.Server, in.Body.Tools)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 	}
 	list, err := u.listing(ctx)
 	if err != nil {
-		return refused(airlock.CodeUnavailable, err.Error(), nil)
+		return refused(airlock.CodeUnavailable, strings.TrimPrefix(err.Error(), airlock.CodeUnavailable+": "), nil)
 	}
 	t := list.byName[name]
 	if t == nil {
@@ -50,7 +50,7 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 		return refused(t.code, fmt.Sprintf("tool %s of MCP server %s is not offered: %s", name, u.srv.Name, t.refused), nil)
 	}
 	a := s.action(u, t, p, req.ID)
-	enf, err := s.g.Checker.Check(ctx, a)
+	enf, err := s.checker.Check(ctx, a)
 	if err != nil {
 		return refused(airlock.CodeUnavailable, "Airlock could not be asked, so the call does not run: "+airlock.ErrorMessage(err), nil)
 	}
@@ -82,7 +82,7 @@ func (s *session) action(u *upstream, t *tool, p callParams, id jsonrpc.ID) airl
 		args = json.RawMessage(`{}`)
 	}
 	a := airlock.Action{
-		Agent:     s.g.Agent,
+		Agent:     s.agent,
 		Tool:      "mcp__" + u.srv.Name + "__" + t.name,
 		Args:      args,
 		SessionID: s.id,
@@ -116,7 +116,7 @@ func (s *session) hold(ctx context.Context, enf airlock.Enforcement, token any) 
 	}
 	done := make(chan answer, 1)
 	go func() {
-		next, err := s.g.Checker.Await(ctx, enf.Approval.ID)
+		next, err := s.checker.Await(ctx, enf.Approval.ID)
 		done <- answer{next, err}
 	}()
 	every := s.g.HoldProgress
@@ -184,7 +184,7 @@ func (s *session) ran(ctx context.Context, enf airlock.Enforcement, took time.Du
 			runErr = errors.New(clip(msg, 500))
 		}
 	}
-	if err := s.g.Checker.Ran(context.WithoutCancel(ctx), enf, took, runErr); err != nil {
+	if err := s.checker.Ran(context.WithoutCancel(ctx), enf, took, runErr); err != nil {
 		s.g.logger().Error("record a call that ran", "tool", enf.Decision.Action.Tool, "err", err)
 	}
 }

@@ -95,7 +95,9 @@ type Gateway struct {
 	// their names (a proxy); otherwise each is named <server>__<tool>.
 	Servers   []Server
 	Namespace bool
-	// Agent is the agent whose calls these are: the token's.
+	// Agent is whose calls a stdio session's are, and Checker decides them
+	// (ServeStdio); through an Airlock server, Agent may be "" for the
+	// token's. Over HTTP each client's token says (Handler).
 	Agent   string
 	Checker Checker
 	// Stderr receives the upstream processes' standard error (nil: discarded).
@@ -119,9 +121,6 @@ func (g *Gateway) logger() *slog.Logger {
 
 // Validate checks the configuration before any session starts.
 func (g *Gateway) Validate() error {
-	if g.Agent == "" || g.Checker == nil {
-		return airlock.Errorf(airlock.EINVALID, "the gateway needs an agent and a checker")
-	}
 	if len(g.Servers) == 0 {
 		return airlock.Errorf(airlock.EINVALID, "the gateway has no servers")
 	}
@@ -147,9 +146,12 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 	if err := g.Validate(); err != nil {
 		return err
 	}
+	if g.Checker == nil {
+		return airlock.Errorf(airlock.EINVALID, "a stdio session needs a checker")
+	}
 	down := newStream(r, w, nil)
 	defer down.Close()
-	s := newSession(g, down, "")
+	s := newSession(g, down, "", g.Agent, g.Checker)
 	if err := s.serve(ctx); err != nil {
 		return fmt.Errorf("mcp session: %w", err)
 	}

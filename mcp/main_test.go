@@ -117,6 +117,7 @@ const testPolicy = `
 rules:
   - {id: everything, tool: "mcp__everything__*", outcome: auto, max_tier: privileged}
   - {id: test-hello, tool: "mcp__test__*", outcome: auto, max_tier: privileged}
+  - {id: remote, tool: "mcp__remote__*", outcome: auto}
   - {id: fs-reads, tool: ["mcp__fs__read_*", "mcp__fs__list_*", "mcp__fs__get_*", "mcp__fs__directory_tree"], outcome: auto}
   - {id: fs-writes, tool: mcp__fs__write_file, outcome: ask, timeout: 10m}
   - {id: fs-mkdir, tool: mcp__fs__create_directory, outcome: suggest}

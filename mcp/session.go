@@ -16,10 +16,12 @@ import (
 // session is one client's session: the client's connection and one
 // session with each upstream.
 type session struct {
-	g    *Gateway
-	down conn
-	id   string // the MCP session ID ("" over stdio)
-	ups  []*upstream
+	g       *Gateway
+	down    conn
+	id      string // the MCP session ID ("" over stdio)
+	agent   string // whose calls these are
+	checker Checker
+	ups     []*upstream
 
 	ctx context.Context // ends when the client goes
 
@@ -42,8 +44,9 @@ type route struct {
 	id jsonrpc.ID
 }
 
-func newSession(g *Gateway, down conn, id string) *session {
-	s := &session{g: g, down: down, id: id, inflight: map[jsonrpc.ID]context.CancelFunc{}, toClient: map[jsonrpc.ID]route{}}
+func newSession(g *Gateway, down conn, id, agent string, checker Checker) *session {
+	s := &session{g: g, down: down, id: id, agent: agent, checker: checker,
+		inflight: map[jsonrpc.ID]context.CancelFunc{}, toClient: map[jsonrpc.ID]route{}}
 	for _, srv := range g.Servers {
 		s.ups = append(s.ups, newUpstream(s, srv))
 	}
@@ -299,7 +302,7 @@ func (s *session) awaitRelease(u *upstream, id string) {
 			delete(s.releases, id)
 			s.mu.Unlock()
 		}()
-		ap, err := s.g.Checker.WaitApproval(s.ctx, id)
+		ap, err := s.checker.WaitApproval(s.ctx, id)
 		if err != nil || ap.Status != airlock.StatusApproved {
 			return
 		}

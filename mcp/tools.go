@@ -76,8 +76,8 @@ func (u *upstream) listing(ctx context.Context) (*toolList, error) {
 		}
 	}
 	list := u.readTools(raws)
-	if !u.release(ctx, list) {
-		return list, nil // not cached: the next listing asks again
+	if err := u.release(ctx, list); err != nil {
+		return nil, err // not cached: the next listing asks again
 	}
 	u.mu.Lock()
 	if u.gen == gen {
@@ -89,9 +89,9 @@ func (u *upstream) listing(ctx context.Context) (*toolList, error) {
 
 // release checks the listing against the definitions pinned for the
 // agent: a tool not released is withheld, and the gateway waits on its
-// request to list again once a person decides. It reports whether Airlock
-// answered; when it could not, every tool is withheld.
-func (u *upstream) release(ctx context.Context, list *toolList) bool {
+// request to list again once a person decides. When Airlock cannot answer,
+// no tool is offered: the error says why.
+func (u *upstream) release(ctx context.Context, list *toolList) error {
 	var defs []airlock.ToolDefinition
 	var offered []*tool
 	for _, t := range list.tools {
@@ -101,18 +101,16 @@ func (u *upstream) release(ctx context.Context, list *toolList) bool {
 		}
 	}
 	if len(defs) == 0 {
-		return true
+		return nil
 	}
-	rs, err := u.s.g.Checker.ReleaseTools(ctx, u.s.g.Agent, u.srv.Name, defs)
+	rs, err := u.s.checker.ReleaseTools(ctx, u.s.agent, u.srv.Name, defs)
 	if err == nil && len(rs) != len(defs) {
 		err = fmt.Errorf("Airlock answered %d releases for %d tools", len(rs), len(defs))
 	}
 	if err != nil {
 		u.s.g.logger().Error("check an MCP server's tools against their pins: none is offered", "server", u.srv.Name, "err", err)
-		for _, t := range offered {
-			t.refused, t.code = "Airlock could not check its definition: "+airlock.ErrorMessage(err), airlock.CodeUnavailable
-		}
-		return false
+		return fmt.Errorf("%s: Airlock could not check the tools of MCP server %s against their pins, so none is offered: %s",
+			airlock.CodeUnavailable, u.srv.Name, airlock.ErrorMessage(err))
 	}
 	for i, r := range rs {
 		if r.Released {
@@ -126,7 +124,7 @@ func (u *upstream) release(ctx context.Context, list *toolList) bool {
 		}
 		u.s.g.logger().Warn("an MCP server's tool is withheld", "server", u.srv.Name, "tool", t.name, "why", r.Message)
 	}
-	return true
+	return nil
 }
 
 // readTools reads a listing: each tool's name, hash and claims. A tool

@@ -246,39 +246,51 @@ func LoadConfig(path string) (Config, error) {
 		c := DefaultConfig()
 		return c, c.Validate()
 	}
-	src, err := readConfigFile(path)
+	c := Config{}
+	s, err := decodeConfigFile(path, &c)
 	if err != nil {
 		return Config{}, err
 	}
-	s := &configSource{file: path}
-	c := Config{src: s}
-	f, err := parser.ParseBytes(src, 0)
-	if err != nil {
-		return Config{}, s.yamlError(err)
-	}
-	for _, doc := range f.Docs {
-		switch {
-		case doc.Body == nil:
-		case s.root != nil:
-			return Config{}, s.errorf(doc.Body, "a config file holds one YAML document")
-		default:
-			s.root = doc.Body
-		}
-	}
-	if s.root != nil {
-		if err := errors.Join(expandEnv(s, s.root)...); err != nil {
-			return Config{}, err
-		}
-		if err := yaml.NodeToValue(s.root, &c, yaml.Strict()); err != nil {
-			return Config{}, s.yamlError(err)
-		}
-	}
+	c.src = s
 	c.resolvePaths(filepath.Dir(path))
 	if err := c.readSecretFiles(); err != nil {
 		return Config{}, err
 	}
 	c.setDefaults()
 	return c, c.Validate()
+}
+
+// decodeConfigFile reads the YAML file at path (one document), expands its
+// ${ENV} references and decodes it strictly into v; every problem is
+// located as file:line:col.
+func decodeConfigFile(path string, v any) (*configSource, error) {
+	src, err := readConfigFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &configSource{file: path}
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return nil, s.yamlError(err)
+	}
+	for _, doc := range f.Docs {
+		switch {
+		case doc.Body == nil:
+		case s.root != nil:
+			return nil, s.errorf(doc.Body, "a config file holds one YAML document")
+		default:
+			s.root = doc.Body
+		}
+	}
+	if s.root != nil {
+		if err := errors.Join(expandEnv(s, s.root)...); err != nil {
+			return nil, err
+		}
+		if err := yaml.NodeToValue(s.root, v, yaml.Strict()); err != nil {
+			return nil, s.yamlError(err)
+		}
+	}
+	return s, nil
 }
 
 func readConfigFile(path string) ([]byte, error) {

@@ -74,8 +74,9 @@ func eachHook(t *testing.T, f func(t *testing.T, p hookProgram, hc hostCase)) {
 	}
 }
 
-// hookServer is a running airlock serve with the hooks policy: agent
-// host-1 (owner alice) with its token, and bob, who reviews.
+// hookServer is a running airlock serve with the hooks policy (or
+// another): agent host-1 (owner alice) with its token, and bob, who
+// reviews.
 type hookServer struct {
 	main        *Main
 	url         string
@@ -84,13 +85,16 @@ type hookServer struct {
 	dir         string
 }
 
-func newHookServer(t testing.TB) *hookServer {
+func newHookServer(t testing.TB) *hookServer { return newPolicyServer(t, "hooks.yaml") }
+
+// newPolicyServer is a hookServer deciding by testdata/<policy>.
+func newPolicyServer(t testing.TB, policy string) *hookServer {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := DefaultConfig()
 	cfg.Listen, cfg.DataDir = "127.0.0.1:0", dir
 	cfg.Store.Path = filepath.Join(dir, "airlock.db")
-	cfg.Policies = []string{filepath.Join("testdata", "hooks.yaml")}
+	cfg.Policies = []string{filepath.Join("testdata", policy)}
 	cfg.Timeouts.Shutdown = Duration(5 * time.Second)
 	var out bytes.Buffer
 	m := &Main{Config: cfg, Stdout: &out}

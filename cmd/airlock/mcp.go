@@ -31,7 +31,7 @@ other message passes through unchanged. See docs/MCP.md.`,
 			return usageError("%s needs a subcommand: proxy or serve", cmd.CommandPath())
 		},
 	}
-	cmd.AddCommand(newMCPProxyCmd())
+	cmd.AddCommand(newMCPProxyCmd(), newMCPServeCmd())
 	return cmd
 }
 
@@ -64,35 +64,54 @@ func (f *gateFlags) open(cmd *cobra.Command, logger *slog.Logger) (mcp.Checker, 
 		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
 		tok, err := c.Whoami(wctx)
-		if err != nil {
+		switch code := airlock.ErrorCode(err); {
+		case err == nil && tok.Role != airlock.RoleAgent:
+			return nil, "", nil, usageError("%s is not an agent token: the gateway's calls are one agent's (airlock token create --role agent --agent NAME)", tok.Subject())
+		case err == nil:
+			return mcp.Remote{Client: c}, tok.Agent, func() {}, nil
+		case code == airlock.EUNAVAILABLE || code == airlock.EINTERNAL:
+			// Serve anyway, refusing every call until the server answers:
+			// a client that starts before Airlock still gets its tools back
+			// once it runs.
+			logger.Warn("the Airlock server does not answer: every tools/call is refused until it does", "server", c.URL, "err", airlock.ErrorMessage(err))
+			return mcp.Remote{Client: c}, "", func() {}, nil
+		default:
 			return nil, "", nil, serverFailed(c, err)
 		}
-		if tok.Role != airlock.RoleAgent {
-			return nil, "", nil, usageError("%s is not an agent token: the gateway's calls are one agent's (airlock token create --role agent --agent NAME)", tok.Subject())
-		}
-		return mcp.Remote{Client: c}, tok.Agent, func() {}, nil
 	}
 	if f.agent == "" {
 		return nil, "", nil, usageError("--agent: name the agent whose calls these are")
 	}
-	cfg, err := LoadConfig(f.configPath)
+	e, release, err := openEmbedded(cmd, f.configPath, f.dataDir, logger)
 	if err != nil {
-		return nil, "", nil, checkFailed(err)
+		return nil, "", nil, err
 	}
-	cfg.overrideDataDir(f.dataDir)
+	return mcp.Local{Enforcer: e}, f.agent, release, nil
+}
+
+// openEmbedded opens the store and the policy of the server configuration
+// at configPath (the defaults without one), its data in dataDir when given,
+// and runs the policy's reload and the requests' expiry until release.
+func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.Logger) (*airlock.Enforcer, func(), error) {
+	ctx := cmd.Context()
+	cfg, err := LoadConfig(configPath)
+	if err != nil {
+		return nil, nil, checkFailed(err)
+	}
+	cfg.overrideDataDir(dataDir)
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, "", nil, checkFailed(fmt.Errorf("airlock: data directory: %w", err))
+		return nil, nil, checkFailed(fmt.Errorf("airlock: data directory: %w", err))
 	}
 	db := sqlite.NewDB(cfg.Store.Path)
 	db.Logger = logger.With("component", "sqlite")
 	if err := db.Open(ctx); err != nil {
-		return nil, "", nil, storeFailed(err)
+		return nil, nil, storeFailed(err)
 	}
 	watcher := &policyWatcher{Files: cfg.Policies, Log: db, Logger: logger.With("component", "policy"), Interval: time.Duration(cfg.PolicyPoll)}
 	gate, err := watcher.Start(ctx)
 	if err != nil {
 		db.Close()
-		return nil, "", nil, checkFailed(err)
+		return nil, nil, checkFailed(err)
 	}
 	e := &airlock.Enforcer{Gate: gate, Store: db, GrantTTL: time.Duration(cfg.GrantTTL), Logger: logger.With("component", "enforcer")}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -102,7 +121,7 @@ func (f *gateFlags) open(cmd *cobra.Command, logger *slog.Logger) (mcp.Checker, 
 		go watcher.Run(bg, nil)
 		e.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep))
 	}()
-	return mcp.Local{Enforcer: e}, f.agent, func() { stop(); <-done; db.Close() }, nil
+	return e, func() { stop(); <-done; db.Close() }, nil
 }
 
 func newMCPProxyCmd() *cobra.Command {

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
+)
+
+// The gateway's end-to-end tests: the built airlock as `airlock mcp proxy`
+// in front of real MCP servers from npm (mcp/testdata/servers), checking
+// with a running Airlock server, driven by the MCP Inspector's CLI — an
+// MCP client nobody here wrote.
+
+// mcpBin is a program of mcp/testdata/servers (npm ci there). Missing, it
+// skips the test — or fails it under CI=true.
+func mcpBin(t *testing.T, name string) string {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "servers", "node_modules", ".bin", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := func(what string) {
+		t.Helper()
+		msg := what + "; install it with: cd mcp/testdata/servers && npm ci"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		missing("node is not on PATH")
+	}
+	if _, err := os.Stat(path); err != nil {
+		missing(name + " is not installed")
+	}
+	return path
+}
+
+// inspector runs the MCP Inspector's CLI against the servers of config
+// (an mcpServers file) and returns its JSON answer.
+type inspector struct {
+	bin, config string
+	env         []string
+}
+
+func (in inspector) run(t *testing.T, server string, args ...string) (map[string]any, string) {
+	t.Helper()
+	stdout, stderr := in.exec(t, server, args...)
+	var out map[string]any
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("inspector %v: not JSON: %s\nstderr: %s", args, stdout, stderr)
+	}
+	return out, stdout
+}
+
+// exec runs the Inspector and returns what it printed.
+func (in inspector) exec(t *testing.T, server string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, in.bin, append([]string{"--cli", "--config", in.config, "--server", server}, args...)...)
+	cmd.Env = append(os.Environ(), in.env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	_ = cmd.Run()
+	return o.String(), e.String()
+}
+
+func callTool(tool string, args ...string) []string {
+	out := []string{"--method", "tools/call", "--tool-name", tool}
+	for _, a := range args {
+		out = append(out, "--tool-arg", a)
+	}
+	return out
+}
+
+// TestMCPProxyInspector: `airlock mcp proxy` in front of the filesystem
+// server, checking with the Airlock server, driven by the Inspector: tools
+// are listed; a read runs; a write waits while a reviewer approves it
+// through the API, then runs once; a rejected write never reaches the
+// server; a denied move is refused with the code; with the Airlock server
+// stopped every call is refused with AIRLOCK-UNAVAILABLE and none runs.
+func TestMCPProxyInspector(t *testing.T) {
+	ins := mcpBin(t, "mcp-inspector")
+	fs := mcpBin(t, "mcp-server-filesystem")
+	s := newPolicyServer(t, "mcp.yaml")
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("airlock-marker\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// As docs/MCP.md says to write it: the client starts the proxy with a
+	// minimal environment, so the proxy's arguments name the server and the
+	// token's file.
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "agent.token")
+	if err := os.WriteFile(tokenFile, []byte(s.host+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "mcp.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fs": map[string]any{
+		"command": airlockBinary(t), "args": []string{"mcp", "proxy", "--name", "fs", "--server", s.url, "--token-file", tokenFile, "--", fs, root}}}})
+	if err := os.WriteFile(config, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := inspector{bin: ins, config: config, env: []string{"MCP_INSPECTOR_SECRET_STORE=memory"}}
+
+	out, raw := in.run(t, "fs", "--method", "tools/list")
+	if tools, _ := out["tools"].([]any); len(tools) < 10 || !strings.Contains(raw, `"write_file"`) {
+		t.Fatalf("tools/list: %s", raw)
+	}
+	out, raw = in.run(t, "fs", callTool("read_text_file", "path="+filepath.Join(root, "notes.txt"))...)
+	if out["isError"] == true || !strings.Contains(raw, "airlock-marker") {
+		t.Fatalf("read_text_file: %s", raw)
+	}
+
+	write := func(name string, status airlock.ApprovalStatus) (map[string]any, string) {
+		done := make(chan [2]any, 1)
+		go func() {
+			out, raw := in.run(t, "fs", callTool("write_file", "path="+filepath.Join(root, name), "content=yes")...)
+			done <- [2]any{out, raw}
+		}()
+		ap, err := pendingFor(t.Context(), s, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			t.Fatalf("%s was written before anyone decided", name)
+		}
+		if _, err := airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, status, ap.ActionHash, "", airlock.SurfaceAPI); err != nil {
+			t.Fatal(err)
+		}
+		r := <-done
+		return r[0].(map[string]any), r[1].(string)
+	}
+	out, raw = write("approved.txt", airlock.StatusApproved)
+	if out["isError"] == true {
+		t.Fatalf("the approved write: %s", raw)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "approved.txt")); string(b) != "yes" {
+		t.Errorf("approved.txt holds %q", b)
+	}
+	out, raw = write("rejected.txt", airlock.StatusRejected)
+	if out["isError"] != true || !strings.Contains(raw, airlock.CodeRejected) {
+		t.Fatalf("the rejected write: %s", raw)
+	}
+	if _, err := os.Stat(filepath.Join(root, "rejected.txt")); err == nil {
+		t.Error("the rejected write ran")
+	}
+	out, raw = in.run(t, "fs", callTool("move_file", "source="+filepath.Join(root, "notes.txt"), "destination="+filepath.Join(root, "moved.txt"))...)
+	if out["isError"] != true || !strings.Contains(raw, airlock.CodeDenied) || !strings.Contains(raw, "no-moves") {
+		t.Fatalf("move_file: %s", raw)
+	}
+	page, err := airlockhttp.NewClient(s.url, s.admin).Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Limit: 10})
+	if err != nil || len(page.Events) != 2 || !strings.Contains(string(page.Events[0].Payload), `"decision_seq"`) ||
+		page.Events[1].Outcome != "ok" || page.Events[1].ApprovalID == "" {
+		t.Errorf("executions: %v %v, want the read's, linked to its decision, and the approved write's, linked to its approval", page.Events, err)
+	}
+
+	// The Airlock server stops: nothing is offered, nothing runs.
+	s.main.Close()
+	stdout, stderr := in.exec(t, "fs", callTool("read_text_file", "path="+filepath.Join(root, "notes.txt"))...)
+	if !strings.Contains(stdout+stderr, airlock.CodeUnavailable) || strings.Contains(stdout, "airlock-marker") {
+		t.Fatalf("with the Airlock server stopped, a read answered:\n%s\n%s", stdout, stderr)
+	}
+}

@@ -1,0 +1,172 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// Authenticator says whose a client's bearer token is — an Airlock agent
+// token — and what decides that agent's calls. Errors: EUNAUTHORIZED or
+// unauthenticated (the token is refused), EUNAVAILABLE.
+type Authenticator func(ctx context.Context, token string) (agent string, checker Checker, err error)
+
+// HTTPHandler serves the gateway over MCP's streamable HTTP transport: a
+// client session per initialize, each with its own upstream sessions, the
+// SDK's server transport carrying its messages. Every request presents the
+// bearer token its session began with; the token decides nothing upstream
+// and never goes there (the upstreams get the gateway's own credentials).
+type HTTPHandler struct {
+	g    *Gateway
+	auth Authenticator
+	ctx  context.Context // sessions end with it
+	stop context.CancelFunc
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+	wg       sync.WaitGroup
+}
+
+type httpSession struct {
+	t     *sdk.StreamableServerTransport
+	token [32]byte // SHA-256 of the token it began with
+	stop  context.CancelFunc
+}
+
+// Handler returns the gateway's streamable HTTP endpoint; Close ends its
+// sessions.
+func (g *Gateway) Handler(auth Authenticator) (*HTTPHandler, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	return &HTTPHandler{g: g, auth: auth, ctx: ctx, stop: stop, sessions: map[string]*httpSession{}}, nil
+}
+
+// maxBody bounds one POST: a tools/call's arguments and more.
+const maxBody = airlock.MaxArgsBytes + 1<<20
+
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	token = strings.TrimSpace(token)
+	if !ok || token == "" {
+		unauthorized(w, "send the agent's Airlock token: Authorization: Bearer <token>")
+		return
+	}
+	sum := sha256.Sum256([]byte(token))
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		h.mu.Lock()
+		hs := h.sessions[id]
+		h.mu.Unlock()
+		switch {
+		case hs == nil:
+			http.Error(w, "session not found: initialize a new one", http.StatusNotFound)
+		case subtle.ConstantTimeCompare(sum[:], hs.token[:]) != 1:
+			http.Error(w, "this session belongs to another token", http.StatusForbidden)
+		case r.Method == http.MethodDelete:
+			hs.stop()
+			w.WriteHeader(http.StatusNoContent)
+		case r.Method == http.MethodGet || r.Method == http.MethodPost:
+			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+			hs.t.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Allow", "GET, POST, DELETE")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		}
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "a session begins with a POST of initialize; "+r.Method+" needs an Mcp-Session-Id", http.StatusBadRequest)
+		return
+	}
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
+		http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		http.Error(w, "read the request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	var first struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &first) != nil || first.Method != "initialize" {
+		http.Error(w, "a session begins with initialize", http.StatusBadRequest)
+		return
+	}
+	agent, checker, err := h.auth(r.Context(), token)
+	switch code := airlock.ErrorCode(err); {
+	case err == nil:
+	case code == airlock.EUNAUTHORIZED || code == "unauthenticated":
+		unauthorized(w, airlock.ErrorMessage(err))
+		return
+	default:
+		http.Error(w, "Airlock could not check the token: "+airlock.ErrorMessage(err), http.StatusServiceUnavailable)
+		return
+	}
+	hs, err := h.start(agent, checker, sum)
+	if err != nil {
+		http.Error(w, "start the session: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	hs.t.ServeHTTP(w, r)
+}
+
+// start begins a client session.
+func (h *HTTPHandler) start(agent string, checker Checker, token [32]byte) (*httpSession, error) {
+	id := rand.Text()
+	ctx, stop := context.WithCancel(h.ctx)
+	t := &sdk.StreamableServerTransport{SessionID: id}
+	c, err := t.Connect(ctx)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	hs := &httpSession{t: t, token: token, stop: stop}
+	h.mu.Lock()
+	h.sessions[id] = hs
+	h.mu.Unlock()
+	h.wg.Go(func() {
+		defer func() {
+			stop()
+			_ = c.Close()
+			h.mu.Lock()
+			delete(h.sessions, id)
+			h.mu.Unlock()
+		}()
+		s := newSession(h.g, c, id, agent, checker)
+		if err := s.serve(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			h.g.logger().Warn("MCP session ended", "session", id, "err", err)
+		}
+	})
+	return hs, nil
+}
+
+// Close ends every session and waits for them.
+func (h *HTTPHandler) Close() error {
+	h.stop()
+	h.wg.Wait()
+	return nil
+}
+
+func unauthorized(w http.ResponseWriter, msg string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="airlock-mcp-gateway"`)
+	http.Error(w, msg, http.StatusUnauthorized)
+}

@@ -1,0 +1,185 @@
+package mcp_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/mcp"
+)
+
+// bearer adds a token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// headerLog is an upstream MCP server over HTTP that notes the headers of
+// every request it gets.
+type headerLog struct {
+	mu      sync.Mutex
+	headers []http.Header
+}
+
+func (l *headerLog) serve(t *testing.T) string {
+	s := sdk.NewServer(&sdk.Implementation{Name: "remote", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "ping", Description: "Answers pong."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		l.headers = append(l.headers, r.Header.Clone())
+		l.mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestServeHTTP: one streamable HTTP endpoint in front of a stdio server,
+// the reference server from npm and an HTTP server; each tool is named
+// <server>__<tool>, prompts too, and calls, prompts and resources reach
+// the server they belong to. A client without an agent token is refused;
+// the token a session began with is the only one it answers; the client's
+// token never reaches an upstream, which gets the gateway's own headers.
+func TestServeHTTP(t *testing.T) {
+	everything := npmServer(t, "mcp-server-everything")
+	e, db := newEnforcer(t)
+	var remote headerLog
+	g := newGateway(t, e, testServerSpec(t, "test"), mcp.Server{Name: "everything", Command: everything},
+		mcp.Server{Name: "remote", URL: remote.serve(t), Headers: map[string]string{"X-Upstream-Key": "gateway-credential"}})
+	g.Namespace = true
+	h, err := g.Handler(func(_ context.Context, token string) (string, mcp.Checker, error) {
+		if token != "agent-secret" && token != "other-secret" {
+			return "", nil, airlock.Errorf("unauthenticated", "unknown token")
+		}
+		return "laptop", mcp.Local{Enforcer: e}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Close() })
+	ctx := t.Context()
+
+	for _, token := range []string{"", "nope"} {
+		c := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil)
+		if _, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil); err == nil {
+			t.Fatalf("token %q was let in", token)
+		}
+	}
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+		t.Errorf("without a token: %s %v", resp.Status, resp.Header)
+	}
+
+	c := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"agent-secret", http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if info := cs.InitializeResult(); info.ServerInfo.Name != "airlock-mcp-gateway" || info.Capabilities.Prompts == nil || info.Capabilities.Resources == nil {
+		t.Errorf("initialize: %+v", info)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tl := range tools.Tools {
+		names[tl.Name] = true
+	}
+	for _, n := range []string{"test__hello", "everything__echo", "remote__ping"} {
+		if !names[n] {
+			t.Errorf("tools/list lacks %s: %v", n, names)
+		}
+	}
+	for _, call := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"test__hello", map[string]any{"name": "x"}, "hello, x"},
+		{"everything__echo", map[string]any{"message": "m"}, "Echo: m"},
+		{"remote__ping", map[string]any{}, "pong"},
+	} {
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: call.name, Arguments: call.args})
+		if err != nil || r.IsError || text(r) != call.want {
+			t.Errorf("%s: %v %v", call.name, asJSON(t, r), err)
+		}
+	}
+	evs, err := db.Events(ctx, airlock.EventFilter{Kind: airlock.EventDecision, Agent: "laptop", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decided []string
+	for _, ev := range evs {
+		for _, tool := range []string{"mcp__test__hello", "mcp__everything__echo", "mcp__remote__ping"} {
+			if strings.Contains(string(ev.Payload), `"tool":"`+tool+`"`) {
+				decided = append(decided, tool)
+			}
+		}
+	}
+	if len(decided) != 3 {
+		t.Errorf("decisions recorded for %v, want each call's as mcp__<server>__<tool>", decided)
+	}
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) == 0 || !strings.HasPrefix(prompts.Prompts[0].Name, "everything__") {
+		t.Fatalf("prompts/list: %v %v", asJSON(t, prompts), err)
+	}
+	if p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "everything__simple-prompt"}); err != nil || len(p.Messages) == 0 {
+		t.Errorf("prompts/get: %v %v", p, err)
+	}
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil || len(res.Resources) == 0 {
+		t.Fatalf("resources/list: %v %v", res, err)
+	}
+	if r, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: res.Resources[0].URI}); err != nil || len(r.Contents) == 0 {
+		t.Errorf("resources/read: %v %v", r, err)
+	}
+
+	// Another valid token cannot ride on this session.
+	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`))
+	req.Header.Set("Authorization", "Bearer other-secret")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("another token on the session: %s", resp.Status)
+	}
+
+	remote.mu.Lock()
+	defer remote.mu.Unlock()
+	if len(remote.headers) == 0 {
+		t.Fatal("the HTTP upstream got no requests")
+	}
+	for _, hd := range remote.headers {
+		if hd.Get("X-Upstream-Key") != "gateway-credential" || strings.Contains(hd.Get("Authorization"), "agent-secret") {
+			t.Fatalf("the upstream got headers %v: want the gateway's credential and never the client's token", hd)
+		}
+	}
+}
