@@ -29,9 +29,6 @@ func (s *Server) check(ctx context.Context, in *checkInput) (*enforcementOutput,
 		return nil, err
 	}
 	a := in.Body.Action
-	if a.Agent == "" && t.Role == airlock.RoleAgent {
-		a.Agent = t.Agent // an agent's actions are its own: it need not say
-	}
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -34,18 +35,50 @@ func (l Local) WaitApproval(ctx context.Context, id string) (airlock.Approval, e
 }
 
 // Remote decides through an Airlock server's API, with the agent's token:
-// the requests appear in that server's inbox and audit chain.
-type Remote struct{ Client *airlockhttp.Client }
+// the requests appear in that server's inbox and audit chain. An action
+// without an agent is the token's agent's, asked of the server once it
+// answers.
+type Remote struct {
+	Client *airlockhttp.Client
 
-var _ Checker = Remote{}
+	mu    sync.Mutex
+	agent string
+}
 
-func (r Remote) Check(ctx context.Context, a airlock.Action) (airlock.Enforcement, error) {
+var _ Checker = (*Remote)(nil)
+
+func (r *Remote) Check(ctx context.Context, a airlock.Action) (airlock.Enforcement, error) {
+	if a.Agent == "" {
+		agent, err := r.whoami(ctx)
+		if err != nil {
+			return airlock.Enforcement{}, err
+		}
+		a.Agent = agent
+	}
 	return r.Client.Check(ctx, a, 0)
+}
+
+// whoami is the token's agent.
+func (r *Remote) whoami(ctx context.Context) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.agent != "" {
+		return r.agent, nil
+	}
+	t, err := r.Client.Whoami(ctx)
+	if err != nil {
+		return "", err
+	}
+	if t.Role != airlock.RoleAgent {
+		return "", airlock.Errorf(airlock.EUNAUTHORIZED, "%s is not an agent token", t.Subject())
+	}
+	r.agent = t.Agent
+	return r.agent, nil
 }
 
 // Await long-polls the request until it is settled or ctx ends. A server
 // that is restarting is asked again: the request survives it.
-func (r Remote) Await(ctx context.Context, id string) (airlock.Enforcement, error) {
+func (r *Remote) Await(ctx context.Context, id string) (airlock.Enforcement, error) {
 	backoff := 100 * time.Millisecond
 	for {
 		enf, err := r.Client.Resume(ctx, id, 50*time.Second)
@@ -70,16 +103,16 @@ func (r Remote) Await(ctx context.Context, id string) (airlock.Enforcement, erro
 	}
 }
 
-func (r Remote) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
+func (r *Remote) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
 	return r.Client.Ran(ctx, enf, took, runErr)
 }
 
-func (r Remote) ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error) {
+func (r *Remote) ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error) {
 	return r.Client.ReleaseTools(ctx, agent, server, defs)
 }
 
 // WaitApproval long-polls the request until it is settled or ctx ends.
-func (r Remote) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
+func (r *Remote) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
 	for {
 		ap, err := r.Client.WaitApproval(ctx, id, 50*time.Second)
 		switch {

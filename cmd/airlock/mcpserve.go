@@ -277,7 +277,7 @@ func gatewayAuth(cmd *cobra.Command, cfg GatewayConfig, logger *slog.Logger) (mc
 		if t.Role != airlock.RoleAgent {
 			return "", nil, airlock.Errorf(airlock.EUNAUTHORIZED, "%s is not an agent token: a client's calls are one agent's", t.Subject())
 		}
-		return t.Agent, mcp.Remote{Client: c}, nil
+		return t.Agent, &mcp.Remote{Client: c}, nil
 	}, func() {}, nil
 }
 
