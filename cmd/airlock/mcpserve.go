@@ -117,7 +117,11 @@ func (c GatewayConfig) servers() []mcp.Server {
 func (c GatewayConfig) validate() error {
 	var errs []error
 	at := func(msg string, path ...any) {
-		errs = append(errs, c.src.errorAt(fmt.Sprint(path...), msg, path...))
+		where := make([]string, len(path))
+		for i, p := range path {
+			where[i] = fmt.Sprint(p)
+		}
+		errs = append(errs, c.src.errorAt(strings.Join(where, "."), msg, path...))
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		at(fmt.Sprintf("%q is not host:port", c.Listen), "listen")
