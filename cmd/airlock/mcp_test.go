@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook/hosttest"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
@@ -170,5 +171,69 @@ func TestMCPProxyInspector(t *testing.T) {
 	stdout, stderr := in.exec(t, "fs", callTool("read_text_file", "path="+filepath.Join(root, "notes.txt"))...)
 	if !strings.Contains(stdout+stderr, airlock.CodeUnavailable) || strings.Contains(stdout, "airlock-marker") {
 		t.Fatalf("with the Airlock server stopped, a read answered:\n%s\n%s", stdout, stderr)
+	}
+}
+
+// TestRealClaudeMCP: Claude Code itself as the MCP client, its MCP
+// configuration naming `airlock mcp proxy` in front of the filesystem
+// server, one real turn against a scripted model: the model reads a file
+// and is shown its text, writes one that waits while a reviewer approves it
+// through the API and then exists, and is told the code of a denied move.
+func TestRealClaudeMCP(t *testing.T) {
+	hosttest.Require(t, hosttest.Claude)
+	fs := mcpBin(t, "mcp-server-filesystem")
+	bin := airlockBinary(t)
+	s := newPolicyServer(t, "mcp.yaml")
+	dir, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("claude-mcp-marker\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := filepath.Join(home, "agent.token")
+	if err := os.WriteFile(tokenFile, []byte(s.host), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(home, "mcp.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fs": map[string]any{
+		"command": bin, "args": []string{"mcp", "proxy", "--name", "fs", "--server", s.url, "--token-file", tokenFile, "--", fs, dir}}}})
+	if err := os.WriteFile(config, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	approved := make(chan error, 1)
+	go func() {
+		ap, err := pendingFor(t.Context(), s, "approved.txt")
+		if err == nil {
+			_, err = airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "ok", airlock.SurfaceAPI)
+		}
+		approved <- err
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	calls := []hosttest.Call{
+		{Tool: "mcp__fs__read_text_file", Input: map[string]any{"path": filepath.Join(dir, "notes.txt")}},
+		{Tool: "mcp__fs__write_file", Input: map[string]any{"path": filepath.Join(dir, "approved.txt"), "content": "yes"}},
+		{Tool: "mcp__fs__move_file", Input: map[string]any{"source": filepath.Join(dir, "notes.txt"), "destination": filepath.Join(dir, "moved.txt")}},
+	}
+	turn, err := hosttest.RunClaude(ctx, hosttest.Options{Dir: dir, Home: home, Calls: calls,
+		ExtraArgs: []string{"--mcp-config", config, "--strict-mcp-config", "--allowedTools", "mcp__fs"}})
+	if err != nil || len(turn.Results) != len(calls) {
+		t.Fatalf("turn: %v\n%s", err, turn)
+	}
+	if err := <-approved; err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	if r := turn.Results[0]; r.IsError || !strings.Contains(r.Output, "claude-mcp-marker") {
+		t.Errorf("read_text_file: the model was told %q", r.Output)
+	}
+	if r := turn.Results[1]; r.IsError {
+		t.Errorf("the approved write: the model was told %q", r.Output)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "approved.txt")); string(b) != "yes" {
+		t.Errorf("approved.txt holds %q", b)
+	}
+	if r := turn.Results[2]; !strings.Contains(r.Output, airlock.CodeDenied) || !strings.Contains(r.Output, "no-moves") {
+		t.Errorf("move_file: the model was told %q, want %s and the rule", r.Output, airlock.CodeDenied)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Error("the denied move ran")
 	}
 }
