@@ -63,6 +63,11 @@ type Hints struct {
 	Tier RiskTier `json:"tier,omitempty"`
 	// NeedsHuman asks that a person decides, whatever the policy says.
 	NeedsHuman bool `json:"needs_human,omitempty"`
+	// ReadOnly is the tool's own claim that it only reads: an MCP server's
+	// readOnlyHint, which the MCP gateway passes on. It lowers nothing by
+	// itself; a classifier whose condition reads hints.read_only trusts it,
+	// for the tools it names.
+	ReadOnly bool `json:"read_only,omitempty"`
 	// Reason is shown to reviewers; it does not change the decision.
 	Reason string `json:"reason,omitempty"`
 }
@@ -471,9 +476,12 @@ func (a Action) appendCanonical(b []byte) ([]byte, error) {
 	}
 	str(`,"cwd":`, a.Cwd)
 	b = append(b, `,"hints":`...)
-	if h := a.Hints; h != nil && (h.NeedsHuman || h.Tier != 0) {
+	if h := a.Hints; h != nil && (h.NeedsHuman || h.Tier != 0 || h.ReadOnly) {
 		b = append(b, `{"needs_human":`...)
 		b = strconv.AppendBool(b, h.NeedsHuman)
+		if h.ReadOnly { // only when claimed: the hashes of actions before the claim existed stay as they were
+			b = append(b, `,"read_only":true`...)
+		}
 		tier := ""
 		if h.Tier != 0 {
 			tier = h.Tier.String()

@@ -58,6 +58,20 @@ func TestActionCanonicalJSON(t *testing.T) {
 	if h := sha256Hex(got); sum.String() != h {
 		t.Errorf("Hash = %s, want the SHA-256 of the canonical JSON, %s", sum, h)
 	}
+	// A read-only claim is hashed where it is made, in canonical order; an
+	// action without one hashes as it always has (above).
+	a.Hints = &Hints{ReadOnly: true}
+	got, err = a.CanonicalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"hints":{"needs_human":false,"read_only":true,"tier":""}`; !strings.Contains(string(got), want) {
+		t.Errorf("with a read-only claim: %s, want %s", got, want)
+	}
+	canon := jsontext.Value(bytes.Clone(got))
+	if err := canon.Canonicalize(); err != nil || string(canon) != string(got) {
+		t.Errorf("not canonical: %s", got)
+	}
 }
 
 func TestActionValidate(t *testing.T) {
@@ -143,6 +157,7 @@ func TestHashProperties(t *testing.T) {
 			"requested_by": func(a *Action) { a.RequestedBy += "x" },
 			"hints.tier":   func(a *Action) { a.Hints = &Hints{Tier: TierPrivileged} },
 			"hints.human":  func(a *Action) { a.Hints = &Hints{NeedsHuman: true} },
+			"hints.read":   func(a *Action) { a.Hints = &Hints{ReadOnly: true} },
 			"args":         func(a *Action) { a.Args = mutateArgs(t, a.Args, r) },
 		} {
 			b := a

@@ -33,6 +33,7 @@ var conditionEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.Variable("capability", cel.StringType),
 		cel.Variable("tier", cel.StringType),
 		cel.Variable("command", cel.MapType(cel.StringType, cel.DynType)),
+		cel.Variable("hints", cel.MapType(cel.StringType, cel.DynType)),
 		cel.CrossTypeNumericComparisons(true),
 		cel.OptionalTypes(),
 		cel.ParserExpressionSizeLimit(conditionMaxChars),
@@ -126,6 +127,16 @@ func (x *activation) ResolveName(name string) (any, bool) {
 			return map[string]any{}, true
 		}
 		return map[string]any{"text": x.v.cmd.Text, "name": x.v.cmd.Name}, true
+	case "hints":
+		h := Hints{}
+		if x.a.Hints != nil {
+			h = *x.a.Hints
+		}
+		tier := ""
+		if h.Tier != 0 {
+			tier = h.Tier.String()
+		}
+		return map[string]any{"read_only": h.ReadOnly, "needs_human": h.NeedsHuman, "tier": tier}, true
 	}
 	return nil, false
 }

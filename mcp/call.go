@@ -88,8 +88,8 @@ func (s *session) action(u *upstream, t *tool, p callParams, id jsonrpc.ID) airl
 		SessionID: s.id,
 		CallID:    idText(id),
 	}
-	if t.tier != 0 {
-		a.Hints = &airlock.Hints{Tier: t.tier, Reason: "the MCP server's annotations on " + t.name}
+	if t.tier != 0 || t.readOnly {
+		a.Hints = &airlock.Hints{Tier: t.tier, ReadOnly: t.readOnly, Reason: "the MCP server's annotations on " + t.name}
 	}
 	return a
 }

@@ -155,6 +155,11 @@ func TestGateFilesystem(t *testing.T) {
 	if err != nil || r.IsError || !strings.Contains(text(r), "airlock-marker") {
 		t.Fatalf("read_text_file: %v %v", asJSON(t, r), err)
 	}
+	// The server's readOnlyHint came with the action, for a policy to trust.
+	if evs, err := db.Events(ctx, airlock.EventFilter{Kind: airlock.EventDecision, Agent: "laptop", Limit: 10}); err != nil || len(evs) == 0 ||
+		!strings.Contains(string(evs[0].Payload), `"read_only":true`) {
+		t.Errorf("the read's decision: %v %v, want hints.read_only from the annotations", evs, err)
+	}
 
 	write := func(name, content string) chan *sdk.CallToolResult {
 		done := make(chan *sdk.CallToolResult, 1)

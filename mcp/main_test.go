@@ -78,7 +78,7 @@ func testServer() {
 }
 
 // testServerSpec is the test binary as an upstream.
-func testServerSpec(t *testing.T, name string) mcp.Server {
+func testServerSpec(t testing.TB, name string) mcp.Server {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -125,7 +125,7 @@ rules:
 `
 
 // newEnforcer is an embedded Airlock on a SQLite store of its own.
-func newEnforcer(t *testing.T) (*airlock.Enforcer, *sqlite.DB) {
+func newEnforcer(t testing.TB) (*airlock.Enforcer, *sqlite.DB) {
 	t.Helper()
 	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
 	db.PollInterval = 20 * time.Millisecond
@@ -145,7 +145,7 @@ func newEnforcer(t *testing.T) (*airlock.Enforcer, *sqlite.DB) {
 }
 
 // newGateway is a gateway for agent "laptop" in front of servers.
-func newGateway(t *testing.T, e *airlock.Enforcer, servers ...mcp.Server) *mcp.Gateway {
+func newGateway(t testing.TB, e *airlock.Enforcer, servers ...mcp.Server) *mcp.Gateway {
 	return &mcp.Gateway{Servers: servers, Agent: "laptop", Checker: mcp.Local{Enforcer: e}, Stderr: io.Discard,
 		HoldProgress: 50 * time.Millisecond, Restart: 500 * time.Millisecond}
 }
@@ -153,7 +153,7 @@ func newGateway(t *testing.T, e *airlock.Enforcer, servers ...mcp.Server) *mcp.G
 // connect serves one client session of g in this process, as `airlock mcp
 // proxy` does over its standard input and output, and connects the SDK's
 // client to it.
-func connect(t *testing.T, g *mcp.Gateway, opts *sdk.ClientOptions) *sdk.ClientSession {
+func connect(t testing.TB, g *mcp.Gateway, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	toGateway, clientOut := io.Pipe()
 	clientIn, fromGateway := io.Pipe()

@@ -18,8 +18,10 @@ type tool struct {
 	def  json.RawMessage // the part a person approves, for its pin
 	// tier is what its annotations claim, raising the tier Airlock
 	// classifies its calls at: destructiveHint destructive, openWorldHint
-	// network-egress. A claim never lowers it.
-	tier airlock.RiskTier
+	// network-egress. readOnly is its readOnlyHint, passed on as a claim a
+	// policy may trust (hints.read_only); by itself it lowers nothing.
+	tier     airlock.RiskTier
+	readOnly bool
 	// refused says why the tool is not offered: its name breaks the rules,
 	// or its definition is not released. Its calls are refused with code.
 	refused string
@@ -184,6 +186,7 @@ func readTool(raw json.RawMessage) (*tool, error) {
 	var a struct {
 		DestructiveHint *bool `json:"destructiveHint"`
 		OpenWorldHint   *bool `json:"openWorldHint"`
+		ReadOnlyHint    bool  `json:"readOnlyHint"`
 	}
 	if len(d.Annotations) > 0 && json.Unmarshal(d.Annotations, &a) == nil {
 		// Absent, MCP reads destructiveHint as true and openWorldHint as
@@ -195,6 +198,7 @@ func readTool(raw json.RawMessage) (*tool, error) {
 		if a.DestructiveHint != nil && *a.DestructiveHint {
 			t.tier = airlock.TierDestructive
 		}
+		t.readOnly = a.ReadOnlyHint
 	}
 	return t, nil
 }
