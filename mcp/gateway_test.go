@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/mcp"
+	"github.com/airlock-dev/airlock/mcp/mcptest"
 )
 
 // clientOptions is a client that can sample, elicit and list roots, and
@@ -39,7 +40,7 @@ func clientOptions(progress, logs *atomic.Int32) *sdk.ClientOptions {
 // and list roots appear only because the client's capabilities passed
 // through to the server.
 func TestPassThrough(t *testing.T) {
-	bin := npmServer(t, "mcp-server-everything")
+	bin := mcptest.Bin(t, "mcp-server-everything")
 	e, _ := newEnforcer(t)
 	var progress, logs, directProgress, directLogs atomic.Int32
 	cs := connect(t, newGateway(t, e, mcp.Server{Name: "everything", Command: bin}), clientOptions(&progress, &logs))
@@ -142,7 +143,7 @@ func TestPassThrough(t *testing.T) {
 // denied move and a suggested mkdir do not run, and the model is told the
 // code and what to do.
 func TestGateFilesystem(t *testing.T) {
-	bin := npmServer(t, "mcp-server-filesystem")
+	bin := mcptest.Bin(t, "mcp-server-filesystem")
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("airlock-marker\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -228,7 +229,7 @@ func TestGateFilesystem(t *testing.T) {
 // leaves the request pending; once approved, the identical call runs at
 // once, once — and a third time asks again.
 func TestHeldCallCancelled(t *testing.T) {
-	bin := npmServer(t, "mcp-server-filesystem")
+	bin := mcptest.Bin(t, "mcp-server-filesystem")
 	root := t.TempDir()
 	e, db := newEnforcer(t)
 	var progress, logs atomic.Int32

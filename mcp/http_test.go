@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/mcp"
+	"github.com/airlock-dev/airlock/mcp/mcptest"
 )
 
 // bearer adds a token to every request.
@@ -57,7 +58,7 @@ func (l *headerLog) serve(t *testing.T) string {
 // the token a session began with is the only one it answers; the client's
 // token never reaches an upstream, which gets the gateway's own headers.
 func TestServeHTTP(t *testing.T) {
-	everything := npmServer(t, "mcp-server-everything")
+	everything := mcptest.Bin(t, "mcp-server-everything")
 	e, db := newEnforcer(t)
 	var remote headerLog
 	g := newGateway(t, e, testServerSpec(t, "test"), mcp.Server{Name: "everything", Command: everything},

@@ -87,31 +87,6 @@ func testServerSpec(t testing.TB, name string) mcp.Server {
 	return mcp.Server{Name: name, Command: exe, Env: []string{"AIRLOCK_MCP_TESTSERVER=1"}}
 }
 
-// npmServer is a real MCP server from npm (testdata/servers, npm ci there).
-// Missing, it skips the test — or fails it under CI=true.
-func npmServer(t *testing.T, bin string) string {
-	t.Helper()
-	path, err := filepath.Abs(filepath.Join("testdata", "servers", "node_modules", ".bin", bin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := func(what string) {
-		t.Helper()
-		msg := what + "; install the test servers with: cd mcp/testdata/servers && npm ci"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("node is not on PATH")
-	}
-	if _, err := os.Stat(path); err != nil {
-		missing(bin + " is not installed")
-	}
-	return path
-}
-
 // testPolicy decides the tests' calls.
 const testPolicy = `
 rules:

@@ -14,37 +14,13 @@ import (
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/hook/hosttest"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/mcp/mcptest"
 )
 
 // The gateway's end-to-end tests: the built airlock as `airlock mcp proxy`
 // in front of real MCP servers from npm (mcp/testdata/servers), checking
 // with a running Airlock server, driven by the MCP Inspector's CLI — an
 // MCP client nobody here wrote.
-
-// mcpBin is a program of mcp/testdata/servers (npm ci there). Missing, it
-// skips the test — or fails it under CI=true.
-func mcpBin(t *testing.T, name string) string {
-	t.Helper()
-	path, err := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "servers", "node_modules", ".bin", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := func(what string) {
-		t.Helper()
-		msg := what + "; install it with: cd mcp/testdata/servers && npm ci"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("node is not on PATH")
-	}
-	if _, err := os.Stat(path); err != nil {
-		missing(name + " is not installed")
-	}
-	return path
-}
 
 // inspector runs the MCP Inspector's CLI against the servers of config
 // (an mcpServers file) and returns its JSON answer.
@@ -91,8 +67,8 @@ func callTool(tool string, args ...string) []string {
 // server; a denied move is refused with the code; with the Airlock server
 // stopped every call is refused with AIRLOCK-UNAVAILABLE and none runs.
 func TestMCPProxyInspector(t *testing.T) {
-	ins := mcpBin(t, "mcp-inspector")
-	fs := mcpBin(t, "mcp-server-filesystem")
+	ins := mcptest.Bin(t, "mcp-inspector")
+	fs := mcptest.Bin(t, "mcp-server-filesystem")
 	s := newPolicyServer(t, "mcp.yaml")
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("airlock-marker\n"), 0o644); err != nil {
@@ -181,7 +157,7 @@ func TestMCPProxyInspector(t *testing.T) {
 // through the API and then exists, and is told the code of a denied move.
 func TestRealClaudeMCP(t *testing.T) {
 	hosttest.Require(t, hosttest.Claude)
-	fs := mcpBin(t, "mcp-server-filesystem")
+	fs := mcptest.Bin(t, "mcp-server-filesystem")
 	bin := airlockBinary(t)
 	s := newPolicyServer(t, "mcp.yaml")
 	dir, home := t.TempDir(), t.TempDir()

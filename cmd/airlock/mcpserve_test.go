@@ -12,6 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-dev/airlock/mcp/mcptest"
 )
 
 // TestLoadGatewayConfig: a client's mcpServers block is accepted as it is,
@@ -76,8 +78,8 @@ mcpServers:
 // agent's token sees both servers' tools by their <server>__<tool> names
 // and calls them; one without is refused.
 func TestMCPServeBinary(t *testing.T) {
-	fs := mcpBin(t, "mcp-server-filesystem")
-	everything := mcpBin(t, "mcp-server-everything")
+	fs := mcptest.Bin(t, "mcp-server-filesystem")
+	everything := mcptest.Bin(t, "mcp-server-everything")
 	s := newPolicyServer(t, "mcp.yaml")
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("served-marker\n"), 0o644); err != nil {
