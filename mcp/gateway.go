@@ -110,6 +110,9 @@ type Gateway struct {
 	// Restart bounds the backoff of restarting an upstream that exited
 	// (0: 30 s).
 	Restart time.Duration
+	// SessionIdle closes an HTTP client's session, and its upstreams, once
+	// it has had no request in progress for this long (0: 30 minutes).
+	SessionIdle time.Duration
 }
 
 func (g *Gateway) logger() *slog.Logger {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,6 +45,34 @@ type httpSession struct {
 	t     *sdk.StreamableServerTransport
 	token [32]byte // SHA-256 of the token it began with
 	stop  context.CancelFunc
+
+	// open counts its requests in progress (a held call, the client's
+	// event stream); last is when the last one ended. A session with none
+	// for Gateway.SessionIdle is closed, and its upstreams with it.
+	mu   sync.Mutex
+	open int
+	last time.Time
+}
+
+// serve passes one request of the session's to its transport.
+func (hs *httpSession) serve(w http.ResponseWriter, r *http.Request) {
+	hs.mu.Lock()
+	hs.open++
+	hs.mu.Unlock()
+	defer func() {
+		hs.mu.Lock()
+		hs.open--
+		hs.last = time.Now()
+		hs.mu.Unlock()
+	}()
+	hs.t.ServeHTTP(w, r)
+}
+
+// idle reports whether the session has had nothing in progress since before t.
+func (hs *httpSession) idle(t time.Time) bool {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.open == 0 && hs.last.Before(t)
 }
 
 // Handler returns the gateway's streamable HTTP endpoint; Close ends its
@@ -53,7 +82,35 @@ func (g *Gateway) Handler(auth Authenticator) (*HTTPHandler, error) {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &HTTPHandler{g: g, auth: auth, ctx: ctx, stop: stop, sessions: map[string]*httpSession{}}, nil
+	h := &HTTPHandler{g: g, auth: auth, ctx: ctx, stop: stop, sessions: map[string]*httpSession{}}
+	idle := g.SessionIdle
+	if idle <= 0 {
+		idle = 30 * time.Minute
+	}
+	h.wg.Go(func() { h.reap(idle) })
+	return h, nil
+}
+
+// reap closes the sessions idle for longer than idle: a client that went
+// away without ending its session leaves no upstream running.
+func (h *HTTPHandler) reap(idle time.Duration) {
+	t := time.NewTicker(min(idle/4, time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case now := <-t.C:
+			h.mu.Lock()
+			for id, hs := range h.sessions {
+				if hs.idle(now.Add(-idle)) {
+					h.g.logger().Info("MCP session closed after idling", "session", id, "idle", idle)
+					hs.stop()
+				}
+			}
+			h.mu.Unlock()
+		}
+	}
 }
 
 // maxBody bounds one POST: a tools/call's arguments and more.
@@ -82,7 +139,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 		case r.Method == http.MethodGet || r.Method == http.MethodPost:
 			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-			hs.t.ServeHTTP(w, r)
+			hs.serve(w, r)
 		default:
 			w.Header().Set("Allow", "GET, POST, DELETE")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -126,7 +183,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	hs.t.ServeHTTP(w, r)
+	hs.serve(w, r)
 }
 
 // start begins a client session.
@@ -139,7 +196,7 @@ func (h *HTTPHandler) start(agent string, checker Checker, token [32]byte) (*htt
 		stop()
 		return nil, err
 	}
-	hs := &httpSession{t: t, token: token, stop: stop}
+	hs := &httpSession{t: t, token: token, stop: stop, last: time.Now()}
 	h.mu.Lock()
 	h.sessions[id] = hs
 	h.mu.Unlock()

@@ -2,11 +2,13 @@ package mcp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -182,5 +184,58 @@ func TestServeHTTP(t *testing.T) {
 		if hd.Get("X-Upstream-Key") != "gateway-credential" || strings.Contains(hd.Get("Authorization"), "agent-secret") {
 			t.Fatalf("the upstream got headers %v: want the gateway's credential and never the client's token", hd)
 		}
+	}
+}
+
+// TestServeHTTPIdle: a session whose client went away without ending it
+// is closed once idle, its upstreams with it; one with a call in progress
+// is not.
+func TestServeHTTPIdle(t *testing.T) {
+	e, _ := newEnforcer(t)
+	g := newGateway(t, e, testServerSpec(t, "test"))
+	g.Namespace, g.SessionIdle = true, 300*time.Millisecond
+	h, err := g.Handler(func(context.Context, string) (string, mcp.Checker, error) {
+		return "laptop", mcp.Local{Enforcer: e}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Close() })
+	post := func(session, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer x")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %s, session %q", resp.Status, id)
+	}
+	if resp := post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode >= 300 {
+		t.Fatalf("initialized: %s", resp.Status)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp := post(id, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		if resp.StatusCode == http.StatusNotFound {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an idle session was never closed")
+		}
+		time.Sleep(time.Second) // idle for longer than SessionIdle
 	}
 }
