@@ -112,6 +112,10 @@ type Approval struct {
 	GrantTTL     time.Duration `json:"grant_ttl,omitempty"`
 	GrantExpires time.Time     `json:"grant_expires,omitzero"`
 	GrantUsed    time.Time     `json:"grant_used,omitzero"`
+	// RunNow is set when the person who approved a proposal asked that it
+	// be run now by an executor that holds the tool (the MCP gateway),
+	// instead of when the agent retries it. Either way it runs once.
+	RunNow bool `json:"run_now,omitempty"`
 }
 
 // ApprovalDetail explains to a reviewer why the request exists.
@@ -191,6 +195,9 @@ type Resolution struct {
 	Reviewer   Reviewer `json:"reviewer"`
 	Reason     string   `json:"reason,omitempty"`
 	Surface    Surface  `json:"surface"`
+	// RunNow asks, with an approval of a proposal, that an executor run the
+	// action now (Approval.RunNow).
+	RunNow bool `json:"run_now,omitempty"`
 }
 
 // maxReason bounds a reason so that one field cannot bloat the log.
@@ -238,6 +245,12 @@ func (r *Resolution) Check(ap *Approval, now time.Time) error {
 	if !now.Before(ap.Expires) {
 		return Errorf(ECONFLICT, "approval %s expired at %s", ap.ID, ap.Expires.Format(time.RFC3339))
 	}
+	switch {
+	case r.RunNow && r.Status != StatusApproved:
+		return Errorf(EINVALID, "run now goes with an approval, not a rejection")
+	case r.RunNow && ap.Outcome == Ask:
+		return Errorf(EINVALID, "approval %s is an ask: the agent waiting on it runs it once approved; run now is for a proposal", ap.ID)
+	}
 	return nil
 }
 
@@ -263,6 +276,7 @@ func (ap *Approval) apply(status ApprovalStatus, by string, reason string, s Sur
 // store must append in the same transaction.
 func (ap *Approval) Resolve(r *Resolution, now time.Time) Record {
 	ap.apply(r.Status, r.Reviewer.Name, r.Reason, r.Surface, now)
+	ap.RunNow = r.RunNow && r.Status == StatusApproved
 	return ap.changed(EventApprovalResolved, r.Reviewer.Admin)
 }
 
@@ -302,6 +316,7 @@ type approvalChange struct {
 	Surface    Surface        `json:"surface,omitempty"`
 	Waited     Duration       `json:"waited"`
 	GrantUntil time.Time      `json:"grant_until,omitzero"`
+	RunNow     bool           `json:"run_now,omitempty"`
 }
 
 // changed builds the event and the notices of a settled request: the
@@ -311,7 +326,7 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 	ev := newEvent(kind, &ap.Action, string(ap.Status), ap.ID, approvalChange{
 		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
 		By: ap.ResolvedBy, Admin: admin, Reason: ap.Reason, Surface: ap.Surface,
-		Waited: Duration(ap.ResolvedAt.Sub(ap.Created)), GrantUntil: ap.GrantExpires,
+		Waited: Duration(ap.ResolvedAt.Sub(ap.Created)), GrantUntil: ap.GrantExpires, RunNow: ap.RunNow,
 	})
 	rec := Record{Events: []Event{ev}}
 	if ap.Outcome == Ask {

@@ -95,6 +95,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"CollectableApproval", testCollectable},
 		{"Tokens", testTokens},
 		{"ToolPins", testToolPins},
+		{"RunNow", testRunNow},
 		{"WaitEvents", testWaitEvents},
 		{"Ready", testReady},
 	}

@@ -17,7 +17,7 @@ var _ airlock.ApprovalStore = (*DB)(nil)
 
 const approvalColumns = `id, action, action_hash, effect_hash, class, tier, capability, outcome, needs_human, summary, detail,
 	reviewers, owner, timeout, created, expires, status, resolved_by, resolved_at, reason, surface,
-	grant_ttl, grant_expires, grant_used`
+	grant_ttl, grant_expires, grant_used, run_now`
 
 // querier is a transaction or a pool.
 type querier interface {
@@ -35,7 +35,7 @@ func scanApproval(r rowScanner, ap *airlock.Approval) error {
 	)
 	err := r.Scan(&ap.ID, &action, &hash, &effect, &ap.Class, &tier, &capability, &outcome, &ap.NeedsHuman, &ap.Summary,
 		&detail, &reviewers, &ap.Owner, &timeout, &created, &expires, &status, &ap.ResolvedBy, &resolvedAt,
-		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed)
+		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed, &ap.RunNow)
 	if err != nil {
 		return err
 	}
@@ -164,8 +164,8 @@ func nonNil(s []string) []string {
 // and appends what the change records. Only a pending request changes.
 func (w *wtx) settle(ap *airlock.Approval, rec airlock.Record) error {
 	res, err := w.exec(`UPDATE approvals SET status = ?, resolved_by = ?, resolved_at = ?, reason = ?, surface = ?,
-		grant_expires = ? WHERE id = ? AND status = 'pending'`,
-		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires), ap.ID)
+		grant_expires = ?, run_now = ? WHERE id = ? AND status = 'pending'`,
+		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires), ap.RunNow, ap.ID)
 	if err != nil {
 		return err
 	}
