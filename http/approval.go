@@ -129,6 +129,7 @@ type resolveInput struct {
 		ActionHash airlock.Hash `json:"action_hash" doc:"The action hash the reviewer saw: a resolution applies only to exactly that action."`
 		Reason     string       `json:"reason,omitempty" maxLength:"2000" doc:"Why; shown to the agent and its owner."`
 		Surface    string       `json:"surface,omitempty" enum:"api,cli,web,slack,webhook" doc:"Where the reviewer decided; api by default."`
+		RunNow     bool         `json:"run_now,omitempty" doc:"With the approval of a proposal (suggest, needs-human): an executor that holds the tool — the MCP gateway — runs it now, once, and its result is recorded with the request."`
 	}
 }
 
@@ -142,7 +143,7 @@ func (s *Server) resolveApproval(ctx context.Context, in *resolveInput) (*approv
 	b := &in.Body
 	r := airlock.Resolution{
 		ApprovalID: in.ID, Status: airlock.ApprovalStatus(b.Status), ActionHash: b.ActionHash,
-		Reviewer: t.Reviewer(), Reason: b.Reason, Surface: airlock.SurfaceAPI,
+		Reviewer: t.Reviewer(), Reason: b.Reason, Surface: airlock.SurfaceAPI, RunNow: b.RunNow,
 	}
 	if b.Surface != "" {
 		r.Surface = airlock.Surface(b.Surface)

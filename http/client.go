@@ -249,15 +249,25 @@ func (c *Client) Approval(ctx context.Context, id string) (airlock.Approval, err
 // Resolve approves or rejects a request as the token's person; h is the
 // action hash the reviewer saw.
 func (c *Client) Resolve(ctx context.Context, id string, status airlock.ApprovalStatus, h airlock.Hash, reason string, s airlock.Surface) (airlock.Approval, error) {
-	body := map[string]any{"status": status, "action_hash": h}
-	if reason != "" {
-		body["reason"] = reason
+	return c.ResolveWith(ctx, airlock.Resolution{ApprovalID: id, Status: status, ActionHash: h, Reason: reason, Surface: s})
+}
+
+// ResolveWith resolves a request as the token's person, as r says (its
+// Reviewer is the token's, whatever r holds): RunNow asks an executor to
+// run an approved proposal now.
+func (c *Client) ResolveWith(ctx context.Context, r airlock.Resolution) (airlock.Approval, error) {
+	body := map[string]any{"status": r.Status, "action_hash": r.ActionHash}
+	if r.Reason != "" {
+		body["reason"] = r.Reason
 	}
-	if s != "" {
-		body["surface"] = s
+	if r.Surface != "" {
+		body["surface"] = r.Surface
+	}
+	if r.RunNow {
+		body["run_now"] = true
 	}
 	var ap airlock.Approval
-	err := c.do(ctx, "POST", "/v1/approvals/"+url.PathEscape(id)+"/resolution", nil, body, &ap)
+	err := c.do(ctx, "POST", "/v1/approvals/"+url.PathEscape(r.ApprovalID)+"/resolution", nil, body, &ap)
 	return ap, err
 }
 

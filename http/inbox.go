@@ -675,6 +675,13 @@ func (p *DetailPage) MarksBounded() bool {
 
 // ApproveLabel is the approve button's text: a destructive or privileged
 // action says so on the button itself.
+// CanRunNow reports whether the request is a proposal an executor could
+// run now once approved: a call of an MCP tool, which the MCP gateway
+// holds.
+func (p *DetailPage) CanRunNow() bool {
+	return p.Approval.Outcome != airlock.Ask && strings.HasPrefix(p.Approval.Tool, "mcp__")
+}
+
 func (p *DetailPage) ApproveLabel() string {
 	if p.Approval.Tier >= airlock.TierDestructive {
 		return "Approve this " + p.Approval.Tier.String() + " action"
@@ -887,6 +894,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		t := principalFrom(ctx)
 		ap, err := in.s.store().ResolveApproval(ctx, airlock.Resolution{
 			ApprovalID: id, Status: status, ActionHash: h, Reviewer: t.Reviewer(), Reason: reason, Surface: airlock.SurfaceWeb,
+			RunNow: status == airlock.StatusApproved && r.PostForm.Get("run_now") == "1",
 		})
 		code := airlock.ErrorCode(err)
 		switch code {

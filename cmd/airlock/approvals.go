@@ -408,12 +408,12 @@ func argsExactly(n int, what string) cobra.PositionalArgs {
 
 func newApprovalsResolveCmd(status airlock.ApprovalStatus) *cobra.Command {
 	var (
-		reason, hash string
-		asJSON       bool
+		reason, hash   string
+		asJSON, runNow bool
 	)
 	verb := "approve"
 	cmd := &cobra.Command{
-		Use:   "approve ID [--reason R] [--hash H]",
+		Use:   "approve ID [--reason R] [--hash H] [--run-now]",
 		Short: "Approve a pending request, as the token's person",
 		Long: `Approve fetches the request, prints its summary and the action hash, and
 approves exactly that action: the resolution echoes the hash, so a request
@@ -423,6 +423,9 @@ different action the server refuses with AIRLOCK-HASH-MISMATCH.
 
 An ask request releases its waiting agent; an approved suggest or
 needs-human request is a one-shot grant: the same action may run once.
+With --run-now, an executor that holds the tool (the MCP gateway, for an
+mcp__<server>__<tool> call) runs it now instead of when the agent retries,
+and its result is recorded with the request.
 
 Only a reviewer the rule names, the agent's owner or an admin may approve,
 never the agent, nor the person the action was requested for. A request
@@ -482,7 +485,8 @@ reject exits 1.`
 		if hash != "" {
 			h = pinned
 		}
-		got, err := c.Resolve(ctx, id, status, h, reason, airlock.SurfaceCLI)
+		got, err := c.ResolveWith(ctx, airlock.Resolution{ApprovalID: id, Status: status, ActionHash: h, Reason: reason,
+			Surface: airlock.SurfaceCLI, RunNow: runNow})
 		return reportChange(ctx, c, id, got, err, asJSON, out)
 	}
 	f := cmd.Flags()
@@ -490,6 +494,7 @@ reject exits 1.`
 		f.StringVar(&reason, "reason", "", "why (required): the agent and its owner read it")
 	} else {
 		f.StringVar(&reason, "reason", "", "why, for the record")
+		f.BoolVar(&runNow, "run-now", false, "a proposal: have the MCP gateway that holds the tool run it now")
 	}
 	f.StringVar(&hash, "hash", "", "the action hash you reviewed; "+verb+" only if the request still holds exactly that action")
 	f.BoolVar(&asJSON, "json", false, "print the resolved request as JSON")
