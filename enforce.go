@@ -235,8 +235,22 @@ func (e *Enforcer) Run(ctx context.Context, a Action, fn func(context.Context) e
 // action.executed event and, on failure, a trust record with outcome
 // failure. Errors: EUNAVAILABLE.
 func (e *Enforcer) Ran(ctx context.Context, enf Enforcement, took time.Duration, runErr error) error {
+	return e.RanWith(ctx, enf, took, nil, runErr)
+}
+
+// MaxResultBytes bounds the result an execution record keeps.
+const MaxResultBytes = 64 << 10
+
+// RanWith is Ran with what the action returned, kept in the record for a
+// person to read (an executor running an approved request: the MCP
+// gateway's run now): a JSON value, or text when it is not JSON or longer
+// than MaxResultBytes (then cut). Errors: EUNAVAILABLE.
+func (e *Enforcer) RanWith(ctx context.Context, enf Enforcement, took time.Duration, result json.RawMessage, runErr error) error {
 	d := &enf.Decision
 	p := executedPayload{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: Duration(took), Consent: enf.Consent}
+	if len(result) > 0 {
+		p.Result = keptResult(result)
+	}
 	rec := Record{}
 	if runErr != nil {
 		p.Status, p.Error = "failed", runErr.Error()
@@ -251,12 +265,23 @@ func (e *Enforcer) Ran(ctx context.Context, enf Enforcement, took time.Duration,
 }
 
 type executedPayload struct {
-	DecisionSeq int64    `json:"decision_seq,omitempty"`
-	ActionHash  Hash     `json:"action_hash"`
-	Status      string   `json:"status"`
-	Error       string   `json:"error,omitempty"`
-	Duration    Duration `json:"duration"`
-	Consent     string   `json:"consent,omitempty"`
+	DecisionSeq int64           `json:"decision_seq,omitempty"`
+	ActionHash  Hash            `json:"action_hash"`
+	Status      string          `json:"status"`
+	Error       string          `json:"error,omitempty"`
+	Duration    Duration        `json:"duration"`
+	Consent     string          `json:"consent,omitempty"`
+	Result      json.RawMessage `json:"result,omitempty"`
+}
+
+// keptResult is a result as an execution record keeps it: the JSON value
+// when it is one and small enough, else its text as a JSON string, cut.
+func keptResult(result json.RawMessage) json.RawMessage {
+	if len(result) <= MaxResultBytes && json.Valid(result) {
+		return result
+	}
+	b, _ := json.Marshal(clipText(string(result), MaxResultBytes-64))
+	return b
 }
 
 // Sweep expires every pending request whose deadline passed, auditing

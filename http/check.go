@@ -111,10 +111,11 @@ type executionInput struct {
 		ActionHash airlock.Hash   `json:"action_hash" doc:"The action hash the check returned; it must match the action."`
 		// DecisionSeq and ApprovalID name what allowed the action: a record
 		// names at least one.
-		DecisionSeq int64  `json:"decision_seq,omitempty" doc:"The seq of the check's decision event that let it run (the check's seq). A record names what allowed the action: decision_seq, approval_id, or both; one with neither is refused."`
-		ApprovalID  string `json:"approval_id,omitempty" doc:"The approval or grant it ran on (the check's approval.id), when it ran on one."`
-		Error       string `json:"error,omitempty" doc:"Why running it failed; empty when it succeeded."`
-		Duration    string `json:"duration,omitempty" doc:"How long it ran (a Go duration)." example:"1.5s"`
+		DecisionSeq int64           `json:"decision_seq,omitempty" doc:"The seq of the check's decision event that let it run (the check's seq). A record names what allowed the action: decision_seq, approval_id, or both; one with neither is refused."`
+		ApprovalID  string          `json:"approval_id,omitempty" doc:"The approval or grant it ran on (the check's approval.id), when it ran on one."`
+		Error       string          `json:"error,omitempty" doc:"Why running it failed; empty when it succeeded."`
+		Duration    string          `json:"duration,omitempty" doc:"How long it ran (a Go duration)." example:"1.5s"`
+		Result      json.RawMessage `json:"result,omitempty" doc:"What it returned, kept for a person to read (an executor's run of an approved request): a JSON value of at most 64 KiB, else kept as text, cut."`
 	}
 }
 
@@ -170,7 +171,7 @@ func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*exec
 	if b.Error != "" {
 		runErr = errors.New(b.Error)
 	}
-	if err := s.Enforcer.Ran(ctx, enf, took, runErr); err != nil {
+	if err := s.Enforcer.RanWith(ctx, enf, took, b.Result, runErr); err != nil {
 		return nil, err
 	}
 	out := &executionOutput{}

@@ -155,6 +155,12 @@ func (c *Client) Run(ctx context.Context, a airlock.Action, fn func(context.Cont
 // failed, linked to its decision: for a caller that runs the action
 // itself after a Check, as Run does after Enforce. Errors: EUNAVAILABLE.
 func (c *Client) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
+	return c.RanWith(ctx, enf, took, nil, runErr)
+}
+
+// RanWith is Ran with what the action returned, kept in the record for a
+// person to read (airlock.Enforcer.RanWith).
+func (c *Client) RanWith(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, runErr error) error {
 	a := enf.Decision.Action
 	body := map[string]any{
 		// The action as the server checked it (it may have filled in who
@@ -169,6 +175,9 @@ func (c *Client) Ran(ctx context.Context, enf airlock.Enforcement, took time.Dur
 	}
 	if runErr != nil {
 		body["error"] = runErr.Error()
+	}
+	if len(result) > 0 {
+		body["result"] = result
 	}
 	if err := c.do(context.WithoutCancel(ctx), "POST", "/v1/executions", nil, body, nil); err != nil {
 		return airlock.Errorf(airlock.EUNAVAILABLE, "%s ran but its result could not be recorded: %s", a.Tool, airlock.ErrorMessage(err))

@@ -70,7 +70,7 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 	}
 	start := time.Now()
 	result, callErr := u.forward(ctx, "tools/call", params)
-	s.ran(ctx, enf, time.Since(start), result, callErr)
+	s.ran(ctx, enf, time.Since(start), result, callErr, false)
 	return result, callErr
 }
 
@@ -162,8 +162,9 @@ func reviewersText(ap *airlock.Approval) string {
 }
 
 // ran records how an allowed call went: a JSON-RPC error or a result
-// marked isError is a failure.
-func (s *session) ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, callErr error) {
+// marked isError is a failure. keep keeps the result (or the error) with
+// the record, for the person who asked that it run now.
+func (s *session) ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, callErr error, keep bool) {
 	runErr := callErr
 	if runErr == nil {
 		var r struct {
@@ -184,7 +185,14 @@ func (s *session) ran(ctx context.Context, enf airlock.Enforcement, took time.Du
 			runErr = errors.New(clip(msg, 500))
 		}
 	}
-	if err := s.checker.Ran(context.WithoutCancel(ctx), enf, took, runErr); err != nil {
+	var kept json.RawMessage
+	if keep {
+		kept = result
+		if callErr != nil {
+			kept, _ = json.Marshal(map[string]string{"error": callErr.Error()})
+		}
+	}
+	if err := s.checker.Ran(context.WithoutCancel(ctx), enf, took, kept, runErr); err != nil {
 		s.g.logger().Error("record a call that ran", "tool", enf.Decision.Action.Tool, "err", err)
 	}
 }

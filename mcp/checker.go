@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
@@ -22,8 +23,8 @@ func (l Local) Await(ctx context.Context, id string) (airlock.Enforcement, error
 	return l.Enforcer.Await(ctx, id)
 }
 
-func (l Local) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
-	return l.Enforcer.Ran(ctx, enf, took, runErr)
+func (l Local) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, runErr error) error {
+	return l.Enforcer.RanWith(ctx, enf, took, result, runErr)
 }
 
 func (l Local) ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error) {
@@ -103,8 +104,8 @@ func (r *Remote) Await(ctx context.Context, id string) (airlock.Enforcement, err
 	}
 }
 
-func (r *Remote) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error {
-	return r.Client.Ran(ctx, enf, took, runErr)
+func (r *Remote) Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, runErr error) error {
+	return r.Client.RanWith(ctx, enf, took, result, runErr)
 }
 
 func (r *Remote) ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error) {
@@ -131,4 +132,113 @@ func (r *Remote) WaitApproval(ctx context.Context, id string) (airlock.Approval,
 			t.Stop()
 		}
 	}
+}
+
+// runNowWindow is how far back a watch looks for requests approved to run
+// now before it started: longer than any grant lasts by default.
+const runNowWindow = 2 * airlock.DefaultGrantTTL
+
+// runNowEvent reads an approval.resolved event: its request, if a person
+// approved it to run now.
+func runNowEvent(e airlock.Event) (string, bool) {
+	var p struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+		RunNow bool   `json:"run_now"`
+	}
+	if json.Unmarshal(e.Payload, &p) != nil || !p.RunNow || p.Status != string(airlock.StatusApproved) {
+		return "", false
+	}
+	return p.ID, true
+}
+
+// approvedToRun lists agent's requests approved to run now lately.
+func approvedToRun(ctx context.Context, find func(context.Context, airlock.ApprovalFilter) (airlock.ApprovalPage, error), agent string) ([]airlock.Approval, error) {
+	page, err := find(ctx, airlock.ApprovalFilter{Agent: agent, Status: []airlock.ApprovalStatus{airlock.StatusApproved},
+		BySettled: true, CreatedAfter: time.Now().Add(-runNowWindow), Limit: 200})
+	if err != nil {
+		return nil, err
+	}
+	var out []airlock.Approval
+	for _, ap := range page.Approvals {
+		if ap.RunNow && ap.GrantUsed.IsZero() {
+			out = append(out, ap)
+		}
+	}
+	return out, nil
+}
+
+func (l Local) RunNow(ctx context.Context, agent string, fn func(airlock.Approval)) error {
+	st := l.Enforcer.Store
+	seen, err := st.Head(ctx)
+	if err != nil {
+		return err
+	}
+	earlier, err := approvedToRun(ctx, st.FindApprovals, agent)
+	if err != nil {
+		return err
+	}
+	for _, ap := range earlier {
+		fn(ap)
+	}
+	for {
+		if err := st.WaitEvents(ctx, seen); err != nil {
+			return err
+		}
+		head, err := st.Head(ctx)
+		if err != nil {
+			return err
+		}
+		evs, err := st.Events(ctx, airlock.EventFilter{AfterSeq: seen, Kind: airlock.EventApprovalResolved, Agent: agent, Limit: 1000})
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			seen = max(seen, e.Seq)
+			if id, ok := runNowEvent(e); ok {
+				if ap, err := st.Approval(ctx, id); err == nil {
+					fn(ap)
+				}
+			}
+		}
+		seen = max(seen, head)
+	}
+}
+
+func (r *Remote) RunNow(ctx context.Context, agent string, fn func(airlock.Approval)) error {
+	if agent == "" {
+		for {
+			a, err := r.whoami(ctx)
+			if err == nil {
+				agent = a
+				break
+			}
+			t := time.NewTimer(5 * time.Second) // the server is not up yet
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+	}
+	page, err := r.Client.Events(ctx, airlock.EventFilter{Agent: agent, Limit: 1})
+	if err != nil {
+		return err
+	}
+	earlier, err := approvedToRun(ctx, r.Client.Approvals, agent)
+	if err != nil {
+		return err
+	}
+	for _, ap := range earlier {
+		fn(ap)
+	}
+	return r.Client.StreamEvents(ctx, max(page.Head, 1), airlock.EventApprovalResolved, agent, func(e airlock.Event) error {
+		if id, ok := runNowEvent(e); ok {
+			if ap, err := r.Client.Approval(ctx, id); err == nil {
+				fn(ap)
+			}
+		}
+		return nil
+	})
 }

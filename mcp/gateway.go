@@ -22,6 +22,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,14 +79,20 @@ type Checker interface {
 	// settles it or ctx ends; then the result is still Pending and the
 	// request stays pending, for the identical call to collect later.
 	Await(ctx context.Context, id string) (airlock.Enforcement, error)
-	// Ran records that an allowed call ran, or failed with runErr.
-	Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, runErr error) error
+	// Ran records that an allowed call ran, or failed with runErr; result,
+	// when not nil, is kept with the record for a person to read.
+	Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, runErr error) error
 	// ReleaseTools checks a server's listing against the definitions
 	// pinned for agent (airlock.Enforcer.ReleaseTools).
 	ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error)
 	// WaitApproval waits until the request is settled or ctx ends, and
 	// returns it as it stands.
 	WaitApproval(ctx context.Context, id string) (airlock.Approval, error)
+	// RunNow calls fn with each request of agent ("" for the token's) that
+	// a person approved to run now: those approved in the last GrantTTL,
+	// then each as it is approved, until ctx ends. fn may see one twice;
+	// the grant lets it run once.
+	RunNow(ctx context.Context, agent string, fn func(airlock.Approval)) error
 }
 
 // Gateway is the MCP gateway: the configuration one or many client

@@ -36,6 +36,7 @@ type session struct {
 	templates []templateRoute
 
 	releases map[string]bool // tool release requests being waited on
+	taken    map[string]bool // requests approved to run now this session took
 }
 
 // route is a request of an upstream's, by its ID there.
@@ -177,6 +178,7 @@ func (s *session) initialize(ctx context.Context, params json.RawMessage) (json.
 		wg.Go(func() { results[i], errs[i] = u.start(ctx) })
 	}
 	wg.Wait()
+	go s.execute()
 	if len(s.ups) == 1 {
 		if errs[0] != nil {
 			return nil, errs[0]
