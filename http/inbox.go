@@ -611,6 +611,9 @@ type DetailPage struct {
 	Trust *airlock.TrustSummary
 	// CannotResolve says why the signed-in person may not resolve it.
 	CannotResolve string
+	// Runs are what the request's action returned when an executor ran it
+	// (run now), from its execution records, oldest first.
+	Runs []RunResult
 	// ToolChange is, for the release of an MCP tool's definition (class
 	// mcp.release), the change a person releases: the server, the tool, and
 	// the definition's lines, each marked as removed, added or kept.
@@ -810,6 +813,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	}
 	p.Commands = commandsOf(evs)
 	p.ToolChange = toolChangeOf(ap)
+	p.Runs = runsOf(evs)
 	return p, nil
 }
 
@@ -1158,4 +1162,58 @@ func toolChangeOf(ap airlock.Approval) *ToolChange {
 		c.Lines = append(c.Lines, DiffLine{Mark: line[:1], Text: line[1:]})
 	}
 	return c
+}
+
+// RunResult is one execution of a request's action with what it returned.
+type RunResult struct {
+	Seq    int64
+	Time   time.Time
+	Status string // ok or failed
+	Error  string
+	// Text is what the tool said (an MCP result's text content), or the
+	// result as JSON.
+	Text string
+}
+
+// runsOf reads the execution records that kept a result.
+func runsOf(evs []airlock.Event) []RunResult {
+	var out []RunResult
+	for _, e := range evs {
+		if e.Kind != airlock.EventActionExecuted {
+			continue
+		}
+		var p struct {
+			Status string          `json:"status"`
+			Error  string          `json:"error"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(e.Payload, &p) != nil || len(p.Result) == 0 {
+			continue
+		}
+		out = append(out, RunResult{Seq: e.Seq, Time: e.Time, Status: p.Status, Error: p.Error, Text: resultText(p.Result)})
+	}
+	return out
+}
+
+// resultText is an MCP tool result's text content, else the value pretty
+// printed.
+func resultText(raw json.RawMessage) string {
+	var r struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(raw, &r) == nil && len(r.Content) > 0 {
+		var parts []string
+		for _, c := range r.Content {
+			if c.Type == "text" {
+				parts = append(parts, c.Text)
+			} else {
+				parts = append(parts, "["+c.Type+"]")
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return prettyArgs(raw)
 }

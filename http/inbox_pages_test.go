@@ -477,6 +477,17 @@ func TestInboxRunNow(t *testing.T) {
 	if airlock.ErrorCode(err) != airlock.EINVALID {
 		t.Errorf("an ask approved with run now: %v, want invalid", err)
 	}
+	// The executor (the MCP gateway, with the agent's token) runs it and
+	// keeps what it returned; the person reads it on the request.
+	run, err := ts.Agent.Check(t.Context(), a, 0)
+	if err != nil || !run.Allowed {
+		t.Fatalf("the executor's check: %+v %v", run, err)
+	}
+	result := airlock.MustArgs(map[string]any{"content": []map[string]any{{"type": "text", "text": "released <1.2.3> to production"}}})
+	if err := ts.Agent.RanWith(t.Context(), run, time.Second, result, nil); err != nil {
+		t.Fatal(err)
+	}
+	b.get("/inbox/approvals/"+prop.ID).want(t, http.StatusOK, "What it returned", "released &lt;1.2.3&gt; to production", `status-ok`)
 }
 
 func TestInboxBatchApproval(t *testing.T) {
