@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/hook/hosttest"
 	airlockhttp "github.com/airlock-dev/airlock/http"
@@ -211,5 +213,59 @@ func TestRealClaudeMCP(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Error("the denied move ran")
+	}
+}
+
+// TestMCPProxyRunNow: the built proxy, deciding with the Airlock server,
+// runs a proposal the moment a reviewer approves it to run now through
+// the API — the proxy learns of it from the server's event stream — and
+// the server keeps what the tool returned with the request.
+func TestMCPProxyRunNow(t *testing.T) {
+	fs := mcptest.Bin(t, "mcp-server-filesystem")
+	s := newPolicyServer(t, "mcp.yaml")
+	root := t.TempDir()
+	tokenFile := filepath.Join(t.TempDir(), "agent.token")
+	if err := os.WriteFile(tokenFile, []byte(s.host), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil)
+	cmd := exec.Command(airlockBinary(t), "mcp", "proxy", "--name", "fs", "--server", s.url, "--token-file", tokenFile, "--", fs, root)
+	cs, err := c.Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	dir := filepath.Join(root, "later")
+	r, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "create_directory", Arguments: map[string]any{"path": dir}})
+	if err != nil || !r.IsError || !strings.Contains(textOf(r), airlock.CodeSuggested) {
+		t.Fatalf("create_directory: %+v %v, want a proposal", r, err)
+	}
+	ap, err := pendingFor(t.Context(), s, "later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := airlockhttp.NewClient(s.url, s.bob)
+	if _, err := bob.ResolveWith(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved, ActionHash: ap.ActionHash, RunNow: true}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		page, err := bob.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, ApprovalID: ap.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Events) > 0 {
+			if ev := page.Events[0]; ev.Outcome != "ok" || !strings.Contains(string(ev.Payload), "Successfully created directory") {
+				t.Fatalf("the execution record: %s", ev.Payload)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the proposal approved to run now did not run")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("the directory: %v", err)
 	}
 }
