@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -237,5 +238,35 @@ func TestServeHTTPIdle(t *testing.T) {
 			t.Fatal("an idle session was never closed")
 		}
 		time.Sleep(time.Second) // idle for longer than SessionIdle
+	}
+}
+
+// TestServeOneServerDown: in front of several servers, one that does not
+// start leaves the others serving.
+func TestServeOneServerDown(t *testing.T) {
+	e, _ := newEnforcer(t)
+	g := newGateway(t, e, testServerSpec(t, "test"), mcp.Server{Name: "broken", Command: filepath.Join(t.TempDir(), "no-such-server")})
+	g.Namespace = true
+	h, err := g.Handler(func(context.Context, string) (string, mcp.Checker, error) {
+		return "laptop", mcp.Local{Enforcer: e}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); h.Close() })
+	c := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{"x", http.DefaultTransport}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	r, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "test__hello", Arguments: map[string]any{"name": "still"}})
+	if err != nil || text(r) != "hello, still" {
+		t.Fatalf("with one server down: %v %v", asJSON(t, r), err)
+	}
+	if r, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "broken__x", Arguments: map[string]any{}}); err != nil || !r.IsError ||
+		!strings.Contains(text(r), airlock.CodeUnavailable) || !strings.Contains(text(r), "not running") {
+		t.Errorf("a call to the server that did not start: %v %v, want %s saying it is not running", asJSON(t, r), err, airlock.CodeUnavailable)
 	}
 }

@@ -179,6 +179,15 @@ func (s *session) initialize(ctx context.Context, params json.RawMessage) (json.
 	}
 	wg.Wait()
 	go s.execute()
+	if len(s.ups) > 1 {
+		// The others serve meanwhile; one that did not start is tried
+		// again with backoff, and the client told when it runs.
+		for i, err := range errs {
+			if err != nil {
+				go s.ups[i].restart()
+			}
+		}
+	}
 	if len(s.ups) == 1 {
 		if errs[0] != nil {
 			return nil, errs[0]

@@ -34,6 +34,8 @@ type upstream struct {
 	version string    // the protocol version it agreed to
 	caps    map[string]json.RawMessage
 	closed  bool
+	// restarting is set while restart runs: one at a time.
+	restarting bool
 }
 
 func newUpstream(s *session, srv Server) *upstream {
@@ -240,6 +242,18 @@ func (u *upstream) fail(err error) {
 // restart starts the upstream again with backoff until it runs or the
 // session ends, then tells the client its tools may have changed.
 func (u *upstream) restart() {
+	u.mu.Lock()
+	if u.restarting || u.closed {
+		u.mu.Unlock()
+		return
+	}
+	u.restarting = true
+	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		u.restarting = false
+		u.mu.Unlock()
+	}()
 	limit := u.s.g.Restart
 	if limit <= 0 {
 		limit = 30 * time.Second
