@@ -844,12 +844,31 @@ func clipText(s string, n int) string {
 	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
 }
 
+// releaseSummary names the tool a release would let in, rather than its
+// whole definition.
+func releaseSummary(args json.RawMessage) (string, bool) {
+	var r struct{ Server, Tool, Change string }
+	if json.Unmarshal(args, &r) != nil || r.Server == "" || r.Tool == "" {
+		return "", false
+	}
+	what := "a new tool"
+	if r.Change == "changed" {
+		what = "a changed definition of"
+	}
+	return clipText(fmt.Sprintf("%s: release %s %s of MCP server %s", ToolReleaseTool, what, r.Tool, r.Server), maxSummary), true
+}
+
 // maxSummary bounds a summary line; reviewers see the full arguments apart.
 const maxSummary = 160
 
 // summarize renders an action in one line: the tool and its most telling
 // argument.
 func summarize(a *Action) string {
+	if a.Tool == ToolReleaseTool {
+		if s, ok := releaseSummary(a.Args); ok {
+			return s
+		}
+	}
 	var s string
 	vals := pickArgs(a.Args, summaryWant)
 	for _, k := range summaryArgs {
