@@ -581,13 +581,15 @@ func TestClaudeHTTPHook(t *testing.T) {
 // TestHookTimeout: a hook that outlives its timeout is killed and the call
 // goes on as if the hook had failed: it runs, on every host. Airlock's hook
 // must answer before the host's timeout (an approval that waits longer than
-// the timeout needs the host's timeout raised).
+// the timeout needs the host's timeout raised). The hook sleeps past the
+// turn's own deadline, so a turn that ends with the call run is one whose
+// host gave up on the hook: no wall-clock bound on a loaded machine.
 func TestHookTimeout(t *testing.T) {
 	slow := func(t *testing.T) string {
 		script := filepath.Join(t.TempDir(), "slow.sh")
 		// exec: a child left holding the hook's stdout keeps Gemini CLI
 		// waiting past the timeout until the pipe closes.
-		writeFile(t, script, "#!/bin/sh\ncat >/dev/null\nexec sleep 30\n")
+		writeFile(t, script, "#!/bin/sh\ncat >/dev/null\nexec sleep 300\n")
 		if err := os.Chmod(script, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -617,12 +619,8 @@ func TestHookTimeout(t *testing.T) {
 			hosttest.Require(t, tc.host)
 			dir, home := t.TempDir(), t.TempDir()
 			tc.settings(dir, home, slow(t))
-			start := time.Now()
 			turn, err := tc.run(turnContext(t), hosttest.Options{Dir: dir, Home: home, Calls: []hosttest.Call{tc.call}, TrustHooks: true})
 			checkTurn(t, turn, err, 1)
-			if d := time.Since(start); d > 20*time.Second {
-				t.Errorf("%s: the turn took %v; the hook's 1 s timeout was not applied", tc.host, d)
-			}
 			checkResults(t, tc.host, dir, turn, []expect{{mark: markAllow, ran: true, says: "ran-" + markAllow}})
 		})
 	}
