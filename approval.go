@@ -132,6 +132,9 @@ type ApprovalDetail struct {
 	Decision string `json:"decision,omitempty"`
 	// Reason is the agent's own reason (Hints.Reason), shown as a claim.
 	Reason string `json:"reason,omitempty"`
+	// Notify names the channels that carry the request's notices (the
+	// decision's Notify).
+	Notify []string `json:"notify,omitempty"`
 }
 
 // IsGrant reports whether the request, once approved, is a one-shot grant
@@ -335,12 +338,12 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 		// whoever waits, reconnects or has gone.
 		rec.Trust = []TrustRecord{ap.trustRecord()}
 	}
-	for _, to := range ap.recipients() {
-		rec.Notifications = append(rec.Notifications, Notification{
-			Recipient: to, Kind: kind, Agent: ap.Agent, ApprovalID: ap.ID,
-			Subject: "approval " + string(ap.Status) + ": " + ap.Summary,
-		})
-	}
+	// The notice goes out even when nobody is left to tell (the owner
+	// resolved it): a chat message that showed the request shows its end.
+	rec.Notifications = []Notification{{
+		Recipients: ap.recipients(), Reviewers: ap.reviewers(), Route: ap.Detail.Notify, Kind: kind,
+		Agent: ap.Agent, ApprovalID: ap.ID, Subject: "approval " + string(ap.Status) + ": " + ap.Summary,
+	}}
 	return rec
 }
 
@@ -380,10 +383,29 @@ func (ap *Approval) recipients() []string {
 	return to
 }
 
-// Requested returns what a store appends when it queues a new request.
+// reviewers returns who may resolve the request by name: its reviewers and
+// the agent's owner; "" (the admins) when there is neither.
+func (ap *Approval) reviewers() []string {
+	who := slices.Clone(ap.Reviewers)
+	if ap.Owner != "" && !slices.Contains(who, ap.Owner) {
+		who = append(who, ap.Owner)
+	}
+	if len(who) == 0 {
+		return []string{""}
+	}
+	return who
+}
+
+// Requested returns what a store appends when it queues a new request: its
+// event, and the notice that tells its reviewers it waits. (A request
+// joined by an identical action is not requested again: no second notice.)
 func (ap *Approval) Requested() Record {
 	ev := newEvent(EventApprovalRequested, &ap.Action, ap.Outcome.String(), ap.ID, ap)
-	return Record{Events: []Event{ev}}
+	who := ap.reviewers()
+	return Record{Events: []Event{ev}, Notifications: []Notification{{
+		Recipients: who, Reviewers: who, Route: ap.Detail.Notify, Kind: EventApprovalRequested,
+		Agent: ap.Agent, ApprovalID: ap.ID, Subject: "approval requested: " + ap.Summary,
+	}}}
 }
 
 // UseGrant marks an approved request as used (a proposal's grant, or an

@@ -54,6 +54,9 @@ type Decision struct {
 	Reviewers []string `json:"reviewers,omitempty"`
 	// Owner is the agent's owner, who is told of notify outcomes.
 	Owner string `json:"owner,omitempty"`
+	// Notify names the channels that carry the decision's notices (a
+	// rule's or the agent's `notify:`); empty, the channels' defaults.
+	Notify []string `json:"notify,omitempty"`
 	// Timeout is how long an approval request may wait before it expires
 	// (ask, suggest and needs-human).
 	Timeout time.Duration `json:"timeout,omitempty"`

@@ -93,6 +93,7 @@ type AgentEntry struct {
 	Preset     Preset        `json:"preset,omitzero"`
 	Owner      string        `json:"owner,omitempty"`
 	Reviewers  []string      `json:"reviewers,omitempty"`
+	Notify     []string      `json:"notify,omitempty"`
 	NeedsHuman bool          `json:"needs_human,omitempty"`
 	Timeout    time.Duration `json:"timeout,omitempty"`
 	At         Position      `json:"at"`
@@ -153,6 +154,7 @@ type EffectiveRule struct {
 	Outcome    Outcome       `json:"outcome,omitzero"`
 	NeedsHuman bool          `json:"needs_human,omitempty"`
 	Reviewers  []string      `json:"reviewers,omitempty"`
+	Notify     []string      `json:"notify,omitempty"`
 	Timeout    time.Duration `json:"timeout,omitempty"`
 }
 
@@ -219,7 +221,7 @@ func (p *Policy) effective(agent string) EffectiveLayer {
 	}
 	if e := p.agentEntry(agent); e != nil {
 		l.Agent = &AgentEntry{Pattern: e.pattern.text, Preset: e.preset, Owner: e.owner, Reviewers: slices.Clone(e.reviewers),
-			NeedsHuman: e.needsHuman, Timeout: e.timeout, At: p.at(e.pos)}
+			Notify: slices.Clone(e.notify), NeedsHuman: e.needsHuman, Timeout: e.timeout, At: p.at(e.pos)}
 	}
 	for _, c := range p.classifiers {
 		l.Classifiers = append(l.Classifiers, EffectiveClassifier{ID: c.id, Tools: texts(c.tools), Commands: texts(c.commands),
@@ -266,7 +268,8 @@ func (p *Policy) effectiveRule(r *rule) EffectiveRule {
 		ID: r.id, Description: r.description, At: p.at(r.pos), Step: stepNames[r.step()],
 		Agents: texts(r.agents), Tools: texts(r.tools), Classes: texts(r.classes), Commands: texts(r.commands),
 		MinTier: r.minTier, Ceiling: r.statedCeiling(), Condition: r.when.source(),
-		Outcome: r.outcome, NeedsHuman: r.needsHuman, Reviewers: slices.Clone(r.reviewers), Timeout: r.timeout,
+		Outcome: r.outcome, NeedsHuman: r.needsHuman, Reviewers: slices.Clone(r.reviewers), Notify: slices.Clone(r.notify),
+		Timeout: r.timeout,
 	}
 }
 

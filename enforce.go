@@ -348,7 +348,7 @@ func (e *Enforcer) run(ctx context.Context, d *Decision) Enforcement {
 	}
 	if d.Outcome == Notify {
 		rec.Notifications = []Notification{{
-			Recipient: d.Owner, Kind: EventDecision, Agent: d.Action.Agent,
+			Recipients: []string{d.Owner}, Route: d.Notify, Kind: EventDecision, Agent: d.Action.Agent,
 			Subject: fmt.Sprintf("%s ran %s", d.Action.Agent, summarize(&d.Action)),
 		}}
 	}
@@ -702,7 +702,7 @@ func (e *Enforcer) newApproval(d *Decision) Approval {
 		Reviewers: d.Reviewers, Owner: d.Owner, Timeout: timeout, Status: StatusPending,
 		Detail: ApprovalDetail{
 			AutonomyClass: autonomy, RequiresHuman: d.NeedsHuman, Code: d.Code,
-			Rule: d.decidedBy(), Decision: clipText(d.Explain(), maxExplainText),
+			Rule: d.decidedBy(), Decision: clipText(d.Explain(), maxExplainText), Notify: d.Notify,
 		},
 	}
 	if ap.Outcome == Suggest {

@@ -103,8 +103,8 @@ func TestEnforceOutcomes(t *testing.T) {
 		t.Fatalf("needs-human requests %+v", page.Approvals)
 	}
 	// notify queued a notice to the owner.
-	ns, err := db.PendingNotifications(t.Context(), 10)
-	if err != nil || len(ns) != 1 || ns[0].Recipient != "alice" {
+	ns, err := db.Notifications(t.Context(), airlock.NotificationFilter{Kind: airlock.EventDecision})
+	if err != nil || len(ns) != 1 || !slices.Equal(ns[0].Recipients, []string{"alice"}) {
 		t.Fatalf("notices %+v, %v; want one to alice", ns, err)
 	}
 	sums, err := db.TrustSummaries(t.Context(), airlock.TrustFilter{Agent: "agent-1"})

@@ -21,6 +21,7 @@ const (
 	EventActionExecuted    = "action.executed"    // an allowed action ran (or failed)
 	EventNotificationSent  = "notification.sent"
 	EventNotificationFail  = "notification.failed"
+	EventNotificationRetry = "notification.retried" // a person sent a failed or dead delivery again
 	EventPolicyChanged     = "policy.changed"
 	EventTokenCreated      = "token.created"  // a bearer token was created (never its secret)
 	EventTokenRevoked      = "token.revoked"  // a bearer token was revoked

@@ -196,6 +196,7 @@ type agentInfo struct {
 	presetEntry  *agentPolicy // nil for a policy-wide preset
 	owner        string
 	reviewers    []string
+	notify       []string
 	timeout      time.Duration
 	needsHumanBy string
 }
@@ -263,6 +264,7 @@ func (s stack) decideValid(ctx context.Context, sh ShellAnalyser, a *Action) Dec
 
 	d.Owner = ag.owner
 	d.Reviewers = reviewers(win.rule, humanRule, ag.reviewers)
+	d.Notify = notifyChannels(win.rule, humanRule, ag.notify)
 	d.Timeout = timeoutFor(d.Outcome, win.rule, humanRule, ag, s)
 	if len(n.errs) > 0 {
 		slices.Sort(n.errs)
@@ -558,6 +560,9 @@ func (s stack) agent(name string) agentInfo {
 			if e.timeout > 0 {
 				ag.timeout = e.timeout
 			}
+			if len(e.notify) > 0 {
+				ag.notify = e.notify
+			}
 			ag.reviewers = append(ag.reviewers, e.reviewers...)
 			if e.needsHuman && ag.needsHumanBy == "" {
 				ag.needsHumanBy = fmt.Sprintf("agent %s in %s (%s:%d)", e.pattern.text, p, p.file, e.pos.Line)
@@ -632,6 +637,18 @@ func reviewers(win, human *rule, agent []string) []string {
 	out = append(out, agent...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// notifyChannels picks the channels of a decision's notices: the deciding
+// rule's, else the needs-human rule's, else the agent's (the most specific
+// layer's); none, the channels' defaults.
+func notifyChannels(win, human *rule, agent []string) []string {
+	for _, r := range []*rule{win, human} {
+		if r != nil && len(r.notify) > 0 {
+			return slices.Clone(r.notify)
+		}
+	}
+	return slices.Clone(agent)
 }
 
 // timeoutFor picks an approval request's deadline: the deciding rule's, the

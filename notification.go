@@ -2,50 +2,174 @@ package airlock
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
-// NotificationStatus is where a queued notice stands.
+// NotificationStatus is where a queued delivery stands.
 type NotificationStatus string
 
 const (
 	NotificationPending NotificationStatus = "pending"
 	NotificationSent    NotificationStatus = "sent"
-	NotificationFailed  NotificationStatus = "failed" // the last attempt failed; it stays queued
+	// NotificationFailed: the last attempt failed; another is due at Due.
+	NotificationFailed NotificationStatus = "failed"
+	// NotificationDead: every attempt failed; it waits for a person to
+	// retry it (the dead letters).
+	NotificationDead NotificationStatus = "dead"
+	// NotificationDropped: there was nothing left to say when it came due
+	// (a reminder of a request already settled).
+	NotificationDropped NotificationStatus = "dropped"
 )
 
-// Notification is a notice queued for a person: the owner told that a
-// notify action ran, the owner and the requester told how an approval
-// request ended. Notifiers (web inbox, chat, webhooks) deliver them.
-type Notification struct {
-	ID         int64              `json:"id"`
-	Created    time.Time          `json:"created"`
-	Recipient  string             `json:"recipient"` // "" when the agent has no owner: admins
-	Kind       string             `json:"kind"`      // the event kind it reports
-	Agent      string             `json:"agent"`
-	ApprovalID string             `json:"approval_id,omitempty"`
-	Subject    string             `json:"subject"`
-	Payload    json.RawMessage    `json:"payload,omitempty"`
-	Status     NotificationStatus `json:"status"`
-	Attempts   int                `json:"attempts"`
-	LastError  string             `json:"last_error,omitempty"`
-	EventSeq   int64              `json:"event_seq,omitempty"`
+// ParseNotificationStatus returns the status named s.
+func ParseNotificationStatus(s string) (NotificationStatus, error) {
+	switch st := NotificationStatus(s); st {
+	case NotificationPending, NotificationSent, NotificationFailed, NotificationDead, NotificationDropped:
+		return st, nil
+	}
+	return "", Errorf(EINVALID, "unknown notification status %q (valid: pending, sent, failed, dead, dropped)", s)
 }
 
-// Delivered returns the audit event of a delivery attempt.
-func (n *Notification) Delivered(deliveryErr error) Event {
+// Settled reports whether no attempt is due: sent, dead or dropped.
+func (s NotificationStatus) Settled() bool {
+	return s == NotificationSent || s == NotificationDead || s == NotificationDropped
+}
+
+// The kinds of notice besides the event kinds they report.
+const (
+	// NoticeReminder tells a request's reviewers that its deadline nears.
+	NoticeReminder = "approval.reminder"
+	// NoticeTest is a channel's test message (`airlock notifications test`).
+	NoticeTest = "notification.test"
+)
+
+// Notification is one notice on its way to people through one channel: the
+// owner told that a notify action ran, reviewers told that a request waits
+// (and reminded before its deadline), the owner and the requester told how
+// it ended.
+//
+// The enforcer and the store write notices (Channel "") with the events
+// that cause them; the store's Router expands each into its deliveries,
+// one per channel, in the same transaction, and a notifier delivers them
+// at least once: every attempt carries the same Key.
+type Notification struct {
+	ID      int64     `json:"id"`
+	Key     string    `json:"key"` // the idempotency key, the same on every attempt
+	Created time.Time `json:"created"`
+	Channel string    `json:"channel,omitempty"`
+	Kind    string    `json:"kind"` // the event kind it reports, or a Notice kind
+	// Recipients are the people it tells; "" stands for the admins (an
+	// agent without an owner).
+	Recipients []string `json:"recipients,omitempty"`
+	// Reviewers are those who may resolve its request, on every notice of
+	// a request: a chat room that showed the request shows its end.
+	Reviewers []string `json:"reviewers,omitempty"`
+	// Route names the channels a policy rule or agent chose (`notify:`);
+	// empty, the channels' defaults apply.
+	Route      []string        `json:"route,omitempty"`
+	Agent      string          `json:"agent"`
+	ApprovalID string          `json:"approval_id,omitempty"`
+	Subject    string          `json:"subject"`
+	Payload    json.RawMessage `json:"payload,omitempty"` // the causing event's payload
+	EventSeq   int64           `json:"event_seq,omitempty"`
+
+	Status    NotificationStatus `json:"status"`
+	Attempts  int                `json:"attempts"`
+	LastError string             `json:"last_error,omitempty"`
+	// Due is when the next attempt may start (a reminder's moment, or a
+	// retry's backoff).
+	Due    time.Time `json:"due"`
+	SentAt time.Time `json:"sent_at,omitzero"`
+	// Ref is what the channel answered a delivery with, to update it
+	// later: a Slack message's channel and timestamp, a Feishu message ID.
+	Ref string `json:"ref,omitempty"`
+}
+
+// A Router expands a notice into its deliveries, one per channel that is to
+// carry it (none: no channel carries it). A store applies it as it queues
+// the notice, inside the transaction that records the notice's event, so
+// that no event is without its deliveries and no delivery outlives a
+// rolled-back event. Route must be fast and must not block: it runs under
+// the store's write lock.
+type Router interface {
+	Route(Notification) []Notification
+}
+
+// Attempt is the result of one delivery attempt.
+type Attempt struct {
+	// Err is why it failed; nil when it was delivered (or dropped).
+	Err error
+	// Retry is when the next attempt is due after a failure; zero: no more
+	// attempts, the delivery is dead.
+	Retry time.Time
+	// Dropped says why there was nothing to deliver (Err nil).
+	Dropped string
+	// Ref is the channel's handle on what it delivered, kept on the row.
+	Ref string
+}
+
+// NotificationFilter selects deliveries.
+type NotificationFilter struct {
+	Status     NotificationStatus // "": any
+	Channel    string
+	Kind       string
+	ApprovalID string
+	BeforeID   int64 // paging, newest first: IDs below this one
+	Limit      int   // 0: 100
+}
+
+// Delivered returns the audit event of a delivery attempt: notification.sent
+// when it was delivered, notification.failed (dead when no attempt
+// follows) when not. A dropped delivery is recorded as sent, saying why.
+func (n *Notification) Delivered(a Attempt) Event {
 	kind, outcome := EventNotificationSent, string(NotificationSent)
 	p := struct {
-		ID        int64  `json:"id"`
-		Recipient string `json:"recipient"`
-		Kind      string `json:"kind"`
-		Attempt   int    `json:"attempt"`
-		Error     string `json:"error,omitempty"`
-	}{ID: n.ID, Recipient: n.Recipient, Kind: n.Kind, Attempt: n.Attempts + 1}
-	if deliveryErr != nil {
-		kind, outcome, p.Error = EventNotificationFail, string(NotificationFailed), deliveryErr.Error()
+		ID      int64     `json:"id"`
+		Key     string    `json:"key"`
+		Channel string    `json:"channel"`
+		Kind    string    `json:"kind"`
+		To      []string  `json:"to,omitempty"`
+		Attempt int       `json:"attempt"`
+		Error   string    `json:"error,omitempty"`
+		Retry   time.Time `json:"retry,omitzero"`
+		Dead    bool      `json:"dead,omitempty"`
+		Dropped string    `json:"dropped,omitempty"`
+	}{ID: n.ID, Key: n.Key, Channel: n.Channel, Kind: n.Kind, To: n.Recipients, Attempt: n.Attempts + 1, Dropped: a.Dropped}
+	switch {
+	case a.Err != nil:
+		kind, p.Error, p.Retry = EventNotificationFail, a.Err.Error(), a.Retry
+		outcome, p.Dead = string(NotificationFailed), a.Retry.IsZero()
+		if p.Dead {
+			outcome = string(NotificationDead)
+		}
+	case a.Dropped != "":
+		outcome = string(NotificationDropped)
 	}
 	e := newEvent(kind, nil, outcome, n.ApprovalID, p)
 	e.Agent = n.Agent
 	return e
+}
+
+// Retried returns the audit event of a person sending a dead or failed
+// delivery again.
+func (n *Notification) Retried(by string) Event {
+	e := newEvent(EventNotificationRetry, nil, string(NotificationPending), n.ApprovalID, struct {
+		ID       int64  `json:"id"`
+		Key      string `json:"key"`
+		Channel  string `json:"channel"`
+		By       string `json:"by"`
+		Attempts int    `json:"attempts"`
+	}{n.ID, n.Key, n.Channel, by, n.Attempts})
+	e.Agent = n.Agent
+	return e
+}
+
+// String is the delivery's state, for a log line.
+func (n *Notification) String() string {
+	s := fmt.Sprintf("#%d %s %s via %s", n.ID, n.Status, n.Kind, n.Channel)
+	if n.LastError != "" {
+		s += ": " + n.LastError
+	}
+	return s
 }

@@ -69,6 +69,7 @@ type agentPolicy struct {
 	preset     Preset
 	owner      string
 	reviewers  []string
+	notify     []string // channels for the agent's notices
 	needsHuman bool
 	timeout    time.Duration
 	pos        Pos
@@ -102,6 +103,7 @@ type rule struct {
 	when        *condition
 	outcome     Outcome // 0 for a rule that only tags needs_human
 	reviewers   []string
+	notify      []string // channels for the notices of what it decides
 	timeout     time.Duration
 	needsHuman  bool
 	pos         Pos

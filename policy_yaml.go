@@ -52,9 +52,9 @@ type field struct {
 var (
 	policyFields     = []string{"version", "name", "description", "layer", "default", "preset", "needs_human", "timeout", "floors", "agents", "classifiers", "rules", "tests"}
 	floorFields      = []string{"tiers", "classes"}
-	agentFields      = []string{"description", "preset", "owner", "reviewers", "needs_human", "timeout"}
+	agentFields      = []string{"description", "preset", "owner", "reviewers", "notify", "needs_human", "timeout"}
 	classifierFields = []string{"id", "description", "tool", "command", "when", "class", "capability", "tier", "reason"}
-	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "timeout", "needs_human"}
+	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human"}
 	testFields       = []string{"name", "action", "expect"}
 	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints"}
 	hintFields       = []string{"tier", "needs_human", "reason"}
@@ -192,6 +192,7 @@ func (d *policyDecoder) agents(n ast.Node, p *Policy) {
 			{"preset", func(n ast.Node) { a.preset = d.preset(n, where+".preset") }},
 			{"owner", func(n ast.Node) { d.str(n, where+".owner", &a.owner) }},
 			{"reviewers", func(n ast.Node) { a.reviewers = d.strings(n, where+".reviewers") }},
+			{"notify", func(n ast.Node) { a.notify = d.strings(n, where+".notify") }},
 			{"needs_human", func(n ast.Node) { d.boolean(n, where+".needs_human", &a.needsHuman) }},
 			{"timeout", func(n ast.Node) { a.timeout = d.duration(n, where+".timeout") }},
 		})
@@ -262,6 +263,7 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 		{"when", func(n ast.Node) { r.when = d.condition(n, where+".when") }},
 		{"outcome", func(n ast.Node) { r.outcome = d.ruleOutcome(n, where+".outcome") }},
 		{"reviewers", func(n ast.Node) { r.reviewers = d.strings(n, where+".reviewers") }},
+		{"notify", func(n ast.Node) { r.notify = d.strings(n, where+".notify") }},
 		{"timeout", func(n ast.Node) { r.timeout = d.duration(n, where+".timeout") }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, where+".needs_human", &r.needsHuman) }},
 	})

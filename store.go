@@ -126,15 +126,33 @@ type TrustStore interface {
 	TrustSummaries(ctx context.Context, f TrustFilter) ([]TrustSummary, error)
 }
 
-// NotificationQueue is the outbox of notices to people; notifiers take from
-// it and report delivery.
+// NotificationQueue is the outbox of deliveries to people: notices written
+// with the events that cause them, expanded by the Router into one delivery
+// per channel, delivered at least once by a notifier.
 type NotificationQueue interface {
-	// PendingNotifications returns up to limit notices not yet delivered,
-	// oldest first.
-	PendingNotifications(ctx context.Context, limit int) ([]Notification, error)
-	// MarkNotification records a delivery (deliveryErr nil) or a failed
-	// attempt, and audits it. Errors: ENOTFOUND, ECONFLICT (already sent).
-	MarkNotification(ctx context.Context, id int64, deliveryErr error) error
+	// SetRouter sets how notices are expanded into deliveries from now on;
+	// nil keeps each notice as one delivery for no channel. Safe to call
+	// at any time (a configuration reload).
+	SetRouter(Router)
+	// ClaimNotifications leases up to limit due deliveries, oldest due
+	// first; one whose lease runs out unmarked is due again. Errors:
+	// EINVALID, EUNAVAILABLE.
+	ClaimNotifications(ctx context.Context, limit int, lease time.Duration) ([]Notification, error)
+	// MarkNotification records an attempt — sent, failed (due again at
+	// a.Retry), dead (failed, no retry) or dropped — and audits it,
+	// atomically. Errors: ENOTFOUND, ECONFLICT (already settled).
+	MarkNotification(ctx context.Context, id int64, a Attempt) error
+	// RetryNotification makes a failed or dead delivery due now with a
+	// fresh count of attempts, audited as by's. Errors: ENOTFOUND,
+	// ECONFLICT (not failed or dead).
+	RetryNotification(ctx context.Context, id int64, by string) (Notification, error)
+	// Notification returns one delivery. Errors: ENOTFOUND.
+	Notification(ctx context.Context, id int64) (Notification, error)
+	// Notifications lists deliveries, newest first.
+	Notifications(ctx context.Context, f NotificationFilter) ([]Notification, error)
+	// DeliveriesQueued returns a channel closed when a delivery is next
+	// queued in this process, and a func that ends the subscription.
+	DeliveriesQueued() (<-chan struct{}, func())
 }
 
 // TokenStore keeps the API's bearer tokens: only the hash of each secret.

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -290,7 +291,7 @@ func testAppendAtomic(t *testing.T, s airlock.Store, _ *Clock) {
 		Events: []airlock.Event{Event("decision", "a")},
 		Trust: []airlock.TrustRecord{{Agent: "a", Class: "fs.write", Outcome: airlock.TrustSuccess,
 			Tier: airlock.TierWrite, Label: airlock.LabelAuto, Tool: "write_file"}},
-		Notifications: []airlock.Notification{{Recipient: "owner", Kind: "decision", Agent: "a", Subject: "ran"}},
+		Notifications: []airlock.Notification{{Recipients: []string{"owner"}, Kind: "decision", Agent: "a", Subject: "ran"}},
 	}
 	evs, err := s.Append(ctx(t), rec)
 	if err != nil {
@@ -303,12 +304,24 @@ func testAppendAtomic(t *testing.T, s airlock.Store, _ *Clock) {
 	if len(sums) != 1 || sums[0].Counts[airlock.TrustSuccess] != 1 {
 		t.Fatalf("trust summaries %+v, want one success for a × fs.write", sums)
 	}
-	ns, err := s.PendingNotifications(ctx(t), 10)
+	ns, err := s.Notifications(ctx(t), airlock.NotificationFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ns) != 1 || ns[0].Recipient != "owner" || ns[0].EventSeq != evs[0].Seq {
+	// Without a router a notice is one delivery, for no channel, carrying
+	// its event's payload.
+	if len(ns) != 1 || !slices.Equal(ns[0].Recipients, []string{"owner"}) || ns[0].EventSeq != evs[0].Seq ||
+		string(ns[0].Payload) != string(evs[0].Payload) || ns[0].Key == "" || ns[0].Status != airlock.NotificationPending {
 		t.Fatalf("notifications %+v, want one to owner linked to seq %d", ns, evs[0].Seq)
+	}
+	// A record that fails leaves no delivery behind.
+	bad := rec
+	bad.Events = []airlock.Event{Event("decision", "a"), {}}
+	if _, err := s.Append(ctx(t), bad); err == nil {
+		t.Fatal("a malformed record was appended")
+	}
+	if ns, _ := s.Notifications(ctx(t), airlock.NotificationFilter{}); len(ns) != 1 {
+		t.Fatalf("%d deliveries after a failed append, want 1", len(ns))
 	}
 }
 
@@ -406,7 +419,7 @@ func testRequestApproval(t *testing.T, s airlock.Store, clock *Clock) {
 	}
 	if read.Status != airlock.StatusPending || read.ActionHash != ap.ActionHash || read.Agent != "agent-1" ||
 		string(read.Args) != string(ap.Args) || read.RequestedBy != "requester" || !slices.Equal(read.Reviewers, []string{"rev"}) ||
-		read.Owner != "owner" || read.Detail != ap.Detail || read.Class != ap.Class || read.Tier != ap.Tier ||
+		read.Owner != "owner" || !reflect.DeepEqual(read.Detail, ap.Detail) || read.Class != ap.Class || read.Tier != ap.Tier ||
 		read.Summary != ap.Summary || read.Timeout != ap.Timeout || !read.Expires.Equal(got.Expires) {
 		t.Fatalf("stored request differs:\n got %+v\nwant %+v", read, got)
 	}
@@ -498,17 +511,16 @@ func testResolveOnce(t *testing.T, s airlock.Store, clock *Clock) {
 	if len(evs) != 1 || evs[0].Outcome != "approved" || evs[0].ApprovalID != ap.ID {
 		t.Fatalf("resolution events %+v", evs)
 	}
-	// The owner and the requester are told.
-	ns, err := s.PendingNotifications(ctx(t), 10)
+	// The owner and the requester are told; the reviewers were told it
+	// waited.
+	ns, err := s.Notifications(ctx(t), airlock.NotificationFilter{ApprovalID: ap.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var to []string
-	for _, n := range ns {
-		to = append(to, n.Recipient)
-	}
-	if !slices.Equal(to, []string{"owner", "requester"}) {
-		t.Fatalf("notices to %v, want owner and requester", to)
+	if len(ns) != 2 || ns[0].Kind != airlock.EventApprovalResolved || !slices.Equal(ns[0].Recipients, []string{"owner", "requester"}) ||
+		ns[1].Kind != airlock.EventApprovalRequested || !slices.Equal(ns[1].Recipients, []string{"rev", "owner"}) ||
+		!slices.Equal(ns[0].Reviewers, ns[1].Reviewers) {
+		t.Fatalf("notices %+v, want the request to rev and owner, its resolution to owner and requester", ns)
 	}
 	_, err = s.ResolveApproval(ctx(t), airlock.Resolution{ApprovalID: uuid.Must(uuid.NewV7()).String(),
 		Status: airlock.StatusApproved, ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "rev"}, Surface: airlock.SurfaceCLI})
@@ -1008,36 +1020,143 @@ func testTrust(t *testing.T, s airlock.Store, clock *Clock) {
 	}
 }
 
-func testNotifications(t *testing.T, s airlock.Store, _ *Clock) {
+// fanOut routes each notice to channels "a" and "b", and reminds of a
+// request a minute before its deadline through "b".
+type fanOut struct{}
+
+func (fanOut) Route(n airlock.Notification) []airlock.Notification {
+	var out []airlock.Notification
+	for _, ch := range []string{"a", "b"} {
+		d := n
+		d.Channel = ch
+		out = append(out, d)
+	}
+	if n.Kind == airlock.EventApprovalRequested {
+		var ap airlock.Approval
+		if err := json.Unmarshal(n.Payload, &ap); err == nil {
+			r := n
+			r.Channel, r.Kind, r.Due = "b", airlock.NoticeReminder, ap.Expires.Add(-time.Minute)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func testNotifications(t *testing.T, s airlock.Store, clock *Clock) {
+	queued, stop := s.DeliveriesQueued()
+	defer stop()
+	s.SetRouter(fanOut{})
 	_, err := s.Append(ctx(t), airlock.Record{
 		Events: []airlock.Event{Event("decision", "a")},
 		Notifications: []airlock.Notification{
-			{Recipient: "owner", Kind: "decision", Agent: "a", Subject: "one"},
-			{Recipient: "owner", Kind: "decision", Agent: "a", Subject: "two"},
+			{Recipients: []string{"owner"}, Kind: "decision", Agent: "a", Subject: "one"},
+			{Recipients: []string{"owner"}, Kind: "decision", Agent: "a", Subject: "two"},
 		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns, err := s.PendingNotifications(ctx(t), 10)
-	if err != nil || len(ns) != 2 {
-		t.Fatalf("pending %+v, %v", ns, err)
+	select {
+	case <-queued:
+	default:
+		t.Fatal("queueing deliveries did not wake DeliveriesQueued")
 	}
-	if err := s.MarkNotification(ctx(t), ns[0].ID, errors.New("smtp down")); err != nil {
+	ap := mustRequest(t, s, NewApproval("a", "make deploy", airlock.Ask, time.Hour), airlock.Record{})
+	all, err := s.Notifications(ctx(t), airlock.NotificationFilter{})
+	if err != nil || len(all) != 7 {
+		t.Fatalf("deliveries %+v, %v; want 7 (2 notices × 2 channels, the request × 2, its reminder)", all, err)
+	}
+	keys := map[string]bool{}
+	for _, n := range all {
+		keys[n.Key] = true
+	}
+	if len(keys) != 7 {
+		t.Fatalf("idempotency keys are not unique: %v", keys)
+	}
+
+	// Claims lease what is due, oldest first: not the reminder.
+	got, err := s.ClaimNotifications(ctx(t), 10, time.Minute)
+	if err != nil || len(got) != 6 {
+		t.Fatalf("claimed %+v, %v; want the 6 due", got, err)
+	}
+	if again, err := s.ClaimNotifications(ctx(t), 10, time.Minute); err != nil || len(again) != 0 {
+		t.Fatalf("claimed again within the lease: %+v, %v", again, err)
+	}
+	// The worker dies: past the lease they are due again.
+	clock.Advance(61 * time.Second)
+	if got, err = s.ClaimNotifications(ctx(t), 10, time.Minute); err != nil || len(got) != 6 {
+		t.Fatalf("after the lease ran out, claimed %+v, %v; want 6", got, err)
+	}
+	byKind := func(kind, channel string) airlock.Notification {
+		t.Helper()
+		for _, n := range got {
+			if n.Kind == kind && n.Channel == channel && (kind != "decision" || n.Subject == "one") {
+				return n
+			}
+		}
+		t.Fatalf("no %s delivery via %s in %+v", kind, channel, got)
+		return airlock.Notification{}
+	}
+	sent, failed, dead := byKind("decision", "a"), byKind("decision", "b"), byKind(airlock.EventApprovalRequested, "a")
+	if err := s.MarkNotification(ctx(t), sent.ID, airlock.Attempt{Ref: "C1/1700.01"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MarkNotification(ctx(t), ns[1].ID, nil); err != nil {
+	retry := clock.Now().Add(30 * time.Second)
+	if err := s.MarkNotification(ctx(t), failed.ID, airlock.Attempt{Err: errors.New("receiver down"), Retry: retry}); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, s.MarkNotification(ctx(t), ns[1].ID, nil), airlock.ECONFLICT)
-	wantCode(t, s.MarkNotification(ctx(t), 9999, nil), airlock.ENOTFOUND)
-	left, err := s.PendingNotifications(ctx(t), 10)
-	if err != nil || len(left) != 1 || left[0].Subject != "one" || left[0].Attempts != 1 || left[0].LastError != "smtp down" {
-		t.Fatalf("after delivery: %+v, %v", left, err)
+	if err := s.MarkNotification(ctx(t), dead.ID, airlock.Attempt{Err: errors.New("410 gone")}); err != nil {
+		t.Fatal(err)
 	}
-	got := kinds(events(t, s, airlock.EventFilter{AfterSeq: 1}))
-	if !slices.Equal(got, []string{airlock.EventNotificationFail, airlock.EventNotificationSent}) {
-		t.Fatalf("delivery events %v", got)
+	wantCode(t, s.MarkNotification(ctx(t), sent.ID, airlock.Attempt{}), airlock.ECONFLICT)
+	wantCode(t, s.MarkNotification(ctx(t), dead.ID, airlock.Attempt{}), airlock.ECONFLICT)
+	wantCode(t, s.MarkNotification(ctx(t), 9999, airlock.Attempt{}), airlock.ENOTFOUND)
+
+	n, err := s.Notification(ctx(t), sent.ID)
+	if err != nil || n.Status != airlock.NotificationSent || n.Attempts != 1 || n.Ref != "C1/1700.01" || n.SentAt.IsZero() {
+		t.Fatalf("sent: %+v, %v", n, err)
 	}
+	n, err = s.Notification(ctx(t), failed.ID)
+	if err != nil || n.Status != airlock.NotificationFailed || n.Attempts != 1 || n.LastError != "receiver down" || !n.Due.Equal(retry) {
+		t.Fatalf("failed: %+v, %v", n, err)
+	}
+	// A failed delivery is not due before its retry, even once its lease
+	// ends; the others claimed but unmarked are.
+	clock.Advance(61 * time.Second)
+	later, err := s.ClaimNotifications(ctx(t), 10, time.Minute)
+	if err != nil || len(later) != 4 || !slices.ContainsFunc(later, func(n airlock.Notification) bool { return n.ID == failed.ID }) {
+		t.Fatalf("claimed %+v, %v; want the 3 unmarked and the failed one (its retry has come)", later, err)
+	}
+	for _, n := range later {
+		if err := s.MarkNotification(ctx(t), n.ID, airlock.Attempt{Dropped: "nothing to say"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadOnes, err := s.Notifications(ctx(t), airlock.NotificationFilter{Status: airlock.NotificationDead})
+	if err != nil || len(deadOnes) != 1 || deadOnes[0].ID != dead.ID || deadOnes[0].LastError != "410 gone" {
+		t.Fatalf("dead letters %+v, %v", deadOnes, err)
+	}
+	viaB, err := s.Notifications(ctx(t), airlock.NotificationFilter{Channel: "b", Kind: airlock.NoticeReminder})
+	if err != nil || len(viaB) != 1 || viaB[0].ApprovalID != ap.ID || !viaB[0].Due.Equal(ap.Expires.Add(-time.Minute)) {
+		t.Fatalf("reminder %+v, %v", viaB, err)
+	}
+
+	// A person retries the dead letter: due now, attempts counted afresh.
+	_, err = s.RetryNotification(ctx(t), sent.ID, "alice")
+	wantCode(t, err, airlock.ECONFLICT)
+	r, err := s.RetryNotification(ctx(t), dead.ID, "alice")
+	if err != nil || r.Status != airlock.NotificationPending || r.Attempts != 0 {
+		t.Fatalf("retried: %+v, %v", r, err)
+	}
+	if got, err := s.ClaimNotifications(ctx(t), 10, time.Minute); err != nil || len(got) != 1 || got[0].ID != dead.ID {
+		t.Fatalf("after retry, claimed %+v, %v", got, err)
+	}
+	want := []string{airlock.EventNotificationSent, airlock.EventNotificationFail, airlock.EventNotificationFail,
+		airlock.EventNotificationSent, airlock.EventNotificationSent, airlock.EventNotificationSent,
+		airlock.EventNotificationSent, airlock.EventNotificationRetry}
+	if got := kinds(events(t, s, airlock.EventFilter{AfterSeq: 2})); !slices.Equal(got, want) {
+		t.Fatalf("delivery events %v\nwant %v", got, want)
+	}
+	s.SetRouter(nil)
 }
 
 // RaceResolvers has n reviewers resolve one request at once and returns

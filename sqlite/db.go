@@ -73,6 +73,10 @@ type DB struct {
 	// wrote has committed since (see Ready).
 	failedAt atomic.Pointer[time.Time]
 
+	// router expands notices into deliveries (SetRouter); nil keeps each
+	// notice as one delivery for no channel.
+	router atomic.Pointer[airlock.Router]
+
 	mu      sync.Mutex
 	queue   []*op     // ops waiting for the next batch
 	leading bool      // a batch is running

@@ -3,34 +3,230 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/airlock-dev/airlock"
 )
 
 var _ airlock.NotificationQueue = (*DB)(nil)
 
-const notificationColumns = `id, created, recipient, kind, agent, approval_id, subject, payload, status, attempts, last_error, event_seq`
+// deliveriesKey is the hub key under which WaitDeliveries waits for new
+// deliveries: no approval ID has a NUL byte.
+const deliveriesKey = "\x00deliveries"
 
-func scanNotification(r rowScanner, n *airlock.Notification) error {
-	var created int64
+const deliveryColumns = `id, key, created, channel, kind, recipients, reviewers, agent, approval_id, subject, payload,
+	event_seq, status, attempts, last_error, due, sent_at, ref`
+
+func scanDelivery(r rowScanner, n *airlock.Notification) error {
+	var created, due, sent int64
+	var recipients, reviewers string
 	var payload []byte
 	var status string
-	if err := r.Scan(&n.ID, &created, &n.Recipient, &n.Kind, &n.Agent, &n.ApprovalID, &n.Subject, &payload,
-		&status, &n.Attempts, &n.LastError, &n.EventSeq); err != nil {
+	if err := r.Scan(&n.ID, &n.Key, &created, &n.Channel, &n.Kind, &recipients, &reviewers, &n.Agent, &n.ApprovalID,
+		&n.Subject, &payload, &n.EventSeq, &status, &n.Attempts, &n.LastError, &due, &sent, &n.Ref); err != nil {
 		return err
 	}
-	n.Created, n.Status = fromNanos(created), airlock.NotificationStatus(status)
+	n.Created, n.Due, n.Status = fromNanos(created), fromNanos(due), airlock.NotificationStatus(status)
+	if sent != 0 {
+		n.SentAt = fromNanos(sent)
+	}
 	if len(payload) > 0 {
 		n.Payload = payload
+	}
+	if err := json.Unmarshal([]byte(recipients), &n.Recipients); err != nil {
+		return fmt.Errorf("delivery %d: recipients: %w", n.ID, err)
+	}
+	if err := json.Unmarshal([]byte(reviewers), &n.Reviewers); err != nil {
+		return fmt.Errorf("delivery %d: reviewers: %w", n.ID, err)
 	}
 	return nil
 }
 
-// PendingNotifications returns notices not yet delivered, oldest first.
-func (db *DB) PendingNotifications(ctx context.Context, limit int) ([]airlock.Notification, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+notificationColumns+` FROM notifications
-		WHERE status != 'sent' ORDER BY id LIMIT ?`, airlock.PageSize(limit))
+// names encodes a list of names as a JSON array ("[]" for none).
+func names(ns []string) string {
+	if len(ns) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ns) // strings always encode
+	return string(b)
+}
+
+// newDeliveryKey returns a fresh idempotency key.
+func newDeliveryKey() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		id = uuid.New()
+	}
+	return "msg_" + strings.ReplaceAll(id.String(), "-", "")
+}
+
+// SetRouter sets how notices are expanded into deliveries from now on (nil:
+// each notice is kept as one delivery for no channel). It may be called at
+// any time, from any goroutine: a configuration reload swaps it.
+func (db *DB) SetRouter(r airlock.Router) {
+	if r == nil {
+		db.router.Store(nil)
+		return
+	}
+	db.router.Store(&r)
+}
+
+// ClaimNotifications leases up to limit due deliveries (pending, or failed
+// and due again) for lease, oldest due first. A delivery whose lease ran
+// out unmarked (its worker died) is due again.
+func (db *DB) ClaimNotifications(ctx context.Context, limit int, lease time.Duration) ([]airlock.Notification, error) {
+	if limit <= 0 || lease <= 0 {
+		return nil, airlock.Errorf(airlock.EINVALID, "claim needs a positive limit and lease")
+	}
+	var out []airlock.Notification
+	err := db.exec(ctx, func(w *wtx) error {
+		out = out[:0]
+		now := w.now().UnixNano()
+		rows, err := w.tx.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries
+			WHERE status IN ('pending', 'failed') AND due <= ? AND lease <= ? ORDER BY due, id LIMIT ?`, now, now, limit)
+		if err != nil {
+			return unavailable("read deliveries", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n airlock.Notification
+			if err := scanDelivery(rows, &n); err != nil {
+				return unavailable("read deliveries", err)
+			}
+			out = append(out, n)
+		}
+		if err := rows.Err(); err != nil {
+			return unavailable("read deliveries", err)
+		}
+		rows.Close()
+		until := now + int64(lease)
+		for _, n := range out {
+			if _, err := w.exec(`UPDATE deliveries SET lease = ? WHERE id = ?`, until, n.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// MarkNotification records a delivery attempt and audits it
+// (notification.sent, or notification.failed), atomically.
+func (db *DB) MarkNotification(ctx context.Context, id int64, a airlock.Attempt) error {
+	return db.exec(ctx, func(w *wtx) error {
+		n, err := w.delivery(id)
+		if err != nil {
+			return err
+		}
+		if n.Status.Settled() {
+			return airlock.Errorf(airlock.ECONFLICT, "notification %d is already %s", id, n.Status)
+		}
+		ev := n.Delivered(a)
+		now := w.now()
+		status, lastErr, due, sent := airlock.NotificationSent, "", n.Due, now
+		switch {
+		case a.Err != nil && a.Retry.IsZero():
+			status, lastErr, sent = airlock.NotificationDead, a.Err.Error(), time.Time{}
+		case a.Err != nil:
+			status, lastErr, due, sent = airlock.NotificationFailed, a.Err.Error(), a.Retry, time.Time{}
+		case a.Dropped != "":
+			status, lastErr = airlock.NotificationDropped, a.Dropped
+		}
+		if _, err := w.exec(`UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, due = ?,
+			lease = 0, sent_at = ?, ref = CASE WHEN ? = '' THEN ref ELSE ? END WHERE id = ?`,
+			string(status), lastErr, due.UnixNano(), nanos(sent), a.Ref, a.Ref, id); err != nil {
+			return err
+		}
+		w.append(airlock.Record{Events: []airlock.Event{ev}}, "")
+		return nil
+	})
+}
+
+// RetryNotification makes a failed or dead delivery due now, with a fresh
+// count of attempts, and audits who asked.
+func (db *DB) RetryNotification(ctx context.Context, id int64, by string) (airlock.Notification, error) {
+	var n airlock.Notification
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if n, err = w.delivery(id); err != nil {
+			return err
+		}
+		if n.Status != airlock.NotificationDead && n.Status != airlock.NotificationFailed {
+			return airlock.Errorf(airlock.ECONFLICT, "notification %d is %s: only a failed or dead one is retried", id, n.Status)
+		}
+		ev := n.Retried(by)
+		now := w.now()
+		if _, err := w.exec(`UPDATE deliveries SET status = 'pending', attempts = 0, due = ?, lease = 0 WHERE id = ?`,
+			now.UnixNano(), id); err != nil {
+			return err
+		}
+		w.append(airlock.Record{Events: []airlock.Event{ev}}, "")
+		w.changed = append(w.changed, deliveriesKey)
+		n.Status, n.Attempts, n.Due = airlock.NotificationPending, 0, now
+		return nil
+	})
+	return n, err
+}
+
+// delivery reads one delivery in the writer's transaction.
+func (w *wtx) delivery(id int64) (airlock.Notification, error) {
+	var n airlock.Notification
+	err := scanDelivery(w.tx.QueryRow(`SELECT `+deliveryColumns+` FROM deliveries WHERE id = ?`, id), &n)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return n, airlock.Errorf(airlock.ENOTFOUND, "no notification %d", id)
+	case err != nil:
+		return n, unavailable("read notification", err)
+	}
+	return n, nil
+}
+
+// Notification returns one delivery.
+func (db *DB) Notification(ctx context.Context, id int64) (airlock.Notification, error) {
+	var n airlock.Notification
+	err := scanDelivery(db.read.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = ?`, id), &n)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return n, airlock.Errorf(airlock.ENOTFOUND, "no notification %d", id)
+	case err != nil:
+		return n, unavailable("read notification", err)
+	}
+	return n, nil
+}
+
+// Notifications lists deliveries, newest first.
+func (db *DB) Notifications(ctx context.Context, f airlock.NotificationFilter) ([]airlock.Notification, error) {
+	var where []string
+	var args []any
+	for _, c := range []struct {
+		col string
+		v   string
+	}{{"status", string(f.Status)}, {"channel", f.Channel}, {"kind", f.Kind}, {"approval_id", f.ApprovalID}} {
+		if c.v != "" {
+			where, args = append(where, c.col+" = ?"), append(args, c.v)
+		}
+	}
+	if f.BeforeID > 0 {
+		where, args = append(where, "id < ?"), append(args, f.BeforeID)
+	}
+	q := `SELECT ` + deliveryColumns + ` FROM deliveries`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := db.read.QueryContext(ctx, q+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, unavailable("read notifications", err)
 	}
@@ -38,7 +234,7 @@ func (db *DB) PendingNotifications(ctx context.Context, limit int) ([]airlock.No
 	var out []airlock.Notification
 	for rows.Next() {
 		var n airlock.Notification
-		if err := scanNotification(rows, &n); err != nil {
+		if err := scanDelivery(rows, &n); err != nil {
 			return nil, unavailable("read notifications", err)
 		}
 		out = append(out, n)
@@ -49,32 +245,10 @@ func (db *DB) PendingNotifications(ctx context.Context, limit int) ([]airlock.No
 	return out, nil
 }
 
-// MarkNotification records a delivery attempt and audits it.
-func (db *DB) MarkNotification(ctx context.Context, id int64, deliveryErr error) error {
-	return db.exec(ctx, func(w *wtx) error {
-		var n airlock.Notification
-		err := scanNotification(w.tx.QueryRow(`SELECT `+notificationColumns+` FROM notifications WHERE id = ?`, id), &n)
-		if errors.Is(err, sql.ErrNoRows) {
-			return airlock.Errorf(airlock.ENOTFOUND, "no notification %d", id)
-		}
-		if err != nil {
-			return unavailable("read notification", err)
-		}
-		if n.Status == airlock.NotificationSent {
-			return airlock.Errorf(airlock.ECONFLICT, "notification %d was already sent", id)
-		}
-		ev := n.Delivered(deliveryErr)
-		status, lastErr, sentAt := airlock.NotificationSent, "", int64(0)
-		if deliveryErr != nil {
-			status, lastErr = airlock.NotificationFailed, deliveryErr.Error()
-		} else {
-			sentAt = w.now().UnixNano()
-		}
-		if _, err := w.exec(`UPDATE notifications SET status = ?, attempts = attempts + 1, last_error = ?, sent_at = ?
-			WHERE id = ?`, string(status), lastErr, sentAt, id); err != nil {
-			return err
-		}
-		w.append(airlock.Record{Events: []airlock.Event{ev}}, "")
-		return nil
-	})
+// DeliveriesQueued returns a channel closed when a delivery is next queued
+// (or made due by a person) in this process, and a func that stops the
+// subscription: a worker subscribes before it claims, and so never misses
+// one. Deliveries queued by another process are seen at the next poll.
+func (db *DB) DeliveriesQueued() (<-chan struct{}, func()) {
+	return db.hub.subscribe(deliveriesKey)
 }

@@ -156,6 +156,9 @@ func (db *DB) run(batch []*op) {
 		if len(w.events) > 0 {
 			w.changed = append(w.changed, eventsKey) // wake WaitEvents
 		}
+		if len(w.notes) > 0 {
+			w.changed = append(w.changed, deliveriesKey) // wake WaitDeliveries
+		}
 		db.hub.publish(w.changed)
 	}
 	for _, o := range batch[1:] { // batch[0] is the leader's own op
@@ -272,17 +275,33 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 		}
 		w.trust = append(w.trust, t)
 	}
+	router, queued := w.db.router.Load(), len(w.notes)
 	for _, n := range rec.Notifications {
-		n.Created = now
 		if approvalID != "" && n.ApprovalID == "" {
 			n.ApprovalID = approvalID
 		}
-		if n.EventSeq == 0 {
+		if n.EventSeq == 0 && len(rec.Events) > 0 {
 			n.EventSeq = seq
 		}
-		w.notes = append(w.notes, n)
+		if n.Payload == nil && len(rec.Events) > 0 {
+			n.Payload = w.events[first].Payload
+		}
+		ds := []airlock.Notification{n}
+		if router != nil {
+			ds = (*router).Route(n)
+		}
+		for _, d := range ds {
+			d.ID, d.Created, d.Status, d.Attempts = 0, now, airlock.NotificationPending, 0
+			if d.Key == "" {
+				d.Key = newDeliveryKey()
+			}
+			if d.Due.IsZero() {
+				d.Due = now
+			}
+			w.notes = append(w.notes, d)
+		}
 	}
-	w.writes += len(rec.Events) + len(rec.Trust) + len(rec.Notifications)
+	w.writes += len(rec.Events) + len(rec.Trust) + len(w.notes) - queued
 	return w.events[first:len(w.events):len(w.events)]
 }
 
@@ -316,8 +335,8 @@ func (w *wtx) flush() error {
 		st := w.tx.StmtContext(ctx, w.db.stmts.note)
 		for i := range w.notes {
 			n := &w.notes[i]
-			if _, err := st.ExecContext(ctx, n.Created.UnixNano(), n.Recipient, n.Kind, n.Agent, n.ApprovalID,
-				n.Subject, []byte(n.Payload), n.EventSeq); err != nil {
+			if _, err := st.ExecContext(ctx, n.Key, n.Created.UnixNano(), n.Channel, n.Kind, names(n.Recipients),
+				names(n.Reviewers), n.Agent, n.ApprovalID, n.Subject, []byte(n.Payload), n.EventSeq, n.Due.UnixNano()); err != nil {
 				return err
 			}
 		}
@@ -340,8 +359,8 @@ func (db *DB) prepare(ctx context.Context) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&db.stmts.trust, `INSERT INTO trust (time, agent, class, outcome, tier, trace_id, label, tool, autonomy_class,
 			requires_human, code, args, approval_id, event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&db.stmts.note, `INSERT INTO notifications (created, recipient, kind, agent, approval_id, subject, payload, event_seq)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&db.stmts.note, `INSERT INTO deliveries (key, created, channel, kind, recipients, reviewers, agent, approval_id,
+			subject, payload, event_seq, due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 	} {
 		st, err := db.write.PrepareContext(ctx, p.query)
 		if err != nil {
