@@ -1,102 +1,19 @@
 package http
 
 import (
-	"fmt"
 	"html/template"
-	"iter"
 	"strings"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/airlock-dev/airlock/visible"
 )
 
-// Text that agents or people wrote (names, arguments, paths, reasons) is
-// shown so that nothing in it can hide: a character that is invisible, or
-// that changes how the text around it reads, is written as an escape
-// (\u202e, \x1b, \t) and marked, and everything is HTML-escaped.
+// Text that agents or people wrote is shown so that nothing in it can
+// hide (package visible), its escapes marked, and everything HTML-escaped.
 
 // maxMarks bounds the marked (highlighted) escapes of one value. Past it
 // the escapes are still written, as plain text: a value made of hidden
 // characters cannot multiply the size of a page with markup.
 const maxMarks = 256
-
-// Segment is a run of text; Mark is set when it stands for characters
-// made visible, written as escapes.
-type Segment struct {
-	Text string
-	Mark bool
-}
-
-// hidden reports whether r would be invisible or would change how the text
-// around it reads: control and format characters (bidi overrides,
-// zero-width joiners), every space but the plain one, default-ignorable
-// code points (Hangul fillers, the combining grapheme joiner), variation
-// selectors (which can carry bytes invisibly), private-use, unassigned
-// and non-characters, the blank Braille pattern, and invalid bytes.
-func hidden(r rune, keepLines bool) bool {
-	if r < utf8.RuneSelf {
-		return (r < 0x20 && !(r == '\n' && keepLines)) || r == 0x7f
-	}
-	return r == utf8.RuneError || r == '\u2800' ||
-		!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S) ||
-		unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
-}
-
-// segments yields s as plain runs and escapes of what would be hidden;
-// consecutive escapes come as one segment.
-func segments(s string, keepLines bool) iter.Seq[Segment] {
-	return func(yield func(Segment) bool) {
-		plain := 0
-		var esc strings.Builder
-		for i := 0; i < len(s); {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			// A literal U+FFFD is visible; only an invalid byte is not.
-			if !hidden(r, keepLines) || (r == utf8.RuneError && size > 1) {
-				i += size
-				continue
-			}
-			if i > plain && !yield(Segment{Text: s[plain:i]}) {
-				return
-			}
-			esc.Reset()
-			for i < len(s) {
-				r, size = utf8.DecodeRuneInString(s[i:])
-				if !hidden(r, keepLines) || (r == utf8.RuneError && size > 1) {
-					break
-				}
-				writeEscape(&esc, r, s[i])
-				i += size
-			}
-			plain = i
-			if !yield(Segment{Text: esc.String(), Mark: true}) {
-				return
-			}
-		}
-		if len(s) > plain {
-			yield(Segment{Text: s[plain:]})
-		}
-	}
-}
-
-// writeEscape writes the escape of the hidden rune r, whose first byte is
-// first (for an invalid byte, r is utf8.RuneError).
-func writeEscape(b *strings.Builder, r rune, first byte) {
-	switch {
-	case r == '\n':
-		b.WriteString(`\n`)
-	case r == '\t':
-		b.WriteString(`\t`)
-	case r == '\r':
-		b.WriteString(`\r`)
-	case r == utf8.RuneError:
-		fmt.Fprintf(b, `\x%02x`, first)
-	case r > 0xffff:
-		hi, lo := utf16.EncodeRune(r)
-		fmt.Fprintf(b, `\u%04x\u%04x`, hi, lo)
-	default:
-		fmt.Fprintf(b, `\u%04x`, r)
-	}
-}
 
 // show renders s as HTML text, escaped, with what would be hidden shown
 // as escapes, the first maxMarks runs of them marked. It builds the markup
@@ -106,7 +23,7 @@ func writeEscape(b *strings.Builder, r rune, first byte) {
 func show(s string, keepLines bool) template.HTML {
 	var b strings.Builder
 	marks := 0
-	for seg := range segments(s, keepLines) {
+	for seg := range visible.Segments(s, keepLines) {
 		if !seg.Mark {
 			if b.Len() == 0 && len(seg.Text) == len(s) {
 				return template.HTML(template.HTMLEscapeString(s))
@@ -126,25 +43,8 @@ func show(s string, keepLines bool) template.HTML {
 	return template.HTML(b.String())
 }
 
-// escaped writes s with what would be hidden as escapes, for text that
-// cannot carry markup (a page's title).
-func escaped(s string) string {
-	var b strings.Builder
-	for seg := range segments(s, false) {
-		b.WriteString(seg.Text)
-	}
-	return b.String()
-}
+// escaped writes s with what would be hidden as escapes (visible.Escaped).
+func escaped(s string) string { return visible.Escaped(s) }
 
 // countHidden counts the characters of s that show writes as escapes.
-func countHidden(s string, keepLines bool) int {
-	n := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if hidden(r, keepLines) && !(r == utf8.RuneError && size > 1) {
-			n++
-		}
-		i += size
-	}
-	return n
-}
+func countHidden(s string, keepLines bool) int { return visible.Count(s, keepLines) }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/airlock-dev/airlock/visible"
 )
 
 func TestShow(t *testing.T) {
@@ -59,7 +61,7 @@ func TestShowHidesNothing(t *testing.T) {
 			t.Fatalf("show(%+q) = %q: raw markup", in, out)
 		}
 		for _, c := range rest {
-			if hidden(c, false) && c != utf8.RuneError {
+			if visible.Hidden(c, false) && c != utf8.RuneError {
 				t.Fatalf("show(%+q) = %+q: %U is written raw", in, out, c)
 			}
 		}

@@ -1,0 +1,38 @@
+package visible_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/airlock-dev/airlock/visible"
+)
+
+func TestEscaped(t *testing.T) {
+	for in, want := range map[string]string{
+		"coder\u202e-1\t<x>": `coder\u202e-1\t<x>`,
+		"rm -rf /\u200b":     `rm -rf /\u200b`,
+		"a\xffb":             `a\xffb`,
+		"Grüße 日本":           "Grüße 日本",
+	} {
+		if got := visible.Escaped(in); got != want {
+			t.Errorf("Escaped(%+q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSegmentsMarkEscapes(t *testing.T) {
+	var marked, plain []string
+	for seg := range visible.Segments("a\u202e\u200bb\nc", true) {
+		if seg.Mark {
+			marked = append(marked, seg.Text)
+		} else {
+			plain = append(plain, seg.Text)
+		}
+	}
+	if strings.Join(marked, "|") != `\u202e\u200b` || strings.Join(plain, "|") != "a|b\nc" {
+		t.Errorf("marked %q, plain %q", marked, plain)
+	}
+	if n := visible.Count("a\u202e\u200bb\nc", false); n != 3 {
+		t.Errorf("Count = %d, want 3 (the newline counts when lines are not kept)", n)
+	}
+}
