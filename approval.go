@@ -49,6 +49,7 @@ const (
 	SurfaceCLI     Surface = "cli"
 	SurfaceAPI     Surface = "api"
 	SurfaceSlack   Surface = "slack"
+	SurfaceFeishu  Surface = "feishu"
 	SurfaceWebhook Surface = "webhook"
 	// SurfaceSystem marks a change no person made: an expiry, a cancellation
 	// because the waiting caller left, an approval by a rule or a flag. It is
@@ -59,7 +60,7 @@ const (
 // Valid reports whether s is a known surface.
 func (s Surface) Valid() bool {
 	switch s {
-	case SurfaceWeb, SurfaceCLI, SurfaceAPI, SurfaceSlack, SurfaceWebhook, SurfaceSystem:
+	case SurfaceWeb, SurfaceCLI, SurfaceAPI, SurfaceSlack, SurfaceFeishu, SurfaceWebhook, SurfaceSystem:
 		return true
 	}
 	return false

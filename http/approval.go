@@ -128,7 +128,7 @@ type resolveInput struct {
 		Status     string       `json:"status" enum:"approved,rejected" doc:"The decision."`
 		ActionHash airlock.Hash `json:"action_hash" doc:"The action hash the reviewer saw: a resolution applies only to exactly that action."`
 		Reason     string       `json:"reason,omitempty" maxLength:"2000" doc:"Why; shown to the agent and its owner."`
-		Surface    string       `json:"surface,omitempty" enum:"api,cli,web,slack,webhook" doc:"Where the reviewer decided; api by default."`
+		Surface    string       `json:"surface,omitempty" enum:"api,cli,web,slack,feishu,webhook" doc:"Where the reviewer decided; api by default."`
 		RunNow     bool         `json:"run_now,omitempty" doc:"With the approval of a proposal (suggest, needs-human): an executor that holds the tool — the MCP gateway — runs it now, once, and its result is recorded with the request."`
 	}
 }
@@ -164,7 +164,7 @@ type cancelInput struct {
 	ID   string `path:"id" doc:"The approval request's ID."`
 	Body struct {
 		Reason  string `json:"reason,omitempty" maxLength:"2000"`
-		Surface string `json:"surface,omitempty" enum:"api,cli,web,slack,webhook" doc:"Where it was cancelled; api by default."`
+		Surface string `json:"surface,omitempty" enum:"api,cli,web,slack,feishu,webhook" doc:"Where it was cancelled; api by default."`
 	}
 }
 
