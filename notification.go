@@ -173,3 +173,16 @@ func (n *Notification) String() string {
 	}
 	return s
 }
+
+// TestNotice returns the record of a test message through channel, asked
+// for by by: an audit event and a notice that only that channel carries.
+func TestNotice(by, channel string) Record {
+	ev := newEvent(NoticeTest, nil, "queued", "", struct {
+		Channel string `json:"channel"`
+		By      string `json:"by"`
+	}{channel, by})
+	return Record{Events: []Event{ev}, Notifications: []Notification{{
+		Kind: NoticeTest, Route: []string{channel}, Recipients: []string{by},
+		Subject: fmt.Sprintf("Airlock test message through %s, sent by %s", channel, by),
+	}}}
+}

@@ -527,6 +527,48 @@ func (c *Client) RevokeToken(ctx context.Context, id string) (airlock.Token, err
 	return t, err
 }
 
+// Notifications returns a page of deliveries, newest first, and the
+// before ID of the next page (0 on the last).
+func (c *Client) Notifications(ctx context.Context, f airlock.NotificationFilter) ([]airlock.Notification, int64, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"status": string(f.Status), "channel": f.Channel, "kind": f.Kind, "approval_id": f.ApprovalID} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if f.BeforeID > 0 {
+		q.Set("before", strconv.FormatInt(f.BeforeID, 10))
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	var l NotificationList
+	err := c.do(ctx, "GET", "/v1/notifications", q, nil, &l)
+	return l.Notifications, l.Next, err
+}
+
+// Notification returns one delivery.
+func (c *Client) Notification(ctx context.Context, id int64) (airlock.Notification, error) {
+	var n airlock.Notification
+	err := c.do(ctx, "GET", "/v1/notifications/"+strconv.FormatInt(id, 10), nil, nil, &n)
+	return n, err
+}
+
+// RetryNotification sends a failed or dead delivery again (admins).
+func (c *Client) RetryNotification(ctx context.Context, id int64) (airlock.Notification, error) {
+	var n airlock.Notification
+	err := c.do(ctx, "POST", "/v1/notifications/"+strconv.FormatInt(id, 10)+"/retry", nil, struct{}{}, &n)
+	return n, err
+}
+
+// TestNotification queues a test message through channel (admins) and
+// returns its delivery.
+func (c *Client) TestNotification(ctx context.Context, channel string) (airlock.Notification, error) {
+	var n airlock.Notification
+	err := c.do(ctx, "POST", "/v1/notifications/test", nil, map[string]string{"channel": channel}, &n)
+	return n, err
+}
+
 // Whoami returns the token's identity.
 func (c *Client) Whoami(ctx context.Context) (airlock.Token, error) {
 	var t airlock.Token

@@ -52,6 +52,13 @@ type Server struct {
 	Metrics *Metrics
 	// Checkpoints signs the audit log's head; nil: the server signs none.
 	Checkpoints *airlock.Checkpointer
+	// Channels are the names of the notification channels configured,
+	// for test messages.
+	Channels []string
+	// Callbacks are the chat channels' callback handlers by channel name,
+	// served at POST /callbacks/{channel}. They authenticate each request
+	// themselves (the provider signs it) and resolve as the mapped person.
+	Callbacks map[string]http.Handler
 
 	once    sync.Once
 	handler http.Handler
@@ -192,11 +199,18 @@ func (s *Server) build() {
 	register(api, s, "DELETE /v1/tokens/{id}", "revoke-token", "Revoke a bearer token", s.revokeToken, 0)
 	register(api, s, "GET /v1/whoami", "whoami", "The token's identity", s.whoami, 0)
 
+	// Notifications: where notices went, the dead letters.
+	register(api, s, "GET /v1/notifications", "list-notifications", "List notification deliveries", s.listNotifications, 0)
+	register(api, s, "GET /v1/notifications/{id}", "get-notification", "Get a notification delivery", s.getNotification, 0)
+	register(api, s, "POST /v1/notifications/{id}/retry", "retry-notification", "Send a failed or dead delivery again", s.retryNotification, maxBodyBytes)
+	register(api, s, "POST /v1/notifications/test", "test-notification", "Send a test message through a channel", s.testNotification, maxBodyBytes)
+
 	mux.Handle("/", routeMissing(mux))
 
 	root := http.NewServeMux()
 	root.Handle("/v1/", s.authenticate(mux))
 	root.Handle("POST /v1/hooks/{host}", http.HandlerFunc(s.hookCall)) // authenticates itself: see hookCall
+	root.Handle("POST /callbacks/{channel}", http.HandlerFunc(s.callback)) // signed by the chat provider
 	root.Handle("GET /openapi.json", mux)
 	root.Handle("GET /openapi.yaml", mux)
 	root.Handle("GET /healthz", http.HandlerFunc(s.healthz))
