@@ -135,7 +135,7 @@ func (n *Notification) Delivered(a Attempt) Event {
 		Retry   time.Time `json:"retry,omitzero"`
 		Dead    bool      `json:"dead,omitempty"`
 		Dropped string    `json:"dropped,omitempty"`
-	}{ID: n.ID, Key: n.Key, Channel: n.Channel, Kind: n.Kind, To: n.Recipients, Attempt: n.Attempts + 1, Dropped: a.Dropped}
+	}{ID: n.ID, Key: n.Key, Channel: n.Channel, Kind: n.Kind, To: n.Recipients, Attempt: n.Attempts, Dropped: a.Dropped}
 	switch {
 	case a.Err != nil:
 		kind, p.Error, p.Retry = EventNotificationFail, a.Err.Error(), a.Retry

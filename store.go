@@ -135,8 +135,8 @@ type NotificationQueue interface {
 	// at any time (a configuration reload).
 	SetRouter(Router)
 	// ClaimNotifications leases up to limit due deliveries, oldest due
-	// first; one whose lease runs out unmarked is due again. Errors:
-	// EINVALID, EUNAVAILABLE.
+	// first, and counts an attempt for each; one whose lease runs out
+	// unmarked is due again. Errors: EINVALID, EUNAVAILABLE.
 	ClaimNotifications(ctx context.Context, limit int, lease time.Duration) ([]Notification, error)
 	// MarkNotification records an attempt — sent, failed (due again at
 	// a.Retry), dead (failed, no retry) or dropped — and audits it,

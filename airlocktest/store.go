@@ -1112,11 +1112,12 @@ func testNotifications(t *testing.T, s airlock.Store, clock *Clock) {
 	wantCode(t, s.MarkNotification(ctx(t), 9999, airlock.Attempt{}), airlock.ENOTFOUND)
 
 	n, err := s.Notification(ctx(t), sent.ID)
-	if err != nil || n.Status != airlock.NotificationSent || n.Attempts != 1 || n.Ref != "C1/1700.01" || n.SentAt.IsZero() {
+	// Claimed twice: two attempts, the first never reported.
+	if err != nil || n.Status != airlock.NotificationSent || n.Attempts != 2 || n.Ref != "C1/1700.01" || n.SentAt.IsZero() {
 		t.Fatalf("sent: %+v, %v", n, err)
 	}
 	n, err = s.Notification(ctx(t), failed.ID)
-	if err != nil || n.Status != airlock.NotificationFailed || n.Attempts != 1 || n.LastError != "receiver down" || !n.Due.Equal(retry) {
+	if err != nil || n.Status != airlock.NotificationFailed || n.Attempts != 2 || n.LastError != "receiver down" || !n.Due.Equal(retry) {
 		t.Fatalf("failed: %+v, %v", n, err)
 	}
 	// A failed delivery is not due before its retry, even once its lease

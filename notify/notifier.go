@@ -133,15 +133,23 @@ func (n *Notifier) Run(ctx context.Context) error {
 // (the store is down) the lease runs out and the delivery is attempted
 // again: at least once.
 func (n *Notifier) deliver(ctx context.Context, d airlock.Notification) {
-	a := n.attempt(ctx, d)
+	var a airlock.Attempt
+	if d.Attempts > n.Attempts {
+		// The last attempts never reported: their process stopped
+		// mid-delivery. A notice that kills its notifier must not do so
+		// forever.
+		a.Err = fmt.Errorf("attempt %d of %d never reported: the notifier stopped while delivering it", d.Attempts-1, n.Attempts)
+	} else {
+		a = n.attempt(ctx, d)
+	}
 	if a.Err != nil {
-		if d.Attempts+1 >= n.Attempts || IsPermanent(a.Err) {
+		if d.Attempts >= n.Attempts || IsPermanent(a.Err) {
 			a.Retry = time.Time{}
 		} else {
-			a.Retry = time.Now().Add(n.backoff(d.Attempts + 1))
+			a.Retry = time.Now().Add(n.backoff(d.Attempts))
 		}
 	}
-	log := n.Logger.With("id", d.ID, "key", d.Key, "channel", d.Channel, "kind", d.Kind, "attempt", d.Attempts+1)
+	log := n.Logger.With("id", d.ID, "key", d.Key, "channel", d.Channel, "kind", d.Kind, "attempt", d.Attempts)
 	switch {
 	case a.Err != nil && a.Retry.IsZero():
 		log.Error("notify: delivery is dead", "err", a.Err)

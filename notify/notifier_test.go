@@ -134,7 +134,7 @@ func TestLeaseOfDeadWorker(t *testing.T) {
 	if time.Since(start) < 2*timeout-10*time.Millisecond {
 		t.Errorf("delivered %s after the claim: within the dead worker's lease", time.Since(start))
 	}
-	if n, total := rec.count(); n != 1 || total != 1 || ns[0].Attempts != 1 {
+	if n, total := rec.count(); n != 1 || total != 1 || ns[0].Attempts != 2 { // the dead worker's attempt counts
 		t.Fatalf("delivered %d (%d attempts), %+v", n, total, ns[0])
 	}
 }
@@ -227,4 +227,36 @@ func TestReminderDroppedOnceSettled(t *testing.T) {
 	if d.Status != airlock.NotificationSent {
 		t.Fatalf("reminder of a pending request %+v, want sent", d)
 	}
+}
+
+// TestNeverReportedAttempts: a delivery whose last allowed attempt never
+// reported (its notifier died delivering it, as a notice that crashes its
+// process would make it die every time) is dead, not attempted again.
+func TestNeverReportedAttempts(t *testing.T) {
+	rec := newRecorder()
+	db := open(t, filepath.Join(t.TempDir(), "airlock.db"), hook("ops", rec))
+	defer db.Close()
+	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")},
+		Notifications: []airlock.Notification{{Kind: airlock.EventDecision, Recipients: []string{"alice"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ClaimNotifications(t.Context(), 1, time.Millisecond); err != nil { // the attempt that died
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	run(t, &notify.Notifier{Store: db, Channels: map[string]*notify.Spec{"ops": hook("ops", rec)}, Attempts: 1, Poll: 5 * time.Millisecond})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if ns, _ := db.Notifications(t.Context(), airlock.NotificationFilter{Status: airlock.NotificationDead}); len(ns) == 1 {
+			if !strings.Contains(ns[0].LastError, "never reported") {
+				t.Fatalf("dead letter %+v", ns[0])
+			}
+			if n, _ := rec.count(); n != 0 {
+				t.Fatalf("delivered %d times past its last attempt", n)
+			}
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("the delivery is not dead")
 }

@@ -78,8 +78,9 @@ func (db *DB) SetRouter(r airlock.Router) {
 }
 
 // ClaimNotifications leases up to limit due deliveries (pending, or failed
-// and due again) for lease, oldest due first. A delivery whose lease ran
-// out unmarked (its worker died) is due again.
+// and due again) for lease, oldest due first, and counts an attempt for
+// each. A delivery whose lease ran out unmarked (its worker died) is due
+// again: that attempt counts too.
 func (db *DB) ClaimNotifications(ctx context.Context, limit int, lease time.Duration) ([]airlock.Notification, error) {
 	if limit <= 0 || lease <= 0 {
 		return nil, airlock.Errorf(airlock.EINVALID, "claim needs a positive limit and lease")
@@ -106,10 +107,11 @@ func (db *DB) ClaimNotifications(ctx context.Context, limit int, lease time.Dura
 		}
 		rows.Close()
 		until := now + int64(lease)
-		for _, n := range out {
-			if _, err := w.exec(`UPDATE deliveries SET lease = ? WHERE id = ?`, until, n.ID); err != nil {
+		for i := range out {
+			if _, err := w.exec(`UPDATE deliveries SET lease = ?, attempts = attempts + 1 WHERE id = ?`, until, out[i].ID); err != nil {
 				return err
 			}
+			out[i].Attempts++
 		}
 		return nil
 	})
@@ -141,7 +143,7 @@ func (db *DB) MarkNotification(ctx context.Context, id int64, a airlock.Attempt)
 		case a.Dropped != "":
 			status, lastErr = airlock.NotificationDropped, a.Dropped
 		}
-		if _, err := w.exec(`UPDATE deliveries SET status = ?, attempts = attempts + 1, last_error = ?, due = ?,
+		if _, err := w.exec(`UPDATE deliveries SET status = ?, last_error = ?, due = ?,
 			lease = 0, sent_at = ?, ref = CASE WHEN ? = '' THEN ref ELSE ? END WHERE id = ?`,
 			string(status), lastErr, due.UnixNano(), nanos(sent), a.Ref, a.Ref, id); err != nil {
 			return err

@@ -86,6 +86,10 @@ type Config struct {
 	// Log sets the server's log output (to standard error).
 	Log LogConfig `yaml:"log"`
 
+	// Notifications sets the channels that tell people of requests and
+	// let them answer from where they are (docs/NOTIFICATIONS.md).
+	Notifications NotificationsConfig `yaml:"notifications"`
+
 	src *configSource // where the config was read from; nil for DefaultConfig
 }
 
@@ -233,6 +237,7 @@ func (c *Config) setDefaults() {
 	c.GrantTTL = cmp.Or(c.GrantTTL, defaultGrantTTL)
 	c.Log.Level = cmp.Or(c.Log.Level, "info")
 	c.Log.Format = cmp.Or(c.Log.Format, "text")
+	c.Notifications.setDefaults()
 }
 
 // LoadConfig reads the configuration file at path, expands ${ENV}
@@ -325,6 +330,11 @@ func (c *Config) resolvePaths(dir string) {
 	for i := range c.Tokens {
 		abs(&c.Tokens[i].SecretFile)
 	}
+	for i := range c.Notifications.Channels {
+		for _, s := range c.Notifications.Channels[i].secrets() {
+			abs(s.file)
+		}
+	}
 }
 
 // readSecretFiles sets each token's secret from its secret_file.
@@ -348,6 +358,7 @@ func (c *Config) readSecretFiles() error {
 		}
 		t.Secret = Secret(strings.TrimSpace(string(b)))
 	}
+	errs = append(errs, c.readChannelSecrets())
 	return errors.Join(errs...)
 }
 
@@ -428,6 +439,7 @@ func (c Config) Validate() error {
 	if !slices.Contains(logFormats, c.Log.Format) {
 		bad("log.format", fmt.Sprintf("unknown format %q (valid: %s)", c.Log.Format, strings.Join(logFormats, ", ")), "log", "format")
 	}
+	errs = append(errs, c.Notifications.validate(c.src)...)
 	return errors.Join(errs...)
 }
 

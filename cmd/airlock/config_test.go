@@ -54,6 +54,8 @@ func TestConfigDefaults(t *testing.T) {
 		GrantTTL:   Duration(time.Hour),
 		Checkpoint: CheckpointConfig{Interval: Duration(5 * time.Minute)},
 		Log:        LogConfig{Level: "info", Format: "text"},
+		Notifications: NotificationsConfig{RemindBefore: new(Duration(10 * time.Minute)), Attempts: 8,
+			FirstRetry: Duration(5 * time.Second), MaxRetry: Duration(30 * time.Minute), Timeout: Duration(20 * time.Second)},
 	}
 	for _, tc := range []struct {
 		name string
@@ -136,7 +138,23 @@ tokens:
 log:
   level: debug
   format: json
+notifications:
+  inbox_url: https://airlock.example.com
+  remind_before: 0s
+  attempts: 3
+  first_retry: 1s
+  max_retry: 1m
+  timeout: 5s
+  channels:
+    - name: ops
+      type: webhook
+      url: https://hooks.example/airlock
+      secret_file: ops.whsec
+      events: [approval.requested, approval.resolved]
 `
+	if err := os.WriteFile(filepath.Join(dir, "ops.whsec"), []byte(testWhsec+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(dir, "airlock.yaml")
 	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
@@ -162,6 +180,13 @@ log:
 			{Role: "agent", Name: "coder", Agent: "coder-1", Secret: "airlock_CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"},
 		},
 		Log: LogConfig{Level: "debug", Format: "json"},
+		Notifications: NotificationsConfig{
+			InboxURL: "https://airlock.example.com", RemindBefore: new(Duration), Attempts: 3,
+			FirstRetry: Duration(time.Second), MaxRetry: Duration(time.Minute), Timeout: Duration(5 * time.Second),
+			Channels: []ChannelConfig{{Name: "ops", Type: "webhook", URL: "https://hooks.example/airlock",
+				SecretFile: filepath.Join(dir, "ops.whsec"), Secret: testWhsec,
+				Events: []string{"approval.requested", "approval.resolved"}}},
+		},
 	}
 	if got.File() != path {
 		t.Errorf("File: got %q, want %q", got.File(), path)
@@ -174,6 +199,9 @@ log:
 
 // TestConfigErrors checks that every kind of mistake is reported at its
 // file:line:col, with what is wrong.
+// testWhsec is a Standard Webhooks secret for config tests.
+const testWhsec = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
 func TestConfigErrors(t *testing.T) {
 	t.Setenv("TEST_UNSET_VAR", "") // restored after the test
 	os.Unsetenv("TEST_UNSET_VAR")
@@ -211,6 +239,23 @@ func TestConfigErrors(t *testing.T) {
 			"1:9: environment variable TEST_UNSET_VAR is not set",
 			"3:10: environment variable TEST_UNSET_VAR is not set",
 		}},
+		{"unknown channel type", "notifications:\n  channels:\n    - {name: x, type: sms}\n",
+			[]string{`3:23: notifications.channels[0].type: unknown type "sms" (valid: webhook, slack, feishu, email)`}},
+		{"setting of another type", "notifications:\n  channels:\n    - name: ops\n      type: webhook\n      url: https://hooks.example/a\n      secret: " + testWhsec + "\n      token: xoxb-1\n",
+			[]string{"7:14: notifications.channels[0].token: token is not a setting of a webhook channel (its settings: url, secret, headers)"}},
+		{"webhook without secret", "notifications:\n  channels:\n    - {name: ops, type: webhook, url: https://hooks.example/a}\n",
+			[]string{"3:7: notifications.channels[0]: secret: a webhook channel needs a signing secret"}},
+		{"webhook secret not whsec", "notifications:\n  channels:\n    - {name: ops, type: webhook, url: https://hooks.example/a, secret: hunter2}\n",
+			[]string{`3:7: notifications.channels[0]: secret 1: a signing secret starts with "whsec_"`}},
+		{"duplicate channel", "notifications:\n  channels:\n    - {name: ops, type: webhook, url: https://a.example, secret: " + testWhsec + "}\n    - {name: ops, type: webhook, url: https://b.example, secret: " + testWhsec + "}\n",
+			[]string{`4:14: notifications.channels[1].name: name "ops" is already channels[0]`}},
+		{"bad event", "notifications:\n  channels:\n    - {name: ops, type: webhook, url: https://a.example, secret: " + testWhsec + ", events: [approval.approved]}\n",
+			[]string{`3:115: notifications.channels[0].events[0]: unknown event "approval.approved" (valid: decision, approval.requested,`}},
+		{"webhook users", "notifications:\n  channels:\n    - {name: ops, type: webhook, url: https://a.example, secret: " + testWhsec + ", users: {U1: bob}}\n",
+			[]string{`3:113: notifications.channels[0].users: a webhook receives every notice of its events: it maps no users`}},
+		{"bad inbox url", "notifications:\n  inbox_url: airlock.example.com\n",
+			[]string{`2:14: notifications.inbox_url: "airlock.example.com" is not an absolute http(s) URL`}},
+		{"no attempts", "notifications:\n  attempts: -1\n", []string{"2:13: notifications.attempts: must be at least 1, not -1"}},
 		{"bad variable name", "listen: ${1X}\n", []string{`1:9: ${1X}: "1X" is not an environment variable name`}},
 		{"unclosed reference", "listen: ${X\n", []string{`1:9: "${X" has no closing brace`}},
 	} {

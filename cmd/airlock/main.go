@@ -94,7 +94,7 @@ and records every decision.`,
 	root.AddCommand(newPolicyCmd())
 	root.AddCommand(newAuditCmd())
 	root.AddCommand(newApprovalsCmd())
-	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd(), newHookCmd(), newMCPCmd())
+	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd(), newHookCmd(), newMCPCmd(), newNotificationsCmd())
 	addServerFlags(root) // and cobra's own 'completion' command stays enabled
 	return root
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -85,6 +87,7 @@ type Main struct {
 	Server   *airlockhttp.Server
 
 	Checkpoints *airlock.Checkpointer // signs the audit log's head
+	Notifier    *notify.Notifier      // delivers notices through the channels
 
 	stop context.CancelFunc
 	bg   sync.WaitGroup
@@ -145,10 +148,28 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.bootstrap(ctx, len(tokens)); err != nil {
 		return err
 	}
+	chans, err := cfg.Notifications.build()
+	if err != nil {
+		return err
+	}
+	nc := &cfg.Notifications
+	store.SetRouter(notify.NewRouter(chans.specs, time.Duration(*nc.RemindBefore)))
+	m.Notifier = &notify.Notifier{
+		Store: store, Channels: map[string]*notify.Spec{}, InboxURL: nc.InboxURL, Attempts: nc.Attempts,
+		FirstRetry: time.Duration(nc.FirstRetry), MaxRetry: time.Duration(nc.MaxRetry), Timeout: time.Duration(nc.Timeout),
+		Logger: m.Logger.With("component", "notify"),
+	}
 	m.Server = &airlockhttp.Server{
 		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
-		Logger: m.Logger.With("component", "http"),
+		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{},
+	}
+	for _, spec := range chans.specs {
+		m.Notifier.Channels[spec.Name] = spec
+		m.Server.Channels = append(m.Server.Channels, spec.Name)
+		if cb := chans.callbacks[spec.Name]; cb != nil {
+			m.Server.Callbacks[spec.Name] = cb(store)
+		}
 	}
 	if err := m.Server.Open(); err != nil {
 		return err
@@ -158,6 +179,9 @@ func (m *Main) Run(ctx context.Context) error {
 	m.stop = stop
 	m.bg.Go(func() { m.Enforcer.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep)) })
 	m.bg.Go(func() { watcher.Run(bg, m.HUP) })
+	if len(chans.specs) > 0 {
+		m.bg.Go(func() { m.Notifier.Run(bg) })
+	}
 	// Stopped after the server: its last checkpoint covers the last request.
 	m.bg.Go(func() { m.Checkpoints.Run(bg, time.Duration(cfg.Checkpoint.Interval)) })
 

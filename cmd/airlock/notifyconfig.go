@@ -1,0 +1,323 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/notify"
+	"github.com/airlock-dev/airlock/notify/webhook"
+)
+
+// NotificationsConfig sets how notices reach people (see
+// docs/NOTIFICATIONS.md). Without channels nothing is delivered: the
+// inbox still shows every request.
+type NotificationsConfig struct {
+	// InboxURL is the base URL people reach the web inbox at (like
+	// https://airlock.example.com), for the links in messages. Default
+	// none: messages carry no link.
+	InboxURL string `yaml:"inbox_url"`
+	// RemindBefore is how long before a request's deadline its reviewers
+	// are reminded, through the channels that told them it waits. "0s"
+	// turns reminders off. Default 10m.
+	RemindBefore *Duration `yaml:"remind_before"`
+	// Attempts is how many attempts a delivery gets before it is a dead
+	// letter (visible in the inbox, retried by a person). Default 8.
+	Attempts int `yaml:"attempts"`
+	// FirstRetry is the wait after the first failed attempt; it doubles
+	// with each next one, up to MaxRetry, jittered. Defaults 5s and 30m.
+	FirstRetry Duration `yaml:"first_retry"`
+	MaxRetry   Duration `yaml:"max_retry"`
+	// Timeout bounds one attempt. Default 20s.
+	Timeout Duration `yaml:"timeout"`
+	// Channels are where notices go.
+	Channels []ChannelConfig `yaml:"channels"`
+}
+
+// ChannelConfig is one channel. Name and type are required; the other
+// settings are those of its type. Every secret is given in a file
+// (*_file, preferred) or in the config (meant for ${ENV}), not both.
+type ChannelConfig struct {
+	// Name identifies the channel in policies (`notify: [name]`), in the
+	// CLI, and in its callback URL (/callbacks/<name>).
+	Name string `yaml:"name"`
+	// Type is webhook, slack, feishu or email.
+	Type string `yaml:"type"`
+	// Events are the kinds of notice it carries: decision,
+	// approval.requested, approval.reminder, approval.resolved,
+	// approval.expired, approval.cancelled. Default all.
+	Events []string `yaml:"events"`
+	// Users maps the channel's users (Slack user IDs, Feishu open_ids,
+	// mail addresses) to Airlock identities: only they are told, and only
+	// they may resolve from it. Not for webhooks.
+	Users map[string]string `yaml:"users"`
+
+	// webhook: URL and secret (whsec_…); several secrets, separated by
+	// spaces, sign each body during a rotation (the new one first).
+	URL        string            `yaml:"url"`
+	Secret     Secret            `yaml:"secret"`
+	SecretFile string            `yaml:"secret_file"`
+	Headers    map[string]string `yaml:"headers"`
+
+	// slack: the bot token (xoxb-…), the signing secret of the
+	// interactivity callbacks, the room (a channel name or ID; none: direct
+	// messages), and for Socket Mode the app-level token (xapp-…).
+	Token             Secret `yaml:"token"`
+	TokenFile         string `yaml:"token_file"`
+	SigningSecret     Secret `yaml:"signing_secret"`
+	SigningSecretFile string `yaml:"signing_secret_file"`
+	Channel           string `yaml:"channel"`
+	SocketMode        bool   `yaml:"socket_mode"`
+	AppToken          Secret `yaml:"app_token"`
+	AppTokenFile      string `yaml:"app_token_file"`
+
+	// feishu: the app's credentials, the callback's verification token
+	// and encrypt key, the room (an oc_… chat ID; none: direct messages),
+	// and the API's base URL (https://open.larksuite.com for Lark).
+	AppID                 string `yaml:"app_id"`
+	AppSecret             Secret `yaml:"app_secret"`
+	AppSecretFile         string `yaml:"app_secret_file"`
+	VerificationToken     Secret `yaml:"verification_token"`
+	VerificationTokenFile string `yaml:"verification_token_file"`
+	EncryptKey            Secret `yaml:"encrypt_key"`
+	EncryptKeyFile        string `yaml:"encrypt_key_file"`
+	ChatID                string `yaml:"chat_id"`
+
+	// APIURL is the provider API's base URL (slack, feishu): for a proxy
+	// or a test server. Default the provider's.
+	APIURL string `yaml:"api_url"`
+
+	// email: the SMTP server, the login, the sender, and the transport
+	// security: starttls (default), tls, or none (localhost only).
+	Host         string `yaml:"host"`
+	Port         int    `yaml:"port"`
+	Username     string `yaml:"username"`
+	Password     Secret `yaml:"password"`
+	PasswordFile string `yaml:"password_file"`
+	From         string `yaml:"from"`
+	TLS          string `yaml:"tls"`
+}
+
+// Defaults of the notifications.
+const (
+	defaultRemindBefore = Duration(10 * time.Minute)
+	defaultAttempts     = notify.DefaultAttempts
+	defaultFirstRetry   = Duration(notify.DefaultFirstRetry)
+	defaultMaxRetry     = Duration(notify.DefaultMaxRetry)
+	defaultNotifyTime   = Duration(notify.DefaultTimeout)
+)
+
+func (n *NotificationsConfig) setDefaults() {
+	if n.RemindBefore == nil {
+		d := defaultRemindBefore
+		n.RemindBefore = &d
+	}
+	n.Attempts = cmp.Or(n.Attempts, defaultAttempts)
+	n.FirstRetry = cmp.Or(n.FirstRetry, defaultFirstRetry)
+	n.MaxRetry = cmp.Or(n.MaxRetry, defaultMaxRetry)
+	n.Timeout = cmp.Or(n.Timeout, defaultNotifyTime)
+}
+
+// secretField is one secret of a channel: given inline or in a file.
+type secretField struct {
+	key   string // the YAML key of the inline value
+	value *Secret
+	file  *string
+}
+
+func (ch *ChannelConfig) secrets() []secretField {
+	return []secretField{
+		{"secret", &ch.Secret, &ch.SecretFile},
+		{"token", &ch.Token, &ch.TokenFile},
+		{"signing_secret", &ch.SigningSecret, &ch.SigningSecretFile},
+		{"app_token", &ch.AppToken, &ch.AppTokenFile},
+		{"app_secret", &ch.AppSecret, &ch.AppSecretFile},
+		{"verification_token", &ch.VerificationToken, &ch.VerificationTokenFile},
+		{"encrypt_key", &ch.EncryptKey, &ch.EncryptKeyFile},
+		{"password", &ch.Password, &ch.PasswordFile},
+	}
+}
+
+// readChannelSecrets sets each channel secret from its *_file.
+func (c *Config) readChannelSecrets() error {
+	var errs []error
+	for i := range c.Notifications.Channels {
+		for _, s := range c.Notifications.Channels[i].secrets() {
+			if *s.file == "" {
+				continue
+			}
+			key := s.key + "_file"
+			where := fmt.Sprintf("notifications.channels[%d].%s", i, key)
+			if *s.value != "" {
+				errs = append(errs, c.src.errorAt(where, fmt.Sprintf("give %s or %s, not both", key, s.key), "notifications", "channels", i, key))
+				continue
+			}
+			b, err := os.ReadFile(*s.file)
+			if err != nil {
+				errs = append(errs, c.src.errorAt(where, fmt.Sprintf("cannot read the secret: %v", err), "notifications", "channels", i, key))
+				continue
+			}
+			*s.value = Secret(strings.TrimSpace(string(b)))
+			if *s.value == "" {
+				errs = append(errs, c.src.errorAt(where, "the file is empty", "notifications", "channels", i, key))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// channelFields are the settings each type accepts, besides name, type,
+// events and users.
+var channelFields = map[string][]string{
+	"webhook": {"url", "secret", "headers"},
+	"slack":   {"token", "signing_secret", "channel", "socket_mode", "app_token", "api_url"},
+	"feishu":  {"app_id", "app_secret", "verification_token", "encrypt_key", "chat_id", "api_url"},
+	"email":   {"host", "port", "username", "password", "from", "tls"},
+}
+
+// set lists the type-specific settings a channel gives.
+func (ch *ChannelConfig) set() []string {
+	var out []string
+	for _, f := range []struct {
+		key string
+		on  bool
+	}{
+		{"url", ch.URL != ""}, {"secret", ch.Secret != ""}, {"headers", len(ch.Headers) > 0},
+		{"token", ch.Token != ""}, {"signing_secret", ch.SigningSecret != ""}, {"channel", ch.Channel != ""},
+		{"socket_mode", ch.SocketMode}, {"app_token", ch.AppToken != ""}, {"api_url", ch.APIURL != ""},
+		{"app_id", ch.AppID != ""}, {"app_secret", ch.AppSecret != ""}, {"verification_token", ch.VerificationToken != ""},
+		{"encrypt_key", ch.EncryptKey != ""}, {"chat_id", ch.ChatID != ""},
+		{"host", ch.Host != ""}, {"port", ch.Port != 0}, {"username", ch.Username != ""}, {"password", ch.Password != ""},
+		{"from", ch.From != ""}, {"tls", ch.TLS != ""},
+	} {
+		if f.on {
+			out = append(out, f.key)
+		}
+	}
+	return out
+}
+
+// channels is what the configured channels make: the specs the router and
+// the notifier use, and the chat channels' callbacks, which resolve
+// requests through the store.
+type channels struct {
+	specs     []*notify.Spec
+	callbacks map[string]func(airlock.Store) http.Handler
+}
+
+// validate reports every problem of the notifications settings, located.
+func (n *NotificationsConfig) validate(src *configSource) []error {
+	var errs []error
+	bad := func(msg string, path ...any) {
+		where := "notifications"
+		for _, p := range path {
+			switch p := p.(type) {
+			case int:
+				where += fmt.Sprintf("[%d]", p)
+			default:
+				where += fmt.Sprint(".", p)
+			}
+		}
+		errs = append(errs, src.errorAt(where, msg, append([]any{"notifications"}, path...)...))
+	}
+	if n.InboxURL != "" {
+		if err := notify.ValidateBaseURL(n.InboxURL); err != nil {
+			bad(err.Error(), "inbox_url")
+		}
+	}
+	if n.Attempts < 1 {
+		bad(fmt.Sprintf("must be at least 1, not %d", n.Attempts), "attempts")
+	}
+	for _, d := range []struct {
+		key string
+		v   Duration
+	}{{"first_retry", n.FirstRetry}, {"max_retry", n.MaxRetry}, {"timeout", n.Timeout}} {
+		if d.v <= 0 {
+			bad(fmt.Sprintf("must be positive, not %s", d.v), d.key)
+		}
+	}
+	if n.RemindBefore != nil && *n.RemindBefore < 0 {
+		bad("must not be negative", "remind_before")
+	}
+	names := map[string]int{}
+	for i := range n.Channels {
+		ch := &n.Channels[i]
+		switch j, dup := names[ch.Name]; {
+		case ch.Name == "":
+			bad("a channel needs a name", "channels", i)
+		case !validChannelName(ch.Name):
+			bad(fmt.Sprintf("name %q: use letters, digits, '-', '_' and '.'", ch.Name), "channels", i, "name")
+		case dup:
+			bad(fmt.Sprintf("name %q is already channels[%d]", ch.Name, j), "channels", i, "name")
+		default:
+			names[ch.Name] = i
+		}
+		accepted, known := channelFields[ch.Type]
+		if !known {
+			bad(fmt.Sprintf("unknown type %q (valid: %s)", ch.Type, strings.Join(notify.Types, ", ")), "channels", i, "type")
+			continue
+		}
+		for _, f := range ch.set() {
+			if !slices.Contains(accepted, f) {
+				bad(fmt.Sprintf("%s is not a setting of a %s channel (its settings: %s)", f, ch.Type, strings.Join(accepted, ", ")), "channels", i, f)
+			}
+		}
+		for j, e := range ch.Events {
+			if !slices.Contains(notify.Kinds, e) || e == "notification.test" {
+				bad(fmt.Sprintf("unknown event %q (valid: %s)", e, strings.Join(notify.Kinds[:len(notify.Kinds)-1], ", ")), "channels", i, "events", j)
+			}
+		}
+		if ch.Type == "webhook" && len(ch.Users) > 0 {
+			bad("a webhook receives every notice of its events: it maps no users", "channels", i, "users")
+		}
+		if _, err := ch.build(n); err != nil {
+			bad(err.Error(), "channels", i)
+		}
+	}
+	return errs
+}
+
+func validChannelName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return len(s) <= 64
+}
+
+// build makes the channel's spec. Its errors name the setting at fault,
+// never a secret.
+func (ch *ChannelConfig) build(n *NotificationsConfig) (*notify.Spec, error) {
+	spec := &notify.Spec{Name: ch.Name, Type: ch.Type, Events: ch.Events, Users: ch.Users}
+	switch ch.Type {
+	case "webhook":
+		c, err := webhook.New(webhook.Config{URL: ch.URL, Secrets: strings.Fields(ch.Secret.Reveal()), Headers: ch.Headers})
+		if err != nil {
+			return nil, err
+		}
+		spec.Everyone, spec.Channel = true, c
+	default:
+		return nil, fmt.Errorf("%s channels are not available in this build", ch.Type)
+	}
+	return spec, nil
+}
+
+// build makes every channel; the config is valid.
+func (n *NotificationsConfig) build() (channels, error) {
+	var out channels
+	for i := range n.Channels {
+		spec, err := n.Channels[i].build(n)
+		if err != nil {
+			return out, fmt.Errorf("notifications.channels[%d]: %w", i, err)
+		}
+		out.specs = append(out.specs, spec)
+	}
+	return out, nil
+}
