@@ -93,6 +93,9 @@ func (s *Server) mountInbox(mux *http.ServeMux) {
 	mux.HandleFunc("GET /inbox/agents", in.withSession(in.agents))
 	mux.HandleFunc("GET /inbox/agents/{agent}", in.withSession(in.agent))
 
+	mux.HandleFunc("GET /inbox/notifications", in.withSession(in.notifications))
+	mux.Handle("POST /inbox/notifications/{id}/retry", post(in.withSession(in.retryNotification)))
+
 	mux.HandleFunc("GET /inbox/assets/{hash}/{name}", in.asset)
 }
 
@@ -140,7 +143,7 @@ func newInbox(s *Server) *inbox {
 		"className": className,
 	}
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/parts.html"))
-	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch"} {
+	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch", "notifications"} {
 		in.pages[page] = template.Must(template.Must(base.Clone()).ParseFS(webFS, "web/"+page+".html"))
 	}
 	in.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -185,7 +188,7 @@ func baseFor(r *http.Request, title string) Base {
 
 // sectionOf names the navigation entry of an inbox path.
 func sectionOf(p string) string {
-	for _, s := range []string{"history", "audit", "agents"} {
+	for _, s := range []string{"history", "audit", "agents", "notifications"} {
 		if p == "/inbox/"+s || strings.HasPrefix(p, "/inbox/"+s+"/") {
 			return s
 		}

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"html"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/notify"
 )
 
 // reviewPolicy asks bob about writes and shell commands, for the pages
@@ -891,4 +893,55 @@ func TestInboxHistoryWithPending(t *testing.T) {
 			t.Errorf("status=%s, last settled first: rows %v, want %v", tc.status, got, want)
 		}
 	}
+}
+
+// TestInboxNotifications: the dead letters are shown with their error;
+// an admin sends one again, a reviewer may not.
+func TestInboxNotifications(t *testing.T) {
+	ts := newTestServer(t)
+	ts.DB.SetRouter(notify.NewRouter([]*notify.Spec{{Name: "ops", Type: "webhook", Everyone: true, Channel: failing{}}}, 0))
+	enf, err := ts.Agent.Check(t.Context(), airlocktest.Action("deploy", "prod"), 0)
+	if err != nil || !enf.Pending {
+		t.Fatalf("ask: %+v %v", enf, err)
+	}
+	n := &notify.Notifier{Store: ts.DB, Channels: map[string]*notify.Spec{"ops": {Name: "ops", Channel: failing{}}}, Attempts: 1}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- n.Run(ctx) }()
+	var dead []airlock.Notification
+	for len(dead) == 0 {
+		dead, _ = ts.DB.Notifications(t.Context(), airlock.NotificationFilter{Status: airlock.NotificationDead})
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	id := fmt.Sprint(dead[0].ID)
+
+	b := newBrowser(t, ts)
+	b.signIn(ts.BobSecret)
+	p := b.get("/inbox/notifications")
+	p.want(t, http.StatusOK, "dead", "503 Service Unavailable", "approval.requested", "/inbox/approvals/"+enf.Approval.ID)
+	if strings.Contains(p.body, "Send again") {
+		t.Error("a reviewer is offered to send a notification again")
+	}
+	before, _ := ts.DB.Head(t.Context())
+	if p := b.post("/inbox/notifications/"+id+"/retry", nil); p.status != http.StatusForbidden {
+		t.Errorf("a reviewer's retry: %d, want 403", p.status)
+	}
+	b.get("/inbox/notifications?status=sent").want(t, http.StatusOK, "No sent notification.")
+	if r := refusals(t, ts, before); len(r) != 1 || !strings.Contains(r[0].Reason, "may not retry notifications") {
+		t.Errorf("the reviewer's retry audited as %+v", r)
+	}
+
+	admin := newBrowser(t, ts)
+	admin.signIn(makeToken(t, ts.DB, airlock.Token{Role: airlock.RoleAdmin, Name: "ops"}))
+	admin.get("/inbox/notifications").want(t, http.StatusOK, "Send again")
+	if p := admin.post("/inbox/notifications/"+id+"/retry", nil); p.status != http.StatusSeeOther || p.header.Get("Location") != "/inbox/notifications?retried="+id {
+		t.Fatalf("retry: %d %q", p.status, p.header.Get("Location"))
+	}
+	if got, _ := ts.DB.Notification(t.Context(), dead[0].ID); got.Status != airlock.NotificationPending {
+		t.Fatalf("after retry: %+v", got)
+	}
+	admin.get("/inbox/notifications?retried="+id).want(t, http.StatusOK, "Notification "+id+" is due again.", "Nothing needs attention")
+	admin.get("/inbox/notifications?status=bogus").want(t, http.StatusBadRequest, "unknown notification status")
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/notify"
+	"github.com/airlock-dev/airlock/notify/email"
+	"github.com/airlock-dev/airlock/notify/feishu"
 	"github.com/airlock-dev/airlock/notify/webhook"
 )
 
@@ -204,11 +206,10 @@ func (ch *ChannelConfig) set() []string {
 }
 
 // channels is what the configured channels make: the specs the router and
-// the notifier use, and the chat channels' callbacks, which resolve
-// requests through the store.
+// the notifier use, and the chat channels' callbacks by channel name.
 type channels struct {
 	specs     []*notify.Spec
-	callbacks map[string]func(airlock.Store) http.Handler
+	callbacks map[string]callback
 }
 
 // validate reports every problem of the notifications settings, located.
@@ -276,7 +277,7 @@ func (n *NotificationsConfig) validate(src *configSource) []error {
 		if ch.Type == "webhook" && len(ch.Users) > 0 {
 			bad("a webhook receives every notice of its events: it maps no users", "channels", i, "users")
 		}
-		if _, err := ch.build(n); err != nil {
+		if _, _, err := ch.build(n); err != nil {
 			bad(err.Error(), "channels", i)
 		}
 	}
@@ -292,32 +293,59 @@ func validChannelName(s string) bool {
 	return len(s) <= 64
 }
 
-// build makes the channel's spec. Its errors name the setting at fault,
-// never a secret.
-func (ch *ChannelConfig) build(n *NotificationsConfig) (*notify.Spec, error) {
+// callback makes a chat channel's callback handler, which resolves
+// requests in the store for the people the channel maps.
+type callback func(airlock.Store) http.Handler
+
+// build makes the channel's spec, and its callback for a chat channel. Its
+// errors name the setting at fault, never a secret.
+func (ch *ChannelConfig) build(n *NotificationsConfig) (*notify.Spec, callback, error) {
 	spec := &notify.Spec{Name: ch.Name, Type: ch.Type, Events: ch.Events, Users: ch.Users}
+	clicks := func(store airlock.Store, surface airlock.Surface) *notify.Clicks {
+		return &notify.Clicks{Store: store, Channel: ch.Name, Surface: surface, Users: ch.Users, Path: "/callbacks/" + ch.Name}
+	}
+	var cb callback
 	switch ch.Type {
 	case "webhook":
 		c, err := webhook.New(webhook.Config{URL: ch.URL, Secrets: strings.Fields(ch.Secret.Reveal()), Headers: ch.Headers})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		spec.Everyone, spec.Channel = true, c
+	case "email":
+		c, err := email.New(email.Config{Host: ch.Host, Port: ch.Port, Username: ch.Username, Password: ch.Password.Reveal(),
+			From: ch.From, TLS: ch.TLS, Timeout: time.Duration(n.Timeout)})
+		if err != nil {
+			return nil, nil, err
+		}
+		spec.Channel = c
+	case "feishu":
+		c, err := feishu.New(feishu.Config{AppID: ch.AppID, AppSecret: ch.AppSecret.Reveal(),
+			VerificationToken: ch.VerificationToken.Reveal(), EncryptKey: ch.EncryptKey.Reveal(), ChatID: ch.ChatID,
+			BaseURL: ch.APIURL, InboxURL: n.InboxURL})
+		if err != nil {
+			return nil, nil, err
+		}
+		spec.Channel, spec.Room = c, ch.ChatID != ""
+		cb = func(store airlock.Store) http.Handler { return c.Handler(clicks(store, airlock.SurfaceFeishu)) }
 	default:
-		return nil, fmt.Errorf("%s channels are not available in this build", ch.Type)
+		return nil, nil, fmt.Errorf("%s channels are not available in this build", ch.Type)
 	}
-	return spec, nil
+	return spec, cb, nil
 }
 
 // build makes every channel; the config is valid.
 func (n *NotificationsConfig) build() (channels, error) {
-	var out channels
+	out := channels{callbacks: map[string]callback{}}
 	for i := range n.Channels {
-		spec, err := n.Channels[i].build(n)
+		spec, cb, err := n.Channels[i].build(n)
 		if err != nil {
 			return out, fmt.Errorf("notifications.channels[%d]: %w", i, err)
 		}
 		out.specs = append(out.specs, spec)
+		if cb != nil {
+			out.callbacks[spec.Name] = cb
+		}
 	}
 	return out, nil
 }
