@@ -71,8 +71,11 @@ type Notification struct {
 	Agent      string          `json:"agent"`
 	ApprovalID string          `json:"approval_id,omitempty"`
 	Subject    string          `json:"subject"`
-	Payload    json.RawMessage `json:"payload,omitempty"` // the causing event's payload
-	EventSeq   int64           `json:"event_seq,omitempty"`
+	// Payload is the notice's own payload; a notice queued with the event
+	// that causes it has none, and is delivered with that event's (the
+	// event EventSeq).
+	Payload  json.RawMessage `json:"payload,omitempty"`
+	EventSeq int64           `json:"event_seq,omitempty"`
 
 	Status    NotificationStatus `json:"status"`
 	Attempts  int                `json:"attempts"`
@@ -107,6 +110,12 @@ type Attempt struct {
 	Dropped string
 	// Ref is the channel's handle on what it delivered, kept on the row.
 	Ref string
+}
+
+// NotificationMark is an attempt at one delivery, to record.
+type NotificationMark struct {
+	ID int64
+	Attempt
 }
 
 // NotificationFilter selects deliveries.

@@ -142,6 +142,11 @@ type NotificationQueue interface {
 	// a.Retry), dead (failed, no retry) or dropped — and audits it,
 	// atomically. Errors: ENOTFOUND, ECONFLICT (already settled).
 	MarkNotification(ctx context.Context, id int64, a Attempt) error
+	// MarkNotifications records several attempts in one transaction, as
+	// MarkNotification does each; a mark for a delivery that is missing
+	// or already settled (another worker recorded it) is skipped. Errors:
+	// EUNAVAILABLE.
+	MarkNotifications(ctx context.Context, marks []NotificationMark) error
 	// RetryNotification makes a failed or dead delivery due now with a
 	// fresh count of attempts, audited as by's. Errors: ENOTFOUND,
 	// ECONFLICT (not failed or dead).

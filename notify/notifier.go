@@ -19,6 +19,7 @@ const (
 	DefaultConcurrency  = 32
 	DefaultPoll         = time.Second
 	DefaultTimeout      = 20 * time.Second
+	DefaultGather       = 10 * time.Millisecond
 	DefaultRemindBefore = 0
 )
 
@@ -46,7 +47,12 @@ type Notifier struct {
 	Poll time.Duration
 	// Timeout bounds one attempt; the lease on a delivery is twice it.
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// Gather is how long the notifier waits, once woken by a new delivery,
+	// for others to join it: deliveries claimed and recorded together
+	// share the store's commits, which deciding needs. 0 means
+	// DefaultGather; negative, no wait.
+	Gather time.Duration
+	Logger *slog.Logger
 }
 
 func (n *Notifier) defaults() {
@@ -68,6 +74,9 @@ func (n *Notifier) defaults() {
 	if n.Timeout <= 0 {
 		n.Timeout = DefaultTimeout
 	}
+	if n.Gather == 0 {
+		n.Gather = DefaultGather
+	}
 	if n.Logger == nil {
 		n.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -77,8 +86,18 @@ func (n *Notifier) defaults() {
 // bounded by Timeout) and returns ctx's error.
 func (n *Notifier) Run(ctx context.Context) error {
 	n.defaults()
+	marks := make(chan airlock.NotificationMark)
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		n.record(marks)
+	}()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		wg.Wait()
+		close(marks)
+		<-recorded
+	}()
 	slots := make(chan struct{}, n.Concurrency)
 	freed := make(chan struct{}, 1)
 	for {
@@ -97,7 +116,7 @@ func (n *Notifier) Run(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				n.deliver(context.WithoutCancel(ctx), d)
+				marks <- airlock.NotificationMark{ID: d.ID, Attempt: n.deliver(context.WithoutCancel(ctx), d)}
 				<-slots
 				select {
 				case freed <- struct{}{}:
@@ -116,23 +135,31 @@ func (n *Notifier) Run(ctx context.Context) error {
 			continue
 		}
 		t := time.NewTimer(n.Poll)
+		woken := false
 		select {
 		case <-queued:
+			woken = true
 		case <-t.C:
 		case <-ctx.Done():
 		}
 		t.Stop()
 		stop()
+		if woken && n.Gather > 0 {
+			t := time.NewTimer(n.Gather)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 	}
 }
 
-// deliver makes one attempt at d and records it. When the record fails
-// (the store is down) the lease runs out and the delivery is attempted
-// again: at least once.
-func (n *Notifier) deliver(ctx context.Context, d airlock.Notification) {
+// deliver makes one attempt at d and returns it, to record.
+func (n *Notifier) deliver(ctx context.Context, d airlock.Notification) airlock.Attempt {
 	var a airlock.Attempt
 	if d.Attempts > n.Attempts {
 		// The last attempts never reported: their process stopped
@@ -158,10 +185,38 @@ func (n *Notifier) deliver(ctx context.Context, d airlock.Notification) {
 	default:
 		log.Debug("notify: delivered")
 	}
-	mctx, cancel := context.WithTimeout(ctx, n.Timeout)
-	defer cancel()
-	if err := n.Store.MarkNotification(mctx, d.ID, a); err != nil {
-		log.Error("notify: cannot record the attempt; the delivery will be attempted again", "err", err)
+	return a
+}
+
+// maxMarks bounds the attempts recorded in one transaction.
+const maxMarks = 256
+
+// record writes the attempts it receives, those that arrive within Gather
+// of each other in one transaction, until marks is closed. When a write
+// fails (the store is down) the deliveries' leases run out and they are
+// attempted again: at least once.
+func (n *Notifier) record(marks <-chan airlock.NotificationMark) {
+	for m := range marks {
+		batch := []airlock.NotificationMark{m}
+		t := time.NewTimer(max(n.Gather, 0))
+	gather:
+		for len(batch) < maxMarks {
+			select {
+			case m, ok := <-marks:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, m)
+			case <-t.C:
+				break gather
+			}
+		}
+		t.Stop()
+		ctx, cancel := context.WithTimeout(context.Background(), n.Timeout)
+		if err := n.Store.MarkNotifications(ctx, batch); err != nil {
+			n.Logger.Error("notify: cannot record attempts; those deliveries will be attempted again", "attempts", len(batch), "err", err)
+		}
+		cancel()
 	}
 }
 
@@ -174,6 +229,15 @@ func (n *Notifier) attempt(ctx context.Context, d airlock.Notification) airlock.
 	ctx, cancel := context.WithTimeout(ctx, n.Timeout)
 	defer cancel()
 	del := &Delivery{Notification: d, Users: spec.users(d.Recipients)}
+	if del.Payload == nil && d.EventSeq > 0 {
+		evs, err := n.Store.Events(ctx, airlock.EventFilter{AfterSeq: d.EventSeq - 1, Limit: 1})
+		if err != nil {
+			return airlock.Attempt{Err: fmt.Errorf("read event %d: %w", d.EventSeq, err)}
+		}
+		if len(evs) == 1 && evs[0].Seq == d.EventSeq {
+			del.Payload = evs[0].Payload
+		}
+	}
 	if d.ApprovalID != "" {
 		ap, err := n.Store.Approval(ctx, d.ApprovalID)
 		if err != nil {

@@ -132,25 +132,62 @@ func (db *DB) MarkNotification(ctx context.Context, id int64, a airlock.Attempt)
 		if n.Status.Settled() {
 			return airlock.Errorf(airlock.ECONFLICT, "notification %d is already %s", id, n.Status)
 		}
-		ev := n.Delivered(a)
-		now := w.now()
-		status, lastErr, due, sent := airlock.NotificationSent, "", n.Due, now
-		switch {
-		case a.Err != nil && a.Retry.IsZero():
-			status, lastErr, sent = airlock.NotificationDead, a.Err.Error(), time.Time{}
-		case a.Err != nil:
-			status, lastErr, due, sent = airlock.NotificationFailed, a.Err.Error(), a.Retry, time.Time{}
-		case a.Dropped != "":
-			status, lastErr = airlock.NotificationDropped, a.Dropped
+		return w.mark(&n, a)
+	})
+}
+
+// MarkNotifications records several attempts in one transaction; a mark
+// for a delivery that is missing or already settled is skipped.
+func (db *DB) MarkNotifications(ctx context.Context, marks []airlock.NotificationMark) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	return db.exec(ctx, func(w *wtx) error {
+		// Read every row before writing any: a refusal after a write
+		// would abort the whole batch.
+		ns := make([]airlock.Notification, len(marks))
+		live := make([]bool, len(marks))
+		for i, m := range marks {
+			n, err := w.delivery(m.ID)
+			switch code := airlock.ErrorCode(err); {
+			case code == airlock.ENOTFOUND:
+				continue
+			case err != nil:
+				return err
+			}
+			ns[i], live[i] = n, !n.Status.Settled()
 		}
-		if _, err := w.exec(`UPDATE deliveries SET status = ?, last_error = ?, due = ?,
-			lease = 0, sent_at = ?, ref = CASE WHEN ? = '' THEN ref ELSE ? END WHERE id = ?`,
-			string(status), lastErr, due.UnixNano(), nanos(sent), a.Ref, a.Ref, id); err != nil {
-			return err
+		for i := range marks {
+			if live[i] {
+				if err := w.mark(&ns[i], marks[i].Attempt); err != nil {
+					return err
+				}
+			}
 		}
-		w.append(airlock.Record{Events: []airlock.Event{ev}}, "")
 		return nil
 	})
+}
+
+// mark records attempt a at delivery n, with its audit event.
+func (w *wtx) mark(n *airlock.Notification, a airlock.Attempt) error {
+	ev := n.Delivered(a)
+	now := w.now()
+	status, lastErr, due, sent := airlock.NotificationSent, "", n.Due, now
+	switch {
+	case a.Err != nil && a.Retry.IsZero():
+		status, lastErr, sent = airlock.NotificationDead, a.Err.Error(), time.Time{}
+	case a.Err != nil:
+		status, lastErr, due, sent = airlock.NotificationFailed, a.Err.Error(), a.Retry, time.Time{}
+	case a.Dropped != "":
+		status, lastErr = airlock.NotificationDropped, a.Dropped
+	}
+	if _, err := w.exec(`UPDATE deliveries SET status = ?, last_error = ?, due = ?,
+		lease = 0, sent_at = ?, ref = CASE WHEN ? = '' THEN ref ELSE ? END WHERE id = ?`,
+		string(status), lastErr, due.UnixNano(), nanos(sent), a.Ref, a.Ref, n.ID); err != nil {
+		return err
+	}
+	w.append(airlock.Record{Events: []airlock.Event{ev}}, "")
+	return nil
 }
 
 // RetryNotification makes a failed or dead delivery due now, with a fresh

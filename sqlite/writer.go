@@ -283,7 +283,11 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 		if n.EventSeq == 0 && len(rec.Events) > 0 {
 			n.EventSeq = seq
 		}
-		if n.Payload == nil && len(rec.Events) > 0 {
+		// The router sees the causing event's payload; the deliveries do
+		// not keep a copy of it (a request's is kilobytes): a notifier
+		// reads it by EventSeq.
+		ofEvent := n.Payload == nil && len(rec.Events) > 0
+		if ofEvent {
 			n.Payload = w.events[first].Payload
 		}
 		ds := []airlock.Notification{n}
@@ -291,6 +295,9 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 			ds = (*router).Route(n)
 		}
 		for _, d := range ds {
+			if ofEvent {
+				d.Payload = nil
+			}
 			d.ID, d.Created, d.Status, d.Attempts = 0, now, airlock.NotificationPending, 0
 			if d.Key == "" {
 				d.Key = newDeliveryKey()

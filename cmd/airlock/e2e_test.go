@@ -43,12 +43,40 @@ func startMain(t *testing.T, dataDir, listen string) (*Main, string) {
 // it with what it printed; a Main that failed to start is closed.
 func runMain(t *testing.T, dataDir, listen string) (*Main, string, error) {
 	t.Helper()
+	return runMainWith(t, dataDir, listen, nil)
+}
+
+// startMainWith runs Main on any port over dataDir with the e2e policy and
+// the configuration as set changes it, closed when the test ends; it
+// returns it with the admin token it printed.
+func startMainWith(t *testing.T, dataDir string, set func(*Config)) (*Main, string) {
+	t.Helper()
+	m, out, err := runMainWith(t, dataDir, "127.0.0.1:0", set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	secret := regexp.MustCompile(`AIRLOCK_TOKEN=(\S+)`).FindStringSubmatch(out)
+	if secret == nil {
+		t.Fatal("a fresh server printed no admin token")
+	}
+	return m, secret[1]
+}
+
+func runMainWith(t *testing.T, dataDir, listen string, set func(*Config)) (*Main, string, error) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Listen, cfg.DataDir = listen, dataDir
 	cfg.Store.Path = filepath.Join(dataDir, "airlock.db")
 	cfg.Policies = []string{filepath.Join("testdata", "e2e.yaml")}
 	cfg.Timeouts.Sweep = Duration(100 * time.Millisecond)
 	cfg.Timeouts.Shutdown = Duration(5 * time.Second)
+	if set != nil {
+		set(&cfg)
+		if err := cfg.readChannelSecrets(); err != nil {
+			return nil, "", err
+		}
+	}
 	var out bytes.Buffer
 	m := &Main{Config: cfg, Stdout: &out}
 	err := m.Run(t.Context())

@@ -2,16 +2,23 @@ package main
 
 import (
 	"bufio"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"net/url"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -212,4 +219,119 @@ notifications:
 	if _, err := os.Stat(filepath.Join(dir, "data", "airlock.db")); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fakeSlack is the least of Slack's Web API a channel uses: it records the
+// messages posted and updated, with their blocks.
+type fakeSlack struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	// posted and updated hold each call's form.
+	posted, updated []url.Values
+}
+
+func newFakeSlack(t *testing.T) *fakeSlack {
+	f := &fakeSlack{}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil || r.PostForm.Get("token") != "xoxb-test-token" && r.Header.Get("Authorization") != "Bearer xoxb-test-token" {
+			fmt.Fprint(w, `{"ok":false,"error":"invalid_auth"}`)
+			return
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		switch path.Base(r.URL.Path) {
+		case "chat.postMessage":
+			f.posted = append(f.posted, r.PostForm)
+			fmt.Fprintf(w, `{"ok":true,"channel":"C0APPROVE","ts":"1700000000.%06d"}`, len(f.posted))
+		case "chat.update":
+			f.updated = append(f.updated, r.PostForm)
+			fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":%q}`, r.PostForm.Get("channel"), r.PostForm.Get("ts"))
+		default:
+			fmt.Fprint(w, `{"ok":true}`)
+		}
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeSlack) calls() (posted, updated []url.Values) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.posted), slices.Clone(f.updated)
+}
+
+// TestNotifySlackThroughTheServer: a request posted to Slack by the
+// server, approved by a signed click at /callbacks/<channel>, releases the
+// waiting check and updates the message; a forged click is refused.
+func TestNotifySlackThroughTheServer(t *testing.T) {
+	slk := newFakeSlack(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "slack.token"), "xoxb-test-token\n")
+	writeFile(t, filepath.Join(dir, "slack.signing"), "slack-signing-secret\n")
+	m, admin := startMainWith(t, dir, func(c *Config) {
+		c.Notifications.Channels = []ChannelConfig{{Name: "team-slack", Type: "slack", TokenFile: filepath.Join(dir, "slack.token"),
+			SigningSecretFile: filepath.Join(dir, "slack.signing"), Channel: "#agent-approvals", APIURL: slk.srv.URL + "/api/",
+			Users: map[string]string{"UBOB": "bob"}}}
+	})
+	e := &e2e{main: m, url: m.URL(), admin: admin}
+	agent := e.token(t, "--role", "agent", "--agent", "coder-1")
+	done := make(chan airlock.Enforcement, 1)
+	go func() { done <- e.client(agent).Enforce(t.Context(), action("deploy", "prod")) }()
+
+	var value string
+	deadline := time.Now().Add(30 * time.Second)
+	for value == "" && time.Now().Before(deadline) {
+		posted, _ := slk.calls()
+		if len(posted) > 0 {
+			value = regexp.MustCompile(`"value":"(\{[^"]*(?:\\"[^"]*)*\})"`).FindStringSubmatch(posted[0].Get("blocks"))[1]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if value == "" {
+		t.Fatal("no request was posted to Slack")
+	}
+	value, err := strconv.Unquote(`"` + value + `"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	click := func(secret string) int {
+		payload, _ := json.Marshal(map[string]any{"type": "block_actions", "user": map[string]string{"id": "UBOB"},
+			"container": map[string]string{"channel_id": "C0APPROVE", "message_ts": "1700000000.000001"},
+			"actions": []map[string]string{{"type": "button", "block_id": "decide", "action_id": "airlock.approve", "value": value}}})
+		body := url.Values{"payload": {string(payload)}}.Encode()
+		ts := fmt.Sprint(time.Now().Unix())
+		mac := hmac.New(sha256.New, []byte(secret))
+		fmt.Fprintf(mac, "v0:%s:%s", ts, body)
+		req, _ := http.NewRequest("POST", m.URL()+"/callbacks/team-slack", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Slack-Request-Timestamp", ts)
+		req.Header.Set("X-Slack-Signature", "v0="+hex.EncodeToString(mac.Sum(nil)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := click("not-the-secret"); got != http.StatusUnauthorized {
+		t.Fatalf("forged click: %d, want 401", got)
+	}
+	if got := click("slack-signing-secret"); got != http.StatusOK {
+		t.Fatalf("click: %d (button value %s)", got, value)
+	}
+	select {
+	case enf := <-done:
+		if !enf.Allowed || enf.Approval == nil || enf.Approval.ResolvedBy != "bob" || enf.Approval.Surface != airlock.SurfaceSlack {
+			t.Fatalf("after the click: %+v", enf)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the click did not release the waiting check")
+	}
+	for time.Now().Before(deadline) {
+		if _, updated := slk.calls(); len(updated) > 0 && strings.Contains(updated[len(updated)-1].Get("blocks"), "approved by bob") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the Slack message was not updated with the approval")
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/notify/email"
 	"github.com/airlock-dev/airlock/notify/feishu"
+	"github.com/airlock-dev/airlock/notify/slack"
 	"github.com/airlock-dev/airlock/notify/webhook"
 )
 
@@ -206,10 +209,25 @@ func (ch *ChannelConfig) set() []string {
 }
 
 // channels is what the configured channels make: the specs the router and
-// the notifier use, and the chat channels' callbacks by channel name.
+// the notifier use, the chat channels' callbacks by channel name, the
+// Socket Mode connections to run, and what to close at shutdown.
 type channels struct {
 	specs     []*notify.Spec
 	callbacks map[string]callback
+	sockets   []socket
+	closers   []func() error
+}
+
+// socket runs a chat connection that receives clicks (Slack's Socket
+// Mode) until ctx ends.
+type socket func(ctx context.Context, store airlock.Store) error
+
+// built is one channel made from its configuration.
+type built struct {
+	spec     *notify.Spec
+	callback callback
+	socket   socket
+	close    func() error
 }
 
 // validate reports every problem of the notifications settings, located.
@@ -277,7 +295,7 @@ func (n *NotificationsConfig) validate(src *configSource) []error {
 		if ch.Type == "webhook" && len(ch.Users) > 0 {
 			bad("a webhook receives every notice of its events: it maps no users", "channels", i, "users")
 		}
-		if _, _, err := ch.build(n); err != nil {
+		if _, err := ch.build(n, slog.New(slog.DiscardHandler)); err != nil {
 			bad(err.Error(), "channels", i)
 		}
 	}
@@ -297,26 +315,26 @@ func validChannelName(s string) bool {
 // requests in the store for the people the channel maps.
 type callback func(airlock.Store) http.Handler
 
-// build makes the channel's spec, and its callback for a chat channel. Its
-// errors name the setting at fault, never a secret.
-func (ch *ChannelConfig) build(n *NotificationsConfig) (*notify.Spec, callback, error) {
+// build makes the channel. Its errors name the setting at fault, never a
+// secret.
+func (ch *ChannelConfig) build(n *NotificationsConfig, logger *slog.Logger) (built, error) {
 	spec := &notify.Spec{Name: ch.Name, Type: ch.Type, Events: ch.Events, Users: ch.Users}
 	clicks := func(store airlock.Store, surface airlock.Surface) *notify.Clicks {
 		return &notify.Clicks{Store: store, Channel: ch.Name, Surface: surface, Users: ch.Users, Path: "/callbacks/" + ch.Name}
 	}
-	var cb callback
+	b := built{spec: spec}
 	switch ch.Type {
 	case "webhook":
 		c, err := webhook.New(webhook.Config{URL: ch.URL, Secrets: strings.Fields(ch.Secret.Reveal()), Headers: ch.Headers})
 		if err != nil {
-			return nil, nil, err
+			return b, err
 		}
 		spec.Everyone, spec.Channel = true, c
 	case "email":
 		c, err := email.New(email.Config{Host: ch.Host, Port: ch.Port, Username: ch.Username, Password: ch.Password.Reveal(),
 			From: ch.From, TLS: ch.TLS, Timeout: time.Duration(n.Timeout)})
 		if err != nil {
-			return nil, nil, err
+			return b, err
 		}
 		spec.Channel = c
 	case "feishu":
@@ -324,27 +342,54 @@ func (ch *ChannelConfig) build(n *NotificationsConfig) (*notify.Spec, callback, 
 			VerificationToken: ch.VerificationToken.Reveal(), EncryptKey: ch.EncryptKey.Reveal(), ChatID: ch.ChatID,
 			BaseURL: ch.APIURL, InboxURL: n.InboxURL})
 		if err != nil {
-			return nil, nil, err
+			return b, err
 		}
 		spec.Channel, spec.Room = c, ch.ChatID != ""
-		cb = func(store airlock.Store) http.Handler { return c.Handler(clicks(store, airlock.SurfaceFeishu)) }
+		b.callback = func(store airlock.Store) http.Handler { return c.Handler(clicks(store, airlock.SurfaceFeishu)) }
+	case "slack":
+		if ch.SocketMode && ch.AppToken == "" {
+			return b, errors.New("socket_mode: Socket Mode needs the app-level token (app_token or app_token_file, xapp-…)")
+		}
+		if !ch.SocketMode && ch.AppToken != "" {
+			return b, errors.New("app_token: set socket_mode: true to receive clicks over Socket Mode, or remove the token")
+		}
+		c, err := slack.New(slack.Config{Token: ch.Token.Reveal(), SigningSecret: ch.SigningSecret.Reveal(), Channel: ch.Channel,
+			AppToken: ch.AppToken.Reveal(), APIURL: ch.APIURL, Logger: logger.With("channel", ch.Name)})
+		if err != nil {
+			return b, err
+		}
+		spec.Channel, spec.Room, b.close = c, ch.Channel != "", c.Close
+		if ch.SigningSecret != "" {
+			b.callback = func(store airlock.Store) http.Handler { return c.Handler(clicks(store, airlock.SurfaceSlack)) }
+		}
+		if ch.SocketMode {
+			b.socket = func(ctx context.Context, store airlock.Store) error {
+				return c.RunSocketMode(ctx, clicks(store, airlock.SurfaceSlack))
+			}
+		}
 	default:
-		return nil, nil, fmt.Errorf("%s channels are not available in this build", ch.Type)
+		return b, fmt.Errorf("%s channels are not available in this build", ch.Type)
 	}
-	return spec, cb, nil
+	return b, nil
 }
 
 // build makes every channel; the config is valid.
-func (n *NotificationsConfig) build() (channels, error) {
+func (n *NotificationsConfig) build(logger *slog.Logger) (channels, error) {
 	out := channels{callbacks: map[string]callback{}}
 	for i := range n.Channels {
-		spec, cb, err := n.Channels[i].build(n)
+		b, err := n.Channels[i].build(n, logger)
 		if err != nil {
 			return out, fmt.Errorf("notifications.channels[%d]: %w", i, err)
 		}
-		out.specs = append(out.specs, spec)
-		if cb != nil {
-			out.callbacks[spec.Name] = cb
+		out.specs = append(out.specs, b.spec)
+		if b.callback != nil {
+			out.callbacks[b.spec.Name] = b.callback
+		}
+		if b.socket != nil {
+			out.sockets = append(out.sockets, b.socket)
+		}
+		if b.close != nil {
+			out.closers = append(out.closers, b.close)
 		}
 	}
 	return out, nil

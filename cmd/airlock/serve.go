@@ -89,8 +89,9 @@ type Main struct {
 	Checkpoints *airlock.Checkpointer // signs the audit log's head
 	Notifier    *notify.Notifier      // delivers notices through the channels
 
-	stop context.CancelFunc
-	bg   sync.WaitGroup
+	stop    context.CancelFunc
+	bg      sync.WaitGroup
+	closers []func() error // after the server and background work stop
 }
 
 // Run opens the store, loads the policy, starts the background work and
@@ -148,7 +149,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.bootstrap(ctx, len(tokens)); err != nil {
 		return err
 	}
-	chans, err := cfg.Notifications.build()
+	chans, err := cfg.Notifications.build(m.Logger.With("component", "notify"))
 	if err != nil {
 		return err
 	}
@@ -182,6 +183,14 @@ func (m *Main) Run(ctx context.Context) error {
 	if len(chans.specs) > 0 {
 		m.bg.Go(func() { m.Notifier.Run(bg) })
 	}
+	for _, run := range chans.sockets {
+		m.bg.Go(func() {
+			if err := run(bg, store); err != nil && bg.Err() == nil {
+				m.Logger.Error("notify: Socket Mode stopped; clicks in Slack are not received", "err", err)
+			}
+		})
+	}
+	m.closers = chans.closers
 	// Stopped after the server: its last checkpoint covers the last request.
 	m.bg.Go(func() { m.Checkpoints.Run(bg, time.Duration(cfg.Checkpoint.Interval)) })
 
@@ -219,6 +228,9 @@ func (m *Main) Close() error {
 	if m.stop != nil {
 		m.stop()
 		m.bg.Wait()
+	}
+	for _, c := range m.closers {
+		errs = append(errs, c())
 	}
 	if m.DB != nil {
 		errs = append(errs, m.DB.Close())
