@@ -67,10 +67,10 @@ type Notification struct {
 	Reviewers []string `json:"reviewers,omitempty"`
 	// Route names the channels a policy rule or agent chose (`notify:`);
 	// empty, the channels' defaults apply.
-	Route      []string        `json:"route,omitempty"`
-	Agent      string          `json:"agent"`
-	ApprovalID string          `json:"approval_id,omitempty"`
-	Subject    string          `json:"subject"`
+	Route      []string `json:"route,omitempty"`
+	Agent      string   `json:"agent"`
+	ApprovalID string   `json:"approval_id,omitempty"`
+	Subject    string   `json:"subject"`
 	// Payload is the notice's own payload; a notice queued with the event
 	// that causes it has none, and is delivered with that event's (the
 	// event EventSeq).

@@ -11,8 +11,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"net/url"
+	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -297,7 +297,7 @@ func TestNotifySlackThroughTheServer(t *testing.T) {
 	click := func(secret string) int {
 		payload, _ := json.Marshal(map[string]any{"type": "block_actions", "user": map[string]string{"id": "UBOB"},
 			"container": map[string]string{"channel_id": "C0APPROVE", "message_ts": "1700000000.000001"},
-			"actions": []map[string]string{{"type": "button", "block_id": "decide", "action_id": "airlock.approve", "value": value}}})
+			"actions":   []map[string]string{{"type": "button", "block_id": "decide", "action_id": "airlock.approve", "value": value}}})
 		body := url.Values{"payload": {string(payload)}}.Encode()
 		ts := fmt.Sprint(time.Now().Unix())
 		mac := hmac.New(sha256.New, []byte(secret))
