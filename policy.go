@@ -70,6 +70,7 @@ type agentPolicy struct {
 	owner      string
 	reviewers  []string
 	notify     []string // channels for the agent's notices
+	notifyPos  Pos
 	needsHuman bool
 	timeout    time.Duration
 	pos        Pos
@@ -104,6 +105,7 @@ type rule struct {
 	outcome     Outcome // 0 for a rule that only tags needs_human
 	reviewers   []string
 	notify      []string // channels for the notices of what it decides
+	notifyPos   Pos
 	timeout     time.Duration
 	needsHuman  bool
 	pos         Pos
@@ -175,6 +177,32 @@ func (p *Policy) Name() string { return p.name }
 
 // Description returns the policy's `description:`.
 func (p *Policy) Description() string { return p.description }
+
+// ChannelRef is a notification channel a policy names (`notify:`), where
+// it names it.
+type ChannelRef struct {
+	Name string
+	At   Position
+}
+
+// Channels returns the notification channels the policy's agents and rules
+// name, in the order they appear: a server checks them against its
+// configured channels, since notices sent to a channel that does not exist
+// would reach nobody.
+func (p *Policy) Channels() []ChannelRef {
+	var out []ChannelRef
+	for _, a := range p.agents {
+		for _, c := range a.notify {
+			out = append(out, ChannelRef{Name: c, At: p.at(a.notifyPos)})
+		}
+	}
+	for _, r := range p.rules {
+		for _, c := range r.notify {
+			out = append(out, ChannelRef{Name: c, At: p.at(r.notifyPos)})
+		}
+	}
+	return out
+}
 
 // File returns the file the policy was loaded from, if any.
 func (p *Policy) File() string { return p.file }

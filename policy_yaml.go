@@ -192,7 +192,7 @@ func (d *policyDecoder) agents(n ast.Node, p *Policy) {
 			{"preset", func(n ast.Node) { a.preset = d.preset(n, where+".preset") }},
 			{"owner", func(n ast.Node) { d.str(n, where+".owner", &a.owner) }},
 			{"reviewers", func(n ast.Node) { a.reviewers = d.strings(n, where+".reviewers") }},
-			{"notify", func(n ast.Node) { a.notify = d.strings(n, where+".notify") }},
+			{"notify", func(n ast.Node) { a.notify, a.notifyPos = d.strings(n, where+".notify"), pos(n) }},
 			{"needs_human", func(n ast.Node) { d.boolean(n, where+".needs_human", &a.needsHuman) }},
 			{"timeout", func(n ast.Node) { a.timeout = d.duration(n, where+".timeout") }},
 		})
@@ -263,7 +263,7 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 		{"when", func(n ast.Node) { r.when = d.condition(n, where+".when") }},
 		{"outcome", func(n ast.Node) { r.outcome = d.ruleOutcome(n, where+".outcome") }},
 		{"reviewers", func(n ast.Node) { r.reviewers = d.strings(n, where+".reviewers") }},
-		{"notify", func(n ast.Node) { r.notify = d.strings(n, where+".notify") }},
+		{"notify", func(n ast.Node) { r.notify, r.notifyPos = d.strings(n, where+".notify"), pos(n) }},
 		{"timeout", func(n ast.Node) { r.timeout = d.duration(n, where+".timeout") }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, where+".needs_human", &r.needsHuman) }},
 	})

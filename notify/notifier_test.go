@@ -260,3 +260,36 @@ func TestNeverReportedAttempts(t *testing.T) {
 	}
 	t.Fatal("the delivery is not dead")
 }
+
+// TestJoinedRequestNotifiesOnce: an identical action while a request is
+// pending joins it, and its reviewers are not told twice.
+func TestJoinedRequestNotifiesOnce(t *testing.T) {
+	rec := newRecorder()
+	env := notifytest.New(t, notifytest.Options{}, hook("ops", rec))
+	ap, first := env.Ask(t, "twice")
+	second := make(chan airlock.Enforcement, 1)
+	go func() { second <- env.Enforcer.Enforce(context.Background(), airlocktest.Action("deploy", "twice")) }()
+	// The second check joins the first's request before it is resolved.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		evs, _ := env.Store.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventDecision, Limit: 10})
+		if len(evs) == 2 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := env.Store.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved,
+		ActionHash: ap.ActionHash, Reviewer: airlock.Reviewer{Name: "bob"}, Surface: airlock.SurfaceCLI}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []<-chan airlock.Enforcement{first, second} {
+		if enf := <-ch; enf.Approval == nil || enf.Approval.ID != ap.ID {
+			t.Fatalf("a check did not wait on the one request: %+v", enf)
+		}
+	}
+	env.Delivery(t, "ops", airlock.EventApprovalResolved, ap.ID)
+	ns, err := env.Store.Notifications(t.Context(), airlock.NotificationFilter{Kind: airlock.EventApprovalRequested})
+	if err != nil || len(ns) != 1 {
+		t.Fatalf("request notices %+v, %v; want one", ns, err)
+	}
+}

@@ -335,3 +335,40 @@ func TestNotifySlackThroughTheServer(t *testing.T) {
 	}
 	t.Fatal("the Slack message was not updated with the approval")
 }
+
+// TestNotifyPolicyNamesUnknownChannel: a policy that sends notices to a
+// channel the server does not have is refused where it names it, at start
+// and on reload: those notices would reach nobody.
+func TestNotifyPolicyNamesUnknownChannel(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	writeFile(t, policy, `version: 1
+name: notify
+layer: project
+agents:
+  coder-1: {owner: alice, notify: [ops]}
+rules:
+  - id: deploys
+    tool: deploy
+    outcome: ask
+    notify: [ops, team-slak]
+`)
+	set := func(c *Config) {
+		c.Policies = []string{policy}
+		c.Notifications.Channels = []ChannelConfig{{Name: "ops", Type: "webhook", URL: "https://hooks.example/a", Secret: Secret(testWebhookSecret)}}
+	}
+	_, _, err := runMainWith(t, dir, "127.0.0.1:0", set)
+	if err == nil || !strings.Contains(err.Error(), policy+`:10:13: notify: no notification channel "team-slak"; configured: ops`) {
+		t.Fatalf("start: %v", err)
+	}
+	src, err := os.ReadFile(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, policy, strings.Replace(string(src), "notify: [ops, team-slak]", "notify: [ops]", 1))
+	m, _, err := runMainWith(t, dir, "127.0.0.1:0", set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+}

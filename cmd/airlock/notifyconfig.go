@@ -394,3 +394,27 @@ func (n *NotificationsConfig) build(logger *slog.Logger) (channels, error) {
 	}
 	return out, nil
 }
+
+// checkPolicies refuses a policy stack whose agents or rules name a
+// notification channel that is not configured: their notices would reach
+// nobody.
+func (n *NotificationsConfig) checkPolicies(layers []*airlock.Policy) error {
+	var names []string
+	for _, ch := range n.Channels {
+		names = append(names, ch.Name)
+	}
+	var errs []error
+	for _, p := range layers {
+		for _, ref := range p.Channels() {
+			if slices.Contains(names, ref.Name) {
+				continue
+			}
+			known := "none is configured (notifications.channels)"
+			if len(names) > 0 {
+				known = "configured: " + strings.Join(names, ", ")
+			}
+			errs = append(errs, fmt.Errorf("%s: notify: no notification channel %q; %s", ref.At, ref.Name, known))
+		}
+	}
+	return errors.Join(errs...)
+}

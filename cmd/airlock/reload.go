@@ -45,6 +45,10 @@ type policyWatcher struct {
 	// Interval is how often Run checks the files; 0 means 1s.
 	Interval time.Duration
 
+	// Check, when set, vets a stack beyond its own checks (the channels
+	// its rules notify exist); a stack it refuses is not enforced.
+	Check func([]*airlock.Policy) error
+
 	mu      sync.Mutex             // serialises loads
 	current []airlock.PolicySource // the stack in force, as audited
 	seen    []fileStat             // the files as last loaded (or refused), for Run's cheap check
@@ -109,6 +113,11 @@ func (w *policyWatcher) Start(ctx context.Context) (*airlock.Gate, error) {
 	if err != nil {
 		return nil, stackError(err)
 	}
+	if w.Check != nil {
+		if err := w.Check(layers); err != nil {
+			return nil, err
+		}
+	}
 	if err := w.audit(ctx, "start", sources); err != nil {
 		return nil, err
 	}
@@ -158,6 +167,9 @@ func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool
 	if err == nil {
 		_, err = airlock.NewGate(shell.Analyser{}, layers...) // the checks Replace makes, before auditing
 		err = stackError(err)
+	}
+	if err == nil && w.Check != nil {
+		err = w.Check(layers)
 	}
 	if err == nil {
 		err = w.audit(ctx, reason, sources)

@@ -133,7 +133,7 @@ func (m *Main) Run(ctx context.Context) error {
 
 	watcher := &policyWatcher{
 		Files: cfg.Policies, Log: store, Logger: m.Logger.With("component", "policy"),
-		Interval: time.Duration(cfg.PolicyPoll),
+		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies,
 	}
 	gate, err := watcher.Start(ctx)
 	if err != nil {
