@@ -209,7 +209,7 @@ func (s *Server) build() {
 
 	root := http.NewServeMux()
 	root.Handle("/v1/", s.authenticate(mux))
-	root.Handle("POST /v1/hooks/{host}", http.HandlerFunc(s.hookCall)) // authenticates itself: see hookCall
+	root.Handle("POST /v1/hooks/{host}", http.HandlerFunc(s.hookCall))     // authenticates itself: see hookCall
 	root.Handle("POST /callbacks/{channel}", http.HandlerFunc(s.callback)) // signed by the chat provider
 	root.Handle("GET /openapi.json", mux)
 	root.Handle("GET /openapi.yaml", mux)
