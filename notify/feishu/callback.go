@@ -110,7 +110,7 @@ type newCard struct {
 }
 
 // Handler is the card callback endpoint (mount it at the callback URL set
-// in the developer console, e.g. POST /v1/feishu/card). It answers the
+// in the developer console, airlock serve: POST /callbacks/<channel name>). It answers the
 // console's URL verification, authenticates callbacks (the signature when
 // an Encrypt Key is set; otherwise the Verification Token), decrypts them,
 // and resolves a click on Approve or Reject through clicks — which maps the

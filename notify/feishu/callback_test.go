@@ -27,7 +27,7 @@ import (
 const (
 	testToken = "vt-FAKEverificationTOKEN"
 	testKey   = "ek-FAKEencryptKEY"
-	cardPath  = "/v1/feishu/card"
+	cardPath  = "/callbacks/team-feishu"
 )
 
 // larkCallbacks writes card callbacks exactly the way the Open Platform

@@ -20,7 +20,7 @@
 //     handler refuses any that is not.
 //  5. Under 事件与回调 > 回调配置, choose "send callbacks to the developer
 //     server", enter the URL Handler is mounted at (e.g.
-//     https://airlock.example.com/v1/feishu/card) and add the callback
+//     https://airlock.example.com/callbacks/team-feishu: airlock serve mounts it at /callbacks/<channel name>) and add the callback
 //     card.action.trigger (卡片回传交互). The console verifies the URL with a
 //     challenge the handler answers. Cards whose buttons call back through
 //     the older bot setting (消息卡片请求网址) are accepted too.

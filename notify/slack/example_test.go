@@ -31,9 +31,9 @@ func Example() {
 	_ = spec // routed by notify.NewRouter, delivered by a notify.Notifier
 
 	clicks := &notify.Clicks{Store: store, Channel: spec.Name, Surface: airlock.SurfaceSlack, Users: users,
-		Path: "/v1/slack/interactions"}
+		Path: "/callbacks/team-slack"}
 	mux := http.NewServeMux()
-	mux.Handle("POST /v1/slack/interactions", ch.Handler(clicks))
+	mux.Handle("POST /callbacks/team-slack", ch.Handler(clicks))
 
 	// Or, with Config.AppToken (xapp-…) and no public URL:
 	go ch.RunSocketMode(context.Background(), clicks)

@@ -544,7 +544,7 @@ func sign(key string, ts int64, body string) string {
 
 // signedRequest is a POST of body as Slack sends it, signed at ts.
 func signedRequest(body string, ts time.Time) *http.Request {
-	r := httptest.NewRequest(http.MethodPost, "/v1/slack/interactions", strings.NewReader(body))
+	r := httptest.NewRequest(http.MethodPost, "/callbacks/team-slack", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.Header.Set("X-Slack-Request-Timestamp", strconv.FormatInt(ts.Unix(), 10))
 	r.Header.Set("X-Slack-Signature", sign(secret, ts.Unix(), body))

@@ -33,7 +33,7 @@ const (
 )
 
 // Handler returns the app's interactivity endpoint (its Request URL; the
-// server mounts it at e.g. POST /v1/slack/interactions). It verifies each
+// server mounts it at POST /callbacks/<channel name>). It verifies each
 // request's signature (X-Slack-Signature, X-Slack-Request-Timestamp within
 // five minutes) before it reads anything from it, resolves the request a
 // click on Approve or Reject names through clicks, and answers within

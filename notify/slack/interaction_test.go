@@ -48,7 +48,7 @@ func newRig(t *testing.T, room string) *rig {
 	t.Cleanup(func() { ch.Close() })
 	spec := &notify.Spec{Name: "team-slack", Type: "slack", Room: room != "", Users: users, Channel: ch}
 	env := notifytest.New(t, notifytest.Options{}, spec)
-	clicks := &notify.Clicks{Store: env.Store, Channel: "team-slack", Surface: airlock.SurfaceSlack, Users: users, Path: "/v1/slack/interactions"}
+	clicks := &notify.Clicks{Store: env.Store, Channel: "team-slack", Surface: airlock.SurfaceSlack, Users: users, Path: "/callbacks/team-slack"}
 	return &rig{f: f, ch: ch, env: env, clicks: clicks, handler: ch.Handler(clicks)}
 }
 
@@ -480,7 +480,7 @@ func TestBadCallback(t *testing.T) {
 		req  *http.Request
 		want int
 	}{
-		{"GET", httptest.NewRequest(http.MethodGet, "/v1/slack/interactions", nil), http.StatusMethodNotAllowed},
+		{"GET", httptest.NewRequest(http.MethodGet, "/callbacks/team-slack", nil), http.StatusMethodNotAllowed},
 		{"oversize body", signedRequest("payload="+strings.Repeat("a", slack.MaxBody), time.Now()), http.StatusRequestEntityTooLarge},
 		{"JSON body", func() *http.Request {
 			req := signedRequest(`{"type":"block_actions"}`, time.Now())

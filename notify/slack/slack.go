@@ -21,7 +21,7 @@
 //     member to post, update and answer there.
 //  3. Clicks reach Airlock one of two ways:
 //     - Interactivity & Shortcuts → Request URL: the public URL at which
-//     Handler is mounted (like https://airlock.example.com/v1/slack/interactions).
+//     Handler is mounted (airlock serve mounts it at /callbacks/<channel name>, like https://airlock.example.com/callbacks/team-slack).
 //     Copy Basic Information → Signing Secret into Config.SigningSecret:
 //     every request is verified with it (v0 signatures, five-minute window).
 //     - Socket Mode, for a server Slack cannot reach: enable it, create an
