@@ -218,21 +218,18 @@ func (db *DB) RetryNotification(ctx context.Context, id int64, by string) (airlo
 
 // delivery reads one delivery in the writer's transaction.
 func (w *wtx) delivery(id int64) (airlock.Notification, error) {
-	var n airlock.Notification
-	err := scanDelivery(w.tx.QueryRow(`SELECT `+deliveryColumns+` FROM deliveries WHERE id = ?`, id), &n)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return n, airlock.Errorf(airlock.ENOTFOUND, "no notification %d", id)
-	case err != nil:
-		return n, unavailable("read notification", err)
-	}
-	return n, nil
+	return oneDelivery(w.tx.QueryRow(`SELECT `+deliveryColumns+` FROM deliveries WHERE id = ?`, id), id)
 }
 
 // Notification returns one delivery.
 func (db *DB) Notification(ctx context.Context, id int64) (airlock.Notification, error) {
+	return oneDelivery(db.read.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = ?`, id), id)
+}
+
+// oneDelivery scans the delivery row r, id's.
+func oneDelivery(r rowScanner, id int64) (airlock.Notification, error) {
 	var n airlock.Notification
-	err := scanDelivery(db.read.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM deliveries WHERE id = ?`, id), &n)
+	err := scanDelivery(r, &n)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return n, airlock.Errorf(airlock.ENOTFOUND, "no notification %d", id)

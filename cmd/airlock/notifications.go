@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
 func newNotificationsCmd() *cobra.Command {
@@ -99,11 +100,7 @@ func newNotificationsShowCmd() *cobra.Command {
 		Example: `  airlock notifications show 42`,
 		Args:    argsExactly(1, "the delivery's ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := notificationID(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := newClient(cmd)
+			c, id, err := notificationClient(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -162,11 +159,7 @@ retry it. The retry is audited (notification.retried) as yours.`,
   airlock notifications retry 42`,
 		Args: argsExactly(1, "the delivery's ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := notificationID(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := newClient(cmd)
+			c, id, err := notificationClient(cmd, args[0])
 			if err != nil {
 				return err
 			}
@@ -235,12 +228,15 @@ It exits non-zero unless the message was delivered.`,
 	return cmd
 }
 
-func notificationID(s string) (int64, error) {
-	id, err := strconv.ParseInt(s, 10, 64)
+// notificationClient returns the server's client and the delivery ID arg
+// names.
+func notificationClient(cmd *cobra.Command, arg string) (*airlockhttp.Client, int64, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, usageError("%q is not a notification ID (a positive number; airlock notifications list shows them)", s)
+		return nil, 0, usageError("%q is not a notification ID (a positive number; airlock notifications list shows them)", arg)
 	}
-	return id, nil
+	c, err := newClient(cmd)
+	return c, id, err
 }
 
 func dashIfEmpty(s string) string {

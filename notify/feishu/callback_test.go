@@ -203,26 +203,6 @@ func (r *rig) shown(t *testing.T, ap airlock.Approval) fakeMessage {
 	return m
 }
 
-func (r *rig) approval(t *testing.T, id string) airlock.Approval {
-	t.Helper()
-	ap, err := r.env.Store.Approval(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ap
-}
-
-func released(t *testing.T, done <-chan airlock.Enforcement) airlock.Enforcement {
-	t.Helper()
-	select {
-	case enf := <-done:
-		return enf
-	case <-time.After(10 * time.Second):
-		t.Fatal("the waiting check was not released")
-		return airlock.Enforcement{}
-	}
-}
-
 func TestApproveFromCard(t *testing.T) {
 	r := newRig(t, true)
 	ap, done := r.env.Ask(t, "prod")
@@ -249,10 +229,10 @@ func TestApproveFromCard(t *testing.T) {
 	if got := card["header"].(map[string]any)["template"]; got != "green" {
 		t.Errorf("updated card template %v, want green", got)
 	}
-	if enf := released(t, done); !enf.Allowed {
+	if enf := notifytest.Released(t, done); !enf.Allowed {
 		t.Errorf("the check was not allowed: %+v", enf)
 	}
-	got := r.approval(t, ap.ID)
+	got := r.env.Approval(t, ap.ID)
 	if got.Status != airlock.StatusApproved || got.Surface != airlock.SurfaceFeishu || got.ResolvedBy != "bob" {
 		t.Errorf("approval %s by %q on %q, want approved by bob on feishu", got.Status, got.ResolvedBy, got.Surface)
 	}
@@ -303,10 +283,10 @@ func TestRejectEncrypted(t *testing.T) {
 	if got := card["header"].(map[string]any)["template"]; got != "red" {
 		t.Errorf("template %v, want red", got)
 	}
-	if enf := released(t, done); enf.Allowed || enf.Code != airlock.CodeRejected {
+	if enf := notifytest.Released(t, done); enf.Allowed || enf.Code != airlock.CodeRejected {
 		t.Errorf("enforcement %+v, want refused with %s", enf, airlock.CodeRejected)
 	}
-	if got := r.approval(t, ap.ID); got.Status != airlock.StatusRejected || got.ResolvedBy != "bob" || got.Surface != airlock.SurfaceFeishu {
+	if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusRejected || got.ResolvedBy != "bob" || got.Surface != airlock.SurfaceFeishu {
 		t.Errorf("approval %+v", got)
 	}
 }
@@ -342,7 +322,7 @@ func TestRefusedClicks(t *testing.T) {
 			if last.ApprovalID != ap.ID || !strings.Contains(string(last.Payload), "feishu:"+channel+"/"+tc.openID) {
 				t.Errorf("refusal %s: %s", last.ApprovalID, last.Payload)
 			}
-			if got := r.approval(t, ap.ID); got.Status != airlock.StatusPending {
+			if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusPending {
 				t.Errorf("approval %s after a refused click", got.Status)
 			}
 		})
@@ -395,7 +375,7 @@ func TestUnauthenticatedCallbacks(t *testing.T) {
 			}
 		})
 	}
-	if got := r.approval(t, ap.ID); got.Status != airlock.StatusPending {
+	if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusPending {
 		t.Errorf("approval %s, want pending", got.Status)
 	}
 }
@@ -445,7 +425,7 @@ func TestTokenAndLegacyCallbacks(t *testing.T) {
 	if kind, msg, _ := answered(t, r.serve(unsigned(r.lark.action("ou_bob", value, m.ID)))); kind != "success" {
 		t.Fatalf("token-proved callback: %s %q", kind, msg)
 	}
-	released(t, done)
+	notifytest.Released(t, done)
 
 	// The older card callback, signed with the Verification Token, with its
 	// value as a string.
@@ -455,10 +435,10 @@ func TestTokenAndLegacyCallbacks(t *testing.T) {
 	if kind, msg, _ := answered(t, r.serve(r.lark.legacyRequest(r.lark.legacy("ou_alice", v2, m2.ID), time.Now()))); kind != "success" {
 		t.Fatalf("older callback: %s %q", kind, msg)
 	}
-	if enf := released(t, done2); !enf.Allowed {
+	if enf := notifytest.Released(t, done2); !enf.Allowed {
 		t.Errorf("enforcement %+v", enf)
 	}
-	if got := r.approval(t, ap2.ID); got.Status != airlock.StatusApproved || got.ResolvedBy != "alice" {
+	if got := r.env.Approval(t, ap2.ID); got.Status != airlock.StatusApproved || got.ResolvedBy != "alice" {
 		t.Errorf("approval %s by %s", got.Status, got.ResolvedBy)
 	}
 }
@@ -503,7 +483,7 @@ func TestBadCallbacks(t *testing.T) {
 			}
 		})
 	}
-	if got := r.approval(t, ap.ID); got.Status != airlock.StatusPending {
+	if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusPending {
 		t.Errorf("approval %s, want pending", got.Status)
 	}
 }
@@ -526,7 +506,7 @@ func TestStoreFailureToast(t *testing.T) {
 	if kind != "error" || msg != "could not record; try again" || card != nil {
 		t.Errorf("toast %s %q, card %v", kind, msg, card)
 	}
-	if got := r.approval(t, ap.ID); got.Status != airlock.StatusPending {
+	if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusPending {
 		t.Errorf("approval %s, want pending", got.Status)
 	}
 }

@@ -152,3 +152,26 @@ func (e *Env) Head(t testing.TB) int64 {
 	}
 	return h
 }
+
+// Approval reads request id from the store.
+func (e *Env) Approval(t testing.TB, id string) airlock.Approval {
+	t.Helper()
+	ap, err := e.Store.Approval(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ap
+}
+
+// Released waits for the enforcement of a check started by Ask, and fails
+// the test if it is not released within 10 seconds.
+func Released(t testing.TB, done <-chan airlock.Enforcement) airlock.Enforcement {
+	t.Helper()
+	select {
+	case enf := <-done:
+		return enf
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting check was not released")
+		return airlock.Enforcement{}
+	}
+}

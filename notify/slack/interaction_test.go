@@ -102,21 +102,12 @@ func (r *rig) serveIdle(t *testing.T, id string, req *http.Request, want int) {
 	if h := r.env.Head(t); h != head {
 		t.Errorf("the audit log grew: head %d → %d", head, h)
 	}
-	if got := r.approval(t, id); got.Status != airlock.StatusPending {
+	if got := r.env.Approval(t, id); got.Status != airlock.StatusPending {
 		t.Errorf("the request is %s", got.Status)
 	}
 	if r.f.count() != calls {
 		t.Errorf("Slack was called: %s", r.f.describe())
 	}
-}
-
-func (r *rig) approval(t *testing.T, id string) airlock.Approval {
-	t.Helper()
-	ap, err := r.env.Store.Approval(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ap
 }
 
 // ephemeral waits for the next answer only user sees, after the n so far.
@@ -215,17 +206,6 @@ func wantContains(t *testing.T, what, s string, want ...string) {
 	}
 }
 
-func enforced(t *testing.T, done <-chan airlock.Enforcement) airlock.Enforcement {
-	t.Helper()
-	select {
-	case enf := <-done:
-		return enf
-	case <-time.After(10 * time.Second):
-		t.Fatal("the waiting check was never released")
-		return airlock.Enforcement{}
-	}
-}
-
 // A request waits → Slack shows it with buttons → bob approves with a
 // click → the check is released, the message shows the outcome, the owner
 // and the requester are told in its thread; the same click again is
@@ -267,11 +247,11 @@ func TestApproveInSlack(t *testing.T) {
 	if w := r.serve(signedRequest(body, time.Now())); w.Code != http.StatusOK {
 		t.Fatalf("click: %d %s", w.Code, w.Body)
 	}
-	got := r.approval(t, ap.ID)
+	got := r.env.Approval(t, ap.ID)
 	if got.Status != airlock.StatusApproved || got.ResolvedBy != "bob" || got.Surface != airlock.SurfaceSlack {
 		t.Fatalf("after the click: %s by %q via %q, want approved by bob via slack", got.Status, got.ResolvedBy, got.Surface)
 	}
-	if enf := enforced(t, done); !enf.Allowed {
+	if enf := notifytest.Released(t, done); !enf.Allowed {
 		t.Fatalf("the check was not allowed: %s %s", enf.Code, enf.Message)
 	}
 
@@ -312,7 +292,7 @@ func TestApproveInSlack(t *testing.T) {
 	if h := r.env.Head(t); h != head {
 		t.Errorf("the replay wrote to the audit log: head %d → %d", head, h)
 	}
-	if again := r.approval(t, ap.ID); !again.ResolvedAt.Equal(got.ResolvedAt) || again.ResolvedBy != "bob" {
+	if again := r.env.Approval(t, ap.ID); !again.ResolvedAt.Equal(got.ResolvedAt) || again.ResolvedBy != "bob" {
 		t.Errorf("the replay changed the request: %+v", again)
 	}
 }
@@ -361,7 +341,7 @@ func TestClickRefused(t *testing.T) {
 			if p.Code != tt.code || !strings.Contains(p.Subject, "slack:team-slack/"+tt.user) {
 				t.Errorf("audited refusal %s, want code %s for %s", last.Payload, tt.code, tt.user)
 			}
-			if got := r.approval(t, ap.ID); got.Status != airlock.StatusPending {
+			if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusPending {
 				t.Fatalf("the request is %s after a refused click", got.Status)
 			}
 		})
@@ -371,11 +351,11 @@ func TestClickRefused(t *testing.T) {
 		if w := r.click(t, ref, "UROOT", slack.ActionReject, nil); w.Code != http.StatusOK {
 			t.Fatalf("click: %d %s", w.Code, w.Body)
 		}
-		got := r.approval(t, ap.ID)
+		got := r.env.Approval(t, ap.ID)
 		if got.Status != airlock.StatusRejected || got.ResolvedBy != "root" || got.Surface != airlock.SurfaceSlack {
 			t.Fatalf("after root's click: %s by %q via %q", got.Status, got.ResolvedBy, got.Surface)
 		}
-		if enf := enforced(t, done); enf.Allowed || enf.Code != airlock.CodeRejected {
+		if enf := notifytest.Released(t, done); enf.Allowed || enf.Code != airlock.CodeRejected {
 			t.Errorf("enforcement: allowed %v code %s, want %s", enf.Allowed, enf.Code, airlock.CodeRejected)
 		}
 		r.f.wait(t, "the message showing the rejection", func([]call) bool {
@@ -610,7 +590,7 @@ func TestDirectMessages(t *testing.T) {
 	if w := r.click(t, "DBOB/1700000000.000200", "UBOB", slack.ActionApprove, nil); w.Code != http.StatusOK {
 		t.Fatalf("click: %d", w.Code)
 	}
-	if enf := enforced(t, done); !enf.Allowed {
+	if enf := notifytest.Released(t, done); !enf.Allowed {
 		t.Fatalf("not allowed: %s", enf.Message)
 	}
 	if n := r.env.Delivery(t, "team-slack", airlock.EventApprovalResolved, ap.ID); n.Status != airlock.NotificationSent {
@@ -671,11 +651,11 @@ func TestSocketMode(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the envelope was never acknowledged")
 	}
-	got := r.approval(t, ap.ID)
+	got := r.env.Approval(t, ap.ID)
 	if got.Status != airlock.StatusApproved || got.ResolvedBy != "bob" || got.Surface != airlock.SurfaceSlack {
 		t.Fatalf("after the click: %s by %q via %q", got.Status, got.ResolvedBy, got.Surface)
 	}
-	if enf := enforced(t, done); !enf.Allowed {
+	if enf := notifytest.Released(t, done); !enf.Allowed {
 		t.Fatalf("not allowed: %s", enf.Message)
 	}
 	r.f.wait(t, "the message showing the approval", func([]call) bool {
