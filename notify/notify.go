@@ -75,6 +75,10 @@ type Spec struct {
 	// Room: it posts to a shared room (a Slack channel, a Feishu chat),
 	// where the reviewers of a request see it and its end.
 	Room bool
+	// Updates: it updates the messages that showed a request when the
+	// request ends (chat channels), so a request's end goes wherever the
+	// request went, whoever is told.
+	Updates bool
 	Channel
 }
 

@@ -11,17 +11,18 @@ import (
 // Router expands notices into deliveries by the channels' configuration
 // (airlock.Router). Its rules, after seed Clawith's:
 //
+//   - A webhook (Everyone) carries every notice of its kinds, whatever a
+//     rule names: an audit sink is never bypassed.
 //   - A notice whose rule or agent named channels (`notify:`) goes to those
-//     of them that carry its kind; otherwise to every channel that does.
-//   - A webhook (Everyone) carries every notice of its kinds.
+//     person channels of them that carry its kind; otherwise to every
+//     person channel that does.
 //   - A person channel carries a notice when it maps one of the people the
 //     notice tells: the owner for a notify action that ran, the reviewers
 //     for a request that waits (and its reminder), the owner and the
-//     requester for a request's end. A room channel also carries every
-//     notice of a request whose reviewers it maps, or that only admins may
-//     resolve: the room that showed a request shows its end. A channel the
-//     rule named carries the notice even when it maps nobody, if it is a
-//     room.
+//     requester for a request's end. A chat channel also carries the end
+//     of a request it showed (it maps a reviewer, or posts to a room and
+//     only admins may resolve it): the message is updated in place. A room
+//     the rule named carries the notice even when it maps nobody.
 //   - A request that waits is also due a reminder, RemindBefore its
 //     deadline, through the same channels (when that moment is after the
 //     request was made); it is dropped if the request has ended by then.
@@ -71,20 +72,22 @@ func (r *Router) carries(s *Spec, n *airlock.Notification) bool {
 	switch {
 	case n.Kind == airlock.NoticeTest:
 		return named
-	case len(n.Route) > 0 && !named, !s.carries(n.Kind):
+	case !s.carries(n.Kind):
 		return false
 	case s.Everyone:
 		return true
+	case len(n.Route) > 0 && !named:
+		return false
 	case len(s.users(n.Recipients)) > 0:
 		return true
-	case !s.Room:
-		return false
-	case named:
+	case named && s.Room:
 		return true
-	case n.ApprovalID != "":
-		return slices.Contains(n.Reviewers, "") || len(s.users(n.Reviewers)) > 0
+	case n.ApprovalID == "" || !s.Updates:
+		return false
+	case len(s.users(n.Reviewers)) > 0:
+		return true
 	}
-	return false
+	return s.Room && slices.Contains(n.Reviewers, "")
 }
 
 // reminderDue returns when the reviewers of the request in payload are to

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -107,7 +108,8 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 	if err := db.Open(ctx); err != nil {
 		return nil, nil, storeFailed(err)
 	}
-	watcher := &policyWatcher{Files: cfg.Policies, Log: db, Logger: logger.With("component", "policy"), Interval: time.Duration(cfg.PolicyPoll)}
+	watcher := &policyWatcher{Files: cfg.Policies, Log: db, Logger: logger.With("component", "policy"),
+		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies}
 	gate, err := watcher.Start(ctx)
 	if err != nil {
 		db.Close()
@@ -115,13 +117,26 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 	}
 	e := &airlock.Enforcer{Gate: gate, Store: db, GrantTTL: time.Duration(cfg.GrantTTL), Logger: logger.With("component", "enforcer")}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		go watcher.Run(bg, nil)
-		e.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep))
-	}()
-	return e, func() { stop(); <-done; db.Close() }, nil
+	var wg sync.WaitGroup
+	// The requests this process queues, and those its sweeper expires,
+	// reach people as the server's do.
+	notes, err := cfg.Notifications.start(bg, &wg, db, logger.With("component", "notify"))
+	if err != nil {
+		stop()
+		wg.Wait()
+		db.Close()
+		return nil, nil, checkFailed(err)
+	}
+	wg.Go(func() { watcher.Run(bg, nil) })
+	wg.Go(func() { e.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep)) })
+	return e, func() {
+		stop()
+		wg.Wait()
+		for _, c := range notes.closers {
+			c()
+		}
+		db.Close()
+	}, nil
 }
 
 func newMCPProxyCmd() *cobra.Command {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/airlock-dev/airlock"
@@ -371,4 +373,41 @@ rules:
 		t.Fatal(err)
 	}
 	defer m.Close()
+}
+
+// TestNotifyFromEmbeddedStore: a process that decides on the embedded
+// store itself (airlock mcp proxy --data) routes and delivers the notices
+// of the requests it queues, as the server does.
+func TestNotifyFromEmbeddedStore(t *testing.T) {
+	rcv := newHookReceiver(t)
+	dir := t.TempDir()
+	policy, err := filepath.Abs(filepath.Join("testdata", "e2e.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "airlock.yaml")
+	writeFile(t, config, fmt.Sprintf(`data_dir: %s
+policies: [%s]
+notifications:
+  channels:
+    - {name: ops, type: webhook, url: %s, secret: %s}
+`, filepath.Join(dir, "data"), policy, rcv.srv.URL, testWebhookSecret))
+	cmd := &cobra.Command{}
+	cmd.SetContext(t.Context())
+	e, release, err := openEmbedded(cmd, config, "", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	enf := e.Check(t.Context(), action("deploy", "embedded"))
+	if !enf.Pending {
+		t.Fatalf("check: %+v", enf)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(rcv.bodies()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := rcv.bodies(); len(got) != 1 || got[0].Type != airlock.EventApprovalRequested || got[0].Data.ApprovalID != enf.Approval.ID {
+		t.Fatalf("received %+v, want the request's notice", got)
+	}
 }

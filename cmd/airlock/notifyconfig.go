@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -344,7 +345,7 @@ func (ch *ChannelConfig) build(n *NotificationsConfig, logger *slog.Logger) (bui
 		if err != nil {
 			return b, err
 		}
-		spec.Channel, spec.Room = c, ch.ChatID != ""
+		spec.Channel, spec.Room, spec.Updates = c, ch.ChatID != "", true
 		b.callback = func(store airlock.Store) http.Handler { return c.Handler(clicks(store, airlock.SurfaceFeishu)) }
 	case "slack":
 		if ch.SocketMode && ch.AppToken == "" {
@@ -358,7 +359,7 @@ func (ch *ChannelConfig) build(n *NotificationsConfig, logger *slog.Logger) (bui
 		if err != nil {
 			return b, err
 		}
-		spec.Channel, spec.Room, b.close = c, ch.Channel != "", c.Close
+		spec.Channel, spec.Room, spec.Updates, b.close = c, ch.Channel != "", true, c.Close
 		if ch.SigningSecret != "" {
 			b.callback = func(store airlock.Store) http.Handler { return c.Handler(clicks(store, airlock.SurfaceSlack)) }
 		}
@@ -417,4 +418,42 @@ func (n *NotificationsConfig) checkPolicies(layers []*airlock.Policy) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// notifications are the running parts of the configured channels.
+type notifications struct {
+	channels
+	notifier *notify.Notifier
+}
+
+// startNotifications routes store's notices to the configured channels and
+// starts, in wg under ctx, the notifier that delivers them and the chat
+// connections that receive clicks (Socket Mode). Every process that writes
+// to the store — the server, an embedded MCP gateway — routes its notices
+// and delivers them: several notifiers share a store safely.
+func (n *NotificationsConfig) start(ctx context.Context, wg *sync.WaitGroup, store airlock.Store, logger *slog.Logger) (*notifications, error) {
+	chans, err := n.build(logger)
+	if err != nil {
+		return nil, err
+	}
+	store.SetRouter(notify.NewRouter(chans.specs, time.Duration(*n.RemindBefore)))
+	out := &notifications{channels: chans, notifier: &notify.Notifier{
+		Store: store, Channels: map[string]*notify.Spec{}, InboxURL: n.InboxURL, Attempts: n.Attempts,
+		FirstRetry: time.Duration(n.FirstRetry), MaxRetry: time.Duration(n.MaxRetry), Timeout: time.Duration(n.Timeout),
+		Logger: logger,
+	}}
+	for _, spec := range chans.specs {
+		out.notifier.Channels[spec.Name] = spec
+	}
+	if len(chans.specs) > 0 {
+		wg.Go(func() { out.notifier.Run(ctx) })
+	}
+	for _, run := range chans.sockets {
+		wg.Go(func() {
+			if err := run(ctx, store); err != nil && ctx.Err() == nil {
+				logger.Error("notify: Socket Mode stopped; clicks in Slack are not received", "err", err)
+			}
+		})
+	}
+	return out, nil
 }

@@ -149,26 +149,21 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.bootstrap(ctx, len(tokens)); err != nil {
 		return err
 	}
-	chans, err := cfg.Notifications.build(m.Logger.With("component", "notify"))
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	m.stop = stop
+	notes, err := cfg.Notifications.start(bg, &m.bg, store, m.Logger.With("component", "notify"))
 	if err != nil {
 		return err
 	}
-	nc := &cfg.Notifications
-	store.SetRouter(notify.NewRouter(chans.specs, time.Duration(*nc.RemindBefore)))
-	m.Notifier = &notify.Notifier{
-		Store: store, Channels: map[string]*notify.Spec{}, InboxURL: nc.InboxURL, Attempts: nc.Attempts,
-		FirstRetry: time.Duration(nc.FirstRetry), MaxRetry: time.Duration(nc.MaxRetry), Timeout: time.Duration(nc.Timeout),
-		Logger: m.Logger.With("component", "notify"),
-	}
+	m.Notifier, m.closers = notes.notifier, notes.closers
 	m.Server = &airlockhttp.Server{
 		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
 		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{},
 	}
-	for _, spec := range chans.specs {
-		m.Notifier.Channels[spec.Name] = spec
+	for _, spec := range notes.specs {
 		m.Server.Channels = append(m.Server.Channels, spec.Name)
-		if cb := chans.callbacks[spec.Name]; cb != nil {
+		if cb := notes.callbacks[spec.Name]; cb != nil {
 			m.Server.Callbacks[spec.Name] = cb(store)
 		}
 	}
@@ -176,21 +171,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 
-	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	m.stop = stop
 	m.bg.Go(func() { m.Enforcer.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep)) })
 	m.bg.Go(func() { watcher.Run(bg, m.HUP) })
-	if len(chans.specs) > 0 {
-		m.bg.Go(func() { m.Notifier.Run(bg) })
-	}
-	for _, run := range chans.sockets {
-		m.bg.Go(func() {
-			if err := run(bg, store); err != nil && bg.Err() == nil {
-				m.Logger.Error("notify: Socket Mode stopped; clicks in Slack are not received", "err", err)
-			}
-		})
-	}
-	m.closers = chans.closers
 	// Stopped after the server: its last checkpoint covers the last request.
 	m.bg.Go(func() { m.Checkpoints.Run(bg, time.Duration(cfg.Checkpoint.Interval)) })
 

@@ -152,7 +152,7 @@ func newRig(t *testing.T, encrypted bool) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := notifytest.New(t, notifytest.Options{}, &notify.Spec{Name: channel, Type: "feishu", Room: true, Users: users, Channel: ch})
+	env := notifytest.New(t, notifytest.Options{}, &notify.Spec{Name: channel, Type: "feishu", Room: true, Updates: true, Users: users, Channel: ch})
 	clicks := &notify.Clicks{Store: env.Store, Channel: channel, Surface: airlock.SurfaceFeishu, Users: users, Path: cardPath}
 	return &rig{fake: fake, ch: ch, env: env, handler: ch.Handler(clicks), lark: larkCallbacks{key: cfg.EncryptKey, token: testToken}}
 }

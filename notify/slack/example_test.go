@@ -27,7 +27,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer ch.Close()
-	spec := &notify.Spec{Name: "team-slack", Type: "slack", Room: true, Users: users, Channel: ch}
+	spec := &notify.Spec{Name: "team-slack", Type: "slack", Room: true, Updates: true, Users: users, Channel: ch}
 	_ = spec // routed by notify.NewRouter, delivered by a notify.Notifier
 
 	clicks := &notify.Clicks{Store: store, Channel: spec.Name, Surface: airlock.SurfaceSlack, Users: users,

@@ -46,7 +46,7 @@ func newRig(t *testing.T, room string) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ch.Close() })
-	spec := &notify.Spec{Name: "team-slack", Type: "slack", Room: room != "", Users: users, Channel: ch}
+	spec := &notify.Spec{Name: "team-slack", Type: "slack", Room: room != "", Updates: true, Users: users, Channel: ch}
 	env := notifytest.New(t, notifytest.Options{}, spec)
 	clicks := &notify.Clicks{Store: env.Store, Channel: "team-slack", Surface: airlock.SurfaceSlack, Users: users, Path: "/callbacks/team-slack"}
 	return &rig{f: f, ch: ch, env: env, clicks: clicks, handler: ch.Handler(clicks)}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -62,7 +63,11 @@ type Channel struct {
 func New(cfg Config) (*Channel, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("url: %q is not an absolute http(s) URL", cfg.URL)
+		return nil, fmt.Errorf("url: %q is not an absolute http(s) URL", redact(cfg.URL))
+	}
+	if u.Scheme == "http" && !nearby(u.Hostname()) {
+		return nil, fmt.Errorf("url: %s is plain http to %s: notices carry the actions' arguments; use https, or http only to "+
+			"this machine or a private address", redact(cfg.URL), u.Hostname())
 	}
 	if len(cfg.Secrets) == 0 {
 		return nil, errors.New("secret: a webhook channel needs a signing secret (whsec_…)")
@@ -174,6 +179,12 @@ func (c *Channel) Deliver(ctx context.Context, d *notify.Delivery) (string, erro
 	req.Header.Set(standardwebhooks.HeaderWebhookSignature, strings.Join(sigs, " "))
 	resp, err := c.client.Do(req)
 	if err != nil {
+		// A *url.Error repeats the whole URL, query included, which may
+		// hold a credential: keep only its cause.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return "", fmt.Errorf("POST %s: %w", redact(c.url), err)
 	}
 	defer resp.Body.Close()
@@ -187,6 +198,16 @@ func (c *Channel) Deliver(ctx context.Context, d *notify.Delivery) (string, erro
 		return "", fmt.Errorf("POST %s: %s%s", redact(c.url), resp.Status, msg)
 	}
 	return "", nil
+}
+
+// nearby reports whether host is this machine or a private address, where
+// plain http may be the operator's choice.
+func nearby(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && (ip.IsLoopback() || ip.IsPrivate())
 }
 
 // redact drops a URL's query and user info: they may hold credentials.

@@ -270,6 +270,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"no url", webhook.Config{Secrets: []string{oldSecret}}, "url"},
 		{"relative url", webhook.Config{URL: "/hook", Secrets: []string{oldSecret}}, "url"},
 		{"ftp", webhook.Config{URL: "ftp://x/y", Secrets: []string{oldSecret}}, "url"},
+		{"plain http afar", webhook.Config{URL: "http://hooks.example/a?token=c2VjcmV0", Secrets: []string{oldSecret}}, "use https"},
 		{"no secret", webhook.Config{URL: "https://x"}, "needs a signing secret"},
 		{"no prefix", webhook.Config{URL: "https://x", Secrets: []string{"c2VjcmV0"}}, `starts with "whsec_"`},
 		{"not base64", webhook.Config{URL: "https://x", Secrets: []string{"whsec_!!!"}}, "not base64"},
@@ -293,4 +294,24 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// TestErrorsHideTheURLsCredentials: a receiver that cannot be reached is
+// reported without the URL's query or user info, which may hold a
+// credential: the error is kept in the audit log.
+func TestErrorsHideTheURLsCredentials(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	addr := srv.Listener.Addr().String()
+	srv.Close() // nobody listens any more
+	ch, err := webhook.New(webhook.Config{URL: "http://user:hunter2@" + addr + "/hook?api_key=SUPERSECRET", Secrets: []string{oldSecret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ch.Deliver(context.Background(), &notify.Delivery{Notification: airlock.Notification{Key: "msg_1", Kind: airlock.NoticeTest}})
+	if err == nil {
+		t.Fatal("delivered to a closed port")
+	}
+	if msg := err.Error(); strings.Contains(msg, "SUPERSECRET") || strings.Contains(msg, "hunter2") || !strings.Contains(msg, addr+"/hook") {
+		t.Fatalf("error %q", msg)
+	}
 }
