@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"net/mail"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -296,11 +299,50 @@ func (n *NotificationsConfig) validate(src *configSource) []error {
 		if ch.Type == "webhook" && len(ch.Users) > 0 {
 			bad("a webhook receives every notice of its events: it maps no users", "channels", i, "users")
 		}
+		for _, id := range slices.Sorted(maps.Keys(ch.Users)) {
+			if msg := userIDProblem(ch.Type, id); msg != "" {
+				bad(msg, "channels", i, "users", id)
+			}
+			if ch.Users[id] == "" {
+				bad(fmt.Sprintf("%s maps to no Airlock identity", id), "channels", i, "users", id)
+			}
+		}
+		if (ch.Type == "slack" && ch.Channel == "" || ch.Type == "feishu" && ch.ChatID == "" || ch.Type == "email") && len(ch.Users) == 0 {
+			bad(fmt.Sprintf("a %s channel without a room writes to the people it maps, and users maps nobody: it would carry nothing", ch.Type), "channels", i)
+		}
+		if ch.Type == "feishu" && ch.EncryptKey == "" {
+			bad("a Feishu channel needs encrypt_key (or encrypt_key_file): without it a callback carries only the verification token, "+
+				"which anyone who saw one callback could replay to resolve requests", "channels", i)
+		}
 		if _, err := ch.build(n, slog.New(slog.DiscardHandler)); err != nil {
 			bad(err.Error(), "channels", i)
 		}
 	}
 	return errs
+}
+
+var (
+	slackUser  = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
+	feishuUser = regexp.MustCompile(`^ou_[0-9a-zA-Z]{8,}$`)
+)
+
+// userIDProblem says what is wrong with a channel's user ID, "" if nothing.
+func userIDProblem(typ, id string) string {
+	switch typ {
+	case "slack":
+		if !slackUser.MatchString(id) {
+			return fmt.Sprintf("%q is not a Slack user ID (like U024BE7LH: the member ID in a profile's menu)", id)
+		}
+	case "feishu":
+		if !feishuUser.MatchString(id) {
+			return fmt.Sprintf("%q is not a Feishu open_id (ou_…)", id)
+		}
+	case "email":
+		if a, err := mail.ParseAddress(id); err != nil || a.Address != id {
+			return fmt.Sprintf("%q is not a mail address (like bob@example.com)", id)
+		}
+	}
+	return ""
 }
 
 func validChannelName(s string) bool {
