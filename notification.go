@@ -115,6 +115,10 @@ type Attempt struct {
 // NotificationMark is an attempt at one delivery, to record.
 type NotificationMark struct {
 	ID int64
+	// Claim is the delivery's Attempts when it was claimed for this
+	// attempt: the mark is skipped if the delivery was claimed again since
+	// (a stale result). 0: not checked.
+	Claim int
 	Attempt
 }
 

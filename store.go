@@ -143,13 +143,13 @@ type NotificationQueue interface {
 	// atomically. Errors: ENOTFOUND, ECONFLICT (already settled).
 	MarkNotification(ctx context.Context, id int64, a Attempt) error
 	// MarkNotifications records several attempts in one transaction, as
-	// MarkNotification does each; a mark for a delivery that is missing
-	// or already settled (another worker recorded it) is skipped. Errors:
-	// EUNAVAILABLE.
+	// MarkNotification does each; a mark for a delivery that is missing,
+	// already settled (another worker recorded it) or claimed again since
+	// (NotificationMark.Claim) is skipped. Errors: EUNAVAILABLE.
 	MarkNotifications(ctx context.Context, marks []NotificationMark) error
 	// RetryNotification makes a failed or dead delivery due now with a
 	// fresh count of attempts, audited as by's. Errors: ENOTFOUND,
-	// ECONFLICT (not failed or dead).
+	// ECONFLICT (not failed or dead, or an attempt is under way).
 	RetryNotification(ctx context.Context, id int64, by string) (Notification, error)
 	// Notification returns one delivery. Errors: ENOTFOUND.
 	Notification(ctx context.Context, id int64) (Notification, error)

@@ -1167,6 +1167,34 @@ func testNotifications(t *testing.T, s airlock.Store, clock *Clock) {
 	if got := kinds(events(t, s, airlock.EventFilter{AfterSeq: 2})); !slices.Equal(got, want) {
 		t.Fatalf("delivery events %v\nwant %v", got, want)
 	}
+
+	// A result that comes back after its delivery was claimed again (its
+	// lease ran out meanwhile) is stale: skipped.
+	again, err := s.ClaimNotifications(ctx(t), 10, time.Minute)
+	if err != nil || len(again) != 0 {
+		t.Fatalf("claimed %+v while leased, %v", again, err)
+	}
+	clock.Advance(61 * time.Second)
+	again, err = s.ClaimNotifications(ctx(t), 10, time.Minute)
+	if err != nil || len(again) != 1 || again[0].ID != dead.ID || again[0].Attempts != 2 {
+		t.Fatalf("reclaimed %+v, %v", again, err)
+	}
+	if err := s.MarkNotifications(ctx(t), []airlock.NotificationMark{
+		{ID: dead.ID, Claim: 1, Attempt: airlock.Attempt{Err: errors.New("stale")}},
+		{ID: dead.ID, Claim: 2, Attempt: airlock.Attempt{Err: errors.New("503"), Retry: clock.Now()}},
+		{ID: dead.ID, Claim: 2, Attempt: airlock.Attempt{Ref: "twice"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Notification(ctx(t), dead.ID); err != nil || n.Status != airlock.NotificationFailed || n.LastError != "503" || n.Ref != "" {
+		t.Fatalf("after a stale, a current and a repeated mark: %+v, %v", n, err)
+	}
+	// A failed delivery under way again may not be retried by a person.
+	if again, err = s.ClaimNotifications(ctx(t), 10, time.Minute); err != nil || len(again) != 1 {
+		t.Fatalf("claimed %+v, %v", again, err)
+	}
+	_, err = s.RetryNotification(ctx(t), dead.ID, "alice")
+	wantCode(t, err, airlock.ECONFLICT)
 	s.SetRouter(nil)
 }
 

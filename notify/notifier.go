@@ -116,7 +116,7 @@ func (n *Notifier) Run(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				marks <- airlock.NotificationMark{ID: d.ID, Attempt: n.deliver(context.WithoutCancel(ctx), d)}
+				marks <- airlock.NotificationMark{ID: d.ID, Claim: d.Attempts, Attempt: n.deliver(context.WithoutCancel(ctx), d)}
 				<-slots
 				select {
 				case freed <- struct{}{}:

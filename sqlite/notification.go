@@ -155,12 +155,18 @@ func (db *DB) MarkNotifications(ctx context.Context, marks []airlock.Notificatio
 			case err != nil:
 				return err
 			}
-			ns[i], live[i] = n, !n.Status.Settled()
+			ns[i], live[i] = n, !n.Status.Settled() && (m.Claim == 0 || m.Claim == n.Attempts)
 		}
 		for i := range marks {
 			if live[i] {
 				if err := w.mark(&ns[i], marks[i].Attempt); err != nil {
 					return err
+				}
+				live[i] = false // a second mark of it in this batch is stale
+				for j := i + 1; j < len(marks); j++ {
+					if marks[j].ID == marks[i].ID {
+						live[j] = false
+					}
 				}
 			}
 		}
@@ -201,6 +207,13 @@ func (db *DB) RetryNotification(ctx context.Context, id int64, by string) (airlo
 		}
 		if n.Status != airlock.NotificationDead && n.Status != airlock.NotificationFailed {
 			return airlock.Errorf(airlock.ECONFLICT, "notification %d is %s: only a failed or dead one is retried", id, n.Status)
+		}
+		var lease int64
+		if err := w.tx.QueryRow(`SELECT lease FROM deliveries WHERE id = ?`, id).Scan(&lease); err != nil {
+			return unavailable("read notification", err)
+		}
+		if lease > w.now().UnixNano() {
+			return airlock.Errorf(airlock.ECONFLICT, "notification %d is being attempted now: retry it once this attempt ends", id)
 		}
 		ev := n.Retried(by)
 		now := w.now()
@@ -243,10 +256,19 @@ func oneDelivery(r rowScanner, id int64) (airlock.Notification, error) {
 func (db *DB) Notifications(ctx context.Context, f airlock.NotificationFilter) ([]airlock.Notification, error) {
 	var where []string
 	var args []any
+	if f.Status != "" {
+		// A literal, not a parameter: SQLite then uses the partial index
+		// of the dead letters (and of those due).
+		st, err := airlock.ParseNotificationStatus(string(f.Status))
+		if err != nil {
+			return nil, err
+		}
+		where = append(where, "status = '"+string(st)+"'")
+	}
 	for _, c := range []struct {
 		col string
 		v   string
-	}{{"status", string(f.Status)}, {"channel", f.Channel}, {"kind", f.Kind}, {"approval_id", f.ApprovalID}} {
+	}{{"channel", f.Channel}, {"kind", f.Kind}, {"approval_id", f.ApprovalID}} {
 		if c.v != "" {
 			where, args = append(where, c.col+" = ?"), append(args, c.v)
 		}

@@ -34,9 +34,12 @@ type op struct {
 // running leads one itself — its own op and every op queued meanwhile —
 // so a lone caller pays no hand-off between goroutines. Callers arriving
 // while a batch commits queue up; when it is done, the leader wakes the
-// first of them to lead the next batch, with all the others. Once queued,
-// an op is waited for even if ctx ends, so that a caller never reports
-// failure for a write that then commits unseen.
+// first of them to lead the next batch, with all the others. An op whose
+// ctx ends while it still waits in the queue is withdrawn (ctx's error):
+// a caller with a deadline — a chat click that must be answered within
+// seconds — is not held behind a stalled batch. Once a batch has taken
+// it, an op is waited for even if ctx ends, so that a caller never
+// reports failure for a write that then commits unseen.
 func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
 	o := &op{ctx: ctx, fn: fn, wake: make(chan struct{}, 1)}
 	db.mu.Lock()
@@ -54,7 +57,9 @@ func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
 	db.queue = append(db.queue, o)
 	if db.leading {
 		db.mu.Unlock()
-		<-o.wake
+		if err := db.await(o); err != nil {
+			return err
+		}
 		if o.finished {
 			return o.err
 		}
@@ -73,6 +78,32 @@ func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
 	defer db.handOff()
 	db.run(batch)
 	return o.err
+}
+
+// await waits until queued op o is finished or promoted to lead. When its
+// ctx ends first and no batch has taken it, it is withdrawn from the queue
+// and await returns ctx's error.
+func (db *DB) await(o *op) error {
+	select {
+	case <-o.wake:
+		return nil
+	case <-o.ctx.Done():
+	}
+	db.mu.Lock()
+	select {
+	case <-o.wake: // promoted (handOff signals under db.mu) or finished meanwhile
+		db.mu.Unlock()
+		return nil
+	default:
+	}
+	if i := slices.Index(db.queue, o); i >= 0 {
+		db.queue = slices.Delete(db.queue, i, i+1)
+		db.mu.Unlock()
+		return o.ctx.Err()
+	}
+	db.mu.Unlock()
+	<-o.wake // a batch has it: its result stands
+	return nil
 }
 
 // handOff ends a leader's batch: the first queued op's caller leads the

@@ -31,6 +31,9 @@ const (
 	// resolveTimeout bounds a click's resolution: Feishu waits 3 s for the
 	// answer.
 	resolveTimeout = 2 * time.Second
+	// answerWithin bounds how long a callback's answer waits for its
+	// click to be resolved.
+	answerWithin = 2500 * time.Millisecond
 )
 
 // Callback request headers (signature verification).
@@ -167,7 +170,20 @@ func (c *Channel) Handler(clicks *notify.Clicks) http.Handler {
 			http.Error(w, "feishu: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		writeJSON(w, c.resolve(r.Context(), clicks, k))
+		// Feishu wants its answer within 3 s. A store that stalls must not
+		// hold it past that: the person is told the answer is being
+		// recorded, and the card is updated when the request's end is
+		// delivered.
+		res := make(chan answer, 1)
+		go func() { res <- c.resolve(context.WithoutCancel(r.Context()), clicks, k) }()
+		t := time.NewTimer(answerWithin)
+		defer t.Stop()
+		select {
+		case a := <-res:
+			writeJSON(w, a)
+		case <-t.C:
+			writeJSON(w, answer{Toast: &toast{Type: "info", Content: "Recording your answer: the card shows it once it is recorded."}})
+		}
 	})
 }
 
@@ -233,13 +249,17 @@ func (c *Channel) open(body []byte) (*callback, error) {
 	if c.encryptKey == "" {
 		return nil, errors.New("the callback is encrypted but no encrypt_key is configured")
 	}
+	// One answer for every way an encrypted body fails to open (bad
+	// padding, not JSON): no padding oracle before the body is verified.
 	plain, err := decrypt(c.encryptKey, cb.Encrypt)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		cb = callback{}
+		if json.Unmarshal(plain, &cb) != nil || cb.Encrypt != "" {
+			err = errUndecryptable
+		}
 	}
-	cb = callback{}
-	if err := json.Unmarshal(plain, &cb); err != nil || cb.Encrypt != "" {
-		return nil, errors.New("the decrypted callback is not JSON")
+	if err != nil {
+		return nil, errUndecryptable
 	}
 	return &cb, nil
 }
@@ -300,6 +320,8 @@ func parseClick(cb *callback) (click, error) {
 	k.id, k.hash = v.ID, h
 	return k, nil
 }
+
+var errUndecryptable = errors.New("the encrypted callback does not decrypt to a callback (wrong encrypt_key?)")
 
 // decrypt opens an encrypted callback: base64 of a 16-byte IV and the
 // AES-256-CBC ciphertext, PKCS#7-padded, keyed with SHA-256(Encrypt Key).

@@ -27,6 +27,9 @@ const (
 	MaxBody = 64 << 10
 	// resolveTimeout bounds the resolution, before the answer.
 	resolveTimeout = 2 * time.Second
+	// answerWithin bounds how long a click's HTTP answer waits for the
+	// click to be handled: Slack gives up after 3 s.
+	answerWithin = 2500 * time.Millisecond
 	// followUpTimeout bounds the message update or ephemeral answer that
 	// follows, after the answer.
 	followUpTimeout = 10 * time.Second
@@ -95,7 +98,21 @@ func (c *Channel) Handler(clicks *notify.Clicks) http.Handler {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		c.answer(r.Context(), clicks, k)
+		// Slack wants its answer within 3 s; what the click did is told
+		// by the follow-ups (the message updated, an ephemeral answer).
+		// A store that stalls must not hold the answer past it.
+		answered := make(chan struct{})
+		c.followUps.Go(func() {
+			defer close(answered)
+			c.answer(context.WithoutCancel(r.Context()), clicks, k)
+		})
+		t := time.NewTimer(answerWithin)
+		select {
+		case <-answered:
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+		t.Stop()
 		w.WriteHeader(http.StatusOK)
 	})
 }
@@ -145,12 +162,14 @@ func (c *Channel) RunSocketMode(ctx context.Context, clicks *notify.Clicks) erro
 					continue
 				}
 				inFlight.Go(func() {
+					// Acknowledged first, within Slack's 3 s whatever the
+					// store does; the follow-ups tell what the click did.
+					c.ack(ctx, sm, req.EnvelopeID)
 					if k, err := parseClick(&cb); err == nil {
 						c.answer(ctx, clicks, k)
 					} else if !errors.Is(err, errLinkClick) {
 						c.logger.Warn("slack: socket mode: not a click on Airlock's buttons", "err", err)
 					}
-					c.ack(ctx, sm, req.EnvelopeID)
 				})
 			case socketmode.EventTypeEventsAPI, socketmode.EventTypeSlashCommand:
 				// Not Airlock's: acknowledged so that Slack does not resend it.

@@ -651,12 +651,13 @@ func TestSocketMode(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the envelope was never acknowledged")
 	}
+	// Acknowledged at once; the click is handled after.
+	if enf := notifytest.Released(t, done); !enf.Allowed {
+		t.Fatalf("not allowed: %s", enf.Message)
+	}
 	got := r.env.Approval(t, ap.ID)
 	if got.Status != airlock.StatusApproved || got.ResolvedBy != "bob" || got.Surface != airlock.SurfaceSlack {
 		t.Fatalf("after the click: %s by %q via %q", got.Status, got.ResolvedBy, got.Surface)
-	}
-	if enf := notifytest.Released(t, done); !enf.Allowed {
-		t.Fatalf("not allowed: %s", enf.Message)
 	}
 	r.f.wait(t, "the message showing the approval", func([]call) bool {
 		text, _ := renderQuiet(r.f, ref)
