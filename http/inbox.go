@@ -617,6 +617,9 @@ type DetailPage struct {
 	// Runs are what the request's action returned when an executor ran it
 	// (run now), from its execution records, oldest first.
 	Runs []RunResult
+	// Notices are where the request's notices went (reviewers told, its
+	// end told), newest first.
+	Notices []airlock.Notification
 	// ToolChange is, for the release of an MCP tool's definition (class
 	// mcp.release), the change a person releases: the server, the tool, and
 	// the definition's lines, each marked as removed, added or kept.
@@ -817,6 +820,9 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	p.Commands = commandsOf(evs)
 	p.ToolChange = toolChangeOf(ap)
 	p.Runs = runsOf(evs)
+	if p.Notices, err = in.s.store().Notifications(ctx, airlock.NotificationFilter{ApprovalID: ap.ID, Limit: maxTimeline}); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -945,3 +945,18 @@ func TestInboxNotifications(t *testing.T) {
 	admin.get("/inbox/notifications?retried="+id).want(t, http.StatusOK, "Notification "+id+" is due again.", "Nothing needs attention")
 	admin.get("/inbox/notifications?status=bogus").want(t, http.StatusBadRequest, "unknown notification status")
 }
+
+// TestInboxDetailShowsWhoWasTold: a request's page lists its deliveries:
+// the channel, whom, and how each went.
+func TestInboxDetailShowsWhoWasTold(t *testing.T) {
+	ts := newTestServer(t)
+	ts.DB.SetRouter(notify.NewRouter([]*notify.Spec{{Name: "ops", Type: "webhook", Everyone: true, Channel: failing{}}}, 0))
+	enf, err := ts.Agent.Check(t.Context(), airlocktest.Action("deploy", "told"), 0)
+	if err != nil || !enf.Pending {
+		t.Fatalf("ask: %+v %v", enf, err)
+	}
+	b := newBrowser(t, ts)
+	b.signIn(ts.BobSecret)
+	b.get("/inbox/approvals/"+enf.Approval.ID).want(t, http.StatusOK, "Who was told", "approval.requested via <code>ops</code> to bob, alice",
+		`status-pending`)
+}
