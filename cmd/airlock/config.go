@@ -95,11 +95,22 @@ type Config struct {
 
 // StoreConfig chooses the store.
 type StoreConfig struct {
-	// Driver is the store's kind: "sqlite" (embedded, one process).
-	// Default "sqlite".
+	// Driver is the store's kind: "sqlite" (embedded, one process) or
+	// "postgres" (one PostgreSQL database; several replicas may serve
+	// it). Default "sqlite".
 	Driver string `yaml:"driver"`
 	// Path is the SQLite database file. Default <data_dir>/airlock.db.
 	Path string `yaml:"path"`
+	// DSN is the PostgreSQL connection string
+	// (postgres://airlock@db.example/airlock?sslmode=verify-full, or
+	// key=value pairs; pool settings like pool_max_conns too). It may hold
+	// a password: give it with ${ENV} or in dsn_file, never written here.
+	DSN Secret `yaml:"dsn"`
+	// DSNFile is a file holding the DSN (surrounding whitespace trimmed).
+	DSNFile string `yaml:"dsn_file"`
+	// Schema is the PostgreSQL schema of Airlock's tables, created if
+	// missing. Default "public".
+	Schema string `yaml:"schema"`
 }
 
 // TimeoutsConfig bounds how long the server waits. Each is a Go duration
@@ -195,7 +206,7 @@ const (
 
 // Valid values of the enumerated fields.
 var (
-	storeDrivers = []string{"sqlite"}
+	storeDrivers = []string{"sqlite", "postgres"}
 	logLevels    = []string{"debug", "info", "warn", "error"}
 	logFormats   = []string{"text", "json"}
 )
@@ -323,6 +334,7 @@ func (c *Config) resolvePaths(dir string) {
 	}
 	abs(&c.DataDir)
 	abs(&c.Store.Path)
+	abs(&c.Store.DSNFile)
 	abs(&c.Checkpoint.KeyFile)
 	for i := range c.Policies {
 		abs(&c.Policies[i])
@@ -358,6 +370,16 @@ func (c *Config) readSecretFiles() error {
 		}
 		t.Secret = Secret(strings.TrimSpace(string(b)))
 	}
+	if f := c.Store.DSNFile; f != "" {
+		switch b, err := os.ReadFile(f); {
+		case c.Store.DSN != "":
+			errs = append(errs, c.src.errorAt("store.dsn_file", "give dsn_file or dsn, not both", "store", "dsn_file"))
+		case err != nil:
+			errs = append(errs, c.src.errorAt("store.dsn_file", fmt.Sprintf("cannot read the DSN: %v", err), "store", "dsn_file"))
+		default:
+			c.Store.DSN = Secret(strings.TrimSpace(string(b)))
+		}
+	}
 	errs = append(errs, c.readChannelSecrets())
 	return errors.Join(errs...)
 }
@@ -374,10 +396,17 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		bad("data_dir", "must not be empty", "data_dir")
 	}
-	if !slices.Contains(storeDrivers, c.Store.Driver) {
-		bad("store.driver", fmt.Sprintf("unknown driver %q (valid: %s)", c.Store.Driver, strings.Join(storeDrivers, ", ")), "store", "driver")
-	} else if c.Store.Path == "" {
+	switch st := &c.Store; {
+	case !slices.Contains(storeDrivers, st.Driver):
+		bad("store.driver", fmt.Sprintf("unknown driver %q (valid: %s)", st.Driver, strings.Join(storeDrivers, ", ")), "store", "driver")
+	case st.Driver == "sqlite" && st.Path == "":
 		bad("store.path", "must not be empty", "store", "path")
+	case st.Driver == "sqlite" && (st.DSN != "" || st.DSNFile != "" || st.Schema != ""):
+		bad("store", "dsn, dsn_file and schema are settings of the postgres driver", "store")
+	case st.Driver == "postgres" && st.DSN == "":
+		bad("store", "the postgres driver needs dsn (or dsn_file): the database's connection string", "store")
+	case st.Driver == "postgres" && st.Path != "":
+		bad("store.path", "path is a setting of the sqlite driver; the postgres driver takes dsn", "store", "path")
 	}
 	seen := map[string]int{}
 	for i, p := range c.Policies {

@@ -211,7 +211,7 @@ func TestConfigErrors(t *testing.T) {
 		want []string // each line of the error, after "<file>:"
 	}{
 		{"unknown field", "listen: :8080\nlisten_addr: :9090\n", []string{`2:1: unknown field "listen_addr"`}},
-		{"unknown nested field", "store:\n  driver: sqlite\n  dsn: x\n", []string{`3:3: unknown field "dsn"`}},
+		{"unknown nested field", "store:\n  driver: sqlite\n  dns: x\n", []string{`3:3: unknown field "dns"`}},
 		{"unknown token field", "tokens:\n  - role: admin\n    secrt: x\n", []string{`3:5: unknown field "secrt"`}},
 		{"wrong type", "listen: [a, b]\n", []string{"1:9: wrong type: expected a string, found a sequence"}},
 		{"a mapping for a list", "policies: {a: b}\n", []string{"1:11: mapping was used where sequence is expected"}},
@@ -222,7 +222,10 @@ func TestConfigErrors(t *testing.T) {
 		{"syntax error", "listen: \"127.0.0.1\n", []string{"1:9: could not find end character of double-quoted text"}},
 		{"two documents", "listen: :1\n---\nlisten: :2\n", []string{"3:1: a config file holds one YAML document"}},
 		{"bad listen", "listen: localhost\n", []string{`1:9: listen: "localhost" is not a host:port address`}},
-		{"bad driver", "store:\n  driver: mysql\n", []string{`2:11: store.driver: unknown driver "mysql" (valid: sqlite)`}},
+		{"bad driver", "store:\n  driver: mysql\n", []string{`2:11: store.driver: unknown driver "mysql" (valid: sqlite, postgres)`}},
+		{"postgres without dsn", "store:\n  driver: postgres\n", []string{"2:3: store: the postgres driver needs dsn (or dsn_file)"}},
+		{"postgres with a path", "store: {driver: postgres, dsn: postgres://db/airlock, path: a.db}\n", []string{"1:61: store.path: path is a setting of the sqlite driver"}},
+		{"sqlite with a dsn", "store: {driver: sqlite, dsn: postgres://db/airlock}\n", []string{"1:8: store: dsn, dsn_file and schema are settings of the postgres driver"}},
 		{"bad log", "log: {level: loud, format: xml}\n", []string{
 			`1:14: log.level: unknown level "loud" (valid: debug, info, warn, error)`,
 			`1:28: log.format: unknown format "xml" (valid: text, json)`,
@@ -460,13 +463,13 @@ func TestConfigRelativePaths(t *testing.T) {
 
 func TestConfigValidateWithoutFile(t *testing.T) {
 	c := DefaultConfig()
-	c.Store.Driver = "postgres"
+	c.Store.Driver = "mysql"
 	c.Log.Level = "trace"
 	err := c.Validate()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	got, want := err.Error(), "store.driver: unknown driver \"postgres\" (valid: sqlite)\nlog.level: unknown level \"trace\" (valid: debug, info, warn, error)"
+	got, want := err.Error(), "store.driver: unknown driver \"mysql\" (valid: sqlite, postgres)\nlog.level: unknown level \"trace\" (valid: debug, info, warn, error)"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/mcp"
-	"github.com/airlock-dev/airlock/sqlite"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -103,16 +102,15 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, nil, checkFailed(fmt.Errorf("airlock: data directory: %w", err))
 	}
-	db := sqlite.NewDB(cfg.Store.Path)
-	db.Logger = logger.With("component", "sqlite")
-	if err := db.Open(ctx); err != nil {
+	db, _, closeStore, err := openStore(ctx, &cfg, logger)
+	if err != nil {
 		return nil, nil, storeFailed(err)
 	}
 	watcher := &policyWatcher{Files: cfg.Policies, Log: db, Logger: logger.With("component", "policy"),
 		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies}
 	gate, err := watcher.Start(ctx)
 	if err != nil {
-		db.Close()
+		closeStore()
 		return nil, nil, checkFailed(err)
 	}
 	e := &airlock.Enforcer{Gate: gate, Store: db, GrantTTL: time.Duration(cfg.GrantTTL), Logger: logger.With("component", "enforcer")}
@@ -124,7 +122,7 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 	if err != nil {
 		stop()
 		wg.Wait()
-		db.Close()
+		closeStore()
 		return nil, nil, checkFailed(err)
 	}
 	wg.Go(func() { watcher.Run(bg, nil) })
@@ -135,7 +133,7 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 		for _, c := range notes.closers {
 			c()
 		}
-		db.Close()
+		closeStore()
 	}, nil
 }
 

@@ -82,7 +82,7 @@ type Main struct {
 	// HUP, when set, delivers SIGHUP: reload the policy now.
 	HUP <-chan os.Signal
 
-	DB       *sqlite.DB
+	DB       *sqlite.DB // the store, when it is SQLite
 	Enforcer *airlock.Enforcer
 	Server   *airlockhttp.Server
 
@@ -92,6 +92,8 @@ type Main struct {
 	stop    context.CancelFunc
 	bg      sync.WaitGroup
 	closers []func() error // after the server and background work stop
+
+	closeStore func() error
 }
 
 // Run opens the store, loads the policy, starts the background work and
@@ -111,18 +113,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("data directory: %w", err)
 	}
 
-	var store airlock.Store
-	switch cfg.Store.Driver {
-	case "sqlite":
-		m.DB = sqlite.NewDB(cfg.Store.Path)
-		m.DB.Logger = m.Logger.With("component", "sqlite")
-		if err := m.DB.Open(ctx); err != nil {
-			return fmt.Errorf("open %s: %w", m.DB.Path, err)
-		}
-		store = m.DB
-	default:
-		return fmt.Errorf("store driver %q is not supported", cfg.Store.Driver)
+	store, db, closeStore, err := openStore(ctx, cfg, m.Logger)
+	if err != nil {
+		return err
 	}
+	m.DB, m.closeStore = db, closeStore
 	metrics := airlockhttp.NewMetrics(store)
 	store = metrics.Instrument(store)
 	checkpoints, err := m.openCheckpoints(store)
@@ -214,8 +209,8 @@ func (m *Main) Close() error {
 	for _, c := range m.closers {
 		errs = append(errs, c())
 	}
-	if m.DB != nil {
-		errs = append(errs, m.DB.Close())
+	if m.closeStore != nil {
+		errs = append(errs, m.closeStore())
 	}
 	return errors.Join(errs...)
 }

@@ -1,0 +1,525 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+var _ airlock.ApprovalStore = (*DB)(nil)
+
+const approvalColumns = `id, action, action_hash, effect_hash, class, tier, capability, outcome, needs_human, summary, detail,
+	reviewers, owner, timeout, created, expires, status, resolved_by, resolved_at, reason, surface,
+	grant_ttl, grant_expires, grant_used, run_now`
+
+func scanApproval(r pgx.Row, ap *airlock.Approval) error {
+	var (
+		action, hash, effect, detail                                    []byte
+		outcome, status, surface, capability                            string
+		timeout, created, expires, resolvedAt, ttl, grantExp, grantUsed int64
+		tier                                                            int
+	)
+	err := r.Scan(&ap.ID, &action, &hash, &effect, &ap.Class, &tier, &capability, &outcome, &ap.NeedsHuman, &ap.Summary,
+		&detail, &ap.Reviewers, &ap.Owner, &timeout, &created, &expires, &status, &ap.ResolvedBy, &resolvedAt,
+		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed, &ap.RunNow)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(action, &ap.Action); err != nil {
+		return airlock.Errorf(airlock.EINTERNAL, "approval %s: stored action: %v", ap.ID, err)
+	}
+	if err := json.Unmarshal(detail, &ap.Detail); err != nil {
+		return airlock.Errorf(airlock.EINTERNAL, "approval %s: stored detail: %v", ap.ID, err)
+	}
+	if ap.Outcome, err = airlock.ParseOutcome(outcome); err != nil {
+		return err
+	}
+	copy(ap.ActionHash[:], hash)
+	copy(ap.EffectHash[:], effect)
+	ap.Tier = airlock.RiskTier(tier)
+	ap.Capability = airlock.Capability(capability)
+	ap.Status, ap.Surface = airlock.ApprovalStatus(status), airlock.Surface(surface)
+	ap.Timeout, ap.GrantTTL = time.Duration(timeout), time.Duration(ttl)
+	ap.Created, ap.Expires, ap.ResolvedAt = fromNanos(created), fromNanos(expires), fromNanos(resolvedAt)
+	ap.GrantExpires, ap.GrantUsed = fromNanos(grantExp), fromNanos(grantUsed)
+	return nil
+}
+
+// oneApproval scans the row of one request; ENOTFOUND when there is none.
+func (db *DB) oneApproval(r pgx.Row, what string) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := scanApproval(r, &ap)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ap, airlock.Errorf(airlock.ENOTFOUND, "no approval request %s", what)
+	}
+	if err != nil {
+		return ap, db.unavailable("read approval", err)
+	}
+	return ap, nil
+}
+
+// Approval returns one request.
+func (db *DB) Approval(ctx context.Context, id string) (airlock.Approval, error) {
+	return db.oneApproval(db.queryRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = $1`, id), strconv.Quote(id))
+}
+
+// approval reads one request in the writer's transaction, locking its row
+// until the batch commits.
+func (w *wtx) approval(id string) (airlock.Approval, error) {
+	return w.db.oneApproval(w.queryRow(`SELECT `+approvalColumns+` FROM approvals WHERE id = $1 FOR UPDATE`, id), strconv.Quote(id))
+}
+
+// RequestApproval queues ap, or joins the identical pending request.
+func (db *DB) RequestApproval(ctx context.Context, ap airlock.Approval, rec airlock.Record) (airlock.Approval, bool, error) {
+	if err := ap.Validate(); err != nil {
+		return ap, false, err
+	}
+	if err := rec.Prepare(); err != nil {
+		return ap, false, err
+	}
+	action, err := json.Marshal(ap.Action)
+	if err != nil {
+		return ap, false, airlock.Errorf(airlock.EINVALID, "approval %s: action: %v", ap.ID, err)
+	}
+	detail, err := json.Marshal(ap.Detail)
+	if err != nil {
+		return ap, false, airlock.Errorf(airlock.EINVALID, "approval %s: detail: %v", ap.ID, err)
+	}
+	if ap.EffectHash, err = ap.Action.EffectHash(); err != nil {
+		return ap, false, err
+	}
+	var joined bool
+	req := ap
+	err = db.exec(ctx, func(w *wtx) error {
+		ap, joined = req, false
+		now := w.now()
+		existing, err := w.pending(ap.ActionHash, ap.Outcome)
+		switch {
+		case err == nil && now.Before(existing.Expires):
+			ap, joined = existing, true
+			w.append(rec, ap.ID)
+			return nil
+		case err == nil: // pending past its deadline: expire it, queue anew
+			if err := w.settle(&existing, existing.Expire(now)); err != nil {
+				return err
+			}
+		case airlock.ErrorCode(err) != airlock.ENOTFOUND:
+			return err
+		}
+		ap.Status, ap.Created, ap.Expires = airlock.StatusPending, now, now.Add(ap.Timeout)
+		ap.ResolvedBy, ap.ResolvedAt, ap.Reason, ap.Surface = "", time.Time{}, "", ""
+		ap.GrantExpires, ap.GrantUsed, ap.RunNow = time.Time{}, time.Time{}, false
+		tag, err := w.exec(`INSERT INTO approvals (id, agent, tool, trace_id, class, tier, capability, outcome, needs_human,
+			action_hash, effect_hash, action, summary, detail, reviewers, owner, requested_by, timeout, created, expires, status,
+			grant_ttl) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+			ON CONFLICT (id) DO NOTHING`,
+			ap.ID, ap.Agent, ap.Tool, ap.TraceID, ap.Class, int(ap.Tier), string(ap.Capability), ap.Outcome.String(),
+			ap.NeedsHuman, ap.ActionHash[:], ap.EffectHash[:], string(action), ap.Summary, string(detail), nonNil(ap.Reviewers),
+			ap.Owner, ap.RequestedBy, int64(ap.Timeout), nanos(ap.Created), nanos(ap.Expires), string(ap.Status),
+			int64(ap.GrantTTL))
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return airlock.Errorf(airlock.ECONFLICT, "approval request %s exists", ap.ID)
+		}
+		w.append(ap.Requested(), ap.ID)
+		w.append(rec, ap.ID)
+		return nil
+	})
+	return ap, joined, err
+}
+
+// pending finds the pending request for an action hash and kind, locking
+// it.
+func (w *wtx) pending(h airlock.Hash, o airlock.Outcome) (airlock.Approval, error) {
+	return w.db.oneApproval(w.queryRow(`SELECT `+approvalColumns+` FROM approvals
+		WHERE action_hash = $1 AND outcome = $2 AND status = 'pending' FOR UPDATE`, h[:], o.String()),
+		"pending for sha256:"+h.String())
+}
+
+// settle writes a request's new state (set by Resolve, Expire or Cancel)
+// and appends what the change records. Only a pending request changes:
+// the condition is the last guard of a single resolution, behind the
+// chain's lock and the row's.
+func (w *wtx) settle(ap *airlock.Approval, rec airlock.Record) error {
+	tag, err := w.exec(`UPDATE approvals SET status = $1, resolved_by = $2, resolved_at = $3, reason = $4, surface = $5,
+		grant_expires = $6, run_now = $7 WHERE id = $8 AND status = 'pending'`,
+		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires),
+		ap.RunNow, ap.ID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != 1 {
+		return airlock.Errorf(airlock.ECONFLICT, "approval %s is no longer pending", ap.ID)
+	}
+	w.append(rec, ap.ID)
+	w.changed = append(w.changed, ap.ID)
+	return nil
+}
+
+// ResolveApproval applies a resolution exactly once: the check and the
+// update run in one transaction that holds the chain's lock and the
+// request's row, so of racing reviewers — on any replica — the first wins
+// and the rest see the conflict.
+func (db *DB) ResolveApproval(ctx context.Context, r airlock.Resolution) (airlock.Approval, error) {
+	if err := r.Validate(); err != nil {
+		return airlock.Approval{}, err
+	}
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if ap, err = w.approval(r.ApprovalID); err != nil {
+			return err
+		}
+		now := w.now()
+		if err := r.Check(&ap, now); err != nil {
+			return err
+		}
+		return w.settle(&ap, ap.Resolve(&r, now))
+	})
+	return ap, err
+}
+
+// CancelApproval withdraws a pending request.
+func (db *DB) CancelApproval(ctx context.Context, id, by, reason string, s airlock.Surface) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if ap, err = w.approval(id); err != nil {
+			return err
+		}
+		if err := ap.CheckCancel(); err != nil {
+			return err
+		}
+		return w.settle(&ap, ap.Cancel(by, reason, s, w.now()))
+	})
+	return ap, err
+}
+
+// ExpireApproval expires one request if its deadline passed.
+func (db *DB) ExpireApproval(ctx context.Context, id string) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if ap, err = w.approval(id); err != nil {
+			return err
+		}
+		if now := w.now(); ap.Status == airlock.StatusPending && !now.Before(ap.Expires) {
+			return w.settle(&ap, ap.Expire(now))
+		}
+		return nil
+	})
+	return ap, err
+}
+
+// ExpireDue expires up to limit overdue pending requests. Every replica's
+// sweeper may run it: batches take turns, and each finds only what the
+// ones before left pending.
+func (db *DB) ExpireDue(ctx context.Context, limit int) ([]airlock.Approval, error) {
+	var out []airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		out = out[:0]
+		now := w.now()
+		rows, err := w.query(`SELECT `+approvalColumns+` FROM approvals
+			WHERE status = 'pending' AND expires <= $1 ORDER BY expires, id LIMIT $2 FOR UPDATE`,
+			now.UnixNano(), airlock.PageSize(limit))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var ap airlock.Approval
+			if err := scanApproval(rows, &ap); err != nil {
+				rows.Close()
+				return err
+			}
+			out = append(out, ap)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i := range out {
+			if err := w.settle(&out[i], out[i].Expire(now)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UseGrant consumes the approved proposal for this action, once.
+func (db *DB) UseGrant(ctx context.Context, agent string, h airlock.Hash, rec airlock.Record) (airlock.Approval, error) {
+	if err := rec.Prepare(); err != nil {
+		return airlock.Approval{}, err
+	}
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		now := w.now()
+		err := scanApproval(w.queryRow(`SELECT `+approvalColumns+` FROM approvals
+			WHERE action_hash = $1 AND agent = $2 AND outcome = 'suggest' AND status = 'approved'
+			AND grant_used = 0 AND grant_expires > $3 ORDER BY resolved_at, id LIMIT 1 FOR UPDATE`,
+			h[:], agent, now.UnixNano()), &ap)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return airlock.Errorf(airlock.ENOTFOUND, "no approved grant for sha256:%s", h)
+		}
+		if err != nil {
+			return err
+		}
+		return w.markUsed(&ap, rec, ap.UseGrant(now))
+	})
+	return ap, err
+}
+
+// CollectApproval marks an approved ask request as used, once.
+func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record) (airlock.Approval, error) {
+	if err := rec.Prepare(); err != nil {
+		return airlock.Approval{}, err
+	}
+	var ap airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if ap, err = w.approval(id); err != nil {
+			return err
+		}
+		used, err := ap.Collect(w.now())
+		if err != nil {
+			return err
+		}
+		return w.markUsed(&ap, rec, used)
+	})
+	return ap, err
+}
+
+// CollectableApproval finds an approved ask request no check has collected
+// yet, before its deadline.
+func (db *DB) CollectableApproval(ctx context.Context, agent string, h airlock.Hash) (airlock.Approval, error) {
+	// Collect refuses only after the deadline: one due now is collectable.
+	var ap airlock.Approval
+	err := scanApproval(db.queryRow(ctx, `SELECT `+approvalColumns+` FROM approvals
+		WHERE action_hash = $1 AND agent = $2 AND outcome = 'ask' AND status = 'approved'
+		AND grant_used = 0 AND expires >= $3 ORDER BY expires, id LIMIT 1`, h[:], agent, db.now().UnixNano()), &ap)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ap, airlock.Errorf(airlock.ENOTFOUND, "no approval to collect for sha256:%s", h)
+	}
+	if err != nil {
+		return ap, db.unavailable("read approval", err)
+	}
+	return ap, nil
+}
+
+// searchColumns are the columns ApprovalFilter.Search looks in.
+var searchColumns = []string{"id", "agent", "tool", "class", "trace_id", "summary"}
+
+// likeEscaper escapes LIKE's wildcards and its escape character.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// FindApprovals returns a page of requests, newest first unless f.Oldest.
+func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airlock.ApprovalPage, error) {
+	var page airlock.ApprovalPage
+	var where []string
+	var args []any
+	// arg adds a parameter and returns its placeholder.
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	switch {
+	case len(f.Status) == 1 && f.Status[0] == airlock.StatusPending:
+		// Written out, so that the partial indexes on pending requests apply.
+		where = append(where, "status = 'pending'")
+	case len(f.Status) > 0:
+		st := make([]string, len(f.Status))
+		for i, s := range f.Status {
+			if !s.Valid() {
+				return page, airlock.Errorf(airlock.EINVALID, "unknown approval status %q", s)
+			}
+			st[i] = string(s)
+		}
+		where = append(where, "status = ANY("+arg(st)+")")
+	}
+	if f.Agent != "" {
+		where = append(where, "agent = "+arg(f.Agent))
+	}
+	if f.Class != "" {
+		base := strings.TrimSuffix(f.Class, airlock.NeedsHumanSuffix)
+		if base != f.Class {
+			where = append(where, "class = "+arg(f.Class))
+		} else {
+			where = append(where, "class IN ("+arg(base)+", "+arg(base+airlock.NeedsHumanSuffix)+")")
+		}
+	}
+	if f.Tool != "" {
+		where = append(where, "tool = "+arg(f.Tool))
+	}
+	if f.MinTier > 0 {
+		where = append(where, "tier >= "+arg(int(f.MinTier)))
+	}
+	if !f.CreatedBefore.IsZero() {
+		where = append(where, "created < "+arg(f.CreatedBefore.UnixNano()))
+	}
+	if !f.CreatedAfter.IsZero() {
+		where = append(where, "created > "+arg(f.CreatedAfter.UnixNano()))
+	}
+	if !f.ActionHash.IsZero() {
+		where = append(where, "action_hash = "+arg(f.ActionHash[:]))
+	}
+	if !f.EffectHash.IsZero() {
+		where = append(where, "effect_hash = "+arg(f.EffectHash[:]))
+	}
+	if f.Search != "" {
+		// As in SQLite: ASCII case is ignored (lower() in the "C"
+		// collation folds ASCII only, and so does asciiLower); the
+		// search's wildcards are escaped.
+		pat := arg("%" + likeEscaper.Replace(asciiLower(f.Search)) + "%")
+		conds := make([]string, len(searchColumns))
+		for i, c := range searchColumns {
+			conds[i] = "lower(" + c + ` COLLATE "C") LIKE ` + pat + ` ESCAPE '\'`
+		}
+		where = append(where, "("+strings.Join(conds, " OR ")+")")
+	}
+	order, cmp := "id DESC", "<"
+	if f.Oldest {
+		order, cmp = "id ASC", ">"
+	}
+	// A time-ordered listing pages by "<time in Unix ns>.<id>", the last
+	// row of the previous page.
+	byTime := ""
+	switch {
+	case f.BySettled:
+		where = append(where, "status <> 'pending'")
+		byTime = "resolved_at"
+		order = "resolved_at DESC, id DESC"
+		if f.Oldest {
+			order = "resolved_at ASC, id ASC"
+		}
+	case f.ByDeadline:
+		byTime, order, cmp = "expires", "expires ASC, id ASC", ">"
+	}
+	if f.Cursor != "" {
+		badCursor := airlock.Errorf(airlock.EINVALID, "invalid cursor %q: use the next_cursor of the previous page", f.Cursor)
+		if byTime != "" {
+			at, id, ok := strings.Cut(f.Cursor, ".")
+			t, err := strconv.ParseInt(at, 10, 64)
+			if !ok || err != nil || uuid.Validate(id) != nil {
+				return page, badCursor
+			}
+			where = append(where, "("+byTime+", id) "+cmp+" ("+arg(t)+", "+arg(id)+")")
+		} else {
+			if uuid.Validate(f.Cursor) != nil {
+				return page, badCursor
+			}
+			where = append(where, "id "+cmp+" "+arg(f.Cursor))
+		}
+	}
+	q := `SELECT ` + approvalColumns + ` FROM approvals`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	limit := airlock.PageSize(f.Limit)
+	q += ` ORDER BY ` + order + ` LIMIT ` + arg(limit+1)
+	rows, err := db.query(ctx, q, args...)
+	if err != nil {
+		return page, db.unavailable("find approvals", err)
+	}
+	defer rows.Close()
+	page.Approvals = []airlock.Approval{}
+	for rows.Next() {
+		var ap airlock.Approval
+		if err := scanApproval(rows, &ap); err != nil {
+			return page, db.unavailable("find approvals", err)
+		}
+		page.Approvals = append(page.Approvals, ap)
+	}
+	if err := rows.Err(); err != nil {
+		return page, db.unavailable("find approvals", err)
+	}
+	if len(page.Approvals) > limit {
+		page.Approvals = page.Approvals[:limit]
+		last := &page.Approvals[limit-1]
+		page.NextCursor = last.ID
+		switch {
+		case f.BySettled:
+			page.NextCursor = strconv.FormatInt(nanos(last.ResolvedAt), 10) + "." + last.ID
+		case f.ByDeadline:
+			page.NextCursor = strconv.FormatInt(last.Expires.UnixNano(), 10) + "." + last.ID
+		}
+	}
+	return page, nil
+}
+
+// CountApprovals counts the requests with a status.
+func (db *DB) CountApprovals(ctx context.Context, status airlock.ApprovalStatus) (int64, error) {
+	var n int64
+	if err := db.queryRow(ctx, `SELECT count(*) FROM approvals WHERE status = $1`, string(status)).Scan(&n); err != nil {
+		return 0, db.unavailable("count approvals", err)
+	}
+	return n, nil
+}
+
+// WaitApproval blocks until the request is no longer pending. A change in
+// this process wakes it at once, another replica's through its
+// notification; it rereads every PollInterval in case a notification was
+// lost.
+func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
+	for {
+		changed, unsubscribe := db.hub.subscribe(id)
+		ap, err := db.Approval(ctx, id)
+		if err != nil || ap.Status != airlock.StatusPending {
+			unsubscribe()
+			if err != nil && ctx.Err() != nil {
+				return ap, ctx.Err()
+			}
+			return ap, err
+		}
+		t := time.NewTimer(db.pollInterval())
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			unsubscribe()
+			return ap, ctx.Err()
+		}
+		t.Stop()
+		unsubscribe()
+	}
+}
+
+// markUsed records that an approved request was used (a grant, or an
+// ask's collection) and appends the caller's record, then the use. The
+// row is locked and was checked unused; the condition guards it again.
+func (w *wtx) markUsed(ap *airlock.Approval, rec, used airlock.Record) error {
+	tag, err := w.exec(`UPDATE approvals SET grant_used = $1 WHERE id = $2 AND grant_used = 0`, nanos(ap.GrantUsed), ap.ID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != 1 {
+		return airlock.Errorf(airlock.CodeUsed, "approval %s was used already", ap.ID)
+	}
+	w.append(rec, ap.ID)
+	w.append(used, ap.ID)
+	return nil
+}
+
+// asciiLower lowers the ASCII letters of s, and only them.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,18 @@
+package postgres
+
+import "context"
+
+// ListenerPID returns the server process of db's listener connection, 0
+// while it is disconnected.
+func ListenerPID(db *DB) uint32 { return db.listen.backend() }
+
+// BeforeListen makes db's listener call f before each attempt to
+// reconnect.
+func BeforeListen(db *DB, f func()) { db.listen.beforeConnect.Store(&f) }
+
+// Setting reads a run-time setting on one of db's pooled connections.
+func Setting(db *DB, name string) (string, error) {
+	var v string
+	err := db.pool.QueryRow(context.Background(), `SELECT current_setting($1)`, name).Scan(&v)
+	return v, err
+}

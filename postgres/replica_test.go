@@ -1,0 +1,336 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/postgres"
+	"github.com/airlock-dev/airlock/postgres/pgtest"
+	"github.com/jackc/pgx/v5"
+)
+
+// replicas opens n stores on one fresh schema, as n replicas of the server
+// would, polling too rarely to matter: only notifications wake them.
+func replicas(t *testing.T, n int, clock func() time.Time) []*postgres.DB {
+	t.Helper()
+	dsn, schema := pgtest.NewSchema(t)
+	dbs := make([]*postgres.DB, n)
+	for i := range dbs {
+		dbs[i] = OpenSchema(t, dsn, schema, clock)
+		dbs[i].PollInterval = time.Hour
+	}
+	return dbs
+}
+
+// TestReplicasRaceToResolve has 50 reviewers, split over two replicas,
+// race to resolve one request, 50 times over: exactly one wins each time,
+// the rest get ECONFLICT, and one resolution is audited per request.
+func TestReplicasRaceToResolve(t *testing.T) {
+	dbs := replicas(t, 2, nil)
+	const rounds, reviewers = 50, 50
+	for i := range rounds {
+		ap, _, err := dbs[i%2].RequestApproval(t.Context(), airlocktest.NewApproval("a", fmt.Sprint("race ", i), airlock.Ask, time.Hour), airlock.Record{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wins atomic.Int32
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for j := range reviewers {
+			wg.Go(func() {
+				r := airlocktest.Approve(ap)
+				if j%2 == 1 {
+					r.Status = airlock.StatusRejected
+				}
+				<-start
+				_, err := dbs[j%2].ResolveApproval(context.Background(), r)
+				switch airlock.ErrorCode(err) {
+				case "":
+					wins.Add(1)
+				case airlock.ECONFLICT:
+				default:
+					t.Errorf("resolver %d: %v", j, err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		if wins.Load() != 1 {
+			t.Fatalf("round %d: %d of %d resolvers on two replicas won, want exactly 1", i, wins.Load(), reviewers)
+		}
+	}
+	evs, err := dbs[0].Events(t.Context(), airlock.EventFilter{Kind: airlock.EventApprovalResolved, Limit: airlock.MaxPageSize})
+	if err != nil || len(evs) != rounds {
+		t.Fatalf("%d resolution events (%v), want %d", len(evs), err, rounds)
+	}
+	airlocktest.MustVerify(t, dbs[1])
+}
+
+// TestReplicasRaceToCollectAndExpire: two replicas' checks race to collect
+// one approval (one wins), and both replicas' sweepers expire the same
+// overdue requests (each once).
+func TestReplicasRaceToCollectAndExpire(t *testing.T) {
+	clock := airlocktest.NewClock()
+	dbs := replicas(t, 2, clock.Now)
+	ap, _, err := dbs[0].RequestApproval(t.Context(), airlocktest.NewApproval("a", "deploy", airlock.Ask, time.Hour), airlock.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dbs[1].ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
+		t.Fatal(err)
+	}
+	var won atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			_, err := dbs[i%2].CollectApproval(context.Background(), ap.ID, airlock.Record{})
+			switch airlock.ErrorCode(err) {
+			case "":
+				won.Add(1)
+			case airlock.CodeUsed:
+			default:
+				t.Errorf("collector %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if won.Load() != 1 {
+		t.Fatalf("%d collectors won, want exactly 1", won.Load())
+	}
+
+	const due = 40
+	for i := range due {
+		if _, _, err := dbs[i%2].RequestApproval(t.Context(), airlocktest.NewApproval("a", fmt.Sprint("job ", i), airlock.Suggest, time.Minute), airlock.Record{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Minute)
+	var expired atomic.Int32
+	for i := range 8 {
+		wg.Go(func() {
+			for {
+				got, err := dbs[i%2].ExpireDue(context.Background(), 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(got) == 0 {
+					return
+				}
+				expired.Add(int32(len(got)))
+			}
+		})
+	}
+	wg.Wait()
+	if expired.Load() != due {
+		t.Fatalf("sweepers on two replicas expired %d requests, want each of %d once", expired.Load(), due)
+	}
+	evs, err := dbs[0].Events(t.Context(), airlock.EventFilter{Kind: airlock.EventApprovalExpired, Limit: airlock.MaxPageSize})
+	if err != nil || len(evs) != due {
+		t.Fatalf("%d expiry events (%v), want %d", len(evs), err, due)
+	}
+	airlocktest.MustVerify(t, dbs[0])
+}
+
+// TestReplicasAppendOneChain: concurrent appends from two replicas form one
+// gapless chain: no sequence number skipped, repeated or forked.
+func TestReplicasAppendOneChain(t *testing.T) {
+	dbs := replicas(t, 2, nil)
+	const callers, each = 16, 25
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var seqs []int64
+	for c := range callers {
+		db := dbs[c%2]
+		wg.Go(func() {
+			for range each {
+				evs, err := db.Append(context.Background(), airlock.Record{Events: []airlock.Event{
+					airlocktest.Event("decision", fmt.Sprint("agent-", c)), airlocktest.Event("proposal", fmt.Sprint("agent-", c))}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if evs[1].Seq != evs[0].Seq+1 || evs[1].Prev != evs[0].Hash {
+					t.Errorf("one record's events are not consecutive: %d, %d", evs[0].Seq, evs[1].Seq)
+				}
+				mu.Lock()
+				seqs = append(seqs, evs[0].Seq, evs[1].Seq)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	slices.Sort(seqs)
+	for i, q := range seqs {
+		if q != int64(i+1) {
+			t.Fatalf("acknowledged sequence numbers are not 1..%d: %v", len(seqs), seqs)
+		}
+	}
+	for _, db := range dbs {
+		if rep := airlocktest.MustVerify(t, db); rep.Events != 2*callers*each {
+			t.Fatalf("verified %d events, want %d", rep.Events, 2*callers*each)
+		}
+	}
+}
+
+// TestReplicasWake: a change committed on one replica wakes the waiters on
+// the other at once — an approval's, the live event stream's, a delivery
+// worker's — though they poll only hourly.
+func TestReplicasWake(t *testing.T) {
+	a, b := func() (*postgres.DB, *postgres.DB) { dbs := replicas(t, 2, nil); return dbs[0], dbs[1] }()
+	ap, _, err := a.RequestApproval(t.Context(), airlocktest.NewApproval("a", "deploy", airlock.Ask, time.Hour), airlock.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := a.Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	approval := make(chan airlock.Approval, 1)
+	go func() {
+		got, err := a.WaitApproval(t.Context(), ap.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		approval <- got
+	}()
+	events := make(chan error, 1)
+	go func() { events <- a.WaitEvents(t.Context(), head) }()
+	queued, stop := a.DeliveriesQueued()
+	defer stop()
+	time.Sleep(100 * time.Millisecond) // the waiters wait
+
+	start := time.Now()
+	if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-approval:
+		if got.Status != airlock.StatusApproved {
+			t.Fatalf("woke with %s, want approved", got.Status)
+		}
+		t.Logf("cross-replica wake-up after %s", time.Since(start))
+	case <-time.After(10 * time.Second):
+		t.Fatal("WaitApproval on replica A did not wake when replica B resolved the request")
+	}
+	select {
+	case err := <-events:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WaitEvents on replica A did not wake when replica B appended")
+	}
+	select {
+	case <-queued:
+	case <-time.After(10 * time.Second):
+		t.Fatal("DeliveriesQueued on replica A did not fire when replica B queued deliveries")
+	}
+}
+
+// TestListenerReconnects: the listener's connection is killed; a change
+// made while it is away still wakes the waiter once it is back (everyone
+// rereads), and a later change wakes as usual.
+func TestListenerReconnects(t *testing.T) {
+	dbs := replicas(t, 2, nil)
+	a, b := dbs[0], dbs[1]
+	hold := make(chan struct{})
+	attempts := make(chan struct{}, 100)
+	postgres.BeforeListen(a, func() {
+		attempts <- struct{}{}
+		<-hold
+	})
+	first, _, err := a.RequestApproval(t.Context(), airlocktest.NewApproval("a", "one", airlock.Ask, time.Hour), airlock.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	woke := make(chan airlock.Approval, 1)
+	go func() {
+		got, err := a.WaitApproval(t.Context(), first.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		woke <- got
+	}()
+	time.Sleep(50 * time.Millisecond)
+
+	killListener(t, b, a)
+	select {
+	case <-attempts: // A noticed, and waits to reconnect
+	case <-time.After(30 * time.Second):
+		t.Fatal("the listener did not notice its connection was gone")
+	}
+	// While nobody listens on A, B resolves: the notification is lost.
+	if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(first)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-woke:
+		t.Fatalf("woke with %s before the listener was back", got.Status)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(hold)
+	select {
+	case got := <-woke:
+		if got.Status != airlock.StatusApproved {
+			t.Fatalf("woke with %s, want approved", got.Status)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a change missed while the listener was away did not wake the waiter once it was back")
+	}
+
+	// Reconnected, it hears the next change.
+	deadline := time.Now().Add(10 * time.Second)
+	for postgres.ListenerPID(a) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	second, _, err := a.RequestApproval(t.Context(), airlocktest.NewApproval("a", "two", airlock.Ask, time.Hour), airlock.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		got, err := a.WaitApproval(t.Context(), second.ID)
+		if err != nil {
+			t.Error(err)
+		}
+		woke <- got
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(second)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-woke:
+		if got.Status != airlock.StatusApproved {
+			t.Fatalf("woke with %s, want approved", got.Status)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reconnected listener did not wake the waiter")
+	}
+}
+
+// killListener terminates the server backend of victim's listener, through
+// another store's database.
+func killListener(t *testing.T, via, victim *postgres.DB) {
+	t.Helper()
+	pid := postgres.ListenerPID(victim)
+	if pid == 0 {
+		t.Fatal("the listener has no connection")
+	}
+	conn, err := pgx.Connect(t.Context(), via.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var ok bool
+	if err := conn.QueryRow(t.Context(), `SELECT pg_terminate_backend($1)`, int64(pid)).Scan(&ok); err != nil || !ok {
+		t.Fatalf("terminate the listener's backend %d: %v %v", pid, ok, err)
+	}
+}
