@@ -101,13 +101,23 @@ type serveProcess struct {
 // serves.
 func startServe(t *testing.T, config string) *serveProcess {
 	t.Helper()
-	cmd := exec.Command(airlockBinary(t), "serve", "--config", config)
-	stderr, err := cmd.StderrPipe()
+	p, err := launchServe(t, config)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// launchServe is startServe for any goroutine: it reports a server that
+// did not start as an error. The process is killed when the test ends.
+func launchServe(t *testing.T, config string) (*serveProcess, error) {
+	cmd := exec.Command(airlockBinary(t), "serve", "--config", config)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	p := &serveProcess{cmd: cmd}
 	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
@@ -126,10 +136,10 @@ func startServe(t *testing.T, config string) *serveProcess {
 	}()
 	select {
 	case p.url = <-urls:
+		return p, nil
 	case <-time.After(30 * time.Second):
-		t.Fatal("airlock serve did not start")
+		return nil, fmt.Errorf("airlock serve --config %s did not start", config)
 	}
-	return p
 }
 
 // TestNotifyKill9MidDelivery: the server is killed (SIGKILL) while it
