@@ -95,6 +95,7 @@ and records every decision.`,
 	root.AddCommand(newAuditCmd())
 	root.AddCommand(newApprovalsCmd())
 	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd(), newHookCmd(), newMCPCmd(), newNotificationsCmd())
+	root.AddCommand(newStoreCmd())
 	addServerFlags(root) // and cobra's own 'completion' command stays enabled
 	return root
 }
