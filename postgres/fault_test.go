@@ -2,12 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"io"
-	"net"
-	"net/url"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,118 +9,7 @@ import (
 	"github.com/airlock-dev/airlock/airlocktest"
 	"github.com/airlock-dev/airlock/postgres"
 	"github.com/airlock-dev/airlock/postgres/pgtest"
-	"github.com/jackc/pgx/v5/pgconn"
 )
-
-// proxy forwards TCP connections to the database, and can cut them all
-// and refuse new ones: the database as a replica sees it when the network
-// fails or PostgreSQL stops.
-type proxy struct {
-	ln     net.Listener
-	target string
-
-	mu      sync.Mutex
-	down    bool
-	stalled bool // bytes are held, not forwarded: a network partition
-	resumed *sync.Cond
-	conns   []net.Conn
-}
-
-// newProxy starts a proxy to dsn's server and returns it with a DSN that
-// goes through it.
-func newProxy(t *testing.T, dsn string) (*proxy, string) {
-	t.Helper()
-	cfg, err := pgconn.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))}
-	p.resumed = sync.NewCond(&p.mu)
-	t.Cleanup(func() { ln.Close(); p.cut(); p.restore() })
-	go p.serve()
-	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	if u, err := url.Parse(dsn); err == nil && strings.HasPrefix(dsn, "postgres") {
-		u.Host = net.JoinHostPort(host, port)
-		return p, u.String()
-	}
-	return p, dsn + " host=" + host + " port=" + port
-}
-
-func (p *proxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		if p.down {
-			p.mu.Unlock()
-			c.Close()
-			continue
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			p.mu.Unlock()
-			c.Close()
-			continue
-		}
-		p.conns = append(p.conns, c, s)
-		p.mu.Unlock()
-		go func() { p.pipe(s, c); s.Close() }()
-		go func() { p.pipe(c, s); c.Close() }()
-	}
-}
-
-// pipe copies from src to dst, holding what it reads while stalled.
-func (p *proxy) pipe(dst io.Writer, src io.Reader) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		p.mu.Lock()
-		for p.stalled {
-			p.resumed.Wait()
-		}
-		p.mu.Unlock()
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// stall holds every byte in flight until restore: the connections stay
-// open, and nothing answers.
-func (p *proxy) stall() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.stalled = true
-}
-
-// cut closes every connection and refuses new ones until restore.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = true
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *proxy) restore() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down, p.stalled = false, false
-	p.resumed.Broadcast()
-}
 
 // TestDatabaseDown: with the database out of reach, writes fail with
 // EUNAVAILABLE (nothing half-written) and the store is not ready; once it
@@ -134,7 +17,7 @@ func (p *proxy) restore() {
 // wakes waiters again.
 func TestDatabaseDown(t *testing.T) {
 	dsn, schema := pgtest.NewSchema(t)
-	p, via := newProxy(t, dsn)
+	p, via := pgtest.NewProxy(t, dsn)
 	db := postgres.NewDB(via)
 	db.Schema = schema
 	db.PollInterval = time.Hour
@@ -149,7 +32,7 @@ func TestDatabaseDown(t *testing.T) {
 	if _, err := db.Append(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	p.cut()
+	p.Cut()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	if _, err := db.Append(ctx, rec); airlock.ErrorCode(err) != airlock.EUNAVAILABLE {
@@ -165,7 +48,7 @@ func TestDatabaseDown(t *testing.T) {
 		t.Fatalf("a request failed half-written: %+v %v", page.Approvals, err)
 	}
 
-	p.restore()
+	p.Restore()
 	deadline := time.Now().Add(20 * time.Second)
 	for db.Ready(t.Context()) != nil {
 		if time.Now().After(deadline) {
@@ -210,7 +93,7 @@ func TestDatabaseDown(t *testing.T) {
 // holding every writer of the replica.
 func TestDatabaseSilent(t *testing.T) {
 	dsn, schema := pgtest.NewSchema(t)
-	p, via := newProxy(t, dsn)
+	p, via := pgtest.NewProxy(t, dsn)
 	db := postgres.NewDB(via)
 	db.Schema = schema
 	db.StatementTimeout = time.Second
@@ -222,7 +105,7 @@ func TestDatabaseSilent(t *testing.T) {
 	if _, err := db.Append(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	p.stall()
+	p.Stall()
 	start := time.Now()
 	_, err := db.Append(context.Background(), rec)
 	if airlock.ErrorCode(err) != airlock.EUNAVAILABLE {
@@ -231,7 +114,7 @@ func TestDatabaseSilent(t *testing.T) {
 	if waited := time.Since(start); waited > 10*time.Second {
 		t.Fatalf("the append failed after %s", waited)
 	}
-	p.restore()
+	p.Restore()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		_, err := db.Append(t.Context(), rec)

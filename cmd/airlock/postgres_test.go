@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +63,64 @@ func TestServeOnPostgres(t *testing.T) {
 		if out := e.cli(t, admin, 0, "audit", "verify"); !strings.Contains(out, "ok") {
 			t.Errorf("audit verify through %s:\n%s", e.url, out)
 		}
+	}
+}
+
+// TestServeOnPostgresDown: the database out of reach mid-run (the
+// connections cut, new ones refused). Every check refuses with
+// AIRLOCK-UNAVAILABLE, /readyz fails, and no request is half-written; once
+// the database is back the server decides and records again, on one
+// unbroken chain.
+func TestServeOnPostgresDown(t *testing.T) {
+	dsn, schema := pgtest.NewSchema(t)
+	proxy, through := pgtest.NewProxy(t, dsn)
+	m, admin := startMainWith(t, t.TempDir(), func(c *Config) {
+		c.Store = StoreConfig{Driver: "postgres", DSN: Secret(through), Schema: schema}
+	})
+	e := &e2e{main: m, url: m.URL(), admin: admin}
+	agent := airlockhttp.NewClient(m.URL(), e.token(t, "--role", "agent", "--agent", "coder-1"))
+	ready := func() int {
+		resp, err := http.Get(m.URL() + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if enf := agent.Enforce(t.Context(), action("read_file", "before")); !enf.Allowed {
+		t.Fatalf("before: %+v", enf)
+	}
+
+	proxy.Cut()
+	for _, a := range []airlock.Action{action("read_file", "during"), action("deploy", "during")} {
+		enf, err := agent.Check(t.Context(), a, 0)
+		if err == nil && (enf.Allowed || enf.Pending || enf.Code != airlock.CodeUnavailable) {
+			t.Errorf("%s with the database down: %+v, want refused with %s", a.Tool, enf, airlock.CodeUnavailable)
+		}
+		if err != nil && airlock.ErrorCode(err) != airlock.EUNAVAILABLE && !strings.Contains(err.Error(), airlock.CodeUnavailable) {
+			t.Errorf("%s with the database down: %v, want unavailable", a.Tool, err)
+		}
+	}
+	if got := ready(); got != http.StatusServiceUnavailable {
+		t.Errorf("/readyz with the database down: %d, want 503", got)
+	}
+
+	proxy.Restore()
+	deadline := time.Now().Add(30 * time.Second)
+	for ready() != http.StatusOK && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := ready(); got != http.StatusOK {
+		t.Fatalf("/readyz once the database is back: %d", got)
+	}
+	if enf := agent.Enforce(t.Context(), action("read_file", "after")); !enf.Allowed {
+		t.Fatalf("after: %+v", enf)
+	}
+	page, err := airlockhttp.NewClient(m.URL(), admin).Approvals(t.Context(), airlock.ApprovalFilter{Tool: "deploy"})
+	if err != nil || len(page.Approvals) != 0 {
+		t.Fatalf("requests after the outage %+v, %v: the refused ask left one behind", page.Approvals, err)
+	}
+	if out := e.cli(t, admin, 0, "audit", "verify"); !strings.Contains(out, "ok") {
+		t.Errorf("audit verify after the outage:\n%s", out)
 	}
 }
