@@ -189,6 +189,56 @@ type ToolPinStore interface {
 	PinTools(ctx context.Context, pins []ToolPin, rec Record) error
 }
 
+// Session is a person's web inbox sign-in as a store keeps it, so that
+// every replica recognises it: the hash of the cookie's value (never the
+// value), and the hash of the token's secret, to re-check on each request
+// that the token is still live.
+type Session struct {
+	ID      Hash   // the SHA-256 of the session cookie's value
+	TokenID string // the token signed in with
+	Secret  Hash   // the hash of that token's secret
+	Created time.Time
+	// Seen is the person's last request as last written: a server writes
+	// it at most every minute or so, so it may lag by that much.
+	Seen time.Time
+}
+
+// SessionStore keeps the web inbox's sessions. They are not audited: a
+// sign-in is, by the server, when it is refused. Times are the caller's;
+// how long a session lives is the caller's rule, the store only keeps
+// and prunes.
+type SessionStore interface {
+	// CreateSession stores s. Errors: EINVALID (no ID, token ID or secret
+	// hash), ECONFLICT (the ID exists), EUNAVAILABLE.
+	CreateSession(ctx context.Context, s Session) error
+	// Session returns the session stored under this ID hash. Errors:
+	// ENOTFOUND (never created, signed out or pruned), EUNAVAILABLE.
+	Session(ctx context.Context, id Hash) (Session, error)
+	// TouchSession moves the session's Seen forward to seen (never back).
+	// Errors: ENOTFOUND, EUNAVAILABLE.
+	TouchSession(ctx context.Context, id Hash, seen time.Time) error
+	// DeleteSession ends a session everywhere; one already gone is not an
+	// error. Errors: EUNAVAILABLE.
+	DeleteSession(ctx context.Context, id Hash) error
+	// DeleteExpiredSessions deletes the sessions last seen before
+	// seenBefore or created before createdBefore, and returns how many.
+	// Errors: EUNAVAILABLE.
+	DeleteExpiredSessions(ctx context.Context, seenBefore, createdBefore time.Time) (int64, error)
+}
+
+// Validate reports whether the session can be stored.
+func (s *Session) Validate() error {
+	switch {
+	case s.ID.IsZero():
+		return Errorf(EINVALID, "session has no id")
+	case s.TokenID == "":
+		return Errorf(EINVALID, "session has no token")
+	case s.Secret.IsZero():
+		return Errorf(EINVALID, "session has no token secret hash")
+	}
+	return nil
+}
+
 // Store is everything the enforcer needs to make decisions durable.
 // Implementations: sqlite (embedded, the default), postgres. Every store
 // passes the conformance suite in package airlocktest.
@@ -199,6 +249,7 @@ type Store interface {
 	NotificationQueue
 	TokenStore
 	ToolPinStore
+	SessionStore
 	// Now returns the store's clock: deadlines are set and checked by it.
 	Now(ctx context.Context) (time.Time, error)
 	// Ready reports whether the store can record decisions now: it answers

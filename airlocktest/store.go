@@ -96,6 +96,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"CollectableApproval", testCollectable},
 		{"Tokens", testTokens},
 		{"ToolPins", testToolPins},
+		{"Sessions", testSessions},
 		{"RunNow", testRunNow},
 		{"WaitEvents", testWaitEvents},
 		{"Ready", testReady},

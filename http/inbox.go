@@ -1002,9 +1002,16 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 	}()
 	var buf bytes.Buffer
 	for ctx.Err() == nil {
-		ss, ok := in.sessions.get(si.id, time.Now(), false)
-		if !ok || in.checkToken(ctx, &ss) == tokenDead {
+		// A session signed out on another replica ends here at the
+		// stream's next wake-up.
+		ss, state := in.sessions.get(ctx, in.s.store(), in.s.logger(), si.id, time.Now(), false)
+		if state == sessionGone {
 			return
+		}
+		if state == sessionLive {
+			if _, ts := in.checkToken(ctx, ss.secret); ts == tokenDead {
+				return
+			}
 		}
 		// Only the approval events are read (their payloads may be large
 		// and the others are not shown), up to the head read first, so

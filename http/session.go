@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -17,25 +18,37 @@ import (
 // gets a session cookie; the token's secret is never kept, only its hash,
 // to re-check on every request that the token is still live.
 //
-// Sessions live in this process's memory: a restart (or another replica)
-// signs people out, and they sign in again.
+// The store is the truth (airlock.SessionStore): every replica on it
+// recognises a session another started, and a sign-out on one ends it on
+// all at their next request — each request reads the session from the
+// store (a primary-key lookup, beside the token's re-check). This
+// process's map is a cache of what it has seen, with what cannot be
+// shared: the live event streams of each session, and their end.
+//
+// The limits per token and in all (maxPerToken, maxSessions) are this
+// process's: past maxPerToken, the token's least recently used session
+// here ends everywhere; past maxSessions, the least recently used only
+// leaves the cache (it is read again from the store when it is next used).
 const (
-	sessionCookie  = "airlock_session"
-	sessionPath    = "/inbox"
-	sessionMaxAge  = 12 * time.Hour   // from sign-in, whatever the activity
-	sessionIdle    = 30 * time.Minute // since the last request
-	maxSessions    = 10000            // beyond it, the least recently used goes
-	maxPerToken    = 32               // sessions of one token; beyond it, its least recently used goes
-	maxStreams     = 16               // live event streams of one session (its open tabs)
-	maxTokenLength = 4096             // a pasted token longer than this is not one
+	sessionCookie     = "airlock_session"
+	sessionPath       = "/inbox"
+	sessionMaxAge     = 12 * time.Hour   // from sign-in, whatever the activity
+	sessionIdle       = 30 * time.Minute // since the last request
+	sessionTouchEvery = time.Minute      // a session's last request is written to the store at most this often
+	sessionPruneEvery = time.Minute      // expired sessions are deleted from the store, at a sign-in, at most this often
+	maxSessions       = 10000            // in the cache; beyond it, the least recently used goes
+	maxPerToken       = 32               // sessions of one token; beyond it, its least recently used goes
+	maxStreams        = 16               // live event streams of one session (its open tabs)
+	maxTokenLength    = 4096             // a pasted token longer than this is not one
 )
 
 // session is one signed-in person.
 type session struct {
-	token   airlock.Token
-	secret  airlock.Hash // the hash of the token's secret
+	token   airlock.Token // its ID at least; whole once checked
+	secret  airlock.Hash  // the hash of the token's secret
 	created time.Time
 	seen    time.Time
+	stored  time.Time // the seen the store holds, as far as this process knows
 	// streams counts the session's open event streams; done is closed
 	// when the session ends, which ends them.
 	streams int
@@ -47,29 +60,35 @@ func (ss *session) expired(now time.Time) bool {
 	return !now.Before(ss.created.Add(sessionMaxAge)) || !now.Before(ss.seen.Add(sessionIdle))
 }
 
-// sessions holds the live sessions, keyed by the SHA-256 of their ID so
-// that the map never holds a usable cookie value.
+// sessions caches the live sessions, keyed by the SHA-256 of their ID (as
+// the store keeps them) so that the map never holds a usable cookie value.
 type sessions struct {
-	mu sync.Mutex
-	m  map[[32]byte]*session
+	mu     sync.Mutex
+	m      map[airlock.Hash]*session
+	pruned time.Time // when expired sessions were last deleted from the store
 }
 
-func sessionKey(id string) [32]byte { return sha256.Sum256([]byte(id)) }
+func sessionKey(id string) airlock.Hash { return sha256.Sum256([]byte(id)) }
 
-// create starts a session for t and returns its ID: 256 random bits.
-func (sm *sessions) create(t airlock.Token, secret airlock.Hash, now time.Time) string {
+// create starts a session for t and returns its ID: 256 random bits. The
+// store keeps it first; nothing is cached if it cannot.
+func (sm *sessions) create(ctx context.Context, st airlock.SessionStore, log *slog.Logger,
+	t airlock.Token, secret airlock.Hash, now time.Time) (string, error) {
 	var b [32]byte
 	rand.Read(b[:]) // never fails (crypto/rand panics rather than return short)
 	id := base64.RawURLEncoding.EncodeToString(b[:])
+	k := sessionKey(id)
+	if err := st.CreateSession(ctx, airlock.Session{ID: k, TokenID: t.ID, Secret: secret, Created: now, Seen: now}); err != nil {
+		return "", err
+	}
 	sm.mu.Lock()
-	defer sm.mu.Unlock()
 	if sm.m == nil {
-		sm.m = map[[32]byte]*session{}
+		sm.m = map[airlock.Hash]*session{}
 	}
 	// One token cannot crowd out everyone else's sessions: past its own
-	// limit, its least recently used session goes; past the total, the
-	// least recently used of all.
-	var lru, lruOwn [32]byte
+	// limit, its least recently used session goes, everywhere; past the
+	// total, the least recently used of all leaves the cache.
+	var lru, lruOwn airlock.Hash
 	var oldest, oldestOwn time.Time
 	own := 0
 	for k, v := range sm.m {
@@ -87,46 +106,130 @@ func (sm *sessions) create(t airlock.Token, secret airlock.Hash, now time.Time) 
 			lru, oldest = k, v.seen
 		}
 	}
+	var ended []airlock.Hash
 	switch {
 	case own >= maxPerToken:
 		sm.drop(lruOwn)
+		ended = append(ended, lruOwn)
 	case len(sm.m) >= maxSessions:
 		sm.drop(lru)
 	}
-	sm.m[sessionKey(id)] = &session{token: t, secret: secret, created: now, seen: now, done: make(chan struct{})}
-	return id
+	sm.m[k] = &session{token: t, secret: secret, created: now, seen: now, stored: now, done: make(chan struct{})}
+	prune := now.Sub(sm.pruned) >= sessionPruneEvery
+	if prune {
+		sm.pruned = now
+	}
+	sm.mu.Unlock()
+
+	for _, k := range ended {
+		if err := st.DeleteSession(ctx, k); err != nil {
+			log.Warn("inbox: end a token's least recently used session", "err", err)
+		}
+	}
+	if prune {
+		if _, err := st.DeleteExpiredSessions(ctx, now.Add(-sessionIdle), now.Add(-sessionMaxAge)); err != nil {
+			log.Warn("inbox: delete expired sessions", "err", err)
+		}
+	}
+	return id, nil
 }
 
-// drop ends the session under key k, and its event streams; sm.mu is
+// drop ends the session under key k here, and its event streams; sm.mu is
 // held.
-func (sm *sessions) drop(k [32]byte) {
+func (sm *sessions) drop(k airlock.Hash) {
 	if ss, ok := sm.m[k]; ok {
 		close(ss.done)
 		delete(sm.m, k)
 	}
 }
 
-// get returns the session with this ID if it is still running; touch
+// sessionState is what get found.
+type sessionState int
+
+const (
+	sessionLive    sessionState = iota
+	sessionGone                 // never started, signed out (on any replica), or expired
+	sessionUnknown              // the store did not answer: try again later
+)
+
+// get returns the session with this ID if it is still running, as the
+// store has it (another replica may have started it, or ended it); touch
 // counts the call as activity (an event stream's checks do not).
-func (sm *sessions) get(id string, now time.Time, touch bool) (session, bool) {
+func (sm *sessions) get(ctx context.Context, st airlock.SessionStore, log *slog.Logger,
+	id string, now time.Time, touch bool) (session, sessionState) {
 	if id == "" {
-		return session{}, false
+		return session{}, sessionGone
 	}
 	k := sessionKey(id)
+	stored, err := st.Session(ctx, k)
+	switch {
+	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
+		sm.end(k)
+		return session{}, sessionGone
+	case err != nil:
+		log.Warn("inbox: read a session", "err", err)
+		return session{}, sessionUnknown
+	}
 	sm.mu.Lock()
-	defer sm.mu.Unlock()
+	if sm.m == nil {
+		sm.m = map[airlock.Hash]*session{}
+	}
 	ss, ok := sm.m[k]
 	if !ok {
-		return session{}, false
+		if len(sm.m) >= maxSessions {
+			sm.evictLRU()
+		}
+		ss = &session{token: airlock.Token{ID: stored.TokenID}, secret: stored.Secret, created: stored.Created,
+			seen: stored.Seen, stored: stored.Seen, done: make(chan struct{})}
+		sm.m[k] = ss
+	}
+	if stored.Seen.After(ss.seen) { // a request on another replica
+		ss.seen = stored.Seen
+	}
+	if stored.Seen.After(ss.stored) {
+		ss.stored = stored.Seen
 	}
 	if ss.expired(now) {
 		sm.drop(k)
-		return session{}, false
+		sm.mu.Unlock()
+		return session{}, sessionGone
 	}
+	var write bool
 	if touch {
 		ss.seen = now
+		if now.Sub(ss.stored) >= sessionTouchEvery {
+			ss.stored, write = now, true
+		}
 	}
-	return *ss, true
+	got := *ss
+	sm.mu.Unlock()
+
+	if write {
+		err := st.TouchSession(ctx, k, now)
+		switch {
+		case airlock.ErrorCode(err) == airlock.ENOTFOUND: // signed out meanwhile
+			sm.end(k)
+			return session{}, sessionGone
+		case err != nil:
+			// The activity is still this process's; the other replicas
+			// learn it at the next write.
+			log.Warn("inbox: write a session's last request", "err", err)
+		}
+	}
+	return got, sessionLive
+}
+
+// evictLRU drops the least recently used session from the cache; sm.mu is
+// held.
+func (sm *sessions) evictLRU() {
+	var lru airlock.Hash
+	var oldest time.Time
+	for k, v := range sm.m {
+		if oldest.IsZero() || v.seen.Before(oldest) {
+			lru, oldest = k, v.seen
+		}
+	}
+	sm.drop(lru)
 }
 
 // streamOpening is what openStream found.
@@ -162,11 +265,11 @@ func (sm *sessions) closeStream(id string) {
 	}
 }
 
-// end ends the session with this ID.
-func (sm *sessions) end(id string) {
+// end ends the session under key k here.
+func (sm *sessions) end(k airlock.Hash) {
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
-	sm.drop(sessionKey(id))
+	sm.drop(k)
 }
 
 // endToken ends every session of a token, once it is found revoked.
@@ -202,28 +305,29 @@ const (
 	tokenUnknown            // the store did not answer: try again later
 )
 
-// checkToken re-checks that the session's token is still live. It reads
-// the store every time: a revocation ends the session at once.
-func (in *inbox) checkToken(ctx context.Context, ss *session) tokenState {
+// checkToken re-checks that the token with this secret hash is still
+// live, and returns it. It reads the store every time: a revocation ends
+// the session at once.
+func (in *inbox) checkToken(ctx context.Context, secret airlock.Hash) (airlock.Token, tokenState) {
 	for _, c := range in.s.tokens.configured {
-		if c.Secret == ss.secret {
+		if c.Secret == secret {
 			if c.Token.Live(time.Now()) {
-				return tokenLive
+				return c.Token, tokenLive
 			}
-			return tokenDead
+			return airlock.Token{}, tokenDead
 		}
 	}
-	t, err := in.s.store().TokenBySecret(ctx, ss.secret)
+	t, err := in.s.store().TokenBySecret(ctx, secret)
 	switch {
 	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
-		return tokenDead
+		return airlock.Token{}, tokenDead
 	case err != nil:
 		in.s.logger().Warn("inbox: re-check a session's token", "err", err)
-		return tokenUnknown
+		return airlock.Token{}, tokenUnknown
 	case !t.Live(time.Now()):
-		return tokenDead
+		return airlock.Token{}, tokenDead
 	}
-	return tokenLive
+	return t, tokenLive
 }
 
 // withSession admits requests of a running session whose token is still
@@ -240,16 +344,23 @@ func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 		// event stream opening again) is not the person's activity: an
 		// unattended tab must still go idle.
 		touch := r.Header.Get("HX-Request") != "true" && r.URL.Path != "/inbox/events"
-		ss, ok := in.sessions.get(id, time.Now(), touch)
+		ss, state := in.sessions.get(ctx, in.s.store(), in.s.logger(), id, time.Now(), touch)
+		ok := state == sessionLive
 		if ok {
-			switch in.checkToken(ctx, &ss) {
+			t, ts := in.checkToken(ctx, ss.secret)
+			switch ts {
+			case tokenLive:
+				ss.token = t
 			case tokenDead:
 				in.sessions.endToken(ss.token.ID)
 				ok = false
 			case tokenUnknown:
-				in.fail(w, r, http.StatusServiceUnavailable, "Airlock cannot check your sign-in now", "The store did not answer. Retry in a moment.")
-				return
+				state = sessionUnknown
 			}
+		}
+		if state == sessionUnknown {
+			in.fail(w, r, http.StatusServiceUnavailable, "Airlock cannot check your sign-in now", "The store did not answer. Retry in a moment.")
+			return
 		}
 		if !ok {
 			if id != "" {
@@ -324,8 +435,8 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	// The lookup may be cached (auth.go's tokenCacheTTL): ask the store
 	// itself, so that a token revoked elsewhere cannot start a session.
-	ss := session{token: t, secret: airlock.HashTokenSecret(secret)}
-	switch in.checkToken(ctx, &ss) {
+	hashed := airlock.HashTokenSecret(secret)
+	switch _, ts := in.checkToken(ctx, hashed); ts {
 	case tokenDead:
 		in.s.refuse(ctx, &t, "", codeUnauthenticated, "inbox sign-in with a revoked or expired token")
 		refused(http.StatusUnauthorized, "That token was revoked or has expired.")
@@ -334,7 +445,12 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 		refused(http.StatusServiceUnavailable, "The token cannot be checked now; retry in a moment.")
 		return
 	}
-	id := in.sessions.create(t, ss.secret, time.Now())
+	id, err := in.sessions.create(ctx, in.s.store(), in.s.logger(), t, hashed, time.Now())
+	if err != nil {
+		in.s.logger().Error("inbox sign-in: keep the session", "err", err)
+		refused(http.StatusServiceUnavailable, "The session cannot be kept now; retry in a moment.")
+		return
+	}
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: id, Path: sessionPath,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: viaHTTPS(r),
@@ -343,11 +459,18 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/inbox", http.StatusSeeOther)
 }
 
-// signout ends the session, if any, and clears its cookie.
+// signout ends the session, if any, on every replica, and clears its
+// cookie.
 func (in *inbox) signout(w http.ResponseWriter, r *http.Request) {
 	secure(w)
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		in.sessions.end(c.Value)
+	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
+		k := sessionKey(c.Value)
+		in.sessions.end(k)
+		if err := in.s.store().DeleteSession(withRequestInfo(r), k); err != nil {
+			// The browser forgets the cookie all the same; the session
+			// ends at its idle limit.
+			in.s.logger().Error("inbox sign-out: delete the session", "err", err)
+		}
 	}
 	clearCookie(w, r)
 	http.Redirect(w, r, "/inbox/signin", http.StatusSeeOther)

@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -345,4 +346,63 @@ func TestInboxSessionsExpire(t *testing.T) {
 			t.Fatal("a session outlived 12 hours")
 		}
 	})
+}
+
+// Two replicas on one store: a session started on one is recognised on the
+// other, and signing out on either ends it on both.
+func TestInboxSessionsAcrossReplicas(t *testing.T) {
+	ts := newTestServer(t)
+	other := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: ts.DB}}
+	hs := httptest.NewServer(other.Handler())
+	t.Cleanup(hs.Close)
+	t.Cleanup(other.Drain)
+
+	a := newBrowser(t, ts)
+	c := a.signIn(ts.BobSecret)
+	b := newBrowser(t, &testServer{URL: hs.URL})
+	b.c.Jar.SetCookies(mustURL(t, hs.URL+"/inbox"), []*http.Cookie{{Name: c.Name, Value: c.Value, Path: c.Path}})
+
+	if p := b.get("/inbox"); p.status != http.StatusOK || !strings.Contains(p.body, "bob") {
+		t.Fatalf("the other replica, with the session's cookie: %d, want bob's inbox\n%s", p.status, p.body)
+	}
+	if p := a.get("/inbox"); p.status != http.StatusOK {
+		t.Fatalf("the replica that started the session: %d", p.status)
+	}
+	if p := b.post("/inbox/signout", nil); p.status != http.StatusSeeOther {
+		t.Fatalf("sign-out on the other replica: %d", p.status)
+	}
+	// The first replica's browser still holds the cookie: only the
+	// other's was cleared.
+	if p := a.get("/inbox"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/inbox/signin" {
+		t.Fatalf("the first replica after a sign-out on the other: %d %q, want a redirect to sign in",
+			p.status, p.header.Get("Location"))
+	}
+	if _, err := ts.DB.Session(t.Context(), sha256.Sum256([]byte(c.Value))); airlock.ErrorCode(err) != airlock.ENOTFOUND {
+		t.Errorf("the store after sign-out: %v, want ENOTFOUND", err)
+	}
+
+	// A session signed in on the other replica, and its token revoked:
+	// refused on both.
+	c = b.signIn(ts.BobSecret)
+	a.c.Jar.SetCookies(mustURL(t, ts.URL+"/inbox"), []*http.Cookie{{Name: c.Name, Value: c.Value, Path: c.Path}})
+	if p := a.get("/inbox"); p.status != http.StatusOK {
+		t.Fatalf("the first replica, with a session of the other: %d", p.status)
+	}
+	if _, err := ts.DB.RevokeToken(t.Context(), "reviewer:bob", "root"); err != nil {
+		t.Fatal(err)
+	}
+	for name, br := range map[string]*browser{"first": a, "other": b} {
+		if p := br.get("/inbox"); p.status != http.StatusSeeOther {
+			t.Errorf("the %s replica after the token's revocation: %d, want a redirect to sign in", name, p.status)
+		}
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -139,6 +139,7 @@ var nouns = []struct{ table, one, many string }{
 	{"trust", "trust record", "trust records"},
 	{"deliveries", "delivery", "deliveries"},
 	{"tool_pins", "tool pin", "tool pins"},
+	{"sessions", "inbox session", "inbox sessions"},
 }
 
 // storeMigrate copies the SQLite store at path into the PostgreSQL schema.
