@@ -4,8 +4,10 @@
 // embedded SQLite store across every replica.
 //
 // Every write transaction, of any replica, first locks the chain's one row
-// (chain_lock) and reads the chain's head from the events table: the audit
-// log has one writer at a time and one gapless chain. Within a replica,
+// (chain_lock) and then reads the chain's head from the events table — or
+// checks that it is still the one the replica's last batch left, aborting
+// otherwise: the audit log has one writer at a time and one gapless chain.
+// Within a replica,
 // concurrent callers' writes are batched into one transaction (group
 // commit), as in package sqlite. Changes wake waiters at once in the
 // replica that made them, and in the others through LISTEN/NOTIFY.
@@ -100,6 +102,19 @@ type DB struct {
 	closed  bool      // Close was called: no new ops
 	idle    sync.Cond // signalled when no batch runs
 	hub     hub
+
+	// last is the chain's head as this DB's last committed batch left it
+	// (or read it), for the next batch's one-round-trip attempt (see
+	// DB.run). Only the batch leader reads or writes last and contended:
+	// one leader at a time, handed over under mu.
+	last      chainHead
+	contended bool // the last one-round-trip attempt found the head moved
+	// alwaysAssume (tests) makes every append-only batch try one round
+	// trip, contended or not.
+	alwaysAssume bool
+	// oneTrip counts batches committed in one round trip; headMoved,
+	// attempts that found the head moved and ran again.
+	oneTrip, headMoved atomic.Int64
 
 	listen *listener
 }

@@ -20,7 +20,7 @@ func (db *DB) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, 
 		return nil, err
 	}
 	var out []airlock.Event
-	err := db.exec(ctx, func(w *wtx) error {
+	err := db.execAppend(ctx, func(w *wtx) error {
 		out = w.append(rec, "")
 		return nil
 	})

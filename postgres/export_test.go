@@ -16,3 +16,11 @@ func Setting(db *DB, name string) (string, error) {
 	err := db.pool.QueryRow(context.Background(), `SELECT current_setting($1)`, name).Scan(&v)
 	return v, err
 }
+
+// AlwaysAssume makes every append-only batch of db try one round trip on
+// the head its last batch left, even after another replica moved it.
+func AlwaysAssume(db *DB) { db.alwaysAssume = true }
+
+// OneTrip reports how many of db's batches committed in one round trip,
+// and how many attempts found the head moved and ran again.
+func OneTrip(db *DB) (committed, moved int64) { return db.oneTrip.Load(), db.headMoved.Load() }

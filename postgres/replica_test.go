@@ -180,6 +180,82 @@ func TestReplicasAppendOneChain(t *testing.T) {
 	}
 }
 
+// TestReplicasAlternateAppends: two replicas take turns, one append each,
+// so that every batch's one-round-trip attempt is sealed on a head the
+// other replica has moved: each must commit nothing, run again on the real
+// head, and the chain stay one — seqs 1..N, no fork, no row of a failed
+// attempt left behind. Alone, a replica commits in one round trip.
+func TestReplicasAlternateAppends(t *testing.T) {
+	dsn, schema := pgtest.NewSchema(t)
+	dbs := []*postgres.DB{OpenSchema(t, dsn, schema, nil), OpenSchema(t, dsn, schema, nil)}
+	for _, db := range dbs {
+		postgres.AlwaysAssume(db)
+	}
+	rec := func(agent string) airlock.Record {
+		return airlock.Record{
+			Events: []airlock.Event{airlocktest.Event("decision", agent)},
+			Trust: []airlock.TrustRecord{{Agent: agent, Class: airlock.ClassFSRead, Outcome: airlock.TrustSuccess,
+				Tool: "ls", Label: airlock.LabelAuto}},
+		}
+	}
+	var n int64
+	var prev airlock.Hash
+	appendOn := func(db *postgres.DB, agent string) {
+		t.Helper()
+		evs, err := db.Append(t.Context(), rec(agent))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if len(evs) != 1 || evs[0].Seq != n || evs[0].Prev != prev {
+			t.Fatalf("append %d: got seq %d prev %x, want seq %d prev %x", n, evs[0].Seq, evs[0].Prev, n, prev)
+		}
+		prev = evs[0].Hash
+	}
+	const alone, turns = 10, 60
+	for range alone {
+		appendOn(dbs[0], "alone")
+	}
+	if one, moved := postgres.OneTrip(dbs[0]); one != alone-1 || moved != 0 {
+		t.Fatalf("alone: %d of %d batches in one round trip, %d found the head moved; want %d, 0", one, alone, moved, alone-1)
+	}
+	for i := range turns {
+		appendOn(dbs[i%2], fmt.Sprint("turn-", i%2))
+	}
+	// Turn 0 is dbs[0]'s again, on its own head: one round trip. dbs[1]
+	// knew no head before turn 1. Every later turn was sealed on a head
+	// the other replica had moved.
+	one0, moved0 := postgres.OneTrip(dbs[0])
+	one1, moved1 := postgres.OneTrip(dbs[1])
+	if one0 != alone || one1 != 0 || moved0+moved1 != turns-2 {
+		t.Fatalf("one round trip: %d and %d batches, head moved: %d and %d; want %d and 0, %d in all",
+			one0, one1, moved0, moved1, alone, turns-2)
+	}
+	total := int64(alone + turns)
+	for _, db := range dbs {
+		if rep := airlocktest.MustVerify(t, db); rep.Events != total {
+			t.Fatalf("verified %d events, want %d", rep.Events, total)
+		}
+		if h, err := db.Head(t.Context()); err != nil || h != total {
+			t.Fatalf("head %d (%v), want %d", h, err, total)
+		}
+	}
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var events, trust, maxSeq int64
+	if err := conn.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM `+pgx.Identifier{schema, "events"}.Sanitize()+`),
+		(SELECT coalesce(max(seq), 0) FROM `+pgx.Identifier{schema, "events"}.Sanitize()+`),
+		(SELECT count(*) FROM `+pgx.Identifier{schema, "trust"}.Sanitize()+`)`).Scan(&events, &maxSeq, &trust); err != nil {
+		t.Fatal(err)
+	}
+	if events != total || maxSeq != total || trust != total {
+		t.Fatalf("%d events (max seq %d), %d trust records; want %d of each", events, maxSeq, trust, total)
+	}
+}
+
 // TestReplicasWake: a change committed on one replica wakes the waiters on
 // the other at once — an approval's, the live event stream's, a delivery
 // worker's — though they poll only hourly.

@@ -30,6 +30,9 @@ type op struct {
 	// caller is to lead the next batch.
 	wake     chan struct{}
 	finished bool
+	// appendOnly: fn only seals and buffers rows (wtx.append) — it runs no
+	// statement and can run again on another head (see DB.run).
+	appendOnly bool
 }
 
 // exec runs fn in a write transaction and returns once that transaction is
@@ -48,7 +51,19 @@ type op struct {
 // statement to its commit: batches of every replica run one at a time, each
 // reading what the one before committed.
 func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
-	o := &op{ctx: ctx, fn: fn, wake: make(chan struct{}, 1)}
+	return db.submit(&op{ctx: ctx, fn: fn, wake: make(chan struct{}, 1)})
+}
+
+// execAppend is exec for an fn that only appends (wtx.append): it runs no
+// statement, reads nothing from the database and, when its batch's first
+// attempt finds the head moved, runs again on the real one. A batch of
+// such ops alone may take one round trip (see DB.run).
+func (db *DB) execAppend(ctx context.Context, fn func(*wtx) error) error {
+	return db.submit(&op{ctx: ctx, fn: fn, wake: make(chan struct{}, 1), appendOnly: true})
+}
+
+// submit queues o and runs it, leading its batch or waiting for one.
+func (db *DB) submit(o *op) error {
 	db.mu.Lock()
 	switch {
 	case db.pool == nil:
@@ -128,9 +143,19 @@ func (db *DB) handOff() {
 }
 
 // run executes one batch: every op, then the buffered rows, the
-// notifications to other replicas and the commit, in one round trip. On any
-// database failure every op of the batch fails with EUNAVAILABLE: nothing of
-// it is acknowledged.
+// notifications to other replicas and the commit. On any database failure
+// every op of the batch fails with EUNAVAILABLE: nothing of it is
+// acknowledged.
+//
+// A batch takes two round trips: begin (lock, read the head), then the
+// rows and the commit. A batch of append-only ops (execAppend) takes one
+// when this DB knows the head its last batch committed and no other
+// replica has been writing: its events are sealed on that head, and one
+// pipeline begins, locks, checks that the head is still that one (a
+// statement that fails otherwise, which aborts the transaction before its
+// COMMIT), writes and commits. If another replica appended meanwhile,
+// nothing of the attempt commits, and the batch runs again the two-trip
+// way, sealed on the head read under the lock.
 func (db *DB) run(batch []*op) {
 	var w *wtx
 	defer func() {
@@ -155,31 +180,58 @@ func (db *DB) run(batch []*op) {
 	// callers, rather than stall every write of this replica.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*db.statementTimeout())
 	defer cancel()
-	w, err := db.begin(ctx)
-	if err == nil {
-		for _, o := range batch {
-			if o.ctx.Err() != nil {
-				o.err = o.ctx.Err()
-				continue
-			}
-			before := w.writes
-			o.err = o.fn(w)
-			if ctx.Err() != nil {
-				// The batch's deadline, not the caller's: not its refusal.
-				o.err, err = nil, ctx.Err()
-				break
-			}
-			if o.err != nil && (w.writes != before || fatal(o.err)) {
-				err = o.err
-				break
+	fast := db.last.ok && (!db.contended || db.alwaysAssume) && !slices.ContainsFunc(batch, func(o *op) bool { return !o.appendOnly })
+	var err error
+	for {
+		if fast {
+			w, err = db.beginAssumed(ctx, db.last)
+		} else {
+			w, err = db.begin(ctx)
+			if err == nil && db.last.ok && w.seq == db.last.seq && w.head == db.last.hash {
+				db.contended = false // no other replica wrote since our last batch
 			}
 		}
 		if err == nil {
-			err = w.commit()
+			for _, o := range batch {
+				o.err = nil // of an attempt that did not commit
+			}
+			for _, o := range batch {
+				if o.ctx.Err() != nil {
+					o.err = o.ctx.Err()
+					continue
+				}
+				before := w.writes
+				o.err = o.fn(w)
+				if ctx.Err() != nil {
+					// The batch's deadline, not the caller's: not its refusal.
+					o.err, err = nil, ctx.Err()
+					break
+				}
+				if o.err != nil && (w.writes != before || fatal(o.err)) {
+					err = o.err
+					break
+				}
+			}
+			if err == nil {
+				err = w.commit()
+			}
+			w.end()
 		}
-		w.end()
+		if fast && errors.Is(err, errHeadMoved) {
+			// Another replica appended: the check aborted the transaction
+			// before its COMMIT, and end rolled it back. Seal again on the
+			// head read under the lock.
+			fast, err = false, nil
+			db.contended, db.last = true, chainHead{}
+			db.headMoved.Add(1)
+			continue
+		}
+		break
 	}
 	if err != nil {
+		// The commit may have happened (its reply lost): the head is
+		// unknown until a batch reads it again.
+		db.last = chainHead{}
 		db.logger().Error("postgres: write batch failed", "ops", len(batch), "err", db.redact(err.Error()))
 		if ctx.Err() != nil {
 			err = airlock.Errorf(airlock.EUNAVAILABLE, "postgres: write: the database did not answer within %s", 2*db.statementTimeout())
@@ -193,6 +245,10 @@ func (db *DB) run(batch []*op) {
 			}
 		}
 	} else {
+		db.last = chainHead{seq: w.seq, hash: w.head, ok: true}
+		if fast {
+			db.oneTrip.Add(1)
+		}
 		db.failedAt.Store(nil)
 		db.hub.publish(w.keys())
 	}
@@ -224,6 +280,10 @@ type wtx struct {
 	conn *pgxpool.Conn
 	seq  int64        // the last sequence number assigned
 	head airlock.Hash // its hash
+	// assumed, when set, is the head the batch was sealed on without
+	// reading it: commit begins the transaction, takes the lock and checks
+	// it first (see DB.run).
+	assumed *chainHead
 	// writes counts rows written, to tell whether an op wrote anything
 	// before failing.
 	writes  int64
@@ -243,9 +303,10 @@ const (
 
 // beginBatch starts a batch's transaction and takes the chain's lock, then
 // reads the chain's head from the events themselves (a statement of its
-// own, so that it sees what the lock's previous holder committed): the head
-// is never cached, so a batch whose commit reply was lost, or another
-// replica's, can never fork the chain. READ COMMITTED is stated, whatever
+// own, so that it sees what the lock's previous holder committed): a head
+// remembered from the last batch is never trusted unchecked (checkHead), so
+// a batch whose commit reply was lost, or another replica's, can never fork
+// the chain. READ COMMITTED is stated, whatever
 // the database's default: a snapshot taken before the lock was granted
 // would miss the previous holder's events.
 var beginBatch = []string{
@@ -291,6 +352,37 @@ func (db *DB) begin(ctx context.Context) (*wtx, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// chainHead is the chain's head: the last event's seq and hash (0 and the
+// zero hash for an empty chain); ok when known.
+type chainHead struct {
+	seq  int64
+	hash airlock.Hash
+	ok   bool
+}
+
+// errHeadMoved: a batch sealed on an assumed head found, under the lock,
+// that the chain had moved on; nothing of it was committed.
+var errHeadMoved = errors.New("the chain's head moved")
+
+// checkHead fails (division by zero: SQLSTATE 22012) unless the chain's
+// head is seq $1 with hash $2 — or the chain is empty and $1 is 0 — and
+// the chain's lock row exists (the statement before locked it). It is a
+// statement of its own, after the lock's: under READ COMMITTED its
+// snapshot holds every event the lock's previous holder committed. Its
+// operands read tables: the planner cannot fold the division.
+const checkHead = `SELECT 1 / (EXISTS (SELECT FROM chain_lock)
+	AND coalesce((SELECT seq = $1 AND hash = $2 FROM events ORDER BY seq DESC LIMIT 1), $1 = 0))::int`
+
+// beginAssumed starts a batch on the head h without a round trip: the
+// transaction begins in commit, in the same pipeline as the rows.
+func (db *DB) beginAssumed(ctx context.Context, h chainHead) (*wtx, error) {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &wtx{db: db, ctx: ctx, conn: conn, seq: h.seq, head: h.hash, assumed: &h}, nil
 }
 
 // end rolls back what was not committed and returns the connection to the
@@ -427,6 +519,13 @@ const (
 // pipeline, one round trip.
 func (w *wtx) commit() error {
 	var b pgx.Batch
+	check := -1 // the index of checkHead in b
+	if w.assumed != nil {
+		b.Queue(beginBatch[0])
+		b.Queue(beginBatch[1])
+		check = b.Len()
+		b.Queue(checkHead, w.assumed.seq, w.assumed.hash[:])
+	}
 	for i := range w.events {
 		e := &w.events[i]
 		b.Queue(insertEvent, e.Seq, e.Time.UnixNano(), e.Kind, e.TraceID, e.Agent, e.Outcome,
@@ -449,8 +548,11 @@ func (w *wtx) commit() error {
 	b.Queue(`COMMIT`)
 	br := w.conn.SendBatch(w.ctx, &b)
 	var err error
-	for range b.Len() - 1 {
+	for i := range b.Len() - 1 {
 		if _, err = br.Exec(); err != nil {
+			if pe := (*pgconn.PgError)(nil); i == check && errors.As(err, &pe) && pe.Code == "22012" {
+				err = errHeadMoved
+			}
 			break
 		}
 	}
