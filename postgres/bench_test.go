@@ -2,8 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
@@ -79,4 +82,56 @@ func BenchmarkAppendReplicas(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkDecisionPaired: issue 16's first goal, in its shape — a durable
+// auto decision through the enforcer on this store, one caller, against one
+// durable single-row INSERT on the same server (the anchor), alternated op
+// by op (order swapped every op); p50 and p99 nearest-rank, and their
+// ratios.
+//
+//	go test -run '^$' -bench DecisionPaired -benchtime 2000x -count 5 ./postgres
+func BenchmarkDecisionPaired(b *testing.B) {
+	dsn, schema := pgtest.NewSchema(b)
+	db := OpenSchema(b, dsn, schema, nil)
+	e := &airlock.Enforcer{Gate: airlocktest.NewGate(b), Store: db}
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	raw := pgx.Identifier{schema, "raw"}.Sanitize()
+	if _, err := conn.Exec(context.Background(), `CREATE TABLE `+raw+
+		` (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, payload bytea NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	payload := []byte(`{"n":1}`)
+	var decide, insert []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		for k := range 2 {
+			t0 := time.Now()
+			if (i+k)%2 == 0 {
+				if enf := e.Check(context.Background(), airlocktest.Action("read_file", fmt.Sprint("f", i))); !enf.Allowed {
+					b.Fatalf("not allowed: %+v", enf)
+				}
+				decide = append(decide, time.Since(t0))
+			} else {
+				if _, err := conn.Exec(context.Background(), `INSERT INTO `+raw+` (payload) VALUES ($1)`, payload); err != nil {
+					b.Fatal(err)
+				}
+				insert = append(insert, time.Since(t0))
+			}
+		}
+	}
+	b.StopTimer()
+	p := func(d []time.Duration, q float64) time.Duration {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[min(len(s)-1, int(q*float64(len(s))))]
+	}
+	b.ReportMetric(float64(p(decide, 0.5).Microseconds()), "decision-p50-µs")
+	b.ReportMetric(float64(p(insert, 0.5).Microseconds()), "insert-p50-µs")
+	b.ReportMetric(float64(p(decide, 0.5))/float64(p(insert, 0.5)), "p50-ratio")
+	b.ReportMetric(float64(p(decide, 0.99))/float64(p(insert, 0.99)), "p99-ratio")
 }
