@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/groupcommit"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -96,12 +97,8 @@ type DB struct {
 	// notice as one delivery for no channel.
 	router atomic.Pointer[airlock.Router]
 
-	mu      sync.Mutex
-	queue   []*op     // ops waiting for the next batch
-	leading bool      // a batch is running
-	closed  bool      // Close was called: no new ops
-	idle    sync.Cond // signalled when no batch runs
-	hub     hub
+	writes groupcommit.Queue[write]
+	hub    hub
 
 	// last is the chain's head as this DB's last committed batch left it
 	// (or read it), for the next batch's one-round-trip attempt (see
@@ -162,7 +159,6 @@ func (db *DB) Open(ctx context.Context) error {
 	db.connCfg = cfg.ConnConfig.Copy()
 	db.channel = channelName(db.schema())
 	db.origin = rand.Text()[:12]
-	db.idle.L = &db.mu
 
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -199,16 +195,9 @@ func (db *DB) Close() error {
 	if db.pool == nil {
 		return nil
 	}
-	db.mu.Lock()
-	if db.closed {
-		db.mu.Unlock()
-		return nil
+	if !db.writes.Close() {
+		return nil // closed already
 	}
-	db.closed = true
-	for db.leading {
-		db.idle.Wait()
-	}
-	db.mu.Unlock()
 	if db.listen != nil {
 		db.listen.stop()
 	}

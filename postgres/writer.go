@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/groupcommit"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -22,36 +23,25 @@ import (
 // PostgreSQL, so fn never runs one that a refusal could have avoided: it
 // reads first, and writes with conditions (ON CONFLICT DO NOTHING, WHERE
 // status = 'pending') whose miss it reports as a refusal.
-type op struct {
-	ctx context.Context
-	fn  func(*wtx) error
-	err error
-	// wake receives one signal: the op is finished (finished set), or its
-	// caller is to lead the next batch.
-	wake     chan struct{}
-	finished bool
+type op = groupcommit.Op[write]
+
+// write is what an op runs in the batch's transaction.
+type write struct {
+	fn func(*wtx) error
 	// appendOnly: fn only seals and buffers rows (wtx.append) — it runs no
 	// statement and can run again on another head (see DB.run).
 	appendOnly bool
 }
 
 // exec runs fn in a write transaction and returns once that transaction is
-// durable (or failed).
-//
-// Group commit without a writer goroutine, as in package sqlite: the
-// caller that finds no batch running leads one itself — its own op and
-// every op queued meanwhile. Callers arriving while a batch commits queue
-// up; when it is done, the leader wakes the first of them to lead the next
-// batch, with all the others. An op whose ctx ends while it still waits in
-// the queue is withdrawn (ctx's error). Once a batch has taken it, an op is
-// waited for even if ctx ends, so that a caller never reports failure for a
-// write that then commits unseen.
+// durable (or failed): the callers writing at once share one transaction
+// (package groupcommit), on this replica.
 //
 // Each batch is one transaction that holds the chain's lock from its first
 // statement to its commit: batches of every replica run one at a time, each
 // reading what the one before committed.
 func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
-	return db.submit(&op{ctx: ctx, fn: fn, wake: make(chan struct{}, 1)})
+	return db.submit(ctx, write{fn: fn})
 }
 
 // execAppend is exec for an fn that only appends (wtx.append): it runs no
@@ -59,87 +49,26 @@ func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
 // attempt finds the head moved, runs again on the real one. A batch of
 // such ops alone may take one round trip (see DB.run).
 func (db *DB) execAppend(ctx context.Context, fn func(*wtx) error) error {
-	return db.submit(&op{ctx: ctx, fn: fn, wake: make(chan struct{}, 1), appendOnly: true})
+	return db.submit(ctx, write{fn: fn, appendOnly: true})
 }
 
-// submit queues o and runs it, leading its batch or waiting for one.
-func (db *DB) submit(o *op) error {
-	db.mu.Lock()
+// submit runs w in the next batch.
+func (db *DB) submit(ctx context.Context, w write) error {
 	switch {
 	case db.pool == nil:
-		db.mu.Unlock()
 		return airlock.Errorf(airlock.EUNAVAILABLE, "postgres: store is not open")
 	case db.ReadOnly:
-		db.mu.Unlock()
 		return airlock.Errorf(airlock.EUNAVAILABLE, "postgres: schema %s is open read-only", db.schema())
-	case db.closed:
-		db.mu.Unlock()
-		return airlock.Errorf(airlock.EUNAVAILABLE, "postgres: store is closed")
 	}
-	db.queue = append(db.queue, o)
-	if db.leading {
-		db.mu.Unlock()
-		if err := db.await(o); err != nil {
-			return err
-		}
-		if o.finished {
-			return o.err
-		}
-		db.mu.Lock() // promoted: lead the next batch
-	}
-	db.leading = true
 	limit := db.MaxBatch
 	if limit <= 0 {
 		limit = DefaultMaxBatch
 	}
-	n := min(len(db.queue), limit)
-	batch := slices.Clone(db.queue[:n]) // o is first: a leader is always the queue's head
-	db.queue = slices.Delete(db.queue, 0, n)
-	db.mu.Unlock()
-
-	defer db.handOff()
-	db.run(batch)
-	return o.err
-}
-
-// await waits until queued op o is finished or promoted to lead. When its
-// ctx ends first and no batch has taken it, it is withdrawn from the queue
-// and await returns ctx's error.
-func (db *DB) await(o *op) error {
-	select {
-	case <-o.wake:
-		return nil
-	case <-o.ctx.Done():
+	err := db.writes.Submit(ctx, w, limit, db.run)
+	if errors.Is(err, groupcommit.ErrClosed) {
+		return airlock.Errorf(airlock.EUNAVAILABLE, "postgres: store is closed")
 	}
-	db.mu.Lock()
-	select {
-	case <-o.wake: // promoted (handOff signals under db.mu) or finished meanwhile
-		db.mu.Unlock()
-		return nil
-	default:
-	}
-	if i := slices.Index(db.queue, o); i >= 0 {
-		db.queue = slices.Delete(db.queue, i, i+1)
-		db.mu.Unlock()
-		return o.ctx.Err()
-	}
-	db.mu.Unlock()
-	<-o.wake // a batch has it: its result stands
-	return nil
-}
-
-// handOff ends a leader's batch: the first queued op's caller leads the
-// next one. It runs deferred, so that even a panic in a batch (a bug) never
-// leaves the store with a leader that will not come back.
-func (db *DB) handOff() {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if len(db.queue) > 0 {
-		db.queue[0].wake <- struct{}{}
-		return
-	}
-	db.leading = false
-	db.idle.Broadcast()
+	return err
 }
 
 // run executes one batch: every op, then the buffered rows, the
@@ -160,17 +89,13 @@ func (db *DB) run(batch []*op) {
 	var w *wtx
 	defer func() {
 		// On a panic (a bug), roll back and fail every op of the batch
-		// before the panic goes on up, so that no caller waits forever.
+		// before the panic goes on up (the queue answers every caller).
 		if r := recover(); r != nil {
 			if w != nil {
 				w.end()
 			}
-			for _, o := range batch[1:] {
-				if !o.finished {
-					o.err = airlock.Errorf(airlock.EINTERNAL, "postgres: write batch failed: %v", r)
-					o.finished = true
-					o.wake <- struct{}{}
-				}
+			for _, o := range batch {
+				o.Err = airlock.Errorf(airlock.EINTERNAL, "postgres: write batch failed: %v", r)
 			}
 			panic(r)
 		}
@@ -180,7 +105,7 @@ func (db *DB) run(batch []*op) {
 	// callers, rather than stall every write of this replica.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*db.statementTimeout())
 	defer cancel()
-	fast := db.last.ok && (!db.contended || db.alwaysAssume) && !slices.ContainsFunc(batch, func(o *op) bool { return !o.appendOnly })
+	fast := db.last.ok && (!db.contended || db.alwaysAssume) && !slices.ContainsFunc(batch, func(o *op) bool { return !o.W.appendOnly })
 	var err error
 	for {
 		if fast {
@@ -193,22 +118,22 @@ func (db *DB) run(batch []*op) {
 		}
 		if err == nil {
 			for _, o := range batch {
-				o.err = nil // of an attempt that did not commit
+				o.Err = nil // of an attempt that did not commit
 			}
 			for _, o := range batch {
-				if o.ctx.Err() != nil {
-					o.err = o.ctx.Err()
+				if o.Ctx.Err() != nil {
+					o.Err = o.Ctx.Err()
 					continue
 				}
 				before := w.writes
-				o.err = o.fn(w)
+				o.Err = o.W.fn(w)
 				if ctx.Err() != nil {
 					// The batch's deadline, not the caller's: not its refusal.
-					o.err, err = nil, ctx.Err()
+					o.Err, err = nil, ctx.Err()
 					break
 				}
-				if o.err != nil && (w.writes != before || fatal(o.err)) {
-					err = o.err
+				if o.Err != nil && (w.writes != before || fatal(o.Err)) {
+					err = o.Err
 					break
 				}
 			}
@@ -240,8 +165,8 @@ func (db *DB) run(batch []*op) {
 		now := time.Now()
 		db.failedAt.Store(&now)
 		for _, o := range batch {
-			if o.err == nil || !isRefusal(o.err) {
-				o.err = err
+			if o.Err == nil || !isRefusal(o.Err) {
+				o.Err = err
 			}
 		}
 	} else {
@@ -251,10 +176,6 @@ func (db *DB) run(batch []*op) {
 		}
 		db.failedAt.Store(nil)
 		db.hub.publish(w.keys())
-	}
-	for _, o := range batch[1:] { // batch[0] is the leader's own op
-		o.finished = true
-		o.wake <- struct{}{}
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/groupcommit"
 	msqlite "modernc.org/sqlite"
 )
 
@@ -77,12 +78,8 @@ type DB struct {
 	// notice as one delivery for no channel.
 	router atomic.Pointer[airlock.Router]
 
-	mu      sync.Mutex
-	queue   []*op     // ops waiting for the next batch
-	leading bool      // a batch is running
-	closed  bool      // Close was called: no new ops
-	idle    sync.Cond // signalled when no batch runs
-	hub     hub
+	writes groupcommit.Queue[func(*wtx) error]
+	hub    hub
 }
 
 // NewDB returns a store for the database file at path; call Open.
@@ -119,7 +116,6 @@ func (db *DB) Open(ctx context.Context) error {
 		return err
 	}
 	db.openReader(drv, "rw")
-	db.idle.L = &db.mu
 	return nil
 }
 
@@ -164,12 +160,9 @@ func (db *DB) Close() error {
 		}
 		return nil
 	}
-	db.mu.Lock()
-	db.closed = true
-	for db.leading {
-		db.idle.Wait()
+	if !db.writes.Close() {
+		return nil // closed already
 	}
-	db.mu.Unlock()
 	return errors.Join(db.read.Close(), db.write.Close())
 }
 

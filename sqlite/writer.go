@@ -5,119 +5,39 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/groupcommit"
 )
 
-// op is one caller's write: fn runs inside the batch's transaction.
+// op is one caller's write: its fn runs inside the batch's transaction.
 //
 // fn must check everything it can refuse (not found, conflict,
 // unauthorised) before it writes anything: an op that fails after writing
 // aborts its whole batch, since SQLite cannot undo one op's rows without
 // savepoints, and savepoints per op would cost every caller.
-type op struct {
-	ctx context.Context
-	fn  func(*wtx) error
-	err error
-	// wake receives one signal: the op is finished (finished set), or its
-	// caller is to lead the next batch.
-	wake     chan struct{}
-	finished bool
-}
+type op = groupcommit.Op[func(*wtx) error]
 
 // exec runs fn in a write transaction and returns once that transaction is
-// durable (or failed).
-//
-// Group commit without a writer goroutine: the caller that finds no batch
-// running leads one itself — its own op and every op queued meanwhile —
-// so a lone caller pays no hand-off between goroutines. Callers arriving
-// while a batch commits queue up; when it is done, the leader wakes the
-// first of them to lead the next batch, with all the others. An op whose
-// ctx ends while it still waits in the queue is withdrawn (ctx's error):
-// a caller with a deadline — a chat click that must be answered within
-// seconds — is not held behind a stalled batch. Once a batch has taken
-// it, an op is waited for even if ctx ends, so that a caller never
-// reports failure for a write that then commits unseen.
+// durable (or failed): the callers writing at once share one transaction
+// and one fsync (package groupcommit).
 func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
-	o := &op{ctx: ctx, fn: fn, wake: make(chan struct{}, 1)}
-	db.mu.Lock()
 	switch {
 	case db.write == nil && db.ReadOnly:
-		db.mu.Unlock()
 		return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: %s is open read-only", db.Path)
 	case db.write == nil:
-		db.mu.Unlock()
 		return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: store is not open")
-	case db.closed:
-		db.mu.Unlock()
+	}
+	limit := db.MaxBatch
+	if limit <= 0 {
+		limit = DefaultMaxBatch
+	}
+	err := db.writes.Submit(ctx, fn, limit, db.run)
+	if errors.Is(err, groupcommit.ErrClosed) {
 		return airlock.Errorf(airlock.EUNAVAILABLE, "sqlite: store is closed")
 	}
-	db.queue = append(db.queue, o)
-	if db.leading {
-		db.mu.Unlock()
-		if err := db.await(o); err != nil {
-			return err
-		}
-		if o.finished {
-			return o.err
-		}
-		db.mu.Lock() // promoted: lead the next batch
-	}
-	db.leading = true
-	max := db.MaxBatch
-	if max <= 0 {
-		max = DefaultMaxBatch
-	}
-	n := min(len(db.queue), max)
-	batch := slices.Clone(db.queue[:n]) // o is first: a leader is always the queue's head
-	db.queue = slices.Delete(db.queue, 0, n)
-	db.mu.Unlock()
-
-	defer db.handOff()
-	db.run(batch)
-	return o.err
-}
-
-// await waits until queued op o is finished or promoted to lead. When its
-// ctx ends first and no batch has taken it, it is withdrawn from the queue
-// and await returns ctx's error.
-func (db *DB) await(o *op) error {
-	select {
-	case <-o.wake:
-		return nil
-	case <-o.ctx.Done():
-	}
-	db.mu.Lock()
-	select {
-	case <-o.wake: // promoted (handOff signals under db.mu) or finished meanwhile
-		db.mu.Unlock()
-		return nil
-	default:
-	}
-	if i := slices.Index(db.queue, o); i >= 0 {
-		db.queue = slices.Delete(db.queue, i, i+1)
-		db.mu.Unlock()
-		return o.ctx.Err()
-	}
-	db.mu.Unlock()
-	<-o.wake // a batch has it: its result stands
-	return nil
-}
-
-// handOff ends a leader's batch: the first queued op's caller leads the
-// next one. It runs deferred, so that even a panic in a batch (a bug) never
-// leaves the store with a leader that will not come back.
-func (db *DB) handOff() {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if len(db.queue) > 0 {
-		db.queue[0].wake <- struct{}{}
-		return
-	}
-	db.leading = false
-	db.idle.Broadcast()
+	return err
 }
 
 // run executes one batch: every op, then the buffered rows, then one
@@ -127,18 +47,14 @@ func (db *DB) run(batch []*op) {
 	var w *wtx
 	defer func() {
 		// On a panic (a bug), roll back and fail every op of the batch
-		// before the panic goes on up, so that no caller waits forever and
-		// the write connection is free for the next batch.
+		// before the panic goes on up, so that the write connection is free
+		// for the next batch (the queue answers every caller).
 		if r := recover(); r != nil {
 			if w != nil && w.tx != nil {
 				w.tx.Rollback()
 			}
-			for _, o := range batch[1:] {
-				if !o.finished {
-					o.err = airlock.Errorf(airlock.EINTERNAL, "sqlite: write batch failed: %v", r)
-					o.finished = true
-					o.wake <- struct{}{}
-				}
+			for _, o := range batch {
+				o.Err = airlock.Errorf(airlock.EINTERNAL, "sqlite: write batch failed: %v", r)
 			}
 			panic(r)
 		}
@@ -146,14 +62,14 @@ func (db *DB) run(batch []*op) {
 	w, err := db.begin()
 	if err == nil {
 		for _, o := range batch {
-			if o.ctx.Err() != nil {
-				o.err = o.ctx.Err()
+			if o.Ctx.Err() != nil {
+				o.Err = o.Ctx.Err()
 				continue
 			}
 			before := w.writes
-			o.err = o.fn(w)
-			if o.err != nil && (w.writes != before || fatal(o.err)) {
-				err = o.err
+			o.Err = o.W(w)
+			if o.Err != nil && (w.writes != before || fatal(o.Err)) {
+				err = o.Err
 				break
 			}
 		}
@@ -174,8 +90,8 @@ func (db *DB) run(batch []*op) {
 		now := time.Now()
 		db.failedAt.Store(&now)
 		for _, o := range batch {
-			if o.err == nil || !isRefusal(o.err) {
-				o.err = err
+			if o.Err == nil || !isRefusal(o.Err) {
+				o.Err = err
 			}
 		}
 	} else {
@@ -191,10 +107,6 @@ func (db *DB) run(batch []*op) {
 			w.changed = append(w.changed, deliveriesKey) // wake WaitDeliveries
 		}
 		db.hub.publish(w.changed)
-	}
-	for _, o := range batch[1:] { // batch[0] is the leader's own op
-		o.finished = true
-		o.wake <- struct{}{}
 	}
 }
 
