@@ -474,7 +474,7 @@ func (db *DB) CountApprovals(ctx context.Context, status airlock.ApprovalStatus)
 // lost.
 func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
 	for {
-		changed, unsubscribe := db.hub.subscribe(id)
+		changed, unsubscribe := db.hub.Subscribe(id)
 		ap, err := db.Approval(ctx, id)
 		if err != nil || ap.Status != airlock.StatusPending {
 			unsubscribe()

@@ -20,20 +20,18 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"log/slog"
 	"net/url"
-	"path"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/internal/groupcommit"
+	"github.com/airlock-dev/airlock/internal/migration"
+	"github.com/airlock-dev/airlock/internal/wake"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -98,7 +96,7 @@ type DB struct {
 	router atomic.Pointer[airlock.Router]
 
 	writes groupcommit.Queue[write]
-	hub    hub
+	hub    wake.Hub
 
 	// last is the chain's head as this DB's last committed batch left it
 	// (or read it), for the next batch's one-round-trip attempt (see
@@ -249,43 +247,16 @@ func (db *DB) Ready(ctx context.Context) error {
 }
 
 // migration is one numbered schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
 // migrations returns the embedded migrations in order.
-func migrations() ([]migration, error) {
-	files, err := fs.Glob(migrationFS, "migration/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, f := range files {
-		base := path.Base(f)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with its number", base)
-		}
-		b, err := migrationFS.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{v, strings.TrimSuffix(base, ".sql"), string(b)})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	return ms, nil
-}
+func migrations() ([]migration.Migration, error) { return migration.Load(migrationFS, "migration") }
 
 // SchemaVersion is the newest schema this binary knows.
 func SchemaVersion() int {
 	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
+	if err != nil {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return migration.Latest(ms)
 }
 
 // migrate applies every migration not yet recorded, one transaction each,
@@ -334,21 +305,21 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
 		return db.unavailable("read schema version", err)
 	}
-	if known := ms[len(ms)-1].version; have > known {
+	if known := migration.Latest(ms); have > known {
 		return airlock.Errorf(airlock.EINVALID,
 			"postgres: schema %s has version %d, newer than this airlock knows (%d): use a newer airlock", db.schema(), have, known)
 	}
 	for _, m := range ms {
-		if m.version <= have {
+		if m.Version <= have {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES ($1, $2, $3)`,
-				m.version, m.name, db.now().UnixNano()); err != nil {
-				return fmt.Errorf("record migration %s: %w", m.name, err)
+				m.Version, m.Name, db.now().UnixNano()); err != nil {
+				return fmt.Errorf("record migration %s: %w", m.Name, err)
 			}
 			return nil
 		})
@@ -474,62 +445,4 @@ func (db *DB) pollInterval() time.Duration {
 		return DefaultPollInterval
 	}
 	return db.PollInterval
-}
-
-// hub wakes the in-process waiters of a key (an approval's ID, eventsKey,
-// deliveriesKey) when it changes.
-type hub struct {
-	mu      sync.Mutex
-	waiters map[string][]chan struct{}
-}
-
-// subscribe returns a channel closed at the next change of key.
-func (h *hub) subscribe(key string) (<-chan struct{}, func()) {
-	ch := make(chan struct{})
-	h.mu.Lock()
-	if h.waiters == nil {
-		h.waiters = map[string][]chan struct{}{}
-	}
-	h.waiters[key] = append(h.waiters[key], ch)
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		ws := h.waiters[key]
-		if i := slices.Index(ws, ch); i >= 0 {
-			ws = slices.Delete(ws, i, i+1)
-		}
-		if len(ws) == 0 {
-			delete(h.waiters, key)
-		} else {
-			h.waiters[key] = ws
-		}
-	}
-}
-
-func (h *hub) publish(keys []string) {
-	if len(keys) == 0 {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, k := range keys {
-		for _, ch := range h.waiters[k] {
-			close(ch)
-		}
-		delete(h.waiters, k)
-	}
-}
-
-// publishAll wakes every waiter, to reread what it waits for: a change may
-// have gone unnoticed (the listener was disconnected).
-func (h *hub) publishAll() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for k, ws := range h.waiters {
-		for _, ch := range ws {
-			close(ch)
-		}
-		delete(h.waiters, k)
-	}
 }

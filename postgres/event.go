@@ -38,7 +38,7 @@ func (db *DB) WaitEvents(ctx context.Context, after int64) error {
 	for {
 		// Subscribe before reading, so that an append committed in between
 		// still wakes this wait.
-		appended, unsubscribe := db.hub.subscribe(eventsKey)
+		appended, unsubscribe := db.hub.Subscribe(eventsKey)
 		head, err := db.Head(ctx)
 		if err != nil {
 			unsubscribe()

@@ -103,7 +103,7 @@ func (l *listener) run(ctx context.Context, conn *pgx.Conn) {
 			return
 		}
 		// Whatever changed while no one listened: every waiter rereads.
-		l.db.hub.publishAll()
+		l.db.hub.PublishAll()
 	}
 }
 
@@ -177,5 +177,5 @@ func (l *listener) wake(payload string) {
 			keys = append(keys, k[2:])
 		}
 	}
-	l.db.hub.publish(keys)
+	l.db.hub.Publish(keys)
 }

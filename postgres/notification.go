@@ -312,5 +312,5 @@ func (db *DB) Notifications(ctx context.Context, f airlock.NotificationFilter) (
 // stops the subscription: a worker subscribes before it claims, and so
 // never misses one.
 func (db *DB) DeliveriesQueued() (<-chan struct{}, func()) {
-	return db.hub.subscribe(deliveriesKey)
+	return db.hub.Subscribe(deliveriesKey)
 }

@@ -175,7 +175,7 @@ func (db *DB) run(batch []*op) {
 			db.oneTrip.Add(1)
 		}
 		db.failedAt.Store(nil)
-		db.hub.publish(w.keys())
+		db.hub.Publish(w.keys())
 	}
 }
 

@@ -496,7 +496,7 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 		poll = DefaultPollInterval
 	}
 	for {
-		changed, unsubscribe := db.hub.subscribe(id)
+		changed, unsubscribe := db.hub.Subscribe(id)
 		ap, err := db.Approval(ctx, id)
 		if err != nil || ap.Status != airlock.StatusPending {
 			unsubscribe()

@@ -15,19 +15,17 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/url"
-	"path"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/internal/groupcommit"
+	"github.com/airlock-dev/airlock/internal/migration"
+	"github.com/airlock-dev/airlock/internal/wake"
 	msqlite "modernc.org/sqlite"
 )
 
@@ -79,7 +77,7 @@ type DB struct {
 	router atomic.Pointer[airlock.Router]
 
 	writes groupcommit.Queue[func(*wtx) error]
-	hub    hub
+	hub    wake.Hub
 }
 
 // NewDB returns a store for the database file at path; call Open.
@@ -123,7 +121,6 @@ func (db *DB) openReader(drv driver.Driver, mode string) {
 	db.read = sql.OpenDB(connector{drv, dsn(db.Path, "deferred", "query_only(ON)", busyTimeout()) + "&mode=" + mode})
 	db.read.SetMaxOpenConns(8)
 	db.read.SetMaxIdleConns(8)
-	db.hub.waiters = map[string][]chan struct{}{}
 }
 
 // openReadOnly opens an existing database of exactly this binary's schema
@@ -234,43 +231,16 @@ func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.
 func (c connector) Driver() driver.Driver                        { return c.drv }
 
 // migration is one numbered schema change.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
 // migrations returns the embedded migrations in order.
-func migrations() ([]migration, error) {
-	files, err := fs.Glob(migrationFS, "migration/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, f := range files {
-		base := path.Base(f)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with its number", base)
-		}
-		b, err := migrationFS.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{v, strings.TrimSuffix(base, ".sql"), string(b)})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	return ms, nil
-}
+func migrations() ([]migration.Migration, error) { return migration.Load(migrationFS, "migration") }
 
 // SchemaVersion is the newest schema this binary knows.
 func SchemaVersion() int {
 	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
+	if err != nil {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return migration.Latest(ms)
 }
 
 // migrate applies every migration not yet recorded, one transaction each.
@@ -287,29 +257,29 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err := db.write.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
 		return unavailable("read schema version", err)
 	}
-	if known := ms[len(ms)-1].version; have > known {
+	if known := migration.Latest(ms); have > known {
 		return airlock.Errorf(airlock.EINVALID,
 			"%s has schema version %d, newer than this airlock knows (%d): use a newer airlock", db.Path, have, known)
 	}
 	for _, m := range ms {
-		if m.version <= have {
+		if m.Version <= have {
 			continue
 		}
 		tx, err := db.write.BeginTx(ctx, nil)
 		if err != nil {
 			return unavailable("begin migration", err)
 		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
-			m.version, m.name, db.now().UnixNano()); err != nil {
+			m.Version, m.Name, db.now().UnixNano()); err != nil {
 			tx.Rollback()
-			return fmt.Errorf("record migration %s: %w", m.name, err)
+			return fmt.Errorf("record migration %s: %w", m.Name, err)
 		}
 		if err := tx.Commit(); err != nil {
-			return unavailable("commit migration "+m.name, err)
+			return unavailable("commit migration "+m.Name, err)
 		}
 	}
 	return nil
@@ -341,45 +311,4 @@ func fromNanos(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
-}
-
-// hub wakes the in-process waiters of a request when it changes.
-type hub struct {
-	mu      sync.Mutex
-	waiters map[string][]chan struct{}
-}
-
-// subscribe returns a channel closed at the next change of id.
-func (h *hub) subscribe(id string) (<-chan struct{}, func()) {
-	ch := make(chan struct{})
-	h.mu.Lock()
-	h.waiters[id] = append(h.waiters[id], ch)
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		ws := h.waiters[id]
-		if i := slices.Index(ws, ch); i >= 0 {
-			ws = slices.Delete(ws, i, i+1)
-		}
-		if len(ws) == 0 {
-			delete(h.waiters, id)
-		} else {
-			h.waiters[id] = ws
-		}
-	}
-}
-
-func (h *hub) publish(ids []string) {
-	if len(ids) == 0 {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, id := range ids {
-		for _, ch := range h.waiters[id] {
-			close(ch)
-		}
-		delete(h.waiters, id)
-	}
 }

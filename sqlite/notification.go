@@ -308,5 +308,5 @@ func (db *DB) Notifications(ctx context.Context, f airlock.NotificationFilter) (
 // subscription: a worker subscribes before it claims, and so never misses
 // one. Deliveries queued by another process are seen at the next poll.
 func (db *DB) DeliveriesQueued() (<-chan struct{}, func()) {
-	return db.hub.subscribe(deliveriesKey)
+	return db.hub.Subscribe(deliveriesKey)
 }

@@ -106,7 +106,7 @@ func (db *DB) run(batch []*op) {
 		if len(w.notes) > 0 {
 			w.changed = append(w.changed, deliveriesKey) // wake WaitDeliveries
 		}
-		db.hub.publish(w.changed)
+		db.hub.Publish(w.changed)
 	}
 }
 
