@@ -10,7 +10,7 @@ import (
 
 // Bookkeeping tables of the schema, not Airlock data: Load leaves them as
 // they are and requires nothing of them.
-var loadSkip = map[string]bool{"schema_migrations": true, "chain_lock": true}
+var loadSkip = map[string]bool{"schema_migrations": true}
 
 // Load copies a whole store into this one (airlock store migrate): fn
 // writes every row, identity columns included, in one transaction that
@@ -35,7 +35,7 @@ func (db *DB) Load(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx) 
 		if _, err := tx.Exec(ctx, `SET LOCAL idle_in_transaction_session_timeout = 0`); err != nil {
 			return db.unavailable("load", err)
 		}
-		if _, err := tx.Exec(ctx, `SELECT id FROM chain_lock FOR UPDATE`); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, db.chainKey); err != nil {
 			return db.unavailable("lock the chain", err)
 		}
 		tables, err := loadTables(ctx, tx)

@@ -3,13 +3,13 @@
 // records and the notification outbox, with the same guarantees as the
 // embedded SQLite store across every replica.
 //
-// Every write transaction, of any replica, first locks the chain's one row
-// (chain_lock) and then reads the chain's head from the events table — or
-// checks that it is still the one the replica's last batch left, aborting
+// Every write transaction, of any replica, takes the chain's lock (a
+// transaction-level advisory lock of the schema) and then reads the
+// chain's head from the events table — or checks, before writing a row,
+// that it is still the one the replica's last batch left, aborting
 // otherwise: the audit log has one writer at a time and one gapless chain.
-// Within a replica,
-// concurrent callers' writes are batched into one transaction (group
-// commit), as in package sqlite. Changes wake waiters at once in the
+// Within a replica, concurrent callers' writes are batched into one
+// transaction (group commit), as in package sqlite. Changes wake waiters at once in the
 // replica that made them, and in the others through LISTEN/NOTIFY.
 package postgres
 
@@ -82,10 +82,11 @@ type DB struct {
 	// Every write then fails with EUNAVAILABLE.
 	ReadOnly bool
 
-	pool    *pgxpool.Pool
-	connCfg *pgx.ConnConfig // for the listener's own connection
-	channel string          // the NOTIFY channel of this schema
-	origin  string          // this DB's mark on the notifications it sends
+	pool     *pgxpool.Pool
+	connCfg  *pgx.ConnConfig // for the listener's own connection
+	channel  string          // the NOTIFY channel of this schema
+	chainKey int64           // the chain's transaction-level advisory lock
+	origin   string          // this DB's mark on the notifications it sends
 
 	// failedAt is when a write batch last failed, nil once a batch has
 	// committed since (see Ready).
@@ -112,6 +113,7 @@ type DB struct {
 	oneTrip, headMoved atomic.Int64
 
 	listen *listener
+	hints  *hinter
 }
 
 // NewDB returns a store for the database at dsn; set its fields, then call
@@ -148,6 +150,9 @@ func (db *DB) Open(ctx context.Context) error {
 		// ends its session rather than stall every other replica.
 		rp["idle_in_transaction_session_timeout"] = strconv.FormatInt(timeout.Milliseconds(), 10)
 	}
+	// The writer's one-round-trip batches run as implicit transactions
+	// and rely on it (see insertRows); so do the readers' single reads.
+	rp["default_transaction_isolation"] = "read committed"
 	if _, ok := rp["application_name"]; !ok {
 		rp["application_name"] = "airlock"
 	}
@@ -156,6 +161,7 @@ func (db *DB) Open(ctx context.Context) error {
 	}
 	db.connCfg = cfg.ConnConfig.Copy()
 	db.channel = channelName(db.schema())
+	db.chainKey = int64(fnvHash("airlock.chain:" + db.schema()))
 	db.origin = rand.Text()[:12]
 
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -183,6 +189,7 @@ func (db *DB) Open(ctx context.Context) error {
 		return err
 	}
 	db.listen = l
+	db.hints = db.startHinter()
 	return nil
 }
 
@@ -195,6 +202,9 @@ func (db *DB) Close() error {
 	}
 	if !db.writes.Close() {
 		return nil // closed already
+	}
+	if db.hints != nil {
+		db.hints.stop()
 	}
 	if db.listen != nil {
 		db.listen.stop()
@@ -215,8 +225,7 @@ func (db *DB) Now(context.Context) (time.Time, error) { return db.now(), nil }
 
 // Ready reports whether the store can record decisions: the database
 // answers a read, is not a read-only standby, and — after a write batch
-// failed — commits a write again (an empty batch: it takes the chain's
-// lock, so its commit is a durable write).
+// failed — commits a write again.
 func (db *DB) Ready(ctx context.Context) error {
 	if db.pool == nil {
 		return airlock.Errorf(airlock.EUNAVAILABLE, "postgres: store is not open")
@@ -239,7 +248,13 @@ func (db *DB) Ready(ctx context.Context) error {
 	if since == nil {
 		return nil
 	}
-	if err := db.exec(ctx, func(*wtx) error { return nil }); err != nil {
+	// A transaction given an ID writes a commit record: its commit is a
+	// durable write.
+	probe := func(w *wtx) error {
+		_, err := w.exec(`SELECT pg_current_xact_id()`)
+		return err
+	}
+	if err := db.exec(ctx, probe); err != nil {
 		return airlock.Errorf(airlock.EUNAVAILABLE, "%s (writes have failed since %s)",
 			airlock.ErrorMessage(err), since.UTC().Format(time.RFC3339))
 	}

@@ -24,3 +24,9 @@ func AlwaysAssume(db *DB) { db.alwaysAssume = true }
 // OneTrip reports how many of db's batches committed in one round trip,
 // and how many attempts found the head moved and ran again.
 func OneTrip(db *DB) (committed, moved int64) { return db.oneTrip.Load(), db.headMoved.Load() }
+
+// Waiting returns how many of db's waiters wait for approval id.
+func Waiting(db *DB, id string) int { return db.hub.Waiting(id) }
+
+// WaitingEvents returns how many of db's waiters wait for events.
+func WaitingEvents(db *DB) int { return db.hub.Waiting(eventsKey) }

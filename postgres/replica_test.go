@@ -410,3 +410,34 @@ func killListener(t *testing.T, via, victim *postgres.DB) {
 		t.Fatalf("terminate the listener's backend %d: %v %v", pid, ok, err)
 	}
 }
+
+// TestReplicasHintEvents: an append of events alone (an auto decision's
+// record) sends no notification in its transaction; its hint, sent after
+// the commit, still wakes the other replica's event waiters at once —
+// they do not wait for their (hour-long) poll.
+func TestReplicasHintEvents(t *testing.T) {
+	dbs := replicas(t, 2, nil)
+	a, b := dbs[0], dbs[1]
+	for range 3 {
+		head, err := a.Head(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		woke := make(chan error, 1)
+		go func() { woke <- a.WaitEvents(t.Context(), head) }()
+		for postgres.WaitingEvents(a) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		if _, err := b.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-woke:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("WaitEvents on replica A did not wake when replica B appended events alone")
+		}
+	}
+}

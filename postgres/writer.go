@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -175,7 +176,11 @@ func (db *DB) run(batch []*op) {
 			db.oneTrip.Add(1)
 		}
 		db.failedAt.Store(nil)
-		db.hub.Publish(w.keys())
+		keys := w.keys()
+		db.hub.Publish(keys)
+		if len(keys) == 1 && keys[0] == eventsKey {
+			db.hintEvents()
+		}
 	}
 }
 
@@ -201,10 +206,11 @@ type wtx struct {
 	conn *pgxpool.Conn
 	seq  int64        // the last sequence number assigned
 	head airlock.Hash // its hash
-	// assumed, when set, is the head the batch was sealed on without
-	// reading it: commit begins the transaction, takes the lock and checks
-	// it first (see DB.run).
-	assumed *chainHead
+	// start is the head the batch began on: insertRows checks it.
+	start chainHead
+	// assumed: start was not read but assumed (beginAssumed); the batch
+	// runs as the implicit transaction of commit's pipeline.
+	assumed bool
 	// writes counts rows written, to tell whether an op wrote anything
 	// before failing.
 	writes  int64
@@ -224,15 +230,13 @@ const (
 
 // beginBatch starts a batch's transaction and takes the chain's lock, then
 // reads the chain's head from the events themselves (a statement of its
-// own, so that it sees what the lock's previous holder committed): a head
-// remembered from the last batch is never trusted unchecked (checkHead), so
-// a batch whose commit reply was lost, or another replica's, can never fork
-// the chain. READ COMMITTED is stated, whatever
-// the database's default: a snapshot taken before the lock was granted
-// would miss the previous holder's events.
+// own, so that its snapshot holds what the lock's previous holder
+// committed). READ COMMITTED is stated, whatever the database's default: a
+// snapshot taken before the lock was granted would miss the previous
+// holder's events.
 var beginBatch = []string{
 	`BEGIN ISOLATION LEVEL READ COMMITTED`,
-	`SELECT id FROM chain_lock FOR UPDATE`,
+	`SELECT pg_advisory_xact_lock($1)`,
 	`SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`,
 }
 
@@ -244,16 +248,13 @@ func (db *DB) begin(ctx context.Context) (*wtx, error) {
 	}
 	w := &wtx{db: db, ctx: ctx, conn: conn}
 	var b pgx.Batch
-	for _, q := range beginBatch {
-		b.Queue(q)
-	}
+	b.Queue(beginBatch[0])
+	b.Queue(beginBatch[1], db.chainKey)
+	b.Queue(beginBatch[2])
 	br := conn.SendBatch(ctx, &b)
 	_, err = br.Exec()
 	if err == nil {
-		var locked bool
-		if err = br.QueryRow().Scan(&locked); errors.Is(err, pgx.ErrNoRows) {
-			err = errors.New("the chain's lock (the row of table chain_lock) is missing: restore it before writing")
-		}
+		_, err = br.Exec()
 	}
 	if err == nil {
 		var h []byte
@@ -272,6 +273,7 @@ func (db *DB) begin(ctx context.Context) (*wtx, error) {
 		w.end()
 		return nil, err
 	}
+	w.start = chainHead{seq: w.seq, hash: w.head, ok: true}
 	return w, nil
 }
 
@@ -287,23 +289,15 @@ type chainHead struct {
 // that the chain had moved on; nothing of it was committed.
 var errHeadMoved = errors.New("the chain's head moved")
 
-// checkHead fails (division by zero: SQLSTATE 22012) unless the chain's
-// head is seq $1 with hash $2 — or the chain is empty and $1 is 0 — and
-// the chain's lock row exists (the statement before locked it). It is a
-// statement of its own, after the lock's: under READ COMMITTED its
-// snapshot holds every event the lock's previous holder committed. Its
-// operands read tables: the planner cannot fold the division.
-const checkHead = `SELECT 1 / (EXISTS (SELECT FROM chain_lock)
-	AND coalesce((SELECT seq = $1 AND hash = $2 FROM events ORDER BY seq DESC LIMIT 1), $1 = 0))::int`
-
-// beginAssumed starts a batch on the head h without a round trip: the
-// transaction begins in commit, in the same pipeline as the rows.
+// beginAssumed starts a batch on the head h without a round trip: its rows
+// are written by one pipeline that runs as an implicit transaction, in
+// which insertRows takes the lock and checks h.
 func (db *DB) beginAssumed(ctx context.Context, h chainHead) (*wtx, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &wtx{db: db, ctx: ctx, conn: conn, seq: h.seq, head: h.hash, assumed: &h}, nil
+	return &wtx{db: db, ctx: ctx, conn: conn, seq: h.seq, head: h.hash, start: h, assumed: true}, nil
 }
 
 // end rolls back what was not committed and returns the connection to the
@@ -424,39 +418,154 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 	return w.events[first:len(w.events):len(w.events)]
 }
 
-// The statements that write the buffered rows.
+// insertRows are the statements that write a batch's events and trust
+// records, one statement for both tables: insertRows[e][t] takes the
+// events as one row of values when e (a batch of one event: one caller's
+// decision) and as arrays otherwise, likewise the trust records with t —
+// PostgreSQL spends more on decoding and unnesting arrays than a batch of
+// one saves. Its one-time filter takes the chain's lock ($1, held until the
+// transaction ends) and fails (division by zero: SQLSTATE 22012) unless the
+// chain's head is seq $2 with hash $3 — or the chain is empty and $2 is 0
+// — before a row is written.
+//
+// The check reads the statement's snapshot, which may be older than the
+// lock when the statement had to wait for it: a head that moved meanwhile
+// then either fails the check or, if the check passed on the stale head,
+// the first event's seq collides with the one another transaction
+// committed (unique violation on events_pkey, SQLSTATE 23505). Either way
+// nothing of the batch is written and the chain cannot fork or skip. A
+// batch that read the head under the lock (DB.begin) always passes.
+//
+// The trust CTE runs whether or not it is read; an error anywhere aborts
+// the whole statement.
+var insertRows [2][2]string
+
+func init() {
+	events := []string{"seq bigint", "time bigint", "kind text", "trace_id text", "agent text", "outcome text",
+		"approval_id text", "payload bytea", "prev bytea", "hash bytea"}
+	trust := []string{"time bigint", "agent text", "class text", "outcome text", "tier smallint", "trace_id text",
+		"label text", "tool text", "autonomy_class text", "requires_human boolean", "code text", "args bytea",
+		"approval_id text", "event_seq bigint"}
+	for e := range 2 {
+		for t := range 2 {
+			insertRows[e][t] = `WITH e AS (
+	INSERT INTO events (` + columns(events) + `)
+	SELECT * FROM ` + rowSource(events, 4, e == 1) + `
+	WHERE (SELECT true FROM pg_advisory_xact_lock($1))
+		AND 1 / coalesce((SELECT seq = $2 AND hash = $3 FROM events ORDER BY seq DESC LIMIT 1), $2 = 0)::int = 1
+), t AS (
+	INSERT INTO trust (` + columns(trust) + `)
+	SELECT * FROM ` + rowSource(trust, 4+len(events), t == 1) + `
+)
+SELECT 1`
+		}
+	}
+}
+
+// columns returns the names of "name type" column specs.
+func columns(specs []string) string {
+	names := make([]string, len(specs))
+	for i, c := range specs {
+		names[i], _, _ = strings.Cut(c, " ")
+	}
+	return strings.Join(names, ", ")
+}
+
+// rowSource returns the rows of columns given as parameters from $first
+// on: one row of values, or the parameters' arrays unnested.
+func rowSource(specs []string, first int, one bool) string {
+	ps := make([]string, len(specs))
+	for i, c := range specs {
+		_, typ, _ := strings.Cut(c, " ")
+		if one {
+			ps[i] = fmt.Sprintf("$%d::%s", first+i, typ)
+		} else {
+			ps[i] = fmt.Sprintf("$%d::%s[]", first+i, typ)
+		}
+	}
+	if one {
+		return "(VALUES (" + strings.Join(ps, ", ") + ")) v"
+	}
+	return "unnest(" + strings.Join(ps, ", ") + ")"
+}
+
+// The statements that write the rows insertRows does not.
 const (
-	insertEvent = `INSERT INTO events (seq, time, kind, trace_id, agent, outcome, approval_id, payload, prev, hash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
-	insertTrust = `INSERT INTO trust (time, agent, class, outcome, tier, trace_id, label, tool, autonomy_class,
-		requires_human, code, args, approval_id, event_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`
 	insertDelivery = `INSERT INTO deliveries (key, created, channel, kind, recipients, reviewers, agent, approval_id,
 		subject, payload, event_seq, due) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 	notify = `SELECT pg_notify($1, $2)`
 )
 
+// rowArgs returns the statement of insertRows that writes the buffered
+// events and trust records, and its arguments.
+func (w *wtx) rowArgs() (string, []any) {
+	n, m := len(w.events), len(w.trust)
+	args := make([]any, 0, 3+10+14)
+	args = append(args, w.db.chainKey, w.start.seq, w.start.hash[:])
+	ev := func(i int) *airlock.Event { return &w.events[i] }
+	oneE := n == 1
+	args = append(args,
+		column(oneE, n, func(i int) int64 { return ev(i).Seq }),
+		column(oneE, n, func(i int) int64 { return ev(i).Time.UnixNano() }),
+		column(oneE, n, func(i int) string { return ev(i).Kind }),
+		column(oneE, n, func(i int) string { return ev(i).TraceID }),
+		column(oneE, n, func(i int) string { return ev(i).Agent }),
+		column(oneE, n, func(i int) string { return ev(i).Outcome }),
+		column(oneE, n, func(i int) string { return ev(i).ApprovalID }),
+		column(oneE, n, func(i int) []byte { return []byte(ev(i).Payload) }),
+		column(oneE, n, func(i int) []byte { return ev(i).Prev[:] }),
+		column(oneE, n, func(i int) []byte { return ev(i).Hash[:] }))
+	tr := func(i int) *airlock.TrustRecord { return &w.trust[i] }
+	oneT := m == 1
+	args = append(args,
+		column(oneT, m, func(i int) int64 { return tr(i).Time.UnixNano() }),
+		column(oneT, m, func(i int) string { return tr(i).Agent }),
+		column(oneT, m, func(i int) string { return string(tr(i).Class) }),
+		column(oneT, m, func(i int) string { return string(tr(i).Outcome) }),
+		column(oneT, m, func(i int) int16 { return int16(tr(i).Tier) }),
+		column(oneT, m, func(i int) string { return tr(i).TraceID }),
+		column(oneT, m, func(i int) string { return tr(i).Label }),
+		column(oneT, m, func(i int) string { return tr(i).Tool }),
+		column(oneT, m, func(i int) string { return tr(i).AutonomyClass }),
+		column(oneT, m, func(i int) bool { return tr(i).RequiresHuman }),
+		column(oneT, m, func(i int) string { return tr(i).Code }),
+		column(oneT, m, func(i int) []byte { return nilBytes(tr(i).Args) }),
+		column(oneT, m, func(i int) string { return tr(i).ApprovalID }),
+		column(oneT, m, func(i int) int64 { return tr(i).EventSeq }))
+	return insertRows[b2i(oneE)][b2i(oneT)], text(args)
+}
+
+// column returns a statement argument: v(0) when one, else the n values
+// of v as an array.
+func column[T any](one bool, n int, v func(i int) T) any {
+	if one {
+		return v(0)
+	}
+	s := make([]T, n)
+	for i := range s {
+		s[i] = v(i)
+	}
+	return s
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // commit writes the buffered rows, tells the other replicas what changed
 // (NOTIFY, delivered only if the transaction commits) and commits: one
-// pipeline, one round trip.
+// pipeline, one round trip. A batch begun without a round trip
+// (beginAssumed) runs as the pipeline's implicit transaction.
 func (w *wtx) commit() error {
 	var b pgx.Batch
-	check := -1 // the index of checkHead in b
-	if w.assumed != nil {
-		b.Queue(beginBatch[0])
-		b.Queue(beginBatch[1])
-		check = b.Len()
-		b.Queue(checkHead, w.assumed.seq, w.assumed.hash[:])
-	}
-	for i := range w.events {
-		e := &w.events[i]
-		b.Queue(insertEvent, e.Seq, e.Time.UnixNano(), e.Kind, e.TraceID, e.Agent, e.Outcome,
-			e.ApprovalID, []byte(e.Payload), e.Prev[:], e.Hash[:])
-	}
-	for i := range w.trust {
-		t := &w.trust[i]
-		b.Queue(insertTrust, text([]any{t.Time.UnixNano(), t.Agent, string(t.Class), string(t.Outcome), int(t.Tier),
-			t.TraceID, t.Label, t.Tool, t.AutonomyClass, t.RequiresHuman, t.Code, nilBytes(t.Args), t.ApprovalID,
-			t.EventSeq})...)
+	rows := -1 // the index of insertRows in b
+	if len(w.events)+len(w.trust) > 0 {
+		rows = b.Len()
+		q, args := w.rowArgs()
+		b.Queue(q, args...)
 	}
 	for i := range w.notes {
 		n := &w.notes[i]
@@ -466,20 +575,23 @@ func (w *wtx) commit() error {
 	for _, p := range w.notices() {
 		b.Queue(notify, w.db.channel, p)
 	}
-	b.Queue(`COMMIT`)
+	if !w.assumed {
+		b.Queue(`COMMIT`)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
 	br := w.conn.SendBatch(w.ctx, &b)
 	var err error
-	for i := range b.Len() - 1 {
-		if _, err = br.Exec(); err != nil {
-			if pe := (*pgconn.PgError)(nil); i == check && errors.As(err, &pe) && pe.Code == "22012" {
+	for i := range b.Len() {
+		var tag pgconn.CommandTag
+		if tag, err = br.Exec(); err != nil {
+			if i == rows && w.assumed && headMoved(err) {
 				err = errHeadMoved
 			}
 			break
 		}
-	}
-	if err == nil {
-		var tag pgconn.CommandTag
-		if tag, err = br.Exec(); err == nil && tag.String() != "COMMIT" {
+		if i == b.Len()-1 && !w.assumed && tag.String() != "COMMIT" {
 			err = errors.New("commit: the transaction was rolled back")
 		}
 	}
@@ -487,6 +599,14 @@ func (w *wtx) commit() error {
 		err = cerr
 	}
 	return err
+}
+
+// headMoved reports insertRows' failures that mean the head it was given
+// is no longer the chain's: the check's division by zero, or the first
+// seq taken by another transaction's event.
+func headMoved(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "22012" || pe.Code == "23505" && pe.ConstraintName == "events_pkey")
 }
 
 // keys are the hub keys whose waiters this batch's commit wakes.
@@ -504,13 +624,15 @@ func (w *wtx) keys() []string {
 // maxNotice bounds a NOTIFY payload below PostgreSQL's 8000 bytes.
 const maxNotice = 7900
 
-// notices are the payloads of the NOTIFY that tells the other replicas
-// what this batch changed: this DB's origin (its own listener skips them),
-// then "e" (events appended), "d" (deliveries queued) and the IDs of the
-// approvals that changed, split to fit.
+// notices are the payloads of the NOTIFY, sent in the batch's transaction,
+// that tells the other replicas what this batch changed: this DB's origin
+// (its own listener skips them), then "e" (events appended), "d"
+// (deliveries queued) and the IDs of the approvals that changed, split to
+// fit. A batch that only appended events sends none: its commit is hinted
+// after the fact (DB.hintEvents), off the caller's path.
 func (w *wtx) notices() []string {
 	keys := w.keys()
-	if len(keys) == 0 {
+	if len(keys) == 0 || len(keys) == 1 && keys[0] == eventsKey {
 		return nil
 	}
 	var out []string

@@ -309,7 +309,7 @@ func matchTables(ctx context.Context, tx pgx.Tx, tables []*copyTable) error {
 	rows, err := tx.Query(ctx, `SELECT c.table_name, c.column_name, c.data_type, c.udt_name
 		FROM information_schema.columns c JOIN information_schema.tables t USING (table_schema, table_name)
 		WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
-			AND c.table_name NOT IN ('schema_migrations', 'chain_lock')`)
+			AND c.table_name <> 'schema_migrations'`)
 	if err != nil {
 		return fmt.Errorf("read the target's columns: %w", err)
 	}

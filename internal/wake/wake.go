@@ -68,3 +68,10 @@ func (h *Hub) PublishAll() {
 		delete(h.waiters, k)
 	}
 }
+
+// Waiting returns how many subscriptions to key wait for its next change.
+func (h *Hub) Waiting(key string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.waiters[key])
+}
