@@ -146,20 +146,19 @@ func (w *wtx) pending(h airlock.Hash, o airlock.Outcome) (airlock.Approval, erro
 }
 
 // settle writes a request's new state (set by Resolve, Expire or Cancel)
-// and appends what the change records. Only a pending request changes:
-// the condition is the last guard of a single resolution, behind the
-// chain's lock and the row's.
+// and appends what the change records. Every caller read the request
+// pending and locked its row (FOR UPDATE) in this transaction, so the
+// update cannot miss: it is sent with the batch's next statement or its
+// commit (wtx.later), not in a round trip of its own. The condition stays
+// as the last guard of a single resolution: an update that changes no row
+// fails (division by zero), which aborts the transaction and the batch.
 func (w *wtx) settle(ap *airlock.Approval, rec airlock.Record) error {
-	tag, err := w.exec(`UPDATE approvals SET status = $1, resolved_by = $2, resolved_at = $3, reason = $4, surface = $5,
-		grant_expires = $6, run_now = $7 WHERE id = $8 AND status = 'pending'`,
-		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires),
-		ap.RunNow, ap.ID)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() != 1 {
-		return airlock.Errorf(airlock.ECONFLICT, "approval %s is no longer pending", ap.ID)
-	}
+	w.later(`WITH u AS (UPDATE approvals SET status = $1, resolved_by = $2, resolved_at = $3, reason = $4, surface = $5,
+		grant_expires = $6, run_now = $7 WHERE id = $8 AND status = 'pending' RETURNING 1)
+		SELECT 1 / count(*)::int FROM u`,
+		[]any{string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires),
+			ap.RunNow, ap.ID}, nil)
+	w.writes++
 	w.append(rec, ap.ID)
 	w.changed = append(w.changed, ap.ID)
 	return nil

@@ -173,9 +173,9 @@ func TestUnstorableText(t *testing.T) {
 }
 
 // connect opens a plain connection for a test's own statements.
-func connect(t *testing.T, dsn string) *pgx.Conn {
+func connect(t testing.TB, dsn string) *pgx.Conn {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), dsn)
+	conn, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

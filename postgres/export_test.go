@@ -30,3 +30,6 @@ func Waiting(db *DB, id string) int { return db.hub.Waiting(id) }
 
 // WaitingEvents returns how many of db's waiters wait for events.
 func WaitingEvents(db *DB) int { return db.hub.Waiting(eventsKey) }
+
+// PoolSize returns how many connections db's pool may hold.
+func PoolSize(db *DB) int { return int(db.pool.Config().MaxConns) }

@@ -113,9 +113,6 @@ func (db *DB) run(batch []*op) {
 			w, err = db.beginAssumed(ctx, db.last)
 		} else {
 			w, err = db.begin(ctx)
-			if err == nil && db.last.ok && w.seq == db.last.seq && w.head == db.last.hash {
-				db.contended = false // no other replica wrote since our last batch
-			}
 		}
 		if err == nil {
 			for _, o := range batch {
@@ -128,6 +125,10 @@ func (db *DB) run(batch []*op) {
 				}
 				before := w.writes
 				o.Err = o.W.fn(w)
+				if w.err != nil {
+					o.Err, err = nil, w.err
+					break
+				}
 				if ctx.Err() != nil {
 					// The batch's deadline, not the caller's: not its refusal.
 					o.Err, err = nil, ctx.Err()
@@ -171,7 +172,12 @@ func (db *DB) run(batch []*op) {
 			}
 		}
 	} else {
-		db.last = chainHead{seq: w.seq, hash: w.head, ok: true}
+		if !fast && db.last.ok && w.start == db.last {
+			db.contended = false // no other replica wrote since our last batch
+		}
+		if w.headKnown {
+			db.last = chainHead{seq: w.seq, hash: w.head, ok: true}
+		}
 		if fast {
 			db.oneTrip.Add(1)
 		}
@@ -211,6 +217,17 @@ type wtx struct {
 	// assumed: start was not read but assumed (beginAssumed); the batch
 	// runs as the implicit transaction of commit's pipeline.
 	assumed bool
+	// headKnown: seq and head hold the chain's head (read under the lock,
+	// or assumed): events may be sealed.
+	headKnown bool
+	// pending are statements not sent yet: the batch's beginning, and
+	// writes whose outcome is certain (wtx.later); they go ahead of the
+	// next statement, in its round trip.
+	unsent []pendingStmt
+	sent   bool // a statement was sent: the transaction has begun
+	// err is a failure outside an op's own statements (sending what was
+	// pending before sealing): the batch fails with it.
+	err error
 	// writes counts rows written, to tell whether an op wrote anything
 	// before failing.
 	writes  int64
@@ -240,40 +257,29 @@ var beginBatch = []string{
 	`SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1`,
 }
 
-// begin starts a batch: one round trip.
+// begin starts a batch: its BEGIN, the chain's lock and the head's read
+// are sent with the first statement the batch runs (or, for a batch whose
+// ops only append, before they seal their events), in one round trip.
 func (db *DB) begin(ctx context.Context) (*wtx, error) {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	w := &wtx{db: db, ctx: ctx, conn: conn}
-	var b pgx.Batch
-	b.Queue(beginBatch[0])
-	b.Queue(beginBatch[1], db.chainKey)
-	b.Queue(beginBatch[2])
-	br := conn.SendBatch(ctx, &b)
-	_, err = br.Exec()
-	if err == nil {
-		_, err = br.Exec()
-	}
-	if err == nil {
+	w.later(beginBatch[0], nil, nil)
+	w.later(beginBatch[1], []any{db.chainKey}, nil)
+	w.later(beginBatch[2], nil, func(br pgx.BatchResults) error {
 		var h []byte
-		err = br.QueryRow().Scan(&w.seq, &h)
+		err := br.QueryRow().Scan(&w.seq, &h)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			err = nil
 		case err == nil:
 			copy(w.head[:], h)
 		}
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		w.end()
-		return nil, err
-	}
-	w.start = chainHead{seq: w.seq, hash: w.head, ok: true}
+		w.start, w.headKnown = chainHead{seq: w.seq, hash: w.head, ok: true}, err == nil
+		return err
+	})
 	return w, nil
 }
 
@@ -297,7 +303,7 @@ func (db *DB) beginAssumed(ctx context.Context, h chainHead) (*wtx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &wtx{db: db, ctx: ctx, conn: conn, seq: h.seq, head: h.hash, start: h, assumed: true}, nil
+	return &wtx{db: db, ctx: ctx, conn: conn, seq: h.seq, head: h.hash, start: h, assumed: true, headKnown: true}, nil
 }
 
 // end rolls back what was not committed and returns the connection to the
@@ -320,10 +326,72 @@ func (w *wtx) end() {
 
 func (w *wtx) now() time.Time { return w.db.now() }
 
+// pendingStmt is a statement sent later: result, when set, reads its
+// result (else it is executed and its error, if any, returned).
+type pendingStmt struct {
+	query  string
+	args   []any
+	result func(pgx.BatchResults) error
+}
+
+// later queues a statement to send ahead of the next one the batch runs,
+// or with the commit: a write whose outcome the op made certain (the row
+// is locked and was checked) costs no round trip of its own. A statement
+// that must change rows should fail when it does not (see settle): its
+// error aborts the batch. Reads made after it see it, as they come after
+// it in the same transaction.
+func (w *wtx) later(query string, args []any, result func(pgx.BatchResults) error) {
+	w.unsent = append(w.unsent, pendingStmt{query: query, args: text(args), result: result})
+}
+
+// send sends the pending statements and then query (none when ""), in one
+// round trip, and reads the pending ones' results: the returned results
+// are at query's. The caller reads them and closes them.
+func (w *wtx) send(query string, args []any) (pgx.BatchResults, error) {
+	var b pgx.Batch
+	for _, p := range w.unsent {
+		b.Queue(p.query, p.args...)
+	}
+	if query != "" {
+		b.Queue(query, text(args)...)
+	}
+	pending := w.unsent
+	w.unsent, w.sent = nil, true
+	br := w.conn.SendBatch(w.ctx, &b)
+	if err := readPending(br, pending); err != nil {
+		br.Close()
+		return nil, err
+	}
+	return br, nil
+}
+
+// readPending reads the results of statements sent from pending.
+func readPending(br pgx.BatchResults, pending []pendingStmt) error {
+	for _, p := range pending {
+		var err error
+		if p.result != nil {
+			err = p.result(br)
+		} else {
+			_, err = br.Exec()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // exec runs a statement in the batch's transaction; the rows it changes
 // count as written.
 func (w *wtx) exec(query string, args ...any) (pgconn.CommandTag, error) {
-	tag, err := w.conn.Exec(w.ctx, query, text(args)...)
+	br, err := w.send(query, args)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return tag, err
 	}
@@ -333,17 +401,70 @@ func (w *wtx) exec(query string, args ...any) (pgconn.CommandTag, error) {
 
 // queryRow reads one row in the batch's transaction.
 func (w *wtx) queryRow(query string, args ...any) pgx.Row {
-	return w.conn.QueryRow(w.ctx, query, text(args)...)
+	br, err := w.send(query, args)
+	return sentRow{br: br, err: err}
+}
+
+// sentRow is queryRow's row: scanning it closes its batch.
+type sentRow struct {
+	br  pgx.BatchResults
+	err error
+}
+
+func (r sentRow) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	err := r.br.QueryRow().Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // query reads rows in the batch's transaction.
 func (w *wtx) query(query string, args ...any) (pgx.Rows, error) {
-	return w.conn.Query(w.ctx, query, text(args)...)
+	br, err := w.send(query, args)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return &sentRows{Rows: rows, br: br, w: w}, nil
+}
+
+// sentRows are query's rows: closing them closes their batch (whose
+// failure then fails the batch).
+type sentRows struct {
+	pgx.Rows
+	br pgx.BatchResults
+	w  *wtx
+}
+
+func (r *sentRows) Close() {
+	r.Rows.Close()
+	if err := r.br.Close(); err != nil && r.w.err == nil {
+		r.w.err = err
+	}
 }
 
 // append seals rec's events onto the chain and buffers its rows, linking
 // them to approvalID when set. It returns the sealed events.
 func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
+	if !w.headKnown && w.err == nil {
+		// Nothing sent yet: begin, lock and read the head now.
+		br, err := w.send("", nil)
+		if err == nil {
+			err = br.Close()
+		}
+		w.err = err
+	}
+	if w.err != nil {
+		return nil // the batch fails with w.err
+	}
 	now := w.now()
 	first := len(w.events)
 	for _, e := range rec.Events {
@@ -560,7 +681,13 @@ func b2i(b bool) int {
 // pipeline, one round trip. A batch begun without a round trip
 // (beginAssumed) runs as the pipeline's implicit transaction.
 func (w *wtx) commit() error {
+	if !w.assumed && !w.sent && w.writes == 0 && len(w.events)+len(w.trust)+len(w.notes) == 0 {
+		return nil // the batch ran nothing and wrote nothing: it never began
+	}
 	var b pgx.Batch
+	for _, p := range w.unsent {
+		b.Queue(p.query, p.args...)
+	}
 	rows := -1 // the index of insertRows in b
 	if len(w.events)+len(w.trust) > 0 {
 		rows = b.Len()
@@ -581,9 +708,11 @@ func (w *wtx) commit() error {
 	if b.Len() == 0 {
 		return nil
 	}
+	pending := w.unsent
+	w.unsent = nil
 	br := w.conn.SendBatch(w.ctx, &b)
-	var err error
-	for i := range b.Len() {
+	err := readPending(br, pending)
+	for i := len(pending); err == nil && i < b.Len(); i++ {
 		var tag pgconn.CommandTag
 		if tag, err = br.Exec(); err != nil {
 			if i == rows && w.assumed && headMoved(err) {
