@@ -205,14 +205,22 @@ type Session struct {
 
 // SessionStore keeps the web inbox's sessions. They are not audited: a
 // sign-in is, by the server, when it is refused. Times are the caller's;
-// how long a session lives is the caller's rule, the store only keeps
-// and prunes.
+// how long a session lives and how many one token may hold are the
+// caller's rules, the store only keeps, trims and prunes.
 type SessionStore interface {
-	// CreateSession stores s. Errors: EINVALID (no ID, token ID or secret
-	// hash), ECONFLICT (the ID exists), EUNAVAILABLE.
-	CreateSession(ctx context.Context, s Session) error
+	// CreateSession stores s and, in the same transaction, ends the
+	// least recently used sessions of its token (the oldest Seen first,
+	// then the oldest Created) so that the token holds at most perToken,
+	// s among them whatever its times; it returns the IDs of those it
+	// deleted. Sign-ins of one token are counted one at a time, on every
+	// process on the store, so that the limit holds across replicas.
+	// Errors: EINVALID (no ID, token ID or secret hash, or perToken < 1),
+	// ECONFLICT (the ID exists: nothing is stored nor deleted),
+	// EUNAVAILABLE.
+	CreateSession(ctx context.Context, s Session, perToken int) (ended []Hash, err error)
 	// Session returns the session stored under this ID hash. Errors:
-	// ENOTFOUND (never created, signed out or pruned), EUNAVAILABLE.
+	// ENOTFOUND (never created, signed out, trimmed or pruned),
+	// EUNAVAILABLE.
 	Session(ctx context.Context, id Hash) (Session, error)
 	// TouchSession moves the session's Seen forward to seen (never back).
 	// Errors: ENOTFOUND, EUNAVAILABLE.

@@ -97,6 +97,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"Tokens", testTokens},
 		{"ToolPins", testToolPins},
 		{"Sessions", testSessions},
+		{"SessionsPerToken", testSessionsPerToken},
 		{"RunNow", testRunNow},
 		{"WaitEvents", testWaitEvents},
 		{"Ready", testReady},

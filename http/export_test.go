@@ -1,7 +1,8 @@
 package http
 
-// The inbox's session limits, for the external tests.
+// The inbox's session limits and timings, for the external tests.
 const (
-	MaxPerToken = maxPerToken
-	MaxStreams  = maxStreams
+	MaxPerToken       = maxPerToken
+	MaxStreams        = maxStreams
+	SessionCheckEvery = sessionCheckEvery
 )

@@ -986,13 +986,19 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer in.sessions.closeStream(si.id)
+	if in.sessions.watch() {
+		go in.watchStreams()
+	}
 	if _, err := io.WriteString(w, ": airlock inbox\nretry: 2000\n\n"); err != nil {
 		return
 	}
 	rc.Flush()
 	ctx, cancel := in.s.waitContext(ctx, 1<<62)
 	defer cancel()
-	// Signing out, or the token found revoked, ends the stream at once.
+	// Signing out here, or the token found revoked, ends the stream at
+	// once; a session ended on another replica, at the next round of
+	// watchStreams (sessionCheckEvery) or the stream's next wake-up,
+	// whichever comes first.
 	go func() {
 		select {
 		case <-ended:
@@ -1000,16 +1006,32 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 		case <-ctx.Done():
 		}
 	}()
+	// A stream that ends with its session is closed for good, with the
+	// event the pages' sse-close names (they ask /inbox/session why); one
+	// that merely ends (the server drains, a network hiccup) is retried.
+	over := false
+	defer func() {
+		select {
+		case <-ended:
+			over = true
+		default:
+		}
+		if over {
+			fmt.Fprintf(w, "event: %s\ndata: signed out\n\n", streamClosed)
+			rc.Flush()
+		}
+	}()
 	var buf bytes.Buffer
 	for ctx.Err() == nil {
-		// A session signed out on another replica ends here at the
-		// stream's next wake-up.
 		ss, state := in.sessions.get(ctx, in.s.store(), in.s.logger(), si.id, time.Now(), false)
 		if state == sessionGone {
+			over = true
 			return
 		}
 		if state == sessionLive {
 			if _, ts := in.checkToken(ctx, ss.secret); ts == tokenDead {
+				in.sessions.endToken(ss.token.ID)
+				over = true
 				return
 			}
 		}

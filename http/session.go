@@ -25,10 +25,21 @@ import (
 // process's map is a cache of what it has seen, with what cannot be
 // shared: the live event streams of each session, and their end.
 //
-// The limits per token and in all (maxPerToken, maxSessions) are this
-// process's: past maxPerToken, the token's least recently used session
-// here ends everywhere; past maxSessions, the least recently used only
-// leaves the cache (it is read again from the store when it is next used).
+// A live event stream is one long request, which only events and
+// heartbeats wake. One loop per server re-checks, every
+// sessionCheckEvery, the sessions that hold streams here (one read of the
+// session and one of its token, however many streams it holds): a session
+// ended on another replica, or its token revoked, ends its streams here
+// within that time. Ended here, they end at once.
+//
+// The limit per token (maxPerToken) is the store's to keep, counted at
+// each sign-in over every replica's sessions: past it, the token's least
+// recently used session ends everywhere (least recently used as the store
+// knows it: a replica writes a session's last request at most every
+// sessionTouchEvery). The limit in all (maxSessions)
+// is this cache's: past it, the least recently used session without a
+// stream only leaves the cache (it is read again from the store when it is
+// next used).
 const (
 	sessionCookie     = "airlock_session"
 	sessionPath       = "/inbox"
@@ -36,8 +47,9 @@ const (
 	sessionIdle       = 30 * time.Minute // since the last request
 	sessionTouchEvery = time.Minute      // a session's last request is written to the store at most this often
 	sessionPruneEvery = time.Minute      // expired sessions are deleted from the store, at a sign-in, at most this often
-	maxSessions       = 10000            // in the cache; beyond it, the least recently used goes
-	maxPerToken       = 32               // sessions of one token; beyond it, its least recently used goes
+	sessionCheckEvery = 5 * time.Second  // a session with live streams here is re-checked against the store this often
+	maxSessions       = 10000            // in the cache; beyond it, the least recently used without a stream goes
+	maxPerToken       = 32               // sessions of one token, on every replica; beyond it, its least recently used goes
 	maxStreams        = 16               // live event streams of one session (its open tabs)
 	maxTokenLength    = 4096             // a pasted token longer than this is not one
 )
@@ -63,56 +75,45 @@ func (ss *session) expired(now time.Time) bool {
 // sessions caches the live sessions, keyed by the SHA-256 of their ID (as
 // the store keeps them) so that the map never holds a usable cookie value.
 type sessions struct {
-	mu     sync.Mutex
-	m      map[airlock.Hash]*session
-	pruned time.Time // when expired sessions were last deleted from the store
+	mu       sync.Mutex
+	m        map[airlock.Hash]*session
+	pruned   time.Time // when expired sessions were last deleted from the store
+	watching bool      // the loop that re-checks the sessions with streams runs
 }
 
 func sessionKey(id string) airlock.Hash { return sha256.Sum256([]byte(id)) }
 
 // create starts a session for t and returns its ID: 256 random bits. The
-// store keeps it first; nothing is cached if it cannot.
+// store keeps it first, and ends the token's least recently used sessions
+// past maxPerToken, whichever replica started them; nothing is cached if
+// it cannot.
 func (sm *sessions) create(ctx context.Context, st airlock.SessionStore, log *slog.Logger,
 	t airlock.Token, secret airlock.Hash, now time.Time) (string, error) {
 	var b [32]byte
 	rand.Read(b[:]) // never fails (crypto/rand panics rather than return short)
 	id := base64.RawURLEncoding.EncodeToString(b[:])
 	k := sessionKey(id)
-	if err := st.CreateSession(ctx, airlock.Session{ID: k, TokenID: t.ID, Secret: secret, Created: now, Seen: now}); err != nil {
+	ended, err := st.CreateSession(ctx, airlock.Session{ID: k, TokenID: t.ID, Secret: secret, Created: now, Seen: now}, maxPerToken)
+	if err != nil {
 		return "", err
 	}
 	sm.mu.Lock()
 	if sm.m == nil {
 		sm.m = map[airlock.Hash]*session{}
 	}
-	// One token cannot crowd out everyone else's sessions: past its own
-	// limit, its least recently used session goes, everywhere; past the
-	// total, the least recently used of all leaves the cache.
-	var lru, lruOwn airlock.Hash
-	var oldest, oldestOwn time.Time
-	own := 0
+	// The sessions the store ended end here at once, with their streams;
+	// the other replicas find them gone at their next request, or their
+	// next check of their streams.
+	for _, k := range ended {
+		sm.drop(k)
+	}
 	for k, v := range sm.m {
 		if v.expired(now) {
 			sm.drop(k)
-			continue
-		}
-		if v.token.ID == t.ID {
-			own++
-			if oldestOwn.IsZero() || v.seen.Before(oldestOwn) {
-				lruOwn, oldestOwn = k, v.seen
-			}
-		}
-		if oldest.IsZero() || v.seen.Before(oldest) {
-			lru, oldest = k, v.seen
 		}
 	}
-	var ended []airlock.Hash
-	switch {
-	case own >= maxPerToken:
-		sm.drop(lruOwn)
-		ended = append(ended, lruOwn)
-	case len(sm.m) >= maxSessions:
-		sm.drop(lru)
+	if len(sm.m) >= maxSessions {
+		sm.evictLRU()
 	}
 	sm.m[k] = &session{token: t, secret: secret, created: now, seen: now, stored: now, done: make(chan struct{})}
 	prune := now.Sub(sm.pruned) >= sessionPruneEvery
@@ -121,11 +122,6 @@ func (sm *sessions) create(ctx context.Context, st airlock.SessionStore, log *sl
 	}
 	sm.mu.Unlock()
 
-	for _, k := range ended {
-		if err := st.DeleteSession(ctx, k); err != nil {
-			log.Warn("inbox: end a token's least recently used session", "err", err)
-		}
-	}
 	if prune {
 		if _, err := st.DeleteExpiredSessions(ctx, now.Add(-sessionIdle), now.Add(-sessionMaxAge)); err != nil {
 			log.Warn("inbox: delete expired sessions", "err", err)
@@ -160,7 +156,12 @@ func (sm *sessions) get(ctx context.Context, st airlock.SessionStore, log *slog.
 	if id == "" {
 		return session{}, sessionGone
 	}
-	k := sessionKey(id)
+	return sm.lookup(ctx, st, log, sessionKey(id), now, touch)
+}
+
+// lookup is get by the key the store and the cache hold.
+func (sm *sessions) lookup(ctx context.Context, st airlock.SessionStore, log *slog.Logger,
+	k airlock.Hash, now time.Time, touch bool) (session, sessionState) {
 	stored, err := st.Session(ctx, k)
 	switch {
 	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
@@ -219,17 +220,23 @@ func (sm *sessions) get(ctx context.Context, st airlock.SessionStore, log *slog.
 	return got, sessionLive
 }
 
-// evictLRU drops the least recently used session from the cache; sm.mu is
-// held.
+// evictLRU takes the least recently used session without a stream out of
+// the cache; sm.mu is held. It does not end: the store holds it, and its
+// next request reads it again. Sessions with streams stay, however many
+// (each holds a connection open): their count, and their end, are only
+// here.
 func (sm *sessions) evictLRU() {
 	var lru airlock.Hash
 	var oldest time.Time
+	found := false
 	for k, v := range sm.m {
-		if oldest.IsZero() || v.seen.Before(oldest) {
-			lru, oldest = k, v.seen
+		if v.streams == 0 && (!found || v.seen.Before(oldest)) {
+			lru, oldest, found = k, v.seen, true
 		}
 	}
-	sm.drop(lru)
+	if found {
+		delete(sm.m, lru)
+	}
 }
 
 // streamOpening is what openStream found.
@@ -265,6 +272,35 @@ func (sm *sessions) closeStream(id string) {
 	}
 }
 
+// watch reports whether the caller is to start the loop that re-checks the
+// sessions with streams (inbox.watchStreams): none runs.
+func (sm *sessions) watch() bool {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	if sm.watching {
+		return false
+	}
+	sm.watching = true
+	return true
+}
+
+// streaming returns the keys of the sessions with live streams here. None:
+// the loop that asked is to stop, and the next stream starts another.
+func (sm *sessions) streaming() []airlock.Hash {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	var ks []airlock.Hash
+	for k, v := range sm.m {
+		if v.streams > 0 {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		sm.watching = false
+	}
+	return ks
+}
+
 // end ends the session under key k here.
 func (sm *sessions) end(k airlock.Hash) {
 	sm.mu.Lock()
@@ -279,6 +315,65 @@ func (sm *sessions) endToken(tokenID string) {
 	for k, v := range sm.m {
 		if v.token.ID == tokenID {
 			sm.drop(k)
+		}
+	}
+}
+
+// watchStreams re-checks against the store, every sessionCheckEvery, each
+// session holding live event streams here, until none does or the server
+// drains: a session signed out on another replica (or trimmed there past
+// maxPerToken), expired, or whose token was revoked, ends here, and its
+// streams with it. A round reads each such session and each of their
+// tokens once, however many streams they hold; a store that does not
+// answer ends the round early (the streams stay: the next round tries
+// again).
+func (in *inbox) watchStreams() {
+	ctx, cancel := in.s.waitContext(context.Background(), 1<<62)
+	defer cancel()
+	tick := time.NewTicker(sessionCheckEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			// Draining: every stream ends now, and none starts again.
+			return
+		case <-tick.C:
+		}
+		ks := in.sessions.streaming()
+		if len(ks) == 0 {
+			return
+		}
+		in.recheck(ctx, ks)
+	}
+}
+
+// recheck is one round of watchStreams over the sessions under keys ks.
+func (in *inbox) recheck(ctx context.Context, ks []airlock.Hash) {
+	ctx, cancel := context.WithTimeout(ctx, sessionCheckEvery)
+	defer cancel()
+	now := time.Now()
+	tokens := map[airlock.Hash]tokenState{} // by secret hash
+	for _, k := range ks {
+		if ctx.Err() != nil {
+			return
+		}
+		ss, state := in.sessions.lookup(ctx, in.s.store(), in.s.logger(), k, now, false)
+		switch state {
+		case sessionGone: // lookup ended it here, and its streams
+			continue
+		case sessionUnknown:
+			return
+		}
+		ts, ok := tokens[ss.secret]
+		if !ok {
+			_, ts = in.checkToken(ctx, ss.secret)
+			tokens[ss.secret] = ts
+		}
+		switch ts {
+		case tokenDead:
+			in.sessions.endToken(ss.token.ID)
+		case tokenUnknown:
+			return
 		}
 	}
 }
@@ -465,12 +560,14 @@ func (in *inbox) signout(w http.ResponseWriter, r *http.Request) {
 	secure(w)
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
 		k := sessionKey(c.Value)
-		in.sessions.end(k)
 		if err := in.s.store().DeleteSession(withRequestInfo(r), k); err != nil {
 			// The browser forgets the cookie all the same; the session
 			// ends at its idle limit.
 			in.s.logger().Error("inbox sign-out: delete the session", "err", err)
 		}
+		// Its streams end after the store forgot it: a page told its
+		// stream closed asks at once whether its session lives.
+		in.sessions.end(k)
 	}
 	clearCookie(w, r)
 	http.Redirect(w, r, "/inbox/signin", http.StatusSeeOther)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -39,6 +40,23 @@ func newSyncServer(t *testing.T) *syncServer {
 		db.Close()
 	})
 	return &syncServer{t: t, s: s, db: db}
+}
+
+// replica is another server on the same database, through a store handle
+// of its own (as another process has): it shares nothing with ss but the
+// file.
+func (ss *syncServer) replica() *syncServer {
+	ss.t.Helper()
+	db := sqlite.NewDB(ss.db.Path)
+	if err := db.Open(ss.t.Context()); err != nil {
+		ss.t.Fatal(err)
+	}
+	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(ss.t), Store: db}}
+	ss.t.Cleanup(func() {
+		s.Drain()
+		db.Close()
+	})
+	return &syncServer{t: ss.t, s: s, db: db}
 }
 
 // reviewer stores a reviewer token and returns its secret.
@@ -106,16 +124,34 @@ type stream struct {
 	cancel context.CancelFunc
 }
 
-func (ss *syncServer) stream(c *http.Cookie) *stream {
+func (ss *syncServer) stream(c *http.Cookie) *stream { return ss.streamHook(c, nil) }
+
+// streamHook is stream with a hook called with each write, before it is
+// recorded: what the page does on reading it.
+func (ss *syncServer) streamHook(c *http.Cookie, hook func([]byte)) *stream {
 	ctx, cancel := context.WithCancel(ss.t.Context())
 	st := &stream{rec: httptest.NewRecorder(), done: make(chan struct{}), cancel: cancel}
 	req := ss.request(ctx, "GET", "/inbox/events", nil, c, nil)
+	var w http.ResponseWriter = st.rec
+	if hook != nil {
+		w = &hookRecorder{ResponseRecorder: st.rec, hook: hook}
+	}
 	go func() {
 		defer close(st.done)
-		ss.s.Handler().ServeHTTP(st.rec, req)
+		ss.s.Handler().ServeHTTP(w, req)
 	}()
 	ss.t.Cleanup(cancel)
 	return st
+}
+
+type hookRecorder struct {
+	*httptest.ResponseRecorder
+	hook func([]byte)
+}
+
+func (h *hookRecorder) Write(b []byte) (int, error) {
+	h.hook(b)
+	return h.ResponseRecorder.Write(b)
 }
 
 // ended reports, once every goroutine of the bubble waits, whether the
@@ -197,6 +233,90 @@ func TestInboxSessionsPerToken(t *testing.T) {
 	})
 }
 
+// The limit of sessions per token holds across replicas: the sign-in past
+// it, on whichever replica, ends the token's least recently used session
+// on all of them, its streams with it.
+func TestInboxSessionsPerTokenAcrossReplicas(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newSyncServer(t)
+		b := a.replica()
+		replicas := []*syncServer{a, b}
+		bob := a.reviewer("bob")
+		var cookies []*http.Cookie
+		var st *stream
+		for i := range airlockhttp.MaxPerToken + 1 {
+			time.Sleep(time.Second) // distinct last uses
+			cookies = append(cookies, replicas[i%2].signIn(bob))
+			if i == 0 {
+				st = b.stream(cookies[0])
+			}
+		}
+		time.Sleep(airlockhttp.SessionCheckEvery)
+		if !st.ended() || !st.closed() {
+			t.Errorf("the stream of the session ended past the limit, on the other replica: ended %v\n%s", st.ended(), st.rec.Body)
+		}
+		for j, ss := range replicas {
+			if ss.live(cookies[0]) {
+				t.Errorf("replica %d: bob's %d sessions over two replicas kept the least recently used one past the limit", j, len(cookies))
+			}
+			for i, c := range cookies[1:] {
+				if !ss.live(c) {
+					t.Fatalf("replica %d: bob's session %d of the last %d ended", j, i+1, airlockhttp.MaxPerToken)
+				}
+			}
+		}
+	})
+}
+
+// The streams' checks cost one read of each session and of each token a
+// round, however many streams they hold.
+func TestInboxStreamChecksPerSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newSyncServer(t)
+		cs := &countingStore{DB: a.db}
+		b := &syncServer{t: t, s: &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: cs}}, db: a.db}
+		t.Cleanup(b.s.Drain)
+		bob, alice := a.reviewer("bob"), a.reviewer("alice")
+		var open []*stream
+		for _, c := range []*http.Cookie{a.signIn(bob), a.signIn(bob), a.signIn(alice)} {
+			for range 4 {
+				open = append(open, b.stream(c))
+			}
+		}
+		for i, st := range open {
+			if st.ended() {
+				t.Fatalf("stream %d ended: %d %s", i, st.rec.Code, st.rec.Body)
+			}
+		}
+		cs.sessions.Store(0)
+		cs.tokens.Store(0)
+		time.Sleep(airlockhttp.SessionCheckEvery)
+		synctest.Wait()
+		if got, want := cs.sessions.Load(), int64(3); got != want {
+			t.Errorf("a round over 12 streams of 3 sessions read %d sessions, want %d", got, want)
+		}
+		if got, want := cs.tokens.Load(), int64(2); got != want {
+			t.Errorf("a round over 12 streams of 2 tokens read %d tokens, want %d", got, want)
+		}
+	})
+}
+
+// countingStore counts the reads of sessions and tokens.
+type countingStore struct {
+	*sqlite.DB
+	sessions, tokens atomic.Int64
+}
+
+func (cs *countingStore) Session(ctx context.Context, id airlock.Hash) (airlock.Session, error) {
+	cs.sessions.Add(1)
+	return cs.DB.Session(ctx, id)
+}
+
+func (cs *countingStore) TokenBySecret(ctx context.Context, secret airlock.Hash) (airlock.Token, error) {
+	cs.tokens.Add(1)
+	return cs.DB.TokenBySecret(ctx, secret)
+}
+
 // Signing out ends the session's open event streams at once, not at their
 // next heartbeat.
 func TestInboxSignOutEndsStreams(t *testing.T) {
@@ -212,6 +332,101 @@ func TestInboxSignOutEndsStreams(t *testing.T) {
 		}
 		if !st.ended() {
 			t.Fatal("signing out left the session's event stream open")
+		}
+		if !st.closed() {
+			t.Fatalf("the stream of a session signed out ended without the closing event:\n%s", st.rec.Body)
+		}
+	})
+}
+
+// A page told that its stream closed for good asks at once whether its
+// session lives (inbox.js): by then, the answer is no.
+func TestInboxStreamClosedAfterSessionGone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		c := ss.signIn(ss.reviewer("bob"))
+		probe := map[string]string{"HX-Request": "true"}
+		asked := 0
+		st := ss.streamHook(c, func(b []byte) {
+			if !strings.Contains(string(b), "event: airlock-closed") {
+				return
+			}
+			asked++
+			// The page's cookie is still set: the sign-out's answer, which
+			// clears it, may come after the stream's last event.
+			if got := ss.serve("GET", "/inbox/session", nil, c, probe).StatusCode; got != http.StatusUnauthorized {
+				t.Errorf("the session when its stream is closed: %d, want 401", got)
+			}
+		})
+		if st.ended() {
+			t.Fatalf("the stream ended by itself: %d %s", st.rec.Code, st.rec.Body)
+		}
+		if got := ss.serve("POST", "/inbox/signout", nil, c, nil).StatusCode; got != http.StatusSeeOther {
+			t.Fatalf("sign-out: %d", got)
+		}
+		if !st.ended() || asked != 1 {
+			t.Fatalf("the stream after sign-out: ended %v, closing events %d, want 1\n%s", st.ended(), asked, st.rec.Body)
+		}
+	})
+}
+
+// closed reports whether the stream ended with the event that closes a
+// page's stream for good, saying that its session ended.
+func (st *stream) closed() bool {
+	return strings.HasSuffix(st.rec.Body.String(), "\n\nevent: airlock-closed\ndata: signed out\n\n")
+}
+
+// A stream held open on one replica ends within SessionCheckEvery of its
+// session's sign-out on another, where nothing wakes it (sessions are not
+// audited), well before its next heartbeat.
+func TestInboxSignOutEndsStreamsOnOtherReplicas(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newSyncServer(t)
+		b := a.replica()
+		bob := a.signIn(a.reviewer("bob"))
+		alice := a.signIn(a.reviewer("alice"))
+		st, other := b.stream(bob), b.stream(alice)
+		if st.ended() {
+			t.Fatalf("the stream ended by itself: %d %s", st.rec.Code, st.rec.Body)
+		}
+		time.Sleep(airlockhttp.SessionCheckEvery / 2)
+		if got := a.serve("POST", "/inbox/signout", nil, bob, nil).StatusCode; got != http.StatusSeeOther {
+			t.Fatalf("sign-out: %d", got)
+		}
+		time.Sleep(airlockhttp.SessionCheckEvery)
+		if !st.ended() {
+			t.Fatalf("a sign-out on another replica left the session's event stream open %s later", airlockhttp.SessionCheckEvery)
+		}
+		if !st.closed() {
+			t.Fatalf("the stream ended without the closing event:\n%s", st.rec.Body)
+		}
+		if other.ended() {
+			t.Fatalf("another person's stream ended: %s", other.rec.Body)
+		}
+	})
+}
+
+// The same for a token revoked elsewhere when this replica misses the
+// wake-up its audit event brings (a PostgreSQL notification lost with its
+// connection; here, another process's append, which an SQLite store sees
+// at its next poll, made rare).
+func TestInboxRevokedTokenEndsStreamsOnOtherReplicas(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newSyncServer(t)
+		b := a.replica()
+		b.db.PollInterval = time.Hour
+		c := a.signIn(a.reviewer("eve"))
+		st := b.stream(c)
+		if st.ended() {
+			t.Fatalf("the stream ended by itself: %d %s", st.rec.Code, st.rec.Body)
+		}
+		if _, err := a.db.RevokeToken(t.Context(), "reviewer:eve", "root"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(airlockhttp.SessionCheckEvery)
+		if !st.ended() || !st.closed() {
+			t.Fatalf("a token revoked elsewhere left its session's event stream open %s later (ended %v):\n%s",
+				airlockhttp.SessionCheckEvery, st.ended(), st.rec.Body)
 		}
 	})
 }

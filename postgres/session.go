@@ -12,9 +12,9 @@ import (
 
 var _ airlock.SessionStore = (*DB)(nil)
 
-// Sessions are not part of the chain: each write is one statement of its
-// own, outside the write batches, so that sign-ins never queue behind
-// decisions nor hold the chain's lock.
+// Sessions are not part of the chain: each write is a statement of its
+// own (a sign-in, a short transaction), outside the write batches, so that
+// sign-ins never queue behind decisions nor hold the chain's lock.
 
 // execSession runs one session write on the pool.
 func (db *DB) execSession(ctx context.Context, what, q string, args ...any) (pgconn.CommandTag, error) {
@@ -28,21 +28,62 @@ func (db *DB) execSession(ctx context.Context, what, q string, args ...any) (pgc
 	return tag, nil
 }
 
-// CreateSession stores a web inbox session.
-func (db *DB) CreateSession(ctx context.Context, s airlock.Session) error {
+// CreateSession stores a web inbox session and trims its token's least
+// recently used ones past perToken.
+//
+// The sign-ins of one token take a lock of their own before they count:
+// under READ COMMITTED, two replicas counting at once would each miss the
+// other's new session and leave one too many. It is a transaction-level
+// advisory lock keyed by two integers (hashes of the schema and of the
+// token's ID), a key space apart from the single-integer keys of the chain
+// and the migrations: a sign-in never waits for a write batch; two tokens
+// whose IDs hash alike only take turns.
+func (db *DB) CreateSession(ctx context.Context, s airlock.Session, perToken int) ([]airlock.Hash, error) {
 	if err := s.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	tag, err := db.execSession(ctx, "create session", `INSERT INTO sessions (id_hash, token_id, secret_hash, created, seen)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-		s.ID[:], s.TokenID, s.Secret[:], nanos(s.Created), nanos(s.Seen))
+	if perToken < 1 {
+		return nil, airlock.Errorf(airlock.EINVALID, "a token must be allowed one session at least, not %d", perToken)
+	}
+	if db.pool == nil {
+		return nil, airlock.Errorf(airlock.EUNAVAILABLE, "postgres: store is not open")
+	}
+	var ended []airlock.Hash
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		ended = nil
+		schema, token := int32(fnvHash("airlock.sessions:"+db.schema())), int32(fnvHash(s.TokenID))
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, schema, token); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id_hash, token_id, secret_hash, created, seen)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+			text([]any{s.ID[:], s.TokenID, s.Secret[:], nanos(s.Created), nanos(s.Seen)})...)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return airlock.Errorf(airlock.ECONFLICT, "the session exists")
+		}
+		rows, err := tx.Query(ctx, `DELETE FROM sessions WHERE id_hash IN (
+				SELECT id_hash FROM sessions WHERE token_id = $1 AND id_hash <> $2
+				ORDER BY seen DESC, created DESC, id_hash DESC OFFSET $3)
+			RETURNING id_hash`, text([]any{s.TokenID, s.ID[:], perToken - 1})...)
+		if err != nil {
+			return err
+		}
+		ended, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (airlock.Hash, error) {
+			var b []byte
+			var k airlock.Hash
+			err := r.Scan(&b)
+			copy(k[:], b)
+			return k, err
+		})
+		return err
+	})
 	if err != nil {
-		return err
+		return nil, db.unavailable("create session", err)
 	}
-	if tag.RowsAffected() == 0 {
-		return airlock.Errorf(airlock.ECONFLICT, "the session exists")
-	}
-	return nil
+	return ended, nil
 }
 
 // Session returns the session stored under an ID hash.

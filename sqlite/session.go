@@ -11,14 +11,22 @@ import (
 
 var _ airlock.SessionStore = (*DB)(nil)
 
-// CreateSession stores a web inbox session.
-func (db *DB) CreateSession(ctx context.Context, s airlock.Session) error {
+// CreateSession stores a web inbox session and trims its token's least
+// recently used ones past perToken. The writer runs one transaction at a
+// time (and SQLite one writer per file): each sign-in counts the sessions
+// the one before left.
+func (db *DB) CreateSession(ctx context.Context, s airlock.Session, perToken int) ([]airlock.Hash, error) {
 	if err := s.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	return db.exec(ctx, func(w *wtx) error {
-		// Checked first, under the writer's lock: a refusal after a write
-		// would abort the whole batch.
+	if perToken < 1 {
+		return nil, airlock.Errorf(airlock.EINVALID, "a token must be allowed one session at least, not %d", perToken)
+	}
+	var ended []airlock.Hash
+	err := db.exec(ctx, func(w *wtx) error {
+		ended = nil
+		// Checked and read first, under the writer's lock: a refusal
+		// after a write would abort the whole batch.
 		var taken bool
 		if err := w.tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM sessions WHERE id_hash = ?)`, s.ID[:]).Scan(&taken); err != nil {
 			return unavailable("read sessions", err)
@@ -26,10 +34,39 @@ func (db *DB) CreateSession(ctx context.Context, s airlock.Session) error {
 		if taken {
 			return airlock.Errorf(airlock.ECONFLICT, "the session exists")
 		}
-		_, err := w.exec(`INSERT INTO sessions (id_hash, token_id, secret_hash, created, seen) VALUES (?, ?, ?, ?, ?)`,
-			s.ID[:], s.TokenID, s.Secret[:], nanos(s.Created), nanos(s.Seen))
-		return err
+		rows, err := w.tx.Query(`SELECT id_hash FROM sessions WHERE token_id = ?
+			ORDER BY seen DESC, created DESC, id_hash DESC LIMIT -1 OFFSET ?`, s.TokenID, perToken-1)
+		if err != nil {
+			return unavailable("read sessions", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var b []byte
+			if err := rows.Scan(&b); err != nil {
+				return unavailable("read sessions", err)
+			}
+			var k airlock.Hash
+			copy(k[:], b)
+			ended = append(ended, k)
+		}
+		if err := rows.Err(); err != nil {
+			return unavailable("read sessions", err)
+		}
+		if _, err := w.exec(`INSERT INTO sessions (id_hash, token_id, secret_hash, created, seen) VALUES (?, ?, ?, ?, ?)`,
+			s.ID[:], s.TokenID, s.Secret[:], nanos(s.Created), nanos(s.Seen)); err != nil {
+			return err
+		}
+		for _, k := range ended {
+			if _, err := w.exec(`DELETE FROM sessions WHERE id_hash = ?`, k[:]); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return ended, nil
 }
 
 // Session returns the session stored under an ID hash.

@@ -81,14 +81,20 @@
       el.textContent = "";
     }
   }
+  // Whether the session lives: 401 once it ended.
+  function askSession() {
+    return fetch("/inbox/session", { headers: { "HX-Request": "true" }, cache: "no-store", credentials: "same-origin" });
+  }
+  // No more retries: the stream cannot come back without a sign-in.
+  function signedOut(source) {
+    if (source && source.removeAttribute) source.removeAttribute("sse-connect");
+    banner('You are signed out: this page no longer updates. <a href="/inbox/signin">Sign in again</a>.');
+  }
   document.addEventListener("htmx:sseError", function (e) {
     var source = e.target;
-    fetch("/inbox/session", { headers: { "HX-Request": "true" }, cache: "no-store", credentials: "same-origin" })
-      .then(function (r) {
+    askSession().then(function (r) {
         if (r.status === 401) {
-          // No more retries: the stream cannot come back without a sign-in.
-          if (source && source.removeAttribute) source.removeAttribute("sse-connect");
-          banner('You are signed out: this page no longer updates. <a href="/inbox/signin">Sign in again</a>.');
+          signedOut(source);
         } else {
           banner("Live updates are paused: the server does not answer. Retrying…");
         }
@@ -97,12 +103,21 @@
       });
   });
   document.addEventListener("htmx:sseOpen", function () { banner(""); });
-  // The server closed the stream for good (this session holds too many
-  // live pages): the extension does not retry, and the page says why.
+  // The server closed the stream for good, and the extension does not
+  // retry: the session ended (signed out, on this server or another, idle,
+  // its token revoked) or it holds too many live pages. Ask which.
   document.addEventListener("htmx:sseClose", function (e) {
-    if (e.detail && e.detail.type === "message") {
-      banner("This page no longer updates: this session has too many pages open. Close some, then reload this one.");
-    }
+    if (!e.detail || e.detail.type !== "message") return;
+    var source = e.target;
+    askSession().then(function (r) {
+      if (r.status === 401) {
+        signedOut(source);
+      } else {
+        banner("This page no longer updates: this session has too many pages open. Close some, then reload this one.");
+      }
+    }, function () {
+      banner("This page no longer updates: the server does not answer. Reload it in a moment.");
+    });
   });
 
   // Keyboard shortcuts. None fires while typing in a field, and none
