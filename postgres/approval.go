@@ -497,16 +497,14 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 }
 
 // markUsed records that an approved request was used (a grant, or an
-// ask's collection) and appends the caller's record, then the use. The
-// row is locked and was checked unused; the condition guards it again.
+// ask's collection) and appends the caller's record, then the use. Every
+// caller locked the row (FOR UPDATE) and found it unused, so the update is
+// sent with the commit (wtx.later); its condition still guards it: an
+// update that changes no row aborts the batch (see settle).
 func (w *wtx) markUsed(ap *airlock.Approval, rec, used airlock.Record) error {
-	tag, err := w.exec(`UPDATE approvals SET grant_used = $1 WHERE id = $2 AND grant_used = 0`, nanos(ap.GrantUsed), ap.ID)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() != 1 {
-		return airlock.Errorf(airlock.CodeUsed, "approval %s was used already", ap.ID)
-	}
+	w.later(`WITH u AS (UPDATE approvals SET grant_used = $1 WHERE id = $2 AND grant_used = 0 RETURNING 1)
+		SELECT 1 / count(*)::int FROM u`, []any{nanos(ap.GrantUsed), ap.ID}, nil)
+	w.writes++
 	w.append(rec, ap.ID)
 	w.append(used, ap.ID)
 	return nil

@@ -279,7 +279,8 @@ func (c cpuTimes) busySince(c0 cpuTimes) float64 {
 // round trip on one connection (SELECT 1) then a durable single-row
 // INSERT on another, timed as one. Alternated op by op; p50 and p99
 // nearest-rank, and their ratios. Also reported: the reviewer's side,
-// ResolveApproval itself (resolve-p50-µs).
+// ResolveApproval itself (resolve-p50-µs), and the notification's part,
+// B's commit to A's WaitApproval returning (notified-p50-µs).
 //
 //	go test -run '^$' -bench WakeupPaired -benchtime 1000x -count 3 ./postgres
 func BenchmarkWakeupPaired(b *testing.B) {
@@ -294,7 +295,7 @@ func BenchmarkWakeupPaired(b *testing.B) {
 	}
 	payload := []byte(`{"n":1}`)
 	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
-	var wake, anchor, resolve []time.Duration
+	var wake, anchor, resolve, notifiedIn []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
@@ -304,11 +305,13 @@ func BenchmarkWakeupPaired(b *testing.B) {
 			b.Fatal(err)
 		}
 		released := make(chan time.Time, 1)
+		notified := make(chan time.Time, 1)
 		go func() {
 			got, err := a.WaitApproval(context.Background(), ap.ID)
 			if err != nil || got.Status != airlock.StatusApproved {
 				b.Errorf("woke with %s, %v", got.Status, err)
 			}
+			notified <- time.Now()
 			if _, err := a.CollectApproval(context.Background(), ap.ID, rec); err != nil {
 				b.Error(err)
 			}
@@ -327,6 +330,7 @@ func BenchmarkWakeupPaired(b *testing.B) {
 				t1 := time.Now()
 				resolve = append(resolve, t1.Sub(t0))
 				wake = append(wake, (<-released).Sub(t1))
+				notifiedIn = append(notifiedIn, (<-notified).Sub(t1))
 			} else {
 				if _, err := hop.Exec(context.Background(), `SELECT 1`); err != nil {
 					b.Fatal(err)
@@ -340,6 +344,8 @@ func BenchmarkWakeupPaired(b *testing.B) {
 	}
 	b.StopTimer()
 	reportPaired(b, "wake-up", wake, "anchor", anchor)
+	slices.Sort(notifiedIn)
+	b.ReportMetric(float64(notifiedIn[len(notifiedIn)/2].Microseconds()), "notified-p50-µs")
 	slices.Sort(resolve)
 	b.ReportMetric(float64(resolve[len(resolve)/2].Microseconds()), "resolve-p50-µs")
 }

@@ -77,15 +77,16 @@ func (db *DB) submit(ctx context.Context, w write) error {
 // every op of the batch fails with EUNAVAILABLE: nothing of it is
 // acknowledged.
 //
-// A batch takes two round trips: begin (lock, read the head), then the
-// rows and the commit. A batch of append-only ops (execAppend) takes one
-// when this DB knows the head its last batch committed and no other
-// replica has been writing: its events are sealed on that head, and one
-// pipeline begins, locks, checks that the head is still that one (a
-// statement that fails otherwise, which aborts the transaction before its
-// COMMIT), writes and commits. If another replica appended meanwhile,
-// nothing of the attempt commits, and the batch runs again the two-trip
-// way, sealed on the head read under the lock.
+// A batch takes two round trips: the first sends BEGIN, the chain's lock
+// and the head's read with the batch's first statement; the second, the
+// writes sent later (wtx.later), the rows and the commit. A batch of
+// append-only ops (execAppend) takes one when this DB knows the head its
+// last batch committed and no other replica has been writing: its events
+// are sealed on that head, and one statement takes the lock, checks that
+// the head is still that one, and writes the rows, in the pipeline's
+// implicit transaction. If another replica appended meanwhile, nothing of
+// the attempt commits, and the batch runs again the two-trip way, sealed
+// on the head read under the lock.
 func (db *DB) run(batch []*op) {
 	var w *wtx
 	defer func() {
