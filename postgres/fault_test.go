@@ -72,14 +72,7 @@ func TestDatabaseDown(t *testing.T) {
 	if _, err := other.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-woke:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("after the outage, a change on another replica did not wake the waiter")
-	}
+	mustWake(t, woke, "after the outage, a change on another replica did not wake the waiter")
 	// The first append, the request and its resolution: nothing of the
 	// writes refused while the database was away.
 	if rep := airlocktest.MustVerify(t, db); rep.Events != 3 {

@@ -431,13 +431,21 @@ func TestReplicasHintEvents(t *testing.T) {
 		if _, err := b.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case err := <-woke:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("WaitEvents on replica A did not wake when replica B appended events alone")
+		mustWake(t, woke, "WaitEvents on replica A did not wake when replica B appended events alone")
+	}
+}
+
+// mustWake waits for a waiter's result: its error fails the test, and so
+// does no result within 10 s (failure, not a timing bound: a wake-up
+// takes milliseconds).
+func mustWake(t *testing.T, woke <-chan error, failure string) {
+	t.Helper()
+	select {
+	case err := <-woke:
+		if err != nil {
+			t.Fatal(err)
 		}
+	case <-time.After(10 * time.Second):
+		t.Fatal(failure)
 	}
 }
