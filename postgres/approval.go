@@ -173,18 +173,23 @@ func (db *DB) ResolveApproval(ctx context.Context, r airlock.Resolution) (airloc
 		return airlock.Approval{}, err
 	}
 	var ap airlock.Approval
-	err := db.exec(ctx, func(w *wtx) error {
+	err := db.exec(ctx, resolve(r, &ap))
+	return ap, err
+}
+
+// resolve is ResolveApproval's op: it applies r, setting *ap.
+func resolve(r airlock.Resolution, ap *airlock.Approval) func(*wtx) error {
+	return func(w *wtx) error {
 		var err error
-		if ap, err = w.approval(r.ApprovalID); err != nil {
+		if *ap, err = w.approval(r.ApprovalID); err != nil {
 			return err
 		}
 		now := w.now()
-		if err := r.Check(&ap, now); err != nil {
+		if err := r.Check(ap, now); err != nil {
 			return err
 		}
-		return w.settle(&ap, ap.Resolve(&r, now))
-	})
-	return ap, err
+		return w.settle(ap, ap.Resolve(&r, now))
+	}
 }
 
 // CancelApproval withdraws a pending request.
