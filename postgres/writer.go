@@ -205,8 +205,9 @@ func isRefusal(err error) bool {
 }
 
 // wtx is the writer's transaction: ops write approvals, tokens and
-// deliveries' states directly, and append events, trust records and new
-// deliveries to buffers written once per batch.
+// deliveries' states with statements of their own or sent later, and
+// append events, trust records and new deliveries to buffers written once
+// per batch.
 type wtx struct {
 	db   *DB
 	ctx  context.Context // bounds the whole batch
@@ -221,7 +222,7 @@ type wtx struct {
 	// headKnown: seq and head hold the chain's head (read under the lock,
 	// or assumed): events may be sealed.
 	headKnown bool
-	// pending are statements not sent yet: the batch's beginning, and
+	// unsent are statements not sent yet: the batch's beginning, and
 	// writes whose outcome is certain (wtx.later); they go ahead of the
 	// next statement, in its round trip.
 	unsent []pendingStmt
