@@ -3,7 +3,10 @@ package airlock
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // NotificationStatus is where a queued delivery stands.
@@ -162,6 +165,69 @@ func (n *Notification) Delivered(a Attempt) Event {
 	e := newEvent(kind, nil, outcome, n.ApprovalID, p)
 	e.Agent = n.Agent
 	return e
+}
+
+// Settle applies attempt a, made at now, to n as a store records it — its
+// status, error, due time, time sent and reference — and returns the
+// attempt's audit event (Delivered).
+func (n *Notification) Settle(a Attempt, now time.Time) Event {
+	ev := n.Delivered(a)
+	n.Status, n.LastError, n.SentAt = NotificationSent, "", now
+	switch {
+	case a.Err != nil && a.Retry.IsZero():
+		n.Status, n.LastError, n.SentAt = NotificationDead, a.Err.Error(), time.Time{}
+	case a.Err != nil:
+		n.Status, n.LastError, n.Due, n.SentAt = NotificationFailed, a.Err.Error(), a.Retry, time.Time{}
+	case a.Dropped != "":
+		n.Status, n.LastError = NotificationDropped, a.Dropped
+	}
+	if a.Ref != "" {
+		n.Ref = a.Ref
+	}
+	return ev
+}
+
+// ApplyMarks is how a store applies several marks in one transaction: it
+// reads every delivery first (read; ENOTFOUND skips the mark), since a
+// refusal after a write would abort the store's whole batch, then settles
+// each one that is live — not settled already, its claim not superseded
+// (Claim 0 or the delivery's attempts), and not marked earlier in marks.
+func ApplyMarks(marks []NotificationMark, read func(id int64) (Notification, error), settle func(n *Notification, a Attempt) error) error {
+	ns := make([]Notification, len(marks))
+	live := make([]bool, len(marks))
+	for i, m := range marks {
+		n, err := read(m.ID)
+		switch {
+		case ErrorCode(err) == ENOTFOUND:
+			continue
+		case err != nil:
+			return err
+		}
+		ns[i], live[i] = n, !n.Status.Settled() && (m.Claim == 0 || m.Claim == n.Attempts)
+	}
+	for i := range marks {
+		if !live[i] {
+			continue
+		}
+		if err := settle(&ns[i], marks[i].Attempt); err != nil {
+			return err
+		}
+		for j := i + 1; j < len(marks); j++ {
+			if marks[j].ID == marks[i].ID {
+				live[j] = false // a second mark of it is stale
+			}
+		}
+	}
+	return nil
+}
+
+// newDeliveryKey returns a fresh idempotency key.
+func newDeliveryKey() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		id = uuid.New()
+	}
+	return "msg_" + strings.ReplaceAll(id.String(), "-", "")
 }
 
 // Retried returns the audit event of a person sending a dead or failed

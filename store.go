@@ -44,6 +44,69 @@ func (r *Record) Prepare() error {
 	return nil
 }
 
+// Rows returns the trust records and deliveries a store writes with r, at
+// now, once it has sealed r's events as sealed (none when r has none): each
+// is linked to approvalID when set and it names none, and to the first
+// event (EventSeq) unless it names another. A trust record of a decision
+// or proposal event keeps no copy of the arguments the event carries. Each
+// notice is expanded into its deliveries by router (nil: kept as one), new
+// and due now unless it says when, with a fresh idempotency key; a notice
+// queued with its event is routed with the event's payload and keeps no
+// copy of it (a notifier reads it by EventSeq).
+func (r *Record) Rows(sealed []Event, approvalID string, now time.Time, router Router) ([]TrustRecord, []Notification) {
+	var seq int64
+	argsInEvent := false
+	if len(sealed) > 0 {
+		seq = sealed[0].Seq
+		argsInEvent = sealed[0].Kind == EventDecision || sealed[0].Kind == EventProposal
+	}
+	trust := make([]TrustRecord, 0, len(r.Trust))
+	for _, t := range r.Trust {
+		t.Time = now
+		if argsInEvent && t.EventSeq == 0 {
+			t.Args = nil
+		}
+		if approvalID != "" && t.ApprovalID == "" {
+			t.ApprovalID = approvalID
+		}
+		if t.EventSeq == 0 {
+			t.EventSeq = seq
+		}
+		trust = append(trust, t)
+	}
+	var notes []Notification
+	for _, n := range r.Notifications {
+		if approvalID != "" && n.ApprovalID == "" {
+			n.ApprovalID = approvalID
+		}
+		if n.EventSeq == 0 && len(sealed) > 0 {
+			n.EventSeq = seq
+		}
+		ofEvent := n.Payload == nil && len(sealed) > 0
+		if ofEvent {
+			n.Payload = sealed[0].Payload
+		}
+		ds := []Notification{n}
+		if router != nil {
+			ds = router.Route(n)
+		}
+		for _, d := range ds {
+			if ofEvent {
+				d.Payload = nil
+			}
+			d.ID, d.Created, d.Status, d.Attempts = 0, now, NotificationPending, 0
+			if d.Key == "" {
+				d.Key = newDeliveryKey()
+			}
+			if d.Due.IsZero() {
+				d.Due = now
+			}
+			notes = append(notes, d)
+		}
+	}
+	return trust, notes
+}
+
 // AuditLog is the append-only event log. It has no way to change or remove
 // an event: a store may only add to it and read it.
 type AuditLog interface {

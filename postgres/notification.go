@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -32,15 +31,6 @@ func scanDelivery(r pgx.Row, n *airlock.Notification) error {
 		n.Payload = payload
 	}
 	return nil
-}
-
-// newDeliveryKey returns a fresh idempotency key.
-func newDeliveryKey() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		id = uuid.New()
-	}
-	return "msg_" + strings.ReplaceAll(id.String(), "-", "")
 }
 
 // SetRouter sets how notices are expanded into deliveries from now on (nil:
@@ -132,53 +122,20 @@ func (db *DB) MarkNotifications(ctx context.Context, marks []airlock.Notificatio
 		return nil
 	}
 	return db.exec(ctx, func(w *wtx) error {
-		// Read (and lock) every row before writing any: a refusal after a
-		// write would abort the whole batch.
-		ns := make([]airlock.Notification, len(marks))
-		live := make([]bool, len(marks))
-		for i, m := range marks {
-			n, _, err := w.delivery(m.ID)
-			switch code := airlock.ErrorCode(err); {
-			case code == airlock.ENOTFOUND:
-				continue
-			case err != nil:
-				return err
-			}
-			ns[i], live[i] = n, !n.Status.Settled() && (m.Claim == 0 || m.Claim == n.Attempts)
+		read := func(id int64) (airlock.Notification, error) {
+			n, _, err := w.delivery(id)
+			return n, err
 		}
-		for i := range marks {
-			if live[i] {
-				if err := w.mark(&ns[i], marks[i].Attempt); err != nil {
-					return err
-				}
-				live[i] = false // a second mark of it in this batch is stale
-				for j := i + 1; j < len(marks); j++ {
-					if marks[j].ID == marks[i].ID {
-						live[j] = false
-					}
-				}
-			}
-		}
-		return nil
+		return airlock.ApplyMarks(marks, read, w.mark)
 	})
 }
 
 // mark records attempt a at delivery n, with its audit event.
 func (w *wtx) mark(n *airlock.Notification, a airlock.Attempt) error {
-	ev := n.Delivered(a)
-	now := w.now()
-	status, lastErr, due, sent := airlock.NotificationSent, "", n.Due, now
-	switch {
-	case a.Err != nil && a.Retry.IsZero():
-		status, lastErr, sent = airlock.NotificationDead, a.Err.Error(), time.Time{}
-	case a.Err != nil:
-		status, lastErr, due, sent = airlock.NotificationFailed, a.Err.Error(), a.Retry, time.Time{}
-	case a.Dropped != "":
-		status, lastErr = airlock.NotificationDropped, a.Dropped
-	}
+	ev := n.Settle(a, w.now())
 	if _, err := w.exec(`UPDATE deliveries SET status = $1, last_error = $2, due = $3,
-		lease = 0, sent_at = $4, ref = CASE WHEN $5 = '' THEN ref ELSE $5 END WHERE id = $6`,
-		string(status), lastErr, due.UnixNano(), nanos(sent), a.Ref, n.ID); err != nil {
+		lease = 0, sent_at = $4, ref = $5 WHERE id = $6`,
+		string(n.Status), n.LastError, n.Due.UnixNano(), nanos(n.SentAt), n.Ref, n.ID); err != nil {
 		return err
 	}
 	w.append(airlock.Record{Events: []airlock.Event{ev}}, "")

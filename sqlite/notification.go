@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/airlock-dev/airlock"
 )
 
@@ -55,15 +53,6 @@ func names(ns []string) string {
 	}
 	b, _ := json.Marshal(ns) // strings always encode
 	return string(b)
-}
-
-// newDeliveryKey returns a fresh idempotency key.
-func newDeliveryKey() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		id = uuid.New()
-	}
-	return "msg_" + strings.ReplaceAll(id.String(), "-", "")
 }
 
 // SetRouter sets how notices are expanded into deliveries from now on (nil:
@@ -143,53 +132,16 @@ func (db *DB) MarkNotifications(ctx context.Context, marks []airlock.Notificatio
 		return nil
 	}
 	return db.exec(ctx, func(w *wtx) error {
-		// Read every row before writing any: a refusal after a write
-		// would abort the whole batch.
-		ns := make([]airlock.Notification, len(marks))
-		live := make([]bool, len(marks))
-		for i, m := range marks {
-			n, err := w.delivery(m.ID)
-			switch code := airlock.ErrorCode(err); {
-			case code == airlock.ENOTFOUND:
-				continue
-			case err != nil:
-				return err
-			}
-			ns[i], live[i] = n, !n.Status.Settled() && (m.Claim == 0 || m.Claim == n.Attempts)
-		}
-		for i := range marks {
-			if live[i] {
-				if err := w.mark(&ns[i], marks[i].Attempt); err != nil {
-					return err
-				}
-				live[i] = false // a second mark of it in this batch is stale
-				for j := i + 1; j < len(marks); j++ {
-					if marks[j].ID == marks[i].ID {
-						live[j] = false
-					}
-				}
-			}
-		}
-		return nil
+		return airlock.ApplyMarks(marks, w.delivery, w.mark)
 	})
 }
 
 // mark records attempt a at delivery n, with its audit event.
 func (w *wtx) mark(n *airlock.Notification, a airlock.Attempt) error {
-	ev := n.Delivered(a)
-	now := w.now()
-	status, lastErr, due, sent := airlock.NotificationSent, "", n.Due, now
-	switch {
-	case a.Err != nil && a.Retry.IsZero():
-		status, lastErr, sent = airlock.NotificationDead, a.Err.Error(), time.Time{}
-	case a.Err != nil:
-		status, lastErr, due, sent = airlock.NotificationFailed, a.Err.Error(), a.Retry, time.Time{}
-	case a.Dropped != "":
-		status, lastErr = airlock.NotificationDropped, a.Dropped
-	}
+	ev := n.Settle(a, w.now())
 	if _, err := w.exec(`UPDATE deliveries SET status = ?, last_error = ?, due = ?,
-		lease = 0, sent_at = ?, ref = CASE WHEN ? = '' THEN ref ELSE ? END WHERE id = ?`,
-		string(status), lastErr, due.UnixNano(), nanos(sent), a.Ref, a.Ref, n.ID); err != nil {
+		lease = 0, sent_at = ?, ref = ? WHERE id = ?`,
+		string(n.Status), n.LastError, n.Due.UnixNano(), nanos(n.SentAt), n.Ref, n.ID); err != nil {
 		return err
 	}
 	w.append(airlock.Record{Events: []airlock.Event{ev}}, "")

@@ -196,62 +196,13 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 		w.head = e.Hash
 		w.events = append(w.events, e)
 	}
-	var seq int64
-	// A decision or proposal event carries the action with its arguments:
-	// its trust records need not keep a second copy.
-	argsInEvent := false
-	if len(rec.Events) > 0 {
-		seq = w.events[first].Seq
-		k := w.events[first].Kind
-		argsInEvent = k == airlock.EventDecision || k == airlock.EventProposal
+	var router airlock.Router
+	if r := w.db.router.Load(); r != nil {
+		router = *r
 	}
-	for _, t := range rec.Trust {
-		t.Time = now
-		if argsInEvent && t.EventSeq == 0 {
-			t.Args = nil
-		}
-		if approvalID != "" && t.ApprovalID == "" {
-			t.ApprovalID = approvalID
-		}
-		if t.EventSeq == 0 {
-			t.EventSeq = seq
-		}
-		w.trust = append(w.trust, t)
-	}
-	router, queued := w.db.router.Load(), len(w.notes)
-	for _, n := range rec.Notifications {
-		if approvalID != "" && n.ApprovalID == "" {
-			n.ApprovalID = approvalID
-		}
-		if n.EventSeq == 0 && len(rec.Events) > 0 {
-			n.EventSeq = seq
-		}
-		// The router sees the causing event's payload; the deliveries do
-		// not keep a copy of it (a request's is kilobytes): a notifier
-		// reads it by EventSeq.
-		ofEvent := n.Payload == nil && len(rec.Events) > 0
-		if ofEvent {
-			n.Payload = w.events[first].Payload
-		}
-		ds := []airlock.Notification{n}
-		if router != nil {
-			ds = (*router).Route(n)
-		}
-		for _, d := range ds {
-			if ofEvent {
-				d.Payload = nil
-			}
-			d.ID, d.Created, d.Status, d.Attempts = 0, now, airlock.NotificationPending, 0
-			if d.Key == "" {
-				d.Key = newDeliveryKey()
-			}
-			if d.Due.IsZero() {
-				d.Due = now
-			}
-			w.notes = append(w.notes, d)
-		}
-	}
-	w.writes += len(rec.Events) + len(rec.Trust) + len(w.notes) - queued
+	trust, notes := rec.Rows(w.events[first:], approvalID, now, router)
+	w.trust, w.notes = append(w.trust, trust...), append(w.notes, notes...)
+	w.writes += len(rec.Events) + len(trust) + len(notes)
 	return w.events[first:len(w.events):len(w.events)]
 }
 
