@@ -67,6 +67,8 @@ func (p ToolPin) Validate() error {
 		return Errorf(EINVALID, "a tool pin needs an agent, a server and a tool")
 	case p.Hash.IsZero():
 		return Errorf(EINVALID, "tool pin %s/%s has no hash", p.Server, p.Tool)
+	case !json.Valid(p.Definition):
+		return Errorf(EINVALID, "tool pin %s/%s: the definition is not JSON", p.Server, p.Tool)
 	}
 	return nil
 }

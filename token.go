@@ -63,6 +63,18 @@ type Token struct {
 	RevokedBy string `json:"revoked_by,omitempty"`
 }
 
+// ValidateNew reports whether t can be stored as a new token under the
+// hash of its secret: an ID, a secret hash, and Validate.
+func (t *Token) ValidateNew(secret Hash) error {
+	if t.ID == "" {
+		return Errorf(EINVALID, "token has no id")
+	}
+	if secret.IsZero() {
+		return Errorf(EINVALID, "token %s has no secret hash", t.ID)
+	}
+	return t.Validate()
+}
+
 // Validate reports whether the token's fields fit its role.
 func (t *Token) Validate() error {
 	if !t.Role.Valid() {

@@ -261,7 +261,6 @@ func (db *DB) Ready(ctx context.Context) error {
 	return nil
 }
 
-// migration is one numbered schema change.
 // migrations returns the embedded migrations in order.
 func migrations() ([]migration.Migration, error) { return migration.Load(migrationFS, "migration") }
 

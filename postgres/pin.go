@@ -44,9 +44,6 @@ func (db *DB) PinTools(ctx context.Context, pins []airlock.ToolPin, rec airlock.
 		if err := p.Validate(); err != nil {
 			return err
 		}
-		if !json.Valid(p.Definition) {
-			return airlock.Errorf(airlock.EINVALID, "tool pin %s/%s: the definition is not JSON", p.Server, p.Tool)
-		}
 	}
 	if err := rec.Prepare(); err != nil {
 		return err

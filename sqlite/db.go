@@ -230,7 +230,6 @@ type connector struct {
 func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
 func (c connector) Driver() driver.Driver                        { return c.drv }
 
-// migration is one numbered schema change.
 // migrations returns the embedded migrations in order.
 func migrations() ([]migration.Migration, error) { return migration.Load(migrationFS, "migration") }
 

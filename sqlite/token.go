@@ -41,13 +41,7 @@ func loadToken(ctx context.Context, q querier, where string, arg any, what strin
 
 // CreateToken stores t under the hash of its secret and audits it.
 func (db *DB) CreateToken(ctx context.Context, t airlock.Token, secret airlock.Hash) (airlock.Token, error) {
-	if t.ID == "" {
-		return t, airlock.Errorf(airlock.EINVALID, "token has no id")
-	}
-	if secret.IsZero() {
-		return t, airlock.Errorf(airlock.EINVALID, "token %s has no secret hash", t.ID)
-	}
-	if err := t.Validate(); err != nil {
+	if err := t.ValidateNew(secret); err != nil {
 		return t, err
 	}
 	t.Revoked, t.RevokedBy = time.Time{}, ""
