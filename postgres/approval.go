@@ -5,19 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/google/uuid"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
 var _ airlock.ApprovalStore = (*DB)(nil)
 
-const approvalColumns = `id, action, action_hash, effect_hash, class, tier, capability, outcome, needs_human, summary, detail,
-	reviewers, owner, timeout, created, expires, status, resolved_by, resolved_at, reason, surface,
-	grant_ttl, grant_expires, grant_used, run_now`
+// approvalColumns are the columns scanApproval reads, in its order.
+const approvalColumns = sqlstore.ApprovalColumns
 
 func scanApproval(r pgx.Row, ap *airlock.Approval) error {
 	var (
@@ -323,144 +321,11 @@ func (db *DB) CollectableApproval(ctx context.Context, agent string, h airlock.H
 	return ap, nil
 }
 
-// searchColumns are the columns ApprovalFilter.Search looks in.
-var searchColumns = []string{"id", "agent", "tool", "class", "trace_id", "summary"}
-
-// likeEscaper escapes LIKE's wildcards and its escape character.
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
 // FindApprovals returns a page of requests, newest first unless f.Oldest.
 func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airlock.ApprovalPage, error) {
-	var page airlock.ApprovalPage
-	var where []string
-	var args []any
-	// arg adds a parameter and returns its placeholder.
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	switch {
-	case len(f.Status) == 1 && f.Status[0] == airlock.StatusPending:
-		// Written out, so that the partial indexes on pending requests apply.
-		where = append(where, "status = 'pending'")
-	case len(f.Status) > 0:
-		st := make([]string, len(f.Status))
-		for i, s := range f.Status {
-			if !s.Valid() {
-				return page, airlock.Errorf(airlock.EINVALID, "unknown approval status %q", s)
-			}
-			st[i] = string(s)
-		}
-		where = append(where, "status = ANY("+arg(st)+")")
-	}
-	if f.Agent != "" {
-		where = append(where, "agent = "+arg(f.Agent))
-	}
-	if f.Class != "" {
-		base := strings.TrimSuffix(f.Class, airlock.NeedsHumanSuffix)
-		if base != f.Class {
-			where = append(where, "class = "+arg(f.Class))
-		} else {
-			where = append(where, "class IN ("+arg(base)+", "+arg(base+airlock.NeedsHumanSuffix)+")")
-		}
-	}
-	if f.Tool != "" {
-		where = append(where, "tool = "+arg(f.Tool))
-	}
-	if f.MinTier > 0 {
-		where = append(where, "tier >= "+arg(int(f.MinTier)))
-	}
-	if !f.CreatedBefore.IsZero() {
-		where = append(where, "created < "+arg(f.CreatedBefore.UnixNano()))
-	}
-	if !f.CreatedAfter.IsZero() {
-		where = append(where, "created > "+arg(f.CreatedAfter.UnixNano()))
-	}
-	if !f.ActionHash.IsZero() {
-		where = append(where, "action_hash = "+arg(f.ActionHash[:]))
-	}
-	if !f.EffectHash.IsZero() {
-		where = append(where, "effect_hash = "+arg(f.EffectHash[:]))
-	}
-	if f.Search != "" {
-		// As in SQLite: ASCII case is ignored (lower() in the "C"
-		// collation folds ASCII only, and so does asciiLower); the
-		// search's wildcards are escaped.
-		pat := arg("%" + likeEscaper.Replace(asciiLower(f.Search)) + "%")
-		conds := make([]string, len(searchColumns))
-		for i, c := range searchColumns {
-			conds[i] = "lower(" + c + ` COLLATE "C") LIKE ` + pat + ` ESCAPE '\'`
-		}
-		where = append(where, "("+strings.Join(conds, " OR ")+")")
-	}
-	order, cmp := "id DESC", "<"
-	if f.Oldest {
-		order, cmp = "id ASC", ">"
-	}
-	// A time-ordered listing pages by "<time in Unix ns>.<id>", the last
-	// row of the previous page.
-	byTime := ""
-	switch {
-	case f.BySettled:
-		where = append(where, "status <> 'pending'")
-		byTime = "resolved_at"
-		order = "resolved_at DESC, id DESC"
-		if f.Oldest {
-			order = "resolved_at ASC, id ASC"
-		}
-	case f.ByDeadline:
-		byTime, order, cmp = "expires", "expires ASC, id ASC", ">"
-	}
-	if f.Cursor != "" {
-		badCursor := airlock.Errorf(airlock.EINVALID, "invalid cursor %q: use the next_cursor of the previous page", f.Cursor)
-		if byTime != "" {
-			at, id, ok := strings.Cut(f.Cursor, ".")
-			t, err := strconv.ParseInt(at, 10, 64)
-			if !ok || err != nil || uuid.Validate(id) != nil {
-				return page, badCursor
-			}
-			where = append(where, "("+byTime+", id) "+cmp+" ("+arg(t)+", "+arg(id)+")")
-		} else {
-			if uuid.Validate(f.Cursor) != nil {
-				return page, badCursor
-			}
-			where = append(where, "id "+cmp+" "+arg(f.Cursor))
-		}
-	}
-	q := `SELECT ` + approvalColumns + ` FROM approvals`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	limit := airlock.PageSize(f.Limit)
-	q += ` ORDER BY ` + order + ` LIMIT ` + arg(limit+1)
-	rows, err := db.query(ctx, q, args...)
-	if err != nil {
-		return page, db.unavailable("find approvals", err)
-	}
-	defer rows.Close()
-	page.Approvals = []airlock.Approval{}
-	for rows.Next() {
-		var ap airlock.Approval
-		if err := scanApproval(rows, &ap); err != nil {
-			return page, db.unavailable("find approvals", err)
-		}
-		page.Approvals = append(page.Approvals, ap)
-	}
-	if err := rows.Err(); err != nil {
-		return page, db.unavailable("find approvals", err)
-	}
-	if len(page.Approvals) > limit {
-		page.Approvals = page.Approvals[:limit]
-		last := &page.Approvals[limit-1]
-		page.NextCursor = last.ID
-		switch {
-		case f.BySettled:
-			page.NextCursor = strconv.FormatInt(nanos(last.ResolvedAt), 10) + "." + last.ID
-		case f.ByDeadline:
-			page.NextCursor = strconv.FormatInt(last.Expires.UnixNano(), 10) + "." + last.ID
-		}
-	}
-	return page, nil
+	return db.reader().FindApprovals(ctx, f, func(r sqlstore.Row, ap *airlock.Approval) error {
+		return scanApproval(r, ap)
+	})
 }
 
 // CountApprovals counts the requests with a status.

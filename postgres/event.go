@@ -2,11 +2,10 @@ package postgres
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -77,69 +76,20 @@ func (db *DB) Head(ctx context.Context) (int64, error) {
 	return head, nil
 }
 
-const eventColumns = `seq, time, kind, trace_id, agent, outcome, approval_id, payload, prev, hash`
+// eventColumns are the columns scanEvent reads, in its order.
+const eventColumns = sqlstore.EventColumns
 
 // Events returns a page of events in sequence order.
 func (db *DB) Events(ctx context.Context, f airlock.EventFilter) ([]airlock.Event, error) {
-	var where []string
-	var args []any
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
-	}
-	add("seq > ?", f.AfterSeq)
-	if !f.Since.IsZero() {
-		add("time >= ?", f.Since.UnixNano())
-	}
-	if f.Kind != "" {
-		add("kind = ?", f.Kind)
-	}
-	if f.Agent != "" {
-		add("agent = ?", f.Agent)
-	}
-	// The <> '' terms let PostgreSQL use the partial indexes on these
-	// columns.
-	if f.TraceID != "" {
-		add("trace_id = ? AND trace_id <> ''", f.TraceID)
-	}
-	if f.ApprovalID != "" {
-		add("approval_id = ? AND approval_id <> ''", f.ApprovalID)
-	}
-	if f.KindPrefix != "" {
-		add("starts_with(kind, ?)", f.KindPrefix)
-	}
-	if f.BeforeSeq > 0 {
-		add("seq < ?", f.BeforeSeq)
-	}
-	order := "ASC"
-	if f.Newest {
-		order = "DESC"
-	}
-	args = append(args, airlock.PageSize(f.Limit))
-	rows, err := db.query(ctx, `SELECT `+eventColumns+` FROM events WHERE `+
-		strings.Join(where, " AND ")+` ORDER BY seq `+order+` LIMIT $`+strconv.Itoa(len(args)), args...)
-	if err != nil {
-		return nil, db.unavailable("read events", err)
-	}
-	defer rows.Close()
-	var out []airlock.Event
-	for rows.Next() {
-		var e airlock.Event
-		if err := scanEvent(rows, &e, true); err != nil {
-			return nil, db.unavailable("read events", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, db.unavailable("read events", err)
-	}
-	return out, nil
+	return db.reader().Events(ctx, f, func(r sqlstore.Row, e *airlock.Event) error {
+		return scanEvent(r, e, true)
+	})
 }
 
 // scanEvent reads one row into e. With own set, e keeps copies of the byte
 // columns; without, they alias the driver's buffers until the next row
 // (enough for verifying).
-func scanEvent(rows pgx.Rows, e *airlock.Event, own bool) error {
+func scanEvent(rows pgx.Row, e *airlock.Event, own bool) error {
 	var t int64
 	var payload, prev, hash []byte
 	if own {

@@ -5,19 +5,16 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/google/uuid"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 )
 
 var _ airlock.ApprovalStore = (*DB)(nil)
 
-const approvalColumns = `id, action, action_hash, effect_hash, class, tier, capability, outcome, needs_human, summary, detail,
-	reviewers, owner, timeout, created, expires, status, resolved_by, resolved_at, reason, surface,
-	grant_ttl, grant_expires, grant_used, run_now`
+// approvalColumns are the columns scanApproval reads, in its order.
+const approvalColumns = sqlstore.ApprovalColumns
 
 // querier is a transaction or a pool.
 type querier interface {
@@ -330,152 +327,11 @@ func (db *DB) CollectableApproval(ctx context.Context, agent string, h airlock.H
 	return ap, nil
 }
 
-// searchColumns are the columns ApprovalFilter.Search looks in.
-var searchColumns = []string{"id", "agent", "tool", "class", "trace_id", "summary"}
-
-// likeEscaper escapes LIKE's wildcards and its escape character.
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-
 // FindApprovals returns a page of requests, newest first unless f.Oldest.
 func (db *DB) FindApprovals(ctx context.Context, f airlock.ApprovalFilter) (airlock.ApprovalPage, error) {
-	var page airlock.ApprovalPage
-	var where []string
-	var args []any
-	add := func(cond string, vs ...any) {
-		where = append(where, cond)
-		args = append(args, vs...)
-	}
-	switch {
-	case len(f.Status) == 1 && f.Status[0] == airlock.StatusPending:
-		// Written out, so that the partial indexes on pending requests apply.
-		where = append(where, "status = 'pending'")
-	case len(f.Status) > 0:
-		marks := make([]string, len(f.Status))
-		for i, s := range f.Status {
-			if !s.Valid() {
-				return page, airlock.Errorf(airlock.EINVALID, "unknown approval status %q", s)
-			}
-			marks[i] = "?"
-			args = append(args, string(s))
-		}
-		// Listing by settlement, the status must not steer SQLite away from
-		// the index that holds that order: the unary + keeps it off
-		// approvals_status.
-		col := "status"
-		if f.BySettled {
-			col = "+status"
-		}
-		where = append(where, col+" IN ("+strings.Join(marks, ", ")+")")
-	}
-	if f.Agent != "" {
-		add("agent = ?", f.Agent)
-	}
-	if f.Class != "" {
-		base := strings.TrimSuffix(f.Class, airlock.NeedsHumanSuffix)
-		if base != f.Class {
-			add("class = ?", f.Class)
-		} else {
-			add("class IN (?, ?)", base, base+airlock.NeedsHumanSuffix)
-		}
-	}
-	if f.Tool != "" {
-		add("tool = ?", f.Tool)
-	}
-	if f.MinTier > 0 {
-		add("tier >= ?", int(f.MinTier))
-	}
-	if !f.CreatedBefore.IsZero() {
-		add("created < ?", f.CreatedBefore.UnixNano())
-	}
-	if !f.CreatedAfter.IsZero() {
-		add("created > ?", f.CreatedAfter.UnixNano())
-	}
-	if !f.ActionHash.IsZero() {
-		add("action_hash = ?", f.ActionHash[:])
-	}
-	if !f.EffectHash.IsZero() {
-		add("effect_hash = ?", f.EffectHash[:])
-	}
-	if f.Search != "" {
-		// LIKE ignores ASCII case; its wildcards in the search are escaped.
-		pat := "%" + likeEscaper.Replace(f.Search) + "%"
-		conds := make([]string, len(searchColumns))
-		for i, c := range searchColumns {
-			conds[i] = c + ` LIKE ? ESCAPE '\'`
-			args = append(args, pat)
-		}
-		where = append(where, "("+strings.Join(conds, " OR ")+")")
-	}
-	order, cmp := "id DESC", "<"
-	if f.Oldest {
-		order, cmp = "id ASC", ">"
-	}
-	// A time-ordered listing pages by "<time in Unix ns>.<id>", the last
-	// row of the previous page.
-	byTime := ""
-	switch {
-	case f.BySettled:
-		// The literal status term lets SQLite use the partial index.
-		where = append(where, "status != 'pending'")
-		byTime = "resolved_at"
-		order = "resolved_at DESC, id DESC"
-		if f.Oldest {
-			order = "resolved_at ASC, id ASC"
-		}
-	case f.ByDeadline:
-		byTime, order, cmp = "expires", "expires ASC, id ASC", ">"
-	}
-	if f.Cursor != "" {
-		badCursor := airlock.Errorf(airlock.EINVALID, "invalid cursor %q: use the next_cursor of the previous page", f.Cursor)
-		if byTime != "" {
-			at, id, ok := strings.Cut(f.Cursor, ".")
-			t, err := strconv.ParseInt(at, 10, 64)
-			if !ok || err != nil || uuid.Validate(id) != nil {
-				return page, badCursor
-			}
-			add(byTime+" "+cmp+"= ? AND ("+byTime+" "+cmp+" ? OR id "+cmp+" ?)", t, t, id)
-		} else {
-			if uuid.Validate(f.Cursor) != nil {
-				return page, badCursor
-			}
-			add("id "+cmp+" ?", f.Cursor)
-		}
-	}
-	q := `SELECT ` + approvalColumns + ` FROM approvals`
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	limit := airlock.PageSize(f.Limit)
-	q += ` ORDER BY ` + order + ` LIMIT ?`
-	args = append(args, limit+1)
-	rows, err := db.read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return page, unavailable("find approvals", err)
-	}
-	defer rows.Close()
-	page.Approvals = []airlock.Approval{}
-	for rows.Next() {
-		var ap airlock.Approval
-		if err := scanApproval(rows, &ap); err != nil {
-			return page, unavailable("find approvals", err)
-		}
-		page.Approvals = append(page.Approvals, ap)
-	}
-	if err := rows.Err(); err != nil {
-		return page, unavailable("find approvals", err)
-	}
-	if len(page.Approvals) > limit {
-		page.Approvals = page.Approvals[:limit]
-		last := &page.Approvals[limit-1]
-		page.NextCursor = last.ID
-		switch {
-		case f.BySettled:
-			page.NextCursor = strconv.FormatInt(nanos(last.ResolvedAt), 10) + "." + last.ID
-		case f.ByDeadline:
-			page.NextCursor = strconv.FormatInt(last.Expires.UnixNano(), 10) + "." + last.ID
-		}
-	}
-	return page, nil
+	return db.reader().FindApprovals(ctx, f, func(r sqlstore.Row, ap *airlock.Approval) error {
+		return scanApproval(r, ap)
+	})
 }
 
 // CountApprovals counts the requests with a status.

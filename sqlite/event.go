@@ -3,11 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 )
 
 var _ airlock.AuditLog = (*DB)(nil)
@@ -80,63 +79,14 @@ func (db *DB) Head(ctx context.Context) (int64, error) {
 	return head, nil
 }
 
-const eventColumns = `seq, time, kind, trace_id, agent, outcome, approval_id, payload, prev, hash`
+// eventColumns are the columns scanEvent reads, in its order.
+const eventColumns = sqlstore.EventColumns
 
 // Events returns a page of events in sequence order.
 func (db *DB) Events(ctx context.Context, f airlock.EventFilter) ([]airlock.Event, error) {
-	var where []string
-	args := []any{}
-	add := func(cond string, v any) {
-		where = append(where, cond)
-		args = append(args, v)
-	}
-	add("seq > ?", f.AfterSeq)
-	if !f.Since.IsZero() {
-		add("time >= ?", f.Since.UnixNano())
-	}
-	if f.Kind != "" {
-		add("kind = ?", f.Kind)
-	}
-	if f.Agent != "" {
-		add("agent = ?", f.Agent)
-	}
-	// The != '' terms let SQLite use the partial indexes on these columns.
-	if f.TraceID != "" {
-		add("trace_id = ? AND trace_id != ''", f.TraceID)
-	}
-	if f.ApprovalID != "" {
-		add("approval_id = ? AND approval_id != ''", f.ApprovalID)
-	}
-	if f.KindPrefix != "" {
-		where = append(where, "substr(kind, 1, ?) = ?")
-		args = append(args, utf8.RuneCountInString(f.KindPrefix), f.KindPrefix)
-	}
-	if f.BeforeSeq > 0 {
-		add("seq < ?", f.BeforeSeq)
-	}
-	order := "ASC"
-	if f.Newest {
-		order = "DESC"
-	}
-	args = append(args, airlock.PageSize(f.Limit))
-	rows, err := db.read.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE `+
-		strings.Join(where, " AND ")+` ORDER BY seq `+order+` LIMIT ?`, args...)
-	if err != nil {
-		return nil, unavailable("read events", err)
-	}
-	defer rows.Close()
-	var out []airlock.Event
-	for rows.Next() {
-		var e airlock.Event
-		if err := scanEvent(rows, &e, true); err != nil {
-			return nil, unavailable("read events", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, unavailable("read events", err)
-	}
-	return out, nil
+	return db.reader().Events(ctx, f, func(r sqlstore.Row, e *airlock.Event) error {
+		return scanEvent(r, e, true)
+	})
 }
 
 // eventRow holds the columns of one event as scanned.
@@ -150,7 +100,7 @@ type eventRow struct {
 // scanEvent reads one row into e. With own set, e keeps copies of the
 // byte columns; without, they alias the driver's buffers until the next
 // row (enough for verifying).
-func scanEvent(rows *sql.Rows, e *airlock.Event, own bool) error {
+func scanEvent(rows rowScanner, e *airlock.Event, own bool) error {
 	var r eventRow
 	if err := rows.Scan(&e.Seq, &r.t, &e.Kind, &e.TraceID, &e.Agent, &e.Outcome, &e.ApprovalID,
 		&r.payload, &r.prev, &r.hash); err != nil {
