@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -289,10 +290,17 @@ func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record
 	if err := rec.Prepare(); err != nil {
 		return airlock.Approval{}, err
 	}
+	// An approval this DB just saw approved (WaitApproval,
+	// CollectableApproval) is collected in one round trip, on what it saw:
+	// once approved, only its use changes, and the use's guard checks that
+	// in the database.
+	seen, known := db.approved.take(id)
 	var ap airlock.Approval
-	err := db.exec(ctx, func(w *wtx) error {
+	err := db.submit(ctx, write{oneTrip: known, fn: func(w *wtx) error {
 		var err error
-		if ap, err = w.approval(id); err != nil {
+		if w.assumed {
+			ap = seen
+		} else if ap, err = w.approval(id); err != nil {
 			return err
 		}
 		used, err := ap.Collect(w.now())
@@ -300,7 +308,7 @@ func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record
 			return err
 		}
 		return w.markUsed(&ap, rec, used)
-	})
+	}})
 	return ap, err
 }
 
@@ -318,6 +326,7 @@ func (db *DB) CollectableApproval(ctx context.Context, agent string, h airlock.H
 	if err != nil {
 		return ap, db.unavailable("read approval", err)
 	}
+	db.approved.put(ap)
 	return ap, nil
 }
 
@@ -347,6 +356,9 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 		ap, err := db.Approval(ctx, id)
 		if err != nil || ap.Status != airlock.StatusPending {
 			unsubscribe()
+			if err == nil {
+				db.approved.put(ap)
+			}
 			if err != nil && ctx.Err() != nil {
 				return ap, ctx.Err()
 			}
@@ -368,11 +380,14 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 
 // markUsed records that an approved request was used (a grant, or an
 // ask's collection) and appends the caller's record, then the use. Every
-// caller locked the row (FOR UPDATE) and found it unused, so the update is
-// sent with the commit (wtx.later); its condition still guards it: an
-// update that changes no row aborts the batch (see settle).
+// caller found it approved and unused — locking the row (FOR UPDATE), or,
+// in a batch on an assumed head, as it was seen approved before — so the
+// update is sent with the commit (wtx.later); its condition guards it: an
+// update that changes no row aborts the batch (see settle), and a batch on
+// an assumed head runs again, reading the row.
 func (w *wtx) markUsed(ap *airlock.Approval, rec, used airlock.Record) error {
-	w.later(`WITH u AS (UPDATE approvals SET grant_used = $1 WHERE id = $2 AND grant_used = 0 RETURNING 1)
+	w.later(`WITH u AS (UPDATE approvals SET grant_used = $1 WHERE id = $2 AND status = 'approved' AND grant_used = 0
+		RETURNING 1)
 		SELECT 1 / count(*)::int FROM u`, []any{nanos(ap.GrantUsed), ap.ID}, nil)
 	w.writes++
 	w.append(rec, ap.ID)
@@ -389,4 +404,43 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// maxApproved bounds the approvals a DB keeps as seen approved.
+const maxApproved = 1024
+
+// approvedCache holds approved ask requests, unused when read, that a
+// check may be about to collect (see CollectApproval). What it holds is
+// only a guess at the row: the collection's guard checks it.
+type approvedCache struct {
+	mu sync.Mutex
+	m  map[string]airlock.Approval
+}
+
+// put keeps ap if it is an approved ask request not used yet.
+func (c *approvedCache) put(ap airlock.Approval) {
+	if ap.Outcome != airlock.Ask || ap.Status != airlock.StatusApproved || !ap.GrantUsed.IsZero() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]airlock.Approval)
+	}
+	if _, ok := c.m[ap.ID]; !ok && len(c.m) >= maxApproved {
+		for id := range c.m { // any one: a waiter that never collects leaves its request here
+			delete(c.m, id)
+			break
+		}
+	}
+	c.m[ap.ID] = ap
+}
+
+// take removes and returns the approval kept for id.
+func (c *approvedCache) take(id string) (airlock.Approval, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ap, ok := c.m[id]
+	delete(c.m, id)
+	return ap, ok
 }

@@ -108,9 +108,23 @@ type DB struct {
 	// alwaysAssume (tests) makes every append-only batch try one round
 	// trip, contended or not.
 	alwaysAssume bool
+	// ignoreHints (tests) makes batches assume only the head their own
+	// replica's last batch left, never one hinted.
+	ignoreHints bool
+	// hinted is the latest head another replica's notification told of
+	// (listener.wake); the next batch assumes it when it is ahead of last.
+	// A hint is only a guess: a batch sealed on it checks it under the
+	// lock.
+	hinted atomic.Pointer[chainHead]
+	// tip is last as the batch leader left it, for the hinter.
+	tip atomic.Pointer[chainHead]
 	// oneTrip counts batches committed in one round trip; headMoved,
 	// attempts that found the head moved and ran again.
 	oneTrip, headMoved atomic.Int64
+
+	// approved are approvals seen approved, for a collection without a
+	// read (CollectApproval).
+	approved approvedCache
 
 	listen *listener
 	hints  *hinter

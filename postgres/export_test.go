@@ -21,6 +21,10 @@ func Setting(db *DB, name string) (string, error) {
 // the head its last batch left, even after another replica moved it.
 func AlwaysAssume(db *DB) { db.alwaysAssume = true }
 
+// IgnoreHints makes db's batches assume only the head its own last batch
+// left, not one another replica's notification told of.
+func IgnoreHints(db *DB) { db.ignoreHints = true }
+
 // OneTrip reports how many of db's batches committed in one round trip,
 // and how many attempts found the head moved and ran again.
 func OneTrip(db *DB) (committed, moved int64) { return db.oneTrip.Load(), db.headMoved.Load() }

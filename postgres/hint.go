@@ -77,8 +77,12 @@ func (h *hinter) send(ctx context.Context) {
 	db := h.db
 	c, cancel := context.WithTimeout(ctx, db.statementTimeout())
 	defer cancel()
+	payload := db.origin + " e"
+	if tip := db.tip.Load(); tip != nil {
+		payload = db.origin + " " + headNotice(*tip) + " e"
+	}
 	_, err := db.pool.Exec(c, `SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)`,
-		db.channel, db.origin+" e")
+		db.channel, payload)
 	if err != nil && ctx.Err() == nil {
 		db.logger().Debug("postgres: cannot hint the other replicas of appended events", "err", db.redact(err.Error()))
 	}

@@ -190,6 +190,7 @@ func TestReplicasAlternateAppends(t *testing.T) {
 	dbs := []*postgres.DB{OpenSchema(t, dsn, schema, nil), OpenSchema(t, dsn, schema, nil)}
 	for _, db := range dbs {
 		postgres.AlwaysAssume(db)
+		postgres.IgnoreHints(db)
 	}
 	rec := func(agent string) airlock.Record {
 		return airlock.Record{
@@ -447,5 +448,100 @@ func mustWake(t *testing.T, woke <-chan error, failure string) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal(failure)
+	}
+}
+
+// TestReplicasCollectInOneTrip: a check waiting on replica A for a request
+// that replica B approves collects it in one round trip — B's
+// notification tells A the chain's new head, and A saw the request
+// approved in its wait, so nothing is read first. It is still collected
+// once: a second collection, on either replica, is refused as used.
+func TestReplicasCollectInOneTrip(t *testing.T) {
+	dbs := replicas(t, 2, nil)
+	a, b := dbs[0], dbs[1]
+	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
+	for i := range 3 {
+		ap, _, err := a.RequestApproval(t.Context(),
+			airlocktest.NewApproval("a", fmt.Sprint("deploy ", i), airlock.Ask, time.Hour), airlock.Record{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		collected := make(chan error, 1)
+		go func() {
+			got, err := a.WaitApproval(t.Context(), ap.ID)
+			if err == nil && got.Status != airlock.StatusApproved {
+				err = fmt.Errorf("woke with the request %s", got.Status)
+			}
+			if err == nil {
+				_, err = a.CollectApproval(t.Context(), ap.ID, rec)
+			}
+			collected <- err
+		}()
+		for postgres.Waiting(a, ap.ID) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		one, moved := postgres.OneTrip(a)
+		if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
+			t.Fatal(err)
+		}
+		mustWake(t, collected, "the check on replica A was not released by the approval on replica B")
+		if one2, moved2 := postgres.OneTrip(a); one2 != one+1 || moved2 != moved {
+			t.Fatalf("collection %d: %d batches in one round trip and %d that found the head moved, want 1 and 0",
+				i, one2-one, moved2-moved)
+		}
+		for _, db := range dbs {
+			if _, err := db.CollectApproval(t.Context(), ap.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
+				t.Fatalf("second collection: %v, want %s", err, airlock.CodeUsed)
+			}
+		}
+	}
+	for _, db := range dbs {
+		airlocktest.MustVerify(t, db)
+	}
+}
+
+// TestReplicasCollectWhatAnotherUsed: replica A sees a request approved,
+// then replica B collects it. A's collection, sealed on the current head on
+// what A saw, finds the request used: nothing of that attempt is written,
+// and the collection, run again reading the row, is refused as used.
+func TestReplicasCollectWhatAnotherUsed(t *testing.T) {
+	dbs := replicas(t, 2, nil)
+	a, b := dbs[0], dbs[1]
+	postgres.AlwaysAssume(a)
+	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
+	ap, _, err := a.RequestApproval(t.Context(), airlocktest.NewApproval("a", "deploy", airlock.Ask, time.Hour), airlock.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.WaitApproval(t.Context(), ap.ID); err != nil || got.Status != airlock.StatusApproved {
+		t.Fatalf("wait: %s, %v; want approved", got.Status, err)
+	}
+	if _, err := b.CollectApproval(t.Context(), ap.ID, rec); err != nil {
+		t.Fatal(err)
+	}
+	// A appends, so that its next batch is sealed on the chain's head.
+	if _, err := a.Append(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	head, err := a.Head(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, moved := postgres.OneTrip(a)
+	if _, err := a.CollectApproval(t.Context(), ap.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
+		t.Fatalf("collection of a request used on another replica: %v, want %s", err, airlock.CodeUsed)
+	}
+	if after, err := a.Head(t.Context()); err != nil || after != head {
+		t.Fatalf("head %d after the refused collection (%v), want %d: nothing written", after, err, head)
+	}
+	if one2, moved2 := postgres.OneTrip(a); one2 != one || moved2 != moved {
+		t.Fatalf("the refused collection committed %d batches in one round trip, found the head moved %d times; want 0, 0",
+			one2-one, moved2-moved)
+	}
+	for _, db := range dbs {
+		airlocktest.MustVerify(t, db)
 	}
 }

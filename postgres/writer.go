@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,9 +31,11 @@ type op = groupcommit.Op[write]
 // write is what an op runs in the batch's transaction.
 type write struct {
 	fn func(*wtx) error
-	// appendOnly: fn only seals and buffers rows (wtx.append) — it runs no
-	// statement and can run again on another head (see DB.run).
-	appendOnly bool
+	// oneTrip: on a batch begun on an assumed head (wtx.assumed), fn runs
+	// no statement — it seals and buffers rows (wtx.append) and queues
+	// guarded writes (wtx.later) — and it can run again on another head
+	// (see DB.run). A batch of such ops alone may take one round trip.
+	oneTrip bool
 }
 
 // exec runs fn in a write transaction and returns once that transaction is
@@ -50,7 +54,7 @@ func (db *DB) exec(ctx context.Context, fn func(*wtx) error) error {
 // attempt finds the head moved, runs again on the real one. A batch of
 // such ops alone may take one round trip (see DB.run).
 func (db *DB) execAppend(ctx context.Context, fn func(*wtx) error) error {
-	return db.submit(ctx, write{fn: fn, appendOnly: true})
+	return db.submit(ctx, write{fn: fn, oneTrip: true})
 }
 
 // submit runs w in the next batch.
@@ -107,7 +111,10 @@ func (db *DB) run(batch []*op) {
 	// callers, rather than stall every write of this replica.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*db.statementTimeout())
 	defer cancel()
-	fast := db.last.ok && (!db.contended || db.alwaysAssume) && !slices.ContainsFunc(batch, func(o *op) bool { return !o.W.appendOnly })
+	if h := db.hinted.Load(); h != nil && !db.ignoreHints && (!db.last.ok || h.seq > db.last.seq) {
+		db.last = *h // another replica's commit moved the head there
+	}
+	fast := db.last.ok && (!db.contended || db.alwaysAssume) && !slices.ContainsFunc(batch, func(o *op) bool { return !o.W.oneTrip })
 	var err error
 	for {
 		if fast {
@@ -145,13 +152,20 @@ func (db *DB) run(batch []*op) {
 			}
 			w.end()
 		}
-		if fast && errors.Is(err, errHeadMoved) {
+		switch {
+		case fast && errors.Is(err, errHeadMoved):
 			// Another replica appended: the check aborted the transaction
 			// before its COMMIT, and end rolled it back. Seal again on the
 			// head read under the lock.
 			fast, err = false, nil
 			db.contended, db.last = true, chainHead{}
 			db.headMoved.Add(1)
+			continue
+		case fast && errors.Is(err, errGuardMissed):
+			// A write an op made on what it knew of a row found the row
+			// changed: nothing of the attempt committed. Run again the
+			// two-trip way, every op reading what it writes.
+			fast, err = false, nil
 			continue
 		}
 		break
@@ -178,6 +192,8 @@ func (db *DB) run(batch []*op) {
 		}
 		if w.headKnown {
 			db.last = chainHead{seq: w.seq, hash: w.head, ok: true}
+			tip := db.last
+			db.tip.Store(&tip)
 		}
 		if fast {
 			db.oneTrip.Add(1)
@@ -297,6 +313,12 @@ type chainHead struct {
 // that the chain had moved on; nothing of it was committed.
 var errHeadMoved = errors.New("the chain's head moved")
 
+// errGuardMissed: a guarded write (wtx.later) of a batch begun on an
+// assumed head changed no row — the op wrote on what it knew of the row,
+// not on a read under the lock, and the row had changed; nothing of the
+// batch was committed.
+var errGuardMissed = errors.New("a guarded write missed")
+
 // beginAssumed starts a batch on the head h without a round trip: its rows
 // are written by one pipeline that runs as an implicit transaction, in
 // which insertRows takes the lock and checks h.
@@ -350,6 +372,11 @@ func (w *wtx) later(query string, args []any, result func(pgx.BatchResults) erro
 // round trip, and reads the pending ones' results: the returned results
 // are at query's. The caller reads them and closes them.
 func (w *wtx) send(query string, args []any) (pgx.BatchResults, error) {
+	if w.assumed {
+		// Outside the transaction commit's pipeline makes, a statement
+		// would commit on its own.
+		panic("postgres: a statement in a batch begun on an assumed head")
+	}
 	var b pgx.Batch
 	for _, p := range w.unsent {
 		b.Queue(p.query, p.args...)
@@ -370,17 +397,21 @@ func (w *wtx) send(query string, args []any) (pgx.BatchResults, error) {
 // readPending reads the results of statements sent from pending.
 func readPending(br pgx.BatchResults, pending []pendingStmt) error {
 	for _, p := range pending {
-		var err error
-		if p.result != nil {
-			err = p.result(br)
-		} else {
-			_, err = br.Exec()
-		}
-		if err != nil {
+		if err := exec(br, p.result); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// exec reads the next result of br with result, or as a statement's
+// outcome when result is nil.
+func exec(br pgx.BatchResults, result func(pgx.BatchResults) error) error {
+	if result != nil {
+		return result(br)
+	}
+	_, err := br.Exec()
+	return err
 }
 
 // exec runs a statement in the batch's transaction; the rows it changes
@@ -632,55 +663,77 @@ func b2i(b bool) int {
 // commit writes the buffered rows, tells the other replicas what changed
 // (NOTIFY, delivered only if the transaction commits) and commits: one
 // pipeline, one round trip. A batch begun without a round trip
-// (beginAssumed) runs as the pipeline's implicit transaction.
+// (beginAssumed) runs as the pipeline's implicit transaction; its rows'
+// statement, which takes the chain's lock, goes ahead of its guarded
+// writes, so that it locks rows in the order every batch does: the chain
+// first.
 func (w *wtx) commit() error {
 	if !w.assumed && !w.sent && w.writes == 0 && len(w.events)+len(w.trust)+len(w.notes) == 0 {
 		return nil // the batch ran nothing and wrote nothing: it never began
 	}
-	var b pgx.Batch
-	for _, p := range w.unsent {
-		b.Queue(p.query, p.args...)
-	}
-	rows := -1 // the index of insertRows in b
+	var stmts []pendingStmt
 	if len(w.events)+len(w.trust) > 0 {
-		rows = b.Len()
 		q, args := w.rowArgs()
-		b.Queue(q, args...)
+		stmts = append(stmts, pendingStmt{query: q, args: args, result: func(br pgx.BatchResults) error {
+			_, err := br.Exec()
+			if w.assumed && headMoved(err) {
+				return errHeadMoved
+			}
+			return err
+		}})
 	}
+	if w.assumed {
+		for _, p := range w.unsent {
+			stmts = append(stmts, pendingStmt{query: p.query, args: p.args, result: func(br pgx.BatchResults) error {
+				err := exec(br, p.result)
+				if guardMissed(err) {
+					return errGuardMissed
+				}
+				return err
+			}})
+		}
+	} else {
+		stmts = append(w.unsent, stmts...)
+	}
+	w.unsent = nil
 	for i := range w.notes {
 		n := &w.notes[i]
-		b.Queue(insertDelivery, text([]any{n.Key, n.Created.UnixNano(), n.Channel, n.Kind, nonNil(n.Recipients),
-			nonNil(n.Reviewers), n.Agent, n.ApprovalID, n.Subject, nilBytes(n.Payload), n.EventSeq, n.Due.UnixNano()})...)
+		stmts = append(stmts, pendingStmt{query: insertDelivery, args: text([]any{n.Key, n.Created.UnixNano(), n.Channel,
+			n.Kind, nonNil(n.Recipients), nonNil(n.Reviewers), n.Agent, n.ApprovalID, n.Subject, nilBytes(n.Payload),
+			n.EventSeq, n.Due.UnixNano()})})
 	}
 	for _, p := range w.notices() {
-		b.Queue(notify, w.db.channel, p)
+		stmts = append(stmts, pendingStmt{query: notify, args: []any{w.db.channel, p}})
 	}
 	if !w.assumed {
-		b.Queue(`COMMIT`)
+		stmts = append(stmts, pendingStmt{query: `COMMIT`, result: func(br pgx.BatchResults) error {
+			tag, err := br.Exec()
+			if err == nil && tag.String() != "COMMIT" {
+				err = errors.New("commit: the transaction was rolled back")
+			}
+			return err
+		}})
 	}
-	if b.Len() == 0 {
+	if len(stmts) == 0 {
 		return nil
 	}
-	pending := w.unsent
-	w.unsent = nil
-	br := w.conn.SendBatch(w.ctx, &b)
-	err := readPending(br, pending)
-	for i := len(pending); err == nil && i < b.Len(); i++ {
-		var tag pgconn.CommandTag
-		if tag, err = br.Exec(); err != nil {
-			if i == rows && w.assumed && headMoved(err) {
-				err = errHeadMoved
-			}
-			break
-		}
-		if i == b.Len()-1 && !w.assumed && tag.String() != "COMMIT" {
-			err = errors.New("commit: the transaction was rolled back")
-		}
+	var b pgx.Batch
+	for _, p := range stmts {
+		b.Queue(p.query, p.args...)
 	}
+	br := w.conn.SendBatch(w.ctx, &b)
+	err := readPending(br, stmts)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// guardMissed reports the failure of a guarded write that changed no row
+// (see settle): its division by zero.
+func guardMissed(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "22012"
 }
 
 // headMoved reports insertRows' failures that mean the head it was given
@@ -708,24 +761,28 @@ const maxNotice = 7900
 
 // notices are the payloads of the NOTIFY, sent in the batch's transaction,
 // that tells the other replicas what this batch changed: this DB's origin
-// (its own listener skips them), then "e" (events appended), "d"
-// (deliveries queued) and the IDs of the approvals that changed, split to
-// fit. A batch that only appended events sends none: its commit is hinted
-// after the fact (DB.hintEvents), off the caller's path.
+// (its own listener skips them), then the chain's head the batch leaves
+// (headNotice), "e" (events appended), "d" (deliveries queued) and the IDs
+// of the approvals that changed, split to fit. A batch that only appended
+// events sends none: its commit is hinted after the fact (DB.hintEvents),
+// off the caller's path.
 func (w *wtx) notices() []string {
 	keys := w.keys()
 	if len(keys) == 0 || len(keys) == 1 && keys[0] == eventsKey {
 		return nil
 	}
+	if len(w.events) > 0 {
+		keys = append([]string{headNotice(chainHead{seq: w.seq, hash: w.head})}, keys...)
+	}
 	var out []string
 	var s strings.Builder
 	for _, k := range keys {
-		switch k {
-		case eventsKey:
+		switch {
+		case k == eventsKey:
 			k = "e"
-		case deliveriesKey:
+		case k == deliveriesKey:
 			k = "d"
-		default:
+		case !strings.HasPrefix(k, "h:"):
 			k = "a:" + k
 		}
 		if s.Len() > 0 && s.Len()+1+len(k) > maxNotice {
@@ -739,6 +796,32 @@ func (w *wtx) notices() []string {
 		s.WriteString(k)
 	}
 	return append(out, s.String())
+}
+
+// headNotice is the word of a notification that tells the chain's head:
+// "h:" then its seq and hash, e.g. h:42:9f86…08 (64 hex digits).
+func headNotice(h chainHead) string {
+	return "h:" + strconv.FormatInt(h.seq, 10) + ":" + hex.EncodeToString(h.hash[:])
+}
+
+// parseHeadNotice reads headNotice's word; ok false when w is not one.
+func parseHeadNotice(w string) (chainHead, bool) {
+	seq, hash, ok := strings.Cut(strings.TrimPrefix(w, "h:"), ":")
+	if !ok || !strings.HasPrefix(w, "h:") {
+		return chainHead{}, false
+	}
+	h := chainHead{ok: true}
+	var err error
+	if h.seq, err = strconv.ParseInt(seq, 10, 64); err != nil || h.seq <= 0 {
+		return chainHead{}, false
+	}
+	if len(hash) != hex.EncodedLen(len(h.hash)) {
+		return chainHead{}, false
+	}
+	if _, err := hex.Decode(h.hash[:], []byte(hash)); err != nil {
+		return chainHead{}, false
+	}
+	return h, true
 }
 
 // storable returns s as a PostgreSQL text value can hold it: valid UTF-8
