@@ -227,38 +227,24 @@ func scan(dec *jsontext.Decoder) error {
 // named in want, skipping the rest unread: classification looks at a path
 // or a command, not at a file's content.
 func pickArgs(raw []byte, want map[string]bool) map[string]any {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
+	s, ok := openArgs(raw)
+	if !ok {
 		return nil
 	}
-	s := scanners.Get().(*scanner)
 	defer scanners.Put(s)
-	s.r.Reset(raw)
-	s.dec.Reset(&s.r)
 	var out map[string]any
-	if _, err := s.dec.ReadToken(); err != nil {
-		return nil
-	}
-	for s.dec.PeekKind() == '"' {
-		quoted, err := s.dec.ReadValue()
-		if err != nil {
+	for {
+		name, ok := s.nextName()
+		if !ok {
 			return out
 		}
-		var name string
-		if bytes.IndexByte(quoted, '\\') < 0 {
-			if !want[string(quoted[1:len(quoted)-1])] { // no allocation: a map lookup
-				if s.dec.SkipValue() != nil {
-					return out
-				}
-				continue
-			}
-			name = string(quoted[1 : len(quoted)-1])
-		} else if jsonv2.Unmarshal(quoted, &name) != nil || !want[name] {
+		if !want[string(name)] { // no allocation: a map lookup
 			if s.dec.SkipValue() != nil {
 				return out
 			}
 			continue
 		}
+		key := string(name) // the name is void after the next read
 		v, err := decodeValue(s.dec, 2)
 		if err != nil {
 			return out
@@ -266,9 +252,81 @@ func pickArgs(raw []byte, want map[string]bool) map[string]any {
 		if out == nil {
 			out = make(map[string]any, 2)
 		}
-		out[name] = v
+		out[key] = v
 	}
-	return out
+}
+
+// firstArg returns the value of the best ranked (lowest) of the top-level
+// members of raw that want ranks: what pickArgs would hold under that name,
+// read the same way, without building a map. The action's summary needs
+// one argument, on every decision.
+func firstArg(raw []byte, want map[string]int) (any, bool) {
+	s, ok := openArgs(raw)
+	if !ok {
+		return nil, false
+	}
+	defer scanners.Put(s)
+	var first any
+	best := len(want)
+	for {
+		name, ok := s.nextName()
+		if !ok {
+			return first, best < len(want)
+		}
+		rank, wanted := want[string(name)]
+		if !wanted {
+			if s.dec.SkipValue() != nil {
+				return first, best < len(want)
+			}
+			continue
+		}
+		v, err := decodeValue(s.dec, 2)
+		if err != nil {
+			return first, best < len(want)
+		}
+		if rank <= best { // on a repeated name the last wins, as in a map
+			first, best = v, rank
+		}
+	}
+}
+
+// openArgs returns a pooled scanner positioned inside the object raw, or
+// false when raw is not an object. The caller puts the scanner back.
+func openArgs(raw []byte) (*scanner, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	s := scanners.Get().(*scanner)
+	s.r.Reset(raw)
+	s.dec.Reset(&s.r)
+	if _, err := s.dec.ReadToken(); err != nil {
+		scanners.Put(s)
+		return nil, false
+	}
+	return s, true
+}
+
+// nextName reads the name of the object's next member, unquoted; it is
+// valid until the next read. A name whose escapes cannot be decoded is
+// returned empty, to be skipped. ok is false at the end of the object or
+// where it cannot be read.
+func (s *scanner) nextName() (name []byte, ok bool) {
+	if s.dec.PeekKind() != '"' {
+		return nil, false
+	}
+	quoted, err := s.dec.ReadValue()
+	if err != nil {
+		return nil, false
+	}
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return quoted[1 : len(quoted)-1], true
+	}
+	var unquoted string
+	if jsonv2.Unmarshal(quoted, &unquoted) != nil {
+		return nil, true
+	}
+	return []byte(unquoted), true
 }
 
 // decodeArgs decodes raw, already validated, into Go values: objects as
@@ -417,7 +475,9 @@ func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 func (h Hash) IsZero() bool { return h == Hash{} }
 
 // MarshalText implements encoding.TextMarshaler.
-func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+func (h Hash) MarshalText() ([]byte, error) {
+	return hex.AppendEncode(make([]byte, 0, hex.EncodedLen(len(h))), h[:]), nil
+}
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (h *Hash) UnmarshalText(b []byte) error {

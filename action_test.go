@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -451,5 +452,29 @@ func TestEffectHash(t *testing.T) {
 	bad.Args = json.RawMessage(`{"a":1,"a":2}`)
 	if _, err := bad.EffectHash(); ErrorCode(err) != EINVALID {
 		t.Errorf("duplicate keys: %v, want EINVALID", err)
+	}
+}
+
+// TestFirstArg holds firstArg to the member pickArgs would give the
+// summary, valid arguments or not.
+func TestFirstArg(t *testing.T) {
+	for _, raw := range []string{
+		``, `null`, `[]`, `{}`, `{"path":"/a"}`, `{"path":"/a","command":"ls"}`, `{"command":"ls","path":"/a"}`,
+		`{"x":1,"url":{"a":[1,2]},"ref":3}`, `{"pa\u0074h":"/esc"}`, `{"path":"/a","path":"/b"}`, `{"branch":1e400,"path":"/a"}`,
+		`{"path":"/a","query":1e400}`, `{"path":"/a",`, `{"path":`, `{bad`, ` {"cmd" : "x" } `, `{"cmd":"\ud800"}`,
+	} {
+		want, wantOK := any(nil), false
+		vals := pickArgs([]byte(raw), map[string]bool{"command": true, "cmd": true, "file_path": true, "path": true,
+			"url": true, "notebook_path": true, "pattern": true, "query": true, "ref": true, "branch": true})
+		for _, k := range summaryArgs {
+			if v, ok := vals[k]; ok {
+				want, wantOK = v, true
+				break
+			}
+		}
+		got, ok := firstArg([]byte(raw), summaryRank)
+		if ok != wantOK || !reflect.DeepEqual(got, want) {
+			t.Errorf("firstArg(%s) = %v, %v; want %v, %v", raw, got, ok, want, wantOK)
+		}
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/airlocktest"
 	"github.com/airlock-dev/airlock/shell"
 )
 
@@ -152,4 +154,45 @@ func BenchmarkHash(b *testing.B) {
 			sha256.Sum256(buf)
 		}
 	})
+}
+
+// memLog is a store whose Append does what a store's Go code does with a
+// record — Prepare, Seal, Rows — but no I/O: what is left is the
+// enforcer's own CPU per decision. Every other method panics.
+type memLog struct {
+	airlock.Store
+	seq  int64
+	head airlock.Hash
+}
+
+func (m *memLog) Append(_ context.Context, rec airlock.Record) ([]airlock.Event, error) {
+	if err := rec.Prepare(); err != nil {
+		return nil, err
+	}
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	for i := range rec.Events {
+		e := &rec.Events[i]
+		e.Time = now
+		m.seq++
+		e.Seal(m.seq, m.head)
+		m.head = e.Hash
+	}
+	rec.Rows(rec.Events, "", now, nil)
+	return rec.Events, nil
+}
+
+// BenchmarkCheck is one durable auto decision through the enforcer, as
+// postgres's BenchmarkDecisionPaired makes it, on a store without I/O.
+//
+//	go test -run '^$' -bench Check -count 5 .
+func BenchmarkCheck(b *testing.B) {
+	e := &airlock.Enforcer{Gate: airlocktest.NewGate(b), Store: &memLog{}}
+	ctx := context.Background()
+	a := airlocktest.Action("read_file", "f1")
+	b.ReportAllocs()
+	for b.Loop() {
+		if enf := e.Check(ctx, a); !enf.Allowed {
+			b.Fatalf("not allowed: %+v", enf)
+		}
+	}
 }

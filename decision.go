@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -82,19 +83,44 @@ func (r *RuleRef) String() string {
 	if r == nil {
 		return "no rule"
 	}
-	return fmt.Sprintf("rule %s (%s %s)", r.ID, r.Layer, r.Location())
+	// Built by hand, not with fmt: every decision event and message names
+	// its rule.
+	var buf [128]byte
+	b := append(buf[:0], "rule "...)
+	b = append(b, r.ID...)
+	b = append(b, " ("...)
+	b = append(b, r.Layer.String()...)
+	b = append(b, ' ')
+	b = r.appendLocation(b)
+	return string(append(b, ')'))
 }
 
 // Location returns "file:line:col", or the policy's name when it has no file.
 func (r *RuleRef) Location() string {
-	name := r.File
-	if name == "" {
-		name = r.Policy
-	}
 	if r.Line == 0 {
-		return name
+		return r.name()
 	}
-	return fmt.Sprintf("%s:%d:%d", name, r.Line, r.Col)
+	var buf [128]byte
+	return string(r.appendLocation(buf[:0]))
+}
+
+func (r *RuleRef) appendLocation(b []byte) []byte {
+	b = append(b, r.name()...)
+	if r.Line == 0 {
+		return b
+	}
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(r.Line), 10)
+	b = append(b, ':')
+	return strconv.AppendInt(b, int64(r.Col), 10)
+}
+
+// name is the rule's file, or its policy's name when it has no file.
+func (r *RuleRef) name() string {
+	if r.File == "" {
+		return r.Policy
+	}
+	return r.File
 }
 
 // Override records one change to a resolved outcome.

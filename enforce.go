@@ -342,8 +342,9 @@ func (e *Enforcer) run(ctx context.Context, d *Decision) Enforcement {
 	if d.Outcome == Notify {
 		label = LabelNotify
 	}
+	by := d.decidedBy() // once, for the event and the message
 	rec := Record{
-		Events: []Event{decisionEvent(d, label, "")},
+		Events: []Event{decisionEventBy(d, label, "", by)},
 		Trust:  []TrustRecord{trustRecord(d, TrustSuccess, label, "", "")},
 	}
 	if d.Outcome == Notify {
@@ -358,7 +359,7 @@ func (e *Enforcer) run(ctx context.Context, d *Decision) Enforcement {
 		return e.unavailable(enf, err)
 	}
 	enf.Allowed, enf.Seq = true, evs[0].Seq
-	enf.Message = fmt.Sprintf("%s allowed (%s) by %s", actionName(d), d.Outcome, d.decidedBy())
+	enf.Message = actionName(d) + " allowed (" + d.Outcome.String() + ") by " + by
 	return enf
 }
 
@@ -758,10 +759,16 @@ func (c *CommandNote) Verdict() string {
 }
 
 func decisionEvent(d *Decision, label, approvalID string) Event {
+	return decisionEventBy(d, label, approvalID, d.decidedBy())
+}
+
+// decisionEventBy is decisionEvent for a caller that has d.decidedBy() at
+// hand already.
+func decisionEventBy(d *Decision, label, approvalID, decidedBy string) Event {
 	p := decisionPayload{
 		Action: d.Action, ActionHash: d.ActionHash, Outcome: d.Outcome, Label: label, Code: d.Code,
 		NeedsHuman: d.NeedsHumanBy, Class: d.Classification.Class, Capability: d.Classification.Capability,
-		Tier: d.Classification.Tier, DecidedBy: d.decidedBy(), Overrides: d.Overrides, ConditionError: d.ConditionErrors,
+		Tier: d.Classification.Tier, DecidedBy: decidedBy, Overrides: d.Overrides, ConditionError: d.ConditionErrors,
 	}
 	for i, c := range d.Commands {
 		// Nested commands repeat their parents' text: each is clipped, so
@@ -812,7 +819,7 @@ func approvalID(ap *Approval) string {
 
 // actionName names the action in messages: "Bash `rm -rf /` (fs.delete, destructive)".
 func actionName(d *Decision) string {
-	return fmt.Sprintf("%s (%s, %s)", summarize(&d.Action), d.Classification.Class, d.Classification.Tier)
+	return summarize(&d.Action) + " (" + string(d.Classification.Class) + ", " + d.Classification.Tier.String() + ")"
 }
 
 func because(reason string) string {
@@ -870,15 +877,11 @@ func summarize(a *Action) string {
 		}
 	}
 	var s string
-	vals := pickArgs(a.Args, summaryWant)
-	for _, k := range summaryArgs {
-		if v, ok := vals[k]; ok {
-			if str, ok := v.(string); ok {
-				s = str
-			} else {
-				s = string(marshalJSON(v))
-			}
-			break
+	if v, ok := firstArg(a.Args, summaryRank); ok {
+		if str, ok := v.(string); ok {
+			s = str
+		} else {
+			s = string(marshalJSON(v))
 		}
 	}
 	if s == "" && len(a.Args) > 0 && string(a.Args) != "{}" {
@@ -887,7 +890,7 @@ func summarize(a *Action) string {
 			s = compact.String()
 		}
 	}
-	s = strings.Join(strings.Fields(s), " ")
+	s = collapseSpace(s)
 	if len(s) > maxSummary {
 		cut := maxSummary
 		for cut > 0 && !isRuneStart(s[cut]) {
@@ -901,12 +904,25 @@ func summarize(a *Action) string {
 	return a.Tool + " `" + s + "`"
 }
 
-var summaryWant = func() map[string]bool {
-	m := map[string]bool{}
-	for _, k := range summaryArgs {
-		m[k] = true
+// summaryRank ranks summaryArgs: the lower, the more telling.
+var summaryRank = func() map[string]int {
+	m := map[string]int{}
+	for i, k := range summaryArgs {
+		m[k] = i
 	}
 	return m
 }()
+
+// collapseSpace is strings.Join(strings.Fields(s), " "), without the copy
+// when s is already so: printable ASCII, single spaces between words.
+func collapseSpace(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
+}
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
