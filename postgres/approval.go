@@ -381,13 +381,15 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 // markUsed records that an approved request was used (a grant, or an
 // ask's collection) and appends the caller's record, then the use. Every
 // caller found it approved and unused — locking the row (FOR UPDATE), or,
-// in a batch on an assumed head, as it was seen approved before — so the
-// update is sent with the commit (wtx.later); its condition guards it: an
-// update that changes no row aborts the batch (see settle), and a batch on
-// an assumed head runs again, reading the row.
+// in a batch on an assumed head, as it was seen approved before (a settled
+// request is never settled again: only its use changes) — so the update is
+// sent with the commit (wtx.later); its condition guards it: an update
+// that changes no row aborts the batch (see settle), and a batch on an
+// assumed head runs again, reading the row. The condition names the row
+// by its key alone, so that no partial index of approved requests, whose
+// scan grows with them, can serve it.
 func (w *wtx) markUsed(ap *airlock.Approval, rec, used airlock.Record) error {
-	w.later(`WITH u AS (UPDATE approvals SET grant_used = $1 WHERE id = $2 AND status = 'approved' AND grant_used = 0
-		RETURNING 1)
+	w.later(`WITH u AS (UPDATE approvals SET grant_used = $1 WHERE id = $2 AND grant_used = 0 RETURNING 1)
 		SELECT 1 / count(*)::int FROM u`, []any{nanos(ap.GrantUsed), ap.ID}, nil)
 	w.writes++
 	w.append(rec, ap.ID)

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -95,4 +96,35 @@ func TestBatchLaterWriteThatMissesAborts(t *testing.T) {
 		t.Fatal(errs[0])
 	}
 	airlocktest.MustVerify(t, db)
+}
+
+// TestBatchRowForms: a batch writes its events and trust records as rows
+// of values when there are few, as arrays when there are many, in every
+// combination — each row written once, in order, the chain whole.
+func TestBatchRowForms(t *testing.T) {
+	db := openTest(t)
+	var events, trust int
+	for _, n := range []int{1, 2, maxValues, maxValues + 1, 9} {
+		for _, m := range []int{0, 1, 3, maxValues, maxValues + 2} {
+			rec := airlock.Record{}
+			for i := range n {
+				rec.Events = append(rec.Events, airlocktest.Event("decision", fmt.Sprint("agent-", i)))
+			}
+			for i := range m {
+				rec.Trust = append(rec.Trust, airlock.TrustRecord{Agent: fmt.Sprint("agent-", i), Class: airlock.ClassFSRead,
+					Outcome: airlock.TrustSuccess, Tool: "ls", Label: airlock.LabelAuto, Args: []byte(`{"n":1}`)})
+			}
+			if errs := runBatch(t, db, func(w *wtx) error { w.append(rec, ""); return nil }); errs[0] != nil {
+				t.Fatalf("%d events, %d trust records: %v", n, m, errs[0])
+			}
+			events, trust = events+n, trust+m
+		}
+	}
+	if rep := airlocktest.MustVerify(t, db); rep.Events != int64(events) {
+		t.Fatalf("verified %d events, want %d", rep.Events, events)
+	}
+	var got int
+	if err := db.pool.QueryRow(t.Context(), `SELECT count(*) FROM trust`).Scan(&got); err != nil || got != trust {
+		t.Fatalf("%d trust records (%v), want %d", got, err, trust)
+	}
 }

@@ -280,7 +280,8 @@ func (c cpuTimes) busySince(c0 cpuTimes) float64 {
 // INSERT on another, timed as one. Alternated op by op; p50 and p99
 // nearest-rank, and their ratios. Also reported: the reviewer's side,
 // ResolveApproval itself (resolve-p50-µs), and the notification's part,
-// B's commit to A's WaitApproval returning (notified-p50-µs).
+// B's commit to A's WaitApproval returning (notified-p50-µs), and A's
+// CollectApproval after it (collect-p50-µs).
 //
 //	go test -run '^$' -bench WakeupPaired -benchtime 1000x -count 3 ./postgres
 func BenchmarkWakeupPaired(b *testing.B) {
@@ -295,7 +296,7 @@ func BenchmarkWakeupPaired(b *testing.B) {
 	}
 	payload := []byte(`{"n":1}`)
 	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
-	var wake, anchor, resolve, notifiedIn []time.Duration
+	var wake, anchor, resolve, notifiedIn, collect []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
@@ -329,8 +330,10 @@ func BenchmarkWakeupPaired(b *testing.B) {
 				}
 				t1 := time.Now()
 				resolve = append(resolve, t1.Sub(t0))
-				wake = append(wake, (<-released).Sub(t1))
-				notifiedIn = append(notifiedIn, (<-notified).Sub(t1))
+				rel, notif := <-released, <-notified
+				wake = append(wake, rel.Sub(t1))
+				notifiedIn = append(notifiedIn, notif.Sub(t1))
+				collect = append(collect, rel.Sub(notif))
 			} else {
 				if _, err := hop.Exec(context.Background(), `SELECT 1`); err != nil {
 					b.Fatal(err)
@@ -348,6 +351,8 @@ func BenchmarkWakeupPaired(b *testing.B) {
 	b.ReportMetric(float64(notifiedIn[len(notifiedIn)/2].Microseconds()), "notified-p50-µs")
 	slices.Sort(resolve)
 	b.ReportMetric(float64(resolve[len(resolve)/2].Microseconds()), "resolve-p50-µs")
+	slices.Sort(collect)
+	b.ReportMetric(float64(collect[len(collect)/2].Microseconds()), "collect-p50-µs")
 }
 
 // reportPaired reports the p50 of x and of its anchor y, in µs, and the

@@ -524,14 +524,15 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 }
 
 // insertRows are the statements that write a batch's events and trust
-// records, one statement for both tables: insertRows[e][t] takes the
-// events as one row of values when e (a batch of one event: one caller's
-// decision) and as arrays otherwise, likewise the trust records with t —
-// PostgreSQL spends more on decoding and unnesting arrays than a batch of
-// one saves. Its one-time filter takes the chain's lock ($1, held until the
-// transaction ends) and fails (division by zero: SQLSTATE 22012) unless the
-// chain's head is seq $2 with hash $3 — or the chain is empty and $2 is 0
-// — before a row is written.
+// records, one statement for both tables: insertRows[e][t] takes e events
+// as that many rows of values, or as arrays, unnested, when e is 0 (more
+// than maxValues events), and likewise t trust records (t is 0 for arrays,
+// -1 for none: insertRows[e][t+1]). PostgreSQL spends more on decoding and
+// unnesting arrays than a small batch — one caller's decision, a
+// collection's two events — saves. Its one-time filter takes the chain's
+// lock ($1, held until the transaction ends) and fails (division by zero:
+// SQLSTATE 22012) unless the chain's head is seq $2 with hash $3 — or the
+// chain is empty and $2 is 0 — before a row is written.
 //
 // The check reads the statement's snapshot, which may be older than the
 // lock when the statement had to wait for it: a head that moved meanwhile
@@ -543,25 +544,36 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 //
 // The trust CTE runs whether or not it is read; an error anywhere aborts
 // the whole statement.
-var insertRows [2][2]string
+var insertRows [maxValues + 1][maxValues + 2]string
+
+// maxValues is the most rows of a table a batch writes as values.
+const maxValues = 4
+
+// The columns insertRows writes, as "name type".
+var (
+	eventSpecs = []string{"seq bigint", "time bigint", "kind text", "trace_id text", "agent text", "outcome text",
+		"approval_id text", "payload bytea", "prev bytea", "hash bytea"}
+	trustSpecs = []string{"time bigint", "agent text", "class text", "outcome text", "tier smallint",
+		"trace_id text", "label text", "tool text", "autonomy_class text", "requires_human boolean", "code text",
+		"args bytea", "approval_id text", "event_seq bigint"}
+)
 
 func init() {
-	events := []string{"seq bigint", "time bigint", "kind text", "trace_id text", "agent text", "outcome text",
-		"approval_id text", "payload bytea", "prev bytea", "hash bytea"}
-	trust := []string{"time bigint", "agent text", "class text", "outcome text", "tier smallint", "trace_id text",
-		"label text", "tool text", "autonomy_class text", "requires_human boolean", "code text", "args bytea",
-		"approval_id text", "event_seq bigint"}
-	for e := range 2 {
-		for t := range 2 {
-			insertRows[e][t] = `WITH e AS (
-	INSERT INTO events (` + columns(events) + `)
-	SELECT * FROM ` + rowSource(events, 4, e == 1) + `
+	for e := range maxValues + 1 {
+		for t := -1; t <= maxValues; t++ {
+			q := `WITH e AS (
+	INSERT INTO events (` + columns(eventSpecs) + `)
+	SELECT * FROM ` + rowSource(eventSpecs, 4, e) + `
 	WHERE (SELECT true FROM pg_advisory_xact_lock($1))
 		AND 1 / coalesce((SELECT seq = $2 AND hash = $3 FROM events ORDER BY seq DESC LIMIT 1), $2 = 0)::int = 1
-), t AS (
-	INSERT INTO trust (` + columns(trust) + `)
-	SELECT * FROM ` + rowSource(trust, 4+len(events), t == 1) + `
-)
+)`
+			if t >= 0 {
+				q += `, t AS (
+	INSERT INTO trust (` + columns(trustSpecs) + `)
+	SELECT * FROM ` + rowSource(trustSpecs, 4+max(e, 1)*len(eventSpecs), t) + `
+)`
+			}
+			insertRows[e][t+1] = q + `
 SELECT 1`
 		}
 	}
@@ -577,21 +589,27 @@ func columns(specs []string) string {
 }
 
 // rowSource returns the rows of columns given as parameters from $first
-// on: one row of values, or the parameters' arrays unnested.
-func rowSource(specs []string, first int, one bool) string {
-	ps := make([]string, len(specs))
-	for i, c := range specs {
-		_, typ, _ := strings.Cut(c, " ")
-		if one {
-			ps[i] = fmt.Sprintf("$%d::%s", first+i, typ)
-		} else {
+// on: n rows of values, row after row, or (n 0) one array per column,
+// unnested.
+func rowSource(specs []string, first, n int) string {
+	if n == 0 {
+		ps := make([]string, len(specs))
+		for i, c := range specs {
+			_, typ, _ := strings.Cut(c, " ")
 			ps[i] = fmt.Sprintf("$%d::%s[]", first+i, typ)
 		}
+		return "unnest(" + strings.Join(ps, ", ") + ")"
 	}
-	if one {
-		return "(VALUES (" + strings.Join(ps, ", ") + ")) v"
+	rows := make([]string, n)
+	for r := range rows {
+		ps := make([]string, len(specs))
+		for i, c := range specs {
+			_, typ, _ := strings.Cut(c, " ")
+			ps[i] = fmt.Sprintf("$%d::%s", first+r*len(specs)+i, typ)
+		}
+		rows[r] = "(" + strings.Join(ps, ", ") + ")"
 	}
-	return "unnest(" + strings.Join(ps, ", ") + ")"
+	return "(VALUES " + strings.Join(rows, ", ") + ") v"
 }
 
 // The statements that write the rows insertRows does not.
@@ -605,59 +623,77 @@ const (
 // events and trust records, and its arguments.
 func (w *wtx) rowArgs() (string, []any) {
 	n, m := len(w.events), len(w.trust)
-	args := make([]any, 0, 3+10+14)
+	e, t := form(n), form(m)
+	if m == 0 {
+		t = -1
+	}
+	args := make([]any, 0, 3+max(n, 1)*len(eventSpecs)+max(m, 1)*len(trustSpecs))
 	args = append(args, w.db.chainKey, w.start.seq, w.start.hash[:])
-	ev := func(i int) *airlock.Event { return &w.events[i] }
-	oneE := n == 1
-	args = append(args,
-		column(oneE, n, func(i int) int64 { return ev(i).Seq }),
-		column(oneE, n, func(i int) int64 { return ev(i).Time.UnixNano() }),
-		column(oneE, n, func(i int) string { return ev(i).Kind }),
-		column(oneE, n, func(i int) string { return ev(i).TraceID }),
-		column(oneE, n, func(i int) string { return ev(i).Agent }),
-		column(oneE, n, func(i int) string { return ev(i).Outcome }),
-		column(oneE, n, func(i int) string { return ev(i).ApprovalID }),
-		column(oneE, n, func(i int) []byte { return []byte(ev(i).Payload) }),
-		column(oneE, n, func(i int) []byte { return ev(i).Prev[:] }),
-		column(oneE, n, func(i int) []byte { return ev(i).Hash[:] }))
-	tr := func(i int) *airlock.TrustRecord { return &w.trust[i] }
-	oneT := m == 1
-	args = append(args,
-		column(oneT, m, func(i int) int64 { return tr(i).Time.UnixNano() }),
-		column(oneT, m, func(i int) string { return tr(i).Agent }),
-		column(oneT, m, func(i int) string { return string(tr(i).Class) }),
-		column(oneT, m, func(i int) string { return string(tr(i).Outcome) }),
-		column(oneT, m, func(i int) int16 { return int16(tr(i).Tier) }),
-		column(oneT, m, func(i int) string { return tr(i).TraceID }),
-		column(oneT, m, func(i int) string { return tr(i).Label }),
-		column(oneT, m, func(i int) string { return tr(i).Tool }),
-		column(oneT, m, func(i int) string { return tr(i).AutonomyClass }),
-		column(oneT, m, func(i int) bool { return tr(i).RequiresHuman }),
-		column(oneT, m, func(i int) string { return tr(i).Code }),
-		column(oneT, m, func(i int) []byte { return nilBytes(tr(i).Args) }),
-		column(oneT, m, func(i int) string { return tr(i).ApprovalID }),
-		column(oneT, m, func(i int) int64 { return tr(i).EventSeq }))
-	return insertRows[b2i(oneE)][b2i(oneT)], text(args)
+	args = appendColumns(args, eventSpecs, e, n, func(i int) []any {
+		ev := &w.events[i]
+		return []any{ev.Seq, ev.Time.UnixNano(), ev.Kind, ev.TraceID, ev.Agent, ev.Outcome, ev.ApprovalID,
+			[]byte(ev.Payload), ev.Prev[:], ev.Hash[:]}
+	})
+	if t >= 0 {
+		args = appendColumns(args, trustSpecs, t, m, func(i int) []any {
+			tr := &w.trust[i]
+			return []any{tr.Time.UnixNano(), tr.Agent, string(tr.Class), string(tr.Outcome), int16(tr.Tier),
+				tr.TraceID, tr.Label, tr.Tool, tr.AutonomyClass, tr.RequiresHuman, tr.Code, nilBytes(tr.Args),
+				tr.ApprovalID, tr.EventSeq}
+		})
+	}
+	return insertRows[e][t+1], text(args)
 }
 
-// column returns a statement argument: v(0) when one, else the n values
-// of v as an array.
-func column[T any](one bool, n int, v func(i int) T) any {
-	if one {
-		return v(0)
+// form is how insertRows takes n rows of a table: as values (n), or as
+// arrays (0) when there are more than maxValues.
+func form(n int) int {
+	if n > maxValues {
+		return 0
 	}
-	s := make([]T, n)
-	for i := range s {
-		s[i] = v(i)
+	return n
+}
+
+// appendColumns appends n rows of the columns specs, row(i) each, as the
+// parameters of the form f: each row's values in turn, or one array per
+// column.
+func appendColumns(args []any, specs []string, f, n int, row func(i int) []any) []any {
+	if f > 0 {
+		for i := range n {
+			args = append(args, row(i)...)
+		}
+		return args
+	}
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = row(i)
+	}
+	for c, spec := range specs {
+		switch _, typ, _ := strings.Cut(spec, " "); typ {
+		case "bigint":
+			args = append(args, columnOf[int64](rows, c))
+		case "smallint":
+			args = append(args, columnOf[int16](rows, c))
+		case "text":
+			args = append(args, columnOf[string](rows, c))
+		case "boolean":
+			args = append(args, columnOf[bool](rows, c))
+		case "bytea":
+			args = append(args, columnOf[[]byte](rows, c))
+		default:
+			panic("postgres: no array of " + typ)
+		}
+	}
+	return args
+}
+
+// columnOf returns column c of rows as an array parameter.
+func columnOf[T any](rows [][]any, c int) []T {
+	s := make([]T, len(rows))
+	for i, r := range rows {
+		s[i] = r[c].(T)
 	}
 	return s
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // commit writes the buffered rows, tells the other replicas what changed
