@@ -389,6 +389,14 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 // by its key alone, so that no partial index of approved requests, whose
 // scan grows with them, can serve it.
 func (w *wtx) markUsed(ap *airlock.Approval, rec, used airlock.Record) error {
+	if w.assumed && w.use == nil {
+		// The batch's one statement records it (insertRows).
+		w.use = &approvalUse{id: ap.ID, at: nanos(ap.GrantUsed)}
+		w.writes++
+		w.append(rec, ap.ID)
+		w.append(used, ap.ID)
+		return nil
+	}
 	w.later(`WITH u AS (UPDATE approvals SET grant_used = $1 WHERE id = $2 AND grant_used = 0 RETURNING 1)
 		SELECT 1 / count(*)::int FROM u`, []any{nanos(ap.GrantUsed), ap.ID}, nil)
 	w.writes++

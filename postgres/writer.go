@@ -248,7 +248,10 @@ type wtx struct {
 	err error
 	// writes counts rows written, to tell whether an op wrote anything
 	// before failing.
-	writes  int64
+	writes int64
+	// use is a request's use that the rows' statement records (in a batch
+	// on an assumed head: see markUsed).
+	use     *approvalUse
 	events  []airlock.Event
 	trust   []airlock.TrustRecord
 	notes   []airlock.Notification
@@ -312,6 +315,12 @@ type chainHead struct {
 // errHeadMoved: a batch sealed on an assumed head found, under the lock,
 // that the chain had moved on; nothing of it was committed.
 var errHeadMoved = errors.New("the chain's head moved")
+
+// approvalUse is a request's use: its ID and when (grant_used).
+type approvalUse struct {
+	id string
+	at int64
+}
 
 // errGuardMissed: a guarded write (wtx.later) of a batch begun on an
 // assumed head changed no row — the op wrote on what it knew of the row,
@@ -544,7 +553,13 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 //
 // The trust CTE runs whether or not it is read; an error anywhere aborts
 // the whole statement.
-var insertRows [maxValues + 1][maxValues + 2]string
+//
+// insertRows[e][t+1][1] also records a use of an approved request (see
+// markUsed): the update's guard takes the chain's lock before the row's —
+// the final SELECT reads it first — and the statement fails unless the
+// request was unused, with an error of its own (22P02, the text that is not
+// a number: see usedAlready).
+var insertRows [maxValues + 1][maxValues + 2][2]string
 
 // maxValues is the most rows of a table a batch writes as values.
 const maxValues = 4
@@ -567,14 +582,22 @@ func init() {
 	WHERE (SELECT true FROM pg_advisory_xact_lock($1))
 		AND 1 / coalesce((SELECT seq = $2 AND hash = $3 FROM events ORDER BY seq DESC LIMIT 1), $2 = 0)::int = 1
 )`
+			next := 4 + max(e, 1)*len(eventSpecs)
 			if t >= 0 {
 				q += `, t AS (
 	INSERT INTO trust (` + columns(trustSpecs) + `)
-	SELECT * FROM ` + rowSource(trustSpecs, 4+max(e, 1)*len(eventSpecs), t) + `
+	SELECT * FROM ` + rowSource(trustSpecs, next, t) + `
 )`
+				next += max(t, 1) * len(trustSpecs)
 			}
-			insertRows[e][t+1] = q + `
+			insertRows[e][t+1][0] = q + `
 SELECT 1`
+			insertRows[e][t+1][1] = q + fmt.Sprintf(`, u AS (
+	UPDATE approvals SET grant_used = $%d::bigint
+	WHERE id = $%d::text AND grant_used = 0 AND (SELECT true FROM pg_advisory_xact_lock($1))
+	RETURNING 1
+)
+SELECT (CASE (SELECT count(*) FROM u) WHEN 1 THEN '1' ELSE 'the request was used' END)::int`, next, next+1)
 		}
 	}
 }
@@ -642,7 +665,12 @@ func (w *wtx) rowArgs() (string, []any) {
 				tr.ApprovalID, tr.EventSeq}
 		})
 	}
-	return insertRows[e][t+1], text(args)
+	u := 0
+	if w.use != nil {
+		u = 1
+		args = append(args, w.use.at, w.use.id)
+	}
+	return insertRows[e][t+1][u], text(args)
 }
 
 // form is how insertRows takes n rows of a table: as values (n), or as
@@ -708,11 +736,15 @@ func (w *wtx) commit() error {
 		return nil // the batch ran nothing and wrote nothing: it never began
 	}
 	var stmts []pendingStmt
-	if len(w.events)+len(w.trust) > 0 {
+	if len(w.events)+len(w.trust) > 0 || w.use != nil {
 		q, args := w.rowArgs()
 		stmts = append(stmts, pendingStmt{query: q, args: args, result: func(br pgx.BatchResults) error {
 			_, err := br.Exec()
-			if w.assumed && headMoved(err) {
+			switch {
+			case !w.assumed:
+			case usedAlready(err):
+				return errGuardMissed
+			case headMoved(err):
 				return errHeadMoved
 			}
 			return err
@@ -763,6 +795,13 @@ func (w *wtx) commit() error {
 		err = cerr
 	}
 	return err
+}
+
+// usedAlready reports insertRows' failure when the request whose use it
+// records was used already.
+func usedAlready(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "22P02"
 }
 
 // guardMissed reports the failure of a guarded write that changed no row
