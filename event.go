@@ -58,30 +58,44 @@ type Event struct {
 	encoded bool
 }
 
-// eventDomain separates event hashes from every other SHA-256 in Airlock.
-const eventDomain = "airlock.event.v1\x00"
+// EventDomain separates event hashes from every other SHA-256 in Airlock:
+// ChainHash's input begins with it.
+const EventDomain = "airlock.event.v1\x00"
 
 // ChainHash returns the hash that links e after prev: SHA-256 over the
 // previous hash and every field of e, each length-prefixed so that no two
 // different events encode alike. Time counts in nanoseconds since the Unix
 // epoch, the precision every store keeps.
+//
+// The input is, in order: EventDomain, prev, Seq and the time as 8-byte
+// big-endian integers, ChainHeaders, then the payload.
 func (e *Event) ChainHash(prev Hash) Hash {
 	var stack [512]byte
-	b := append(stack[:0], eventDomain...)
+	b := append(stack[:0], EventDomain...)
 	b = append(b, prev[:]...)
 	b = binary.BigEndian.AppendUint64(b, uint64(e.Seq))
 	b = binary.BigEndian.AppendUint64(b, uint64(e.Time.UnixNano()))
-	for _, s := range [...]string{e.Kind, e.TraceID, e.Agent, e.Outcome, e.ApprovalID} {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	b = binary.AppendUvarint(b, uint64(len(e.Payload)))
+	b = e.appendHeaders(b)
 	h := sha256.New()
 	h.Write(b)
 	h.Write(e.Payload)
 	var out Hash
 	h.Sum(out[:0])
 	return out
+}
+
+// ChainHeaders returns the part of ChainHash's input between the time and
+// the payload: the kind, trace ID, agent, outcome and approval ID, each
+// after its length (a uvarint), then the payload's length. A store that
+// seals events in its database hashes the rest around it.
+func (e *Event) ChainHeaders() []byte { return e.appendHeaders(nil) }
+
+func (e *Event) appendHeaders(b []byte) []byte {
+	for _, s := range [...]string{e.Kind, e.TraceID, e.Agent, e.Outcome, e.ApprovalID} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return binary.AppendUvarint(b, uint64(len(e.Payload)))
 }
 
 // Seal sets e's sequence number, previous hash and hash so that it follows

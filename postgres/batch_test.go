@@ -1,13 +1,17 @@
 package postgres
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
 	"github.com/airlock-dev/airlock/postgres/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 // openTest opens a store in a fresh schema of its own.
@@ -126,5 +130,96 @@ func TestBatchRowForms(t *testing.T) {
 	var got int
 	if err := db.pool.QueryRow(t.Context(), `SELECT count(*) FROM trust`).Scan(&got); err != nil || got != trust {
 		t.Fatalf("%d trust records (%v), want %d", got, err, trust)
+	}
+}
+
+// TestSealInDatabase: events the database seals (a batch on a contended
+// chain) get the hashes airlock.Event.ChainHash gives — headers of every
+// length (one- and two-byte length prefixes), any text, empty fields,
+// large payloads — and follow the events before them; the caller's events
+// carry the database's seals; trust records link to their batch's events
+// by seq, or keep the link they came with.
+func TestSealInDatabase(t *testing.T) {
+	db := openTest(t)
+	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "first")}}); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("ü", 100) // 200 bytes: a two-byte length
+	payload := `{"big":"` + strings.Repeat("x", 5000) + `"}`
+	recs := []airlock.Record{
+		{Events: []airlock.Event{
+			{Kind: "decision", Agent: "a", TraceID: "", Outcome: "auto", Payload: json.RawMessage(`{}`)},
+			{Kind: "approval.resolved", Agent: long, TraceID: "trace-\u2028", Outcome: "approved", ApprovalID: "ap-1",
+				Payload: json.RawMessage(payload)},
+		}, Trust: []airlock.TrustRecord{
+			{Agent: "a", Class: airlock.ClassFSRead, Outcome: airlock.TrustSuccess, Tool: "ls", Label: airlock.LabelAuto},
+			{Agent: "a", Class: airlock.ClassFSRead, Outcome: airlock.TrustFailure, Tool: "ls", Label: airlock.LabelAuto, EventSeq: 1},
+		}},
+		{Trust: []airlock.TrustRecord{{Agent: "b", Class: airlock.ClassFSRead, Outcome: airlock.TrustSuccess, Tool: "ls",
+			Label: airlock.LabelAuto, EventSeq: 1}}},
+		{Events: []airlock.Event{{Kind: strings.Repeat("k", 127), Agent: strings.Repeat("g", 128), Outcome: "",
+			Payload: json.RawMessage(`{"n":1}`)}},
+			Trust: []airlock.TrustRecord{{Agent: "c", Class: airlock.ClassFSRead, Outcome: airlock.TrustSuccess, Tool: "ls",
+				Label: airlock.LabelAuto}}},
+	}
+	for i := range recs {
+		if err := recs[i].Prepare(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := db.beginSealing(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]airlock.Event
+	for _, rec := range recs {
+		got = append(got, w.append(rec, ""))
+	}
+	if err := w.commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.end()
+	stored, err := db.Events(t.Context(), airlock.EventFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored) != 4 {
+		t.Fatalf("%d events stored, want 4", len(stored))
+	}
+	bySeq := map[int64]airlock.Event{}
+	for _, e := range stored {
+		bySeq[e.Seq] = e
+	}
+	for _, evs := range got {
+		for _, e := range evs {
+			s, ok := bySeq[e.Seq]
+			if !ok || s.Hash != e.Hash || s.Prev != e.Prev || e.ChainHash(e.Prev) != e.Hash {
+				t.Errorf("event %d as returned: hash %x prev %x; stored: %x %x", e.Seq, e.Hash, e.Prev, s.Hash, s.Prev)
+			}
+		}
+	}
+	if got[0][0].Seq != 2 || got[0][1].Seq != 3 || len(got[1]) != 0 || got[2][0].Seq != 4 {
+		t.Fatalf("seqs %v, want 2 3 | | 4", got)
+	}
+	airlocktest.MustVerify(t, db)
+	rows, err := db.pool.Query(t.Context(), `SELECT agent, outcome, event_seq FROM trust ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var agent, outcome string
+		var seq int64
+		err := r.Scan(&agent, &outcome, &seq)
+		return fmt.Sprintf("%s/%s@%d", agent, outcome, seq), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a/success@2", "a/failure@1", "b/success@1", "c/success@4"}
+	if !slices.Equal(links, want) {
+		t.Fatalf("trust links %v, want %v", links, want)
+	}
+	if h, err := db.Head(t.Context()); err != nil || h != 4 {
+		t.Fatalf("head %d (%v), want 4", h, err)
 	}
 }

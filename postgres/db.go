@@ -101,10 +101,13 @@ type DB struct {
 
 	// last is the chain's head as this DB's last committed batch left it
 	// (or read it), for the next batch's one-round-trip attempt (see
-	// DB.run). Only the batch leader reads or writes last and contended:
+	// DB.run). Only the batch leader reads or writes last and contendedUntil:
 	// one leader at a time, handed over under mu.
 	last      chainHead
-	contended bool // the last one-round-trip attempt found the head moved
+	// contendedUntil: another replica was seen writing lately (a batch
+	// found the head moved, or not where this DB's last batch left it);
+	// until then, batches do not try a head they assume.
+	contendedUntil time.Time
 	// alwaysAssume (tests) makes every append-only batch try one round
 	// trip, contended or not.
 	alwaysAssume bool
@@ -118,6 +121,11 @@ type DB struct {
 	hinted atomic.Pointer[chainHead]
 	// tip is last as the batch leader left it, for the hinter.
 	tip atomic.Pointer[chainHead]
+	// noSealing (tests) keeps the database from sealing a batch's events:
+	// a contended batch reads the head under the lock and seals here.
+	noSealing bool
+	// sealed counts batches whose events the database sealed.
+	sealed atomic.Int64
 	// oneTrip counts batches committed in one round trip; headMoved,
 	// attempts that found the head moved and ran again.
 	oneTrip, headMoved atomic.Int64

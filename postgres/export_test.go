@@ -25,6 +25,13 @@ func AlwaysAssume(db *DB) { db.alwaysAssume = true }
 // left, not one another replica's notification told of.
 func IgnoreHints(db *DB) { db.ignoreHints = true }
 
+// Sealed reports how many of db's batches the database sealed.
+func Sealed(db *DB) int64 { return db.sealed.Load() }
+
+// NoSealing keeps the database from sealing db's batches: a contended
+// batch reads the head under the lock and seals it in Go.
+func NoSealing(db *DB) { db.noSealing = true }
+
 // OneTrip reports how many of db's batches committed in one round trip,
 // and how many attempts found the head moved and ran again.
 func OneTrip(db *DB) (committed, moved int64) { return db.oneTrip.Load(), db.headMoved.Load() }

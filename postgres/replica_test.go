@@ -142,7 +142,21 @@ func TestReplicasRaceToCollectAndExpire(t *testing.T) {
 // TestReplicasAppendOneChain: concurrent appends from two replicas form one
 // gapless chain: no sequence number skipped, repeated or forked.
 func TestReplicasAppendOneChain(t *testing.T) {
-	dbs := replicas(t, 2, nil)
+	for _, mode := range []string{"sealed by the database", "sealed by each replica"} {
+		t.Run(mode, func(t *testing.T) {
+			dbs := replicas(t, 2, nil)
+			if mode == "sealed by each replica" {
+				for _, db := range dbs {
+					postgres.NoSealing(db)
+				}
+			}
+			appendOneChain(t, dbs)
+		})
+	}
+}
+
+// appendOneChain has 16 callers over dbs append two events at a time.
+func appendOneChain(t *testing.T, dbs []*postgres.DB) {
 	const callers, each = 16, 25
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -183,8 +197,9 @@ func TestReplicasAppendOneChain(t *testing.T) {
 // TestReplicasAlternateAppends: two replicas take turns, one append each,
 // so that every batch's one-round-trip attempt is sealed on a head the
 // other replica has moved: each must commit nothing, run again on the real
-// head, and the chain stay one — seqs 1..N, no fork, no row of a failed
-// attempt left behind. Alone, a replica commits in one round trip.
+// head (sealed by the database), and the chain stay one — seqs 1..N, no
+// fork, no row of a failed attempt left behind. Alone, a replica commits
+// in one round trip.
 func TestReplicasAlternateAppends(t *testing.T) {
 	dsn, schema := pgtest.NewSchema(t)
 	dbs := []*postgres.DB{OpenSchema(t, dsn, schema, nil), OpenSchema(t, dsn, schema, nil)}
@@ -231,6 +246,11 @@ func TestReplicasAlternateAppends(t *testing.T) {
 	if one0 != alone || one1 != 0 || moved0+moved1 != turns-2 {
 		t.Fatalf("one round trip: %d and %d batches, head moved: %d and %d; want %d and 0, %d in all",
 			one0, one1, moved0, moved1, alone, turns-2)
+	}
+	// Each batch that found the head moved ran again sealed by the
+	// database, and so did each replica's first, which knew no head.
+	if sealed := postgres.Sealed(dbs[0]) + postgres.Sealed(dbs[1]); sealed != moved0+moved1+2 {
+		t.Fatalf("%d batches sealed by the database, want %d", sealed, moved0+moved1+2)
 	}
 	total := int64(alone + turns)
 	for _, db := range dbs {

@@ -114,12 +114,17 @@ func (db *DB) run(batch []*op) {
 	if h := db.hinted.Load(); h != nil && !db.ignoreHints && (!db.last.ok || h.seq > db.last.seq) {
 		db.last = *h // another replica's commit moved the head there
 	}
-	fast := db.last.ok && (!db.contended || db.alwaysAssume) && !slices.ContainsFunc(batch, func(o *op) bool { return !o.W.oneTrip })
+	oneTrip := !slices.ContainsFunc(batch, func(o *op) bool { return !o.W.oneTrip })
+	fast := oneTrip && db.last.ok && (time.Now().After(db.contendedUntil) || db.alwaysAssume)
+	seal := oneTrip && !fast && !db.noSealing
 	var err error
 	for {
-		if fast {
+		switch {
+		case fast:
 			w, err = db.beginAssumed(ctx, db.last)
-		} else {
+		case seal:
+			w, err = db.beginSealing(ctx)
+		default:
 			w, err = db.begin(ctx)
 		}
 		if err == nil {
@@ -156,16 +161,17 @@ func (db *DB) run(batch []*op) {
 		case fast && errors.Is(err, errHeadMoved):
 			// Another replica appended: the check aborted the transaction
 			// before its COMMIT, and end rolled it back. Seal again on the
-			// head read under the lock.
-			fast, err = false, nil
-			db.contended, db.last = true, chainHead{}
+			// head under the lock: in the database, in one round trip.
+			fast, seal, err = false, !db.noSealing, nil
+			db.contendedUntil, db.last = time.Now().Add(contendedFor), chainHead{}
 			db.headMoved.Add(1)
 			continue
-		case fast && errors.Is(err, errGuardMissed):
+		case (fast || seal) && (errors.Is(err, errGuardMissed) || errors.Is(err, errNotSealable)):
 			// A write an op made on what it knew of a row found the row
-			// changed: nothing of the attempt committed. Run again the
-			// two-trip way, every op reading what it writes.
-			fast, err = false, nil
+			// changed, or the batch holds what the database cannot seal:
+			// nothing of the attempt committed. Run again the two-trip
+			// way, every op reading what it writes.
+			fast, seal, err = false, false, nil
 			continue
 		}
 		break
@@ -187,8 +193,11 @@ func (db *DB) run(batch []*op) {
 			}
 		}
 	} else {
-		if !fast && db.last.ok && w.start == db.last {
-			db.contended = false // no other replica wrote since our last batch
+		if !fast && db.last.ok && w.start != db.last {
+			db.contendedUntil = time.Now().Add(contendedFor) // another replica wrote since our last batch
+		}
+		if seal {
+			db.sealed.Add(1)
 		}
 		if w.headKnown {
 			db.last = chainHead{seq: w.seq, hash: w.head, ok: true}
@@ -235,6 +244,16 @@ type wtx struct {
 	// assumed: start was not read but assumed (beginAssumed); the batch
 	// runs as the implicit transaction of commit's pipeline.
 	assumed bool
+	// sealing: the database seals the batch's events (beginSealing); the
+	// batch is assumed too, on a stand-in head.
+	sealing bool
+	// handed are the slices of events append returned, to be given the
+	// database's seals.
+	handed []handedEvents
+	// linked tells, for each trust record of a batch the database seals,
+	// whether it links to one of the batch's events (its EventSeq is then
+	// the event's place in the batch).
+	linked []bool
 	// headKnown: seq and head hold the chain's head (read under the lock,
 	// or assumed): events may be sealed.
 	headKnown bool
@@ -312,9 +331,26 @@ type chainHead struct {
 	ok   bool
 }
 
+// contendedFor is how long after it last saw another replica write a DB
+// seals its batches under the lock (in the database, or on the head read
+// under it) rather than on a head it assumes: an attempt on an assumed
+// head that another replica has moved costs a round trip for nothing.
+const contendedFor = 100 * time.Millisecond
+
 // errHeadMoved: a batch sealed on an assumed head found, under the lock,
 // that the chain had moved on; nothing of it was committed.
 var errHeadMoved = errors.New("the chain's head moved")
+
+// errNotSealable: a batch begun for the database to seal its events
+// (beginSealing) holds more than events and trust records; nothing of it
+// was sent.
+var errNotSealable = errors.New("the batch holds more than the database seals")
+
+// handedEvents are events append returned: w.events[first:] when it did.
+type handedEvents struct {
+	first int
+	evs   []airlock.Event
+}
 
 // approvalUse is a request's use: its ID and when (grant_used).
 type approvalUse struct {
@@ -337,6 +373,21 @@ func (db *DB) beginAssumed(ctx context.Context, h chainHead) (*wtx, error) {
 		return nil, err
 	}
 	return &wtx{db: db, ctx: ctx, conn: conn, seq: h.seq, head: h.hash, start: h, assumed: true, headKnown: true}, nil
+}
+
+// beginSealing starts a batch whose events the database seals: they are
+// sealed here on a stand-in head (seq 0, the zero hash) so that the
+// records' rows can be made, and commit sends what the database needs to
+// seal them again on the chain's head, which it reads under the lock
+// (sealRows) — one round trip, the lock held for no round trip at all.
+// Then the events take the seqs and hashes the database gave them.
+func (db *DB) beginSealing(ctx context.Context) (*wtx, error) {
+	w, err := db.beginAssumed(ctx, chainHead{ok: true})
+	if err != nil {
+		return nil, err
+	}
+	w.sealing = true
+	return w, nil
 }
 
 // end rolls back what was not committed and returns the connection to the
@@ -529,7 +580,16 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 	trust, notes := rec.Rows(w.events[first:], approvalID, now, router)
 	w.trust, w.notes = append(w.trust, trust...), append(w.notes, notes...)
 	w.writes += int64(len(rec.Events) + len(trust) + len(notes))
-	return w.events[first:len(w.events):len(w.events)]
+	out := w.events[first:len(w.events):len(w.events)]
+	if w.sealing {
+		w.handed = append(w.handed, handedEvents{first: first, evs: out})
+		for i := range trust {
+			// Linked to an event of this batch: its seq is the database's
+			// to give (commitSealing).
+			w.linked = append(w.linked, len(out) > 0 && rec.Trust[i].EventSeq == 0)
+		}
+	}
+	return out
 }
 
 // insertRows are the statements that write a batch's events and trust
@@ -658,12 +718,7 @@ func (w *wtx) rowArgs() (string, []any) {
 			[]byte(ev.Payload), ev.Prev[:], ev.Hash[:]}
 	})
 	if t >= 0 {
-		args = appendColumns(args, trustSpecs, t, m, func(i int) []any {
-			tr := &w.trust[i]
-			return []any{tr.Time.UnixNano(), tr.Agent, string(tr.Class), string(tr.Outcome), int16(tr.Tier),
-				tr.TraceID, tr.Label, tr.Tool, tr.AutonomyClass, tr.RequiresHuman, tr.Code, nilBytes(tr.Args),
-				tr.ApprovalID, tr.EventSeq}
-		})
+		args = appendColumns(args, trustSpecs, t, m, w.trustRow)
 	}
 	u := 0
 	if w.use != nil {
@@ -671,6 +726,14 @@ func (w *wtx) rowArgs() (string, []any) {
 		args = append(args, w.use.at, w.use.id)
 	}
 	return insertRows[e][t+1][u], text(args)
+}
+
+// trustRow returns the columns of the batch's trust record i, in the
+// order of trustSpecs.
+func (w *wtx) trustRow(i int) []any {
+	tr := &w.trust[i]
+	return []any{tr.Time.UnixNano(), tr.Agent, string(tr.Class), string(tr.Outcome), int16(tr.Tier), tr.TraceID,
+		tr.Label, tr.Tool, tr.AutonomyClass, tr.RequiresHuman, tr.Code, nilBytes(tr.Args), tr.ApprovalID, tr.EventSeq}
 }
 
 // form is how insertRows takes n rows of a table: as values (n), or as
@@ -734,6 +797,9 @@ func columnOf[T any](rows [][]any, c int) []T {
 func (w *wtx) commit() error {
 	if !w.assumed && !w.sent && w.writes == 0 && len(w.events)+len(w.trust)+len(w.notes) == 0 {
 		return nil // the batch ran nothing and wrote nothing: it never began
+	}
+	if w.sealing {
+		return w.commitSealing()
 	}
 	var stmts []pendingStmt
 	if len(w.events)+len(w.trust) > 0 || w.use != nil {

@@ -1,0 +1,155 @@
+package postgres
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/jackc/pgx/v5"
+)
+
+// sealRows seals a batch's events in the database and writes them with
+// their trust records: what a batch on a contended chain sends
+// (beginSealing), after the chain's lock, in one pipeline. It reads the
+// head in its own snapshot, taken once the lock was granted, and hashes
+// each event after the one before it as airlock.Event.ChainHash does:
+// SHA-256 over the domain ($1), the previous hash, the seq and the time
+// (8-byte big-endian: int8send), the headers as the client encoded them
+// (Event.ChainHeaders, $9) and the payload. The events come as arrays, one
+// per column ($2–$9), read by subscript as the recursion walks them. Trust
+// records ($10 on) that link to an event of the batch give its place in
+// the batch (1 for the first), made a seq here; any other link comes
+// negated (0 for none). It returns every event's seq, previous hash and
+// hash, in order.
+var sealRows = func() string {
+	hash := func(prev, seq, i string) string {
+		return `sha256($1::bytea || ` + prev + ` || int8send(` + seq + `) || int8send(($2::bigint[])[` + i + `])
+			|| ($9::bytea[])[` + i + `] || ($8::bytea[])[` + i + `])`
+	}
+	trust := make([]string, len(trustSpecs))
+	pick := make([]string, len(trustSpecs))
+	for i, c := range trustSpecs {
+		name, typ, _ := strings.Cut(c, " ")
+		trust[i] = fmt.Sprintf("$%d::%s[]", 10+i, typ)
+		pick[i] = "x." + name
+		if name == "event_seq" {
+			pick[i] = "CASE WHEN x.event_seq > 0 THEN x.event_seq + (SELECT seq FROM head) ELSE -x.event_seq END"
+		}
+	}
+	return `WITH RECURSIVE head AS (
+	SELECT coalesce((SELECT seq FROM events ORDER BY seq DESC LIMIT 1), 0) AS seq,
+		coalesce((SELECT hash FROM events ORDER BY seq DESC LIMIT 1), '\x` + strings.Repeat("00", len(airlock.Hash{})) + `'::bytea) AS hash
+), s(i, seq, prev, hash) AS (
+	SELECT 1, head.seq + 1, head.hash, ` + hash("head.hash", "head.seq + 1", "1") + `
+	FROM head WHERE cardinality($2::bigint[]) > 0
+	UNION ALL
+	SELECT s.i + 1, s.seq + 1, s.hash, ` + hash("s.hash", "s.seq + 1", "s.i + 1") + `
+	FROM s WHERE s.i < cardinality($2::bigint[])
+), e AS (
+	INSERT INTO events (seq, time, kind, trace_id, agent, outcome, approval_id, payload, prev, hash)
+	SELECT s.seq, ($2::bigint[])[s.i], ($3::text[])[s.i], ($4::text[])[s.i], ($5::text[])[s.i], ($6::text[])[s.i],
+		($7::text[])[s.i], ($8::bytea[])[s.i], s.prev, s.hash
+	FROM s
+), t AS (
+	INSERT INTO trust (` + columns(trustSpecs) + `)
+	SELECT ` + strings.Join(pick, ", ") + `
+	FROM unnest(` + strings.Join(trust, ", ") + `) AS x(` + columns(trustSpecs) + `)
+)
+SELECT seq, prev, hash FROM s ORDER BY i`
+}()
+
+// commitSealing commits a batch begun by beginSealing: the chain's lock,
+// then sealRows, in the pipeline's implicit transaction. The events then
+// take the seqs and hashes the database gave them — in w.events and in
+// every slice append returned — and the batch's head is the last of them.
+func (w *wtx) commitSealing() error {
+	if len(w.notes) > 0 || w.use != nil || len(w.unsent) > 0 {
+		return errNotSealable
+	}
+	if len(w.events)+len(w.trust) == 0 {
+		w.headKnown = false // the stand-in head is no head
+		return nil
+	}
+	n := len(w.events)
+	times, kinds, traces := make([]int64, n), make([]string, n), make([]string, n)
+	agents, outcomes, approvals := make([]string, n), make([]string, n), make([]string, n)
+	payloads, headers := make([][]byte, n), make([][]byte, n)
+	for i := range w.events {
+		e := &w.events[i]
+		times[i], kinds[i], traces[i], agents[i] = e.Time.UnixNano(), e.Kind, e.TraceID, e.Agent
+		outcomes[i], approvals[i], payloads[i], headers[i] = e.Outcome, e.ApprovalID, e.Payload, e.ChainHeaders()
+	}
+	args := []any{[]byte(airlock.EventDomain), times, kinds, traces, agents, outcomes, approvals, payloads, headers}
+	args = appendColumns(args, trustSpecs, 0, len(w.trust), func(i int) []any {
+		row := w.trustRow(i)
+		if !w.linked[i] {
+			row[len(row)-1] = -w.trust[i].EventSeq // another event's: kept as it is
+		}
+		return row
+	})
+	args = text(args)
+	var b pgx.Batch
+	b.Queue(`SELECT pg_advisory_xact_lock($1)`, w.db.chainKey)
+	// The events' text was made storable before they were sealed here
+	// (append): their headers were encoded from what is stored.
+	b.Queue(sealRows, args...)
+	br := w.conn.SendBatch(w.ctx, &b)
+	err := w.readSeals(br)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readSeals reads the lock's result, then the seals sealRows returns, and
+// gives them to the batch's events.
+func (w *wtx) readSeals(br pgx.BatchResults) error {
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	i := 0
+	for rows.Next() {
+		var prev, hash []byte
+		if i == len(w.events) {
+			rows.Close()
+			return errors.New("postgres: the database sealed more events than the batch holds")
+		}
+		e := &w.events[i]
+		if err := rows.Scan(&e.Seq, &prev, &hash); err != nil {
+			rows.Close()
+			return err
+		}
+		copy(e.Prev[:], prev)
+		copy(e.Hash[:], hash)
+		if e.ChainHash(e.Prev) != e.Hash {
+			// The statement hashes as ChainHash does; were they ever to
+			// differ, the chain would fail verification from here: say so
+			// loudly, now.
+			w.db.logger().Error("postgres: the database sealed an event with another hash than Airlock computes",
+				"seq", e.Seq)
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if i != len(w.events) {
+		return fmt.Errorf("postgres: the database sealed %d of the batch's %d events", i, len(w.events))
+	}
+	if i == 0 {
+		w.headKnown = false // trust records alone: the head was not returned
+		return nil
+	}
+	first, last := &w.events[0], &w.events[len(w.events)-1]
+	w.start = chainHead{seq: first.Seq - 1, hash: first.Prev, ok: true}
+	w.seq, w.head = last.Seq, last.Hash
+	for _, h := range w.handed {
+		copy(h.evs, w.events[h.first:])
+	}
+	return nil
+}
