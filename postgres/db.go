@@ -103,7 +103,7 @@ type DB struct {
 	// (or read it), for the next batch's one-round-trip attempt (see
 	// DB.run). Only the batch leader reads or writes last and contendedUntil:
 	// one leader at a time, handed over under mu.
-	last      chainHead
+	last chainHead
 	// contendedUntil: another replica was seen writing lately (a batch
 	// found the head moved, or not where this DB's last batch left it);
 	// until then, batches do not try a head they assume.
