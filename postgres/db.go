@@ -115,9 +115,9 @@ type DB struct {
 	// replica's last batch left, never one hinted.
 	ignoreHints bool
 	// hinted is the latest head another replica's notification told of
-	// (listener.wake); the next batch assumes it when it is ahead of last.
-	// A hint is only a guess: a batch sealed on it checks it under the
-	// lock.
+	// (listener.wake), until the next batch takes it: that batch assumes
+	// it when it is ahead of last. A hint is only a guess: a batch sealed
+	// on it checks it under the lock.
 	hinted atomic.Pointer[chainHead]
 	// tip is last as the batch leader left it, for the hinter.
 	tip atomic.Pointer[chainHead]

@@ -44,3 +44,15 @@ func WaitingEvents(db *DB) int { return db.hub.Waiting(eventsKey) }
 
 // PoolSize returns how many connections db's pool may hold.
 func PoolSize(db *DB) int { return int(db.pool.Config().MaxConns) }
+
+// Channel returns the NOTIFY channel of db's schema.
+func Channel(db *DB) string { return db.channel }
+
+// Hinted returns the seq of the head a notification told db of and no
+// batch has taken yet, 0 when there is none.
+func Hinted(db *DB) int64 {
+	if h := db.hinted.Load(); h != nil {
+		return h.seq
+	}
+	return 0
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -563,5 +564,48 @@ func TestReplicasCollectWhatAnotherUsed(t *testing.T) {
 	}
 	for _, db := range dbs {
 		airlocktest.MustVerify(t, db)
+	}
+}
+
+// TestReplicasForgedHead: a notification that tells of a head the chain
+// does not have — stale, or forged by anyone who may NOTIFY on the
+// database — costs the next batch one attempt, never the chain: nothing of
+// that attempt is written, the batch runs again on the real head, and the
+// batches after it go on in one round trip.
+func TestReplicasForgedHead(t *testing.T) {
+	dsn, schema := pgtest.NewSchema(t)
+	a := OpenSchema(t, dsn, schema, nil)
+	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
+	for range 2 {
+		if _, err := a.Append(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn := connect(t, dsn)
+	forged := "someone h:1000:" + strings.Repeat("ab", 32) + " e"
+	if _, err := conn.Exec(t.Context(), `SELECT pg_notify($1, $2)`, postgres.Channel(a), forged); err != nil {
+		t.Fatal(err)
+	}
+	for postgres.Hinted(a) != 1000 {
+		time.Sleep(time.Millisecond)
+	}
+	one, moved := postgres.OneTrip(a)
+	if _, err := a.Append(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if one2, moved2 := postgres.OneTrip(a); one2 != one || moved2 != moved+1 {
+		t.Fatalf("the append after a forged head: %d batches in one round trip, %d that found the head moved; want 0, 1",
+			one2-one, moved2-moved)
+	}
+	time.Sleep(150 * time.Millisecond) // past the contention the failed attempt marked
+	if _, err := a.Append(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if one3, moved3 := postgres.OneTrip(a); one3 != one+1 || moved3 != moved+1 {
+		t.Fatalf("the next append: %d batches in one round trip, %d more that found the head moved; want 1, 0",
+			one3-one, moved3-moved-1)
+	}
+	if rep := airlocktest.MustVerify(t, a); rep.Events != 4 {
+		t.Fatalf("verified %d events, want 4", rep.Events)
 	}
 }

@@ -111,7 +111,10 @@ func (db *DB) run(batch []*op) {
 	// callers, rather than stall every write of this replica.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*db.statementTimeout())
 	defer cancel()
-	if h := db.hinted.Load(); h != nil && !db.ignoreHints && (!db.last.ok || h.seq > db.last.seq) {
+	// A hint is taken once: one that was wrong (stale, or forged by
+	// whoever may NOTIFY on the database) costs one attempt, not one per
+	// batch from then on.
+	if h := db.hinted.Swap(nil); h != nil && !db.ignoreHints && (!db.last.ok || h.seq > db.last.seq) {
 		db.last = *h // another replica's commit moved the head there
 	}
 	oneTrip := !slices.ContainsFunc(batch, func(o *op) bool { return !o.W.oneTrip })
