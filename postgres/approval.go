@@ -351,9 +351,15 @@ func (db *DB) CountApprovals(ctx context.Context, status airlock.ApprovalStatus)
 // notification; it rereads every PollInterval in case a notification was
 // lost.
 func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
-	for {
+	var ap airlock.Approval
+	for read := false; ; read = true {
 		changed, unsubscribe := db.hub.Subscribe(id)
-		ap, err := db.Approval(ctx, id)
+		var err error
+		if !read {
+			ap, err = db.Approval(ctx, id)
+		} else {
+			err = db.rereadState(ctx, &ap)
+		}
 		if err != nil || ap.Status != airlock.StatusPending {
 			unsubscribe()
 			if err == nil {
@@ -376,6 +382,27 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 		t.Stop()
 		unsubscribe()
 	}
+}
+
+// rereadState reads again what a request's settlement and use change —
+// nothing else of a request ever changes — into ap, read whole before:
+// a waiter woken by a change need not read the action again, however
+// large.
+func (db *DB) rereadState(ctx context.Context, ap *airlock.Approval) error {
+	var status, surface string
+	var resolvedAt, grantExp, grantUsed int64
+	err := db.queryRow(ctx, `SELECT status, resolved_by, resolved_at, reason, surface, grant_expires, grant_used, run_now
+		FROM approvals WHERE id = $1`, ap.ID).Scan(&status, &ap.ResolvedBy, &resolvedAt, &ap.Reason, &surface, &grantExp,
+		&grantUsed, &ap.RunNow)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return airlock.Errorf(airlock.ENOTFOUND, "no approval request %s", strconv.Quote(ap.ID))
+	}
+	if err != nil {
+		return db.unavailable("read approval", err)
+	}
+	ap.Status, ap.Surface = airlock.ApprovalStatus(status), airlock.Surface(surface)
+	ap.ResolvedAt, ap.GrantExpires, ap.GrantUsed = fromNanos(resolvedAt), fromNanos(grantExp), fromNanos(grantUsed)
+	return nil
 }
 
 // markUsed records that an approved request was used (a grant, or an

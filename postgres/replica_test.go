@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -492,6 +493,13 @@ func TestReplicasCollectInOneTrip(t *testing.T) {
 			got, err := a.WaitApproval(t.Context(), ap.ID)
 			if err == nil && got.Status != airlock.StatusApproved {
 				err = fmt.Errorf("woke with the request %s", got.Status)
+			}
+			if err == nil {
+				// What the wait returns — read whole before the wait, its
+				// state read again after — is the request as stored.
+				if want, err2 := b.Approval(t.Context(), ap.ID); err2 != nil || !reflect.DeepEqual(got, want) {
+					err = fmt.Errorf("the wait returned %+v, the store holds %+v (%v)", got, want, err2)
+				}
 			}
 			if err == nil {
 				_, err = a.CollectApproval(t.Context(), ap.ID, rec)
