@@ -266,6 +266,16 @@ type Session struct {
 	Seen time.Time
 }
 
+// SessionWatcher is implemented by a store that several servers share
+// (package postgres): WatchSessions returns a channel closed once a
+// session may have ended, or a token been revoked, through any server —
+// so that a server ends the live streams of a session signed out on
+// another at once, not at its next re-check — and a func that stops the
+// watch. Watch before reading what is watched.
+type SessionWatcher interface {
+	WatchSessions() (changed <-chan struct{}, stop func())
+}
+
 // SessionStore keeps the web inbox's sessions. They are not audited: a
 // sign-in is, by the server, when it is refused. Times are the caller's;
 // how long a session lives and how many one token may hold are the

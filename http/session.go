@@ -30,7 +30,9 @@ import (
 // sessionCheckEvery, the sessions that hold streams here (one read of the
 // session and one of its token, however many streams it holds): a session
 // ended on another replica, or its token revoked, ends its streams here
-// within that time. Ended here, they end at once.
+// within that time — at once on a store that tells of such changes
+// (airlock.SessionWatcher: PostgreSQL's notifications). Ended here, they
+// end at once.
 //
 // The limit per token (maxPerToken) is the store's to keep, counted at
 // each sign-in over every replica's sessions: past it, the token's least
@@ -319,9 +321,10 @@ func (sm *sessions) endToken(tokenID string) {
 	}
 }
 
-// watchStreams re-checks against the store, every sessionCheckEvery, each
-// session holding live event streams here, until none does or the server
-// drains: a session signed out on another replica (or trimmed there past
+// watchStreams re-checks against the store, every sessionCheckEvery —
+// and at once when a store several servers share says sessions changed
+// (airlock.SessionWatcher) — each session holding live event streams here,
+// until none does or the server drains: a session signed out on another replica (or trimmed there past
 // maxPerToken), expired, or whose token was revoked, ends here, and its
 // streams with it. A round reads each such session and each of their
 // tokens once, however many streams they hold; a store that does not
@@ -332,13 +335,27 @@ func (in *inbox) watchStreams() {
 	defer cancel()
 	tick := time.NewTicker(sessionCheckEvery)
 	defer tick.Stop()
+	watcher, _ := in.s.store().(airlock.SessionWatcher)
+	watch := func() (<-chan struct{}, func()) {
+		if watcher == nil {
+			return nil, func() {}
+		}
+		return watcher.WatchSessions()
+	}
+	changed, stop := watch()
+	defer func() { stop() }()
 	for {
 		select {
 		case <-ctx.Done():
 			// Draining: every stream ends now, and none starts again.
 			return
 		case <-tick.C:
+		case <-changed:
 		}
+		// Watch again before the round reads: a change during it wakes the
+		// next.
+		stop()
+		changed, stop = watch()
 		ks := in.sessions.streaming()
 		if len(ks) == 0 {
 			return

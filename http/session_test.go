@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -399,6 +400,63 @@ func TestInboxSignOutEndsStreamsOnOtherReplicas(t *testing.T) {
 		}
 		if !st.closed() {
 			t.Fatalf("the stream ended without the closing event:\n%s", st.rec.Body)
+		}
+		if other.ended() {
+			t.Fatalf("another person's stream ended: %s", other.rec.Body)
+		}
+	})
+}
+
+// watchedStore is a store that tells of session changes, as one that
+// several servers share does (airlock.SessionWatcher); the test says when.
+type watchedStore struct {
+	*sqlite.DB
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func (w *watchedStore) WatchSessions() (<-chan struct{}, func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch == nil {
+		w.ch = make(chan struct{})
+	}
+	return w.ch, func() {}
+}
+
+// sessionsChanged wakes the watchers.
+func (w *watchedStore) sessionsChanged() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ch != nil {
+		close(w.ch)
+		w.ch = nil
+	}
+}
+
+// On a store that tells of session changes, a sign-out on another
+// replica ends the session's streams here at once: no time passes.
+func TestInboxSignOutEndsWatchedStreamsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newSyncServer(t)
+		b := a.replica()
+		watched := &watchedStore{DB: b.db}
+		b.s.Enforcer.Store = watched
+		bob := a.signIn(a.reviewer("bob"))
+		alice := a.signIn(a.reviewer("alice"))
+		st, other := b.stream(bob), b.stream(alice)
+		if st.ended() {
+			t.Fatalf("the stream ended by itself: %d %s", st.rec.Code, st.rec.Body)
+		}
+		start := time.Now()
+		if got := a.serve("POST", "/inbox/signout", nil, bob, nil).StatusCode; got != http.StatusSeeOther {
+			t.Fatalf("sign-out: %d", got)
+		}
+		watched.sessionsChanged()
+		synctest.Wait()
+		if !st.ended() || !st.closed() {
+			t.Fatalf("the stream of a session signed out on another replica, %s later (ended %v):\n%s",
+				time.Since(start), st.ended(), st.rec.Body)
 		}
 		if other.ended() {
 			t.Fatalf("another person's stream ended: %s", other.rec.Body)

@@ -178,6 +178,8 @@ func (l *listener) wake(payload string) {
 			keys = append(keys, eventsKey)
 		case k == "d":
 			keys = append(keys, deliveriesKey)
+		case k == "s":
+			keys = append(keys, sessionsKey)
 		case strings.HasPrefix(k, "a:"):
 			keys = append(keys, k[2:])
 		}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"reflect"
 	"slices"
@@ -615,5 +616,53 @@ func TestReplicasForgedHead(t *testing.T) {
 	}
 	if rep := airlocktest.MustVerify(t, a); rep.Events != 4 {
 		t.Fatalf("verified %d events, want 4", rep.Events)
+	}
+}
+
+// TestReplicasSessionChanges: a sign-out, a sign-in that ends the token's
+// oldest session past the limit, and a token's revocation on replica B
+// each wake replica A's session watchers (airlock.SessionWatcher): its
+// inbox ends the streams of those sessions at once.
+func TestReplicasSessionChanges(t *testing.T) {
+	dbs := replicas(t, 2, nil)
+	a, b := dbs[0], dbs[1]
+	tok := airlock.Token{ID: "reviewer:bob", Role: airlock.RoleReviewer, Name: "bob", CreatedBy: "admin:root"}
+	_, secret := airlock.NewTokenSecret()
+	if _, err := b.CreateToken(t.Context(), tok, secret); err != nil {
+		t.Fatal(err)
+	}
+	session := func(n int) airlock.Session {
+		now := time.Now()
+		return airlock.Session{ID: sha256.Sum256(fmt.Append(nil, "session ", n)), TokenID: tok.ID, Secret: secret,
+			Created: now, Seen: now.Add(time.Duration(n) * time.Second)}
+	}
+	for n := range 2 {
+		if _, err := b.CreateSession(t.Context(), session(n), 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		what string
+		do   func() error
+	}{
+		{"a sign-out", func() error { return b.DeleteSession(t.Context(), session(0).ID) }},
+		{"a sign-in past the limit", func() error {
+			for n := 2; n < 4; n++ { // the second ends session 1
+				if _, err := b.CreateSession(t.Context(), session(n), 2); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"a revocation", func() error { _, err := b.RevokeToken(t.Context(), tok.ID, "admin:root"); return err }},
+	} {
+		changed, stop := a.WatchSessions()
+		if err := c.do(); err != nil {
+			t.Fatal(err)
+		}
+		woke := make(chan error, 1)
+		go func() { <-changed; woke <- nil }()
+		mustWake(t, woke, c.what+" on replica B did not wake replica A's session watchers")
+		stop()
 	}
 }

@@ -10,11 +10,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-var _ airlock.SessionStore = (*DB)(nil)
+var (
+	_ airlock.SessionStore   = (*DB)(nil)
+	_ airlock.SessionWatcher = (*DB)(nil)
+)
 
 // Sessions are not part of the chain: each write is a statement of its
 // own (a sign-in, a short transaction), outside the write batches, so that
-// sign-ins never queue behind decisions nor hold the chain's lock.
+// sign-ins never queue behind decisions nor hold the chain's lock. A write
+// that ends sessions tells the other replicas ("s", in its transaction),
+// as a token's revocation does.
 
 // execSession runs one session write on the pool.
 func (db *DB) execSession(ctx context.Context, what, q string, args ...any) (pgconn.CommandTag, error) {
@@ -78,10 +83,16 @@ func (db *DB) CreateSession(ctx context.Context, s airlock.Session, perToken int
 			copy(k[:], b)
 			return k, err
 		})
+		if err == nil && len(ended) > 0 {
+			_, err = tx.Exec(ctx, notify, db.channel, db.origin+" s")
+		}
 		return err
 	})
 	if err != nil {
 		return nil, db.unavailable("create session", err)
+	}
+	if len(ended) > 0 {
+		db.hub.Publish([]string{sessionsKey})
 	}
 	return ended, nil
 }
@@ -119,9 +130,19 @@ func (db *DB) TouchSession(ctx context.Context, id airlock.Hash, seen time.Time)
 
 // DeleteSession ends a session, if it still exists.
 func (db *DB) DeleteSession(ctx context.Context, id airlock.Hash) error {
-	_, err := db.execSession(ctx, "delete session", `DELETE FROM sessions WHERE id_hash = $1`, id[:])
+	tag, err := db.execSession(ctx, "delete session", `WITH d AS (DELETE FROM sessions WHERE id_hash = $1 RETURNING 1)
+		SELECT pg_notify($2, $3) FROM d`, id[:], db.channel, db.origin+" s")
+	if err == nil && tag.RowsAffected() > 0 {
+		db.hub.Publish([]string{sessionsKey})
+	}
 	return err
 }
+
+// WatchSessions implements airlock.SessionWatcher: the channel is closed
+// when a session ends or a token is revoked through this DB or, by its
+// notification, through another replica (or when the listener reconnects,
+// as every waiter is woken then).
+func (db *DB) WatchSessions() (<-chan struct{}, func()) { return db.hub.Subscribe(sessionsKey) }
 
 // DeleteExpiredSessions deletes the sessions idle or old past the limits.
 func (db *DB) DeleteExpiredSessions(ctx context.Context, seenBefore, createdBefore time.Time) (int64, error) {

@@ -131,6 +131,7 @@ func (db *DB) RevokeToken(ctx context.Context, id, by string) (airlock.Token, er
 			return airlock.Errorf(airlock.ECONFLICT, "token %s was already revoked", id)
 		}
 		w.append(t.RevokedRecord(), "")
+		w.revoked = true
 		return nil
 	})
 	if err != nil {

@@ -279,6 +279,7 @@ type wtx struct {
 	notes   []airlock.Notification
 	changed []string // approvals whose waiters to wake after commit
 	queued  bool     // a delivery was queued or made due
+	revoked bool     // a token was revoked: its sessions end
 }
 
 // Keys under which WaitEvents and DeliveriesQueued wait in the hub: no
@@ -286,6 +287,7 @@ type wtx struct {
 const (
 	eventsKey     = "\x00events"
 	deliveriesKey = "\x00deliveries"
+	sessionsKey   = "\x00sessions"
 )
 
 // beginBatch starts a batch's transaction and takes the chain's lock, then
@@ -897,6 +899,9 @@ func (w *wtx) keys() []string {
 	if len(w.notes) > 0 || w.queued {
 		keys = append(keys, deliveriesKey)
 	}
+	if w.revoked {
+		keys = append(keys, sessionsKey)
+	}
 	return keys
 }
 
@@ -906,8 +911,8 @@ const maxNotice = 7900
 // notices are the payloads of the NOTIFY, sent in the batch's transaction,
 // that tells the other replicas what this batch changed: this DB's origin
 // (its own listener skips them), then the chain's head the batch leaves
-// (headNotice), "e" (events appended), "d" (deliveries queued) and the IDs
-// of the approvals that changed, split to fit. A batch that only appended
+// (headNotice), "e" (events appended), "d" (deliveries queued), "s" (a
+// token revoked) and the IDs of the approvals that changed, split to fit. A batch that only appended
 // events sends none: its commit is hinted after the fact (DB.hintEvents),
 // off the caller's path.
 func (w *wtx) notices() []string {
@@ -926,6 +931,8 @@ func (w *wtx) notices() []string {
 			k = "e"
 		case k == deliveriesKey:
 			k = "d"
+		case k == sessionsKey:
+			k = "s"
 		case !strings.HasPrefix(k, "h:"):
 			k = "a:" + k
 		}
