@@ -223,3 +223,44 @@ func TestSealInDatabase(t *testing.T) {
 		t.Fatalf("head %d (%v), want 4", h, err)
 	}
 }
+
+// TestSealedUnlikeGo: were the database ever to seal an event otherwise
+// than Go (a bug, here made on purpose), the batch fails — its callers'
+// actions do not run — and the store seals in Go from then on; the chain
+// shows the break where it happened.
+func TestSealedUnlikeGo(t *testing.T) {
+	db := openTest(t)
+	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
+	if _, err := db.Append(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	good := sealRows
+	t.Cleanup(func() { sealRows = good })
+	sealRows = strings.Replace(sealRows, "sha256($1::bytea ||", "sha256('\\x00'::bytea || $1::bytea ||", 2)
+	w, err := db.beginSealing(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.append(rec, "")
+	err = w.commit()
+	w.end()
+	if err == nil || !strings.Contains(err.Error(), "another hash") {
+		t.Fatalf("a batch sealed unlike Go: %v, want it to fail", err)
+	}
+	if !db.noSealing {
+		t.Fatal("sealing in the database stays on after it sealed unlike Go")
+	}
+	if rep, err := db.Verify(t.Context()); err != nil || rep.OK() || rep.FirstBad != 2 {
+		t.Fatalf("verify: %+v, %v; want the chain broken at seq 2", rep, err)
+	}
+	// The next batch that may not assume the head is sealed in Go, on
+	// the head read under the lock.
+	before := db.sealed.Load()
+	db.last = chainHead{}
+	if _, err := db.Append(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if got := db.sealed.Load() - before; got != 0 {
+		t.Fatalf("%d batches sealed by the database after it sealed unlike Go, want 0", got)
+	}
+}

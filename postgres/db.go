@@ -121,8 +121,10 @@ type DB struct {
 	hinted atomic.Pointer[chainHead]
 	// tip is last as the batch leader left it, for the hinter.
 	tip atomic.Pointer[chainHead]
-	// noSealing (tests) keeps the database from sealing a batch's events:
-	// a contended batch reads the head under the lock and seals here.
+	// noSealing keeps the database from sealing a batch's events (tests;
+	// and for good once it sealed one unlike Go, a bug): a contended
+	// batch reads the head under the lock and seals here. The batch
+	// leader's, like last.
 	noSealing bool
 	// sealed counts batches whose events the database sealed.
 	sealed atomic.Int64

@@ -128,10 +128,14 @@ func (w *wtx) readSeals(br pgx.BatchResults) error {
 		copy(e.Hash[:], hash)
 		if e.ChainHash(e.Prev) != e.Hash {
 			// The statement hashes as ChainHash does; were they ever to
-			// differ, the chain would fail verification from here: say so
-			// loudly, now.
-			w.db.logger().Error("postgres: the database sealed an event with another hash than Airlock computes",
-				"seq", e.Seq)
+			// differ (a bug), the chain fails verification from here.
+			// Fail closed — the callers' actions do not run — and seal in
+			// Go from now on.
+			rows.Close()
+			w.db.noSealing = true
+			w.db.logger().Error("postgres: the database sealed an event with another hash than Airlock computes; "+
+				"sealing in the database is off", "seq", e.Seq)
+			return fmt.Errorf("postgres: event %d was sealed with another hash than Airlock computes", e.Seq)
 		}
 		i++
 	}
