@@ -443,20 +443,28 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// maxApproved bounds the approvals a DB keeps as seen approved.
-const maxApproved = 1024
+// The approvals a DB keeps as seen approved: at most maxApproved, each of
+// an action whose arguments are at most maxApprovedArgs bytes (a larger
+// one is collected the two-trip way).
+const (
+	maxApproved     = 256
+	maxApprovedArgs = 16 << 10
+)
 
 // approvedCache holds approved ask requests, unused when read, that a
-// check may be about to collect (see CollectApproval). What it holds is
-// only a guess at the row: the collection's guard checks it.
+// check may be about to collect (see CollectApproval). A settled request
+// never changes again but for its use, which the collection's guard checks
+// in the database: what the cache holds is the row but for that.
 type approvedCache struct {
 	mu sync.Mutex
 	m  map[string]airlock.Approval
 }
 
-// put keeps ap if it is an approved ask request not used yet.
+// put keeps ap if it is an approved ask request not used yet, of a small
+// enough action.
 func (c *approvedCache) put(ap airlock.Approval) {
-	if ap.Outcome != airlock.Ask || ap.Status != airlock.StatusApproved || !ap.GrantUsed.IsZero() {
+	if ap.Outcome != airlock.Ask || ap.Status != airlock.StatusApproved || !ap.GrantUsed.IsZero() ||
+		len(ap.Action.Args) > maxApprovedArgs {
 		return
 	}
 	c.mu.Lock()
