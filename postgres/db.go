@@ -6,11 +6,14 @@
 // Every write transaction, of any replica, takes the chain's lock (a
 // transaction-level advisory lock of the schema) and then reads the
 // chain's head from the events table — or checks, before writing a row,
-// that it is still the one the replica's last batch left, aborting
-// otherwise: the audit log has one writer at a time and one gapless chain.
+// that it is still the one the replica's last batch left (or another's
+// notification told of), aborting otherwise: the audit log has one writer
+// at a time and one gapless chain. While other replicas write, a batch of
+// appends is sealed by the database under the lock instead (sealRows).
 // Within a replica, concurrent callers' writes are batched into one
-// transaction (group commit), as in package sqlite. Changes wake waiters at once in the
-// replica that made them, and in the others through LISTEN/NOTIFY.
+// transaction (group commit), as in package sqlite. Changes wake waiters
+// at once in the replica that made them, and in the others through
+// LISTEN/NOTIFY.
 package postgres
 
 import (
