@@ -84,13 +84,19 @@ func (db *DB) submit(ctx context.Context, w write) error {
 // A batch takes two round trips: the first sends BEGIN, the chain's lock
 // and the head's read with the batch's first statement; the second, the
 // writes sent later (wtx.later), the rows and the commit. A batch of
-// append-only ops (execAppend) takes one when this DB knows the head its
-// last batch committed and no other replica has been writing: its events
-// are sealed on that head, and one statement takes the lock, checks that
-// the head is still that one, and writes the rows, in the pipeline's
-// implicit transaction. If another replica appended meanwhile, nothing of
-// the attempt commits, and the batch runs again the two-trip way, sealed
-// on the head read under the lock.
+// one-trip ops (appends; a collection of a request seen approved) takes
+// one:
+//
+//   - when this DB knows the head — its last batch's, or a later one
+//     another replica's notification told of — and has not seen another
+//     replica write for contendedFor, its events are sealed on that head,
+//     and one statement takes the lock, checks that the head is still that
+//     one, and writes the rows, in the pipeline's implicit transaction; if
+//     the head moved, nothing of the attempt commits and the batch runs
+//     again, sealed by the database;
+//   - otherwise the database seals its events, under the lock, in the one
+//     statement that writes them (beginSealing), unless the batch holds
+//     more than appends: then it runs the two-trip way.
 func (db *DB) run(batch []*op) {
 	var w *wtx
 	defer func() {
