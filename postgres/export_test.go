@@ -1,6 +1,9 @@
 package postgres
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ListenerPID returns the server process of db's listener connection, 0
 // while it is disconnected.
@@ -27,6 +30,10 @@ func IgnoreHints(db *DB) { db.ignoreHints = true }
 
 // Sealed reports how many of db's batches the database sealed.
 func Sealed(db *DB) int64 { return db.sealed.Load() }
+
+// Contend makes db behave as if it had just seen another replica write:
+// its batches of appends are sealed by the database.
+func Contend(db *DB) { db.contendedUntil = time.Now().Add(time.Hour) }
 
 // NoSealing keeps the database from sealing db's batches: a contended
 // batch reads the head under the lock and seals it in Go.

@@ -531,48 +531,82 @@ func TestReplicasCollectInOneTrip(t *testing.T) {
 }
 
 // TestReplicasCollectWhatAnotherUsed: replica A sees a request approved,
-// then replica B collects it. A's collection, sealed on the current head on
-// what A saw, finds the request used: nothing of that attempt is written,
-// and the collection, run again reading the row, is refused as used.
+// then replica B collects it. A's collection, made in one statement on
+// what A saw — on an assumed head, or sealed by the database — finds the
+// request used: nothing of that attempt is written, and the collection,
+// run again reading the row, is refused as used. Unused, it is collected
+// in that one statement.
 func TestReplicasCollectWhatAnotherUsed(t *testing.T) {
-	dbs := replicas(t, 2, nil)
-	a, b := dbs[0], dbs[1]
-	postgres.AlwaysAssume(a)
-	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
-	ap, _, err := a.RequestApproval(t.Context(), airlocktest.NewApproval("a", "deploy", airlock.Ask, time.Hour), airlock.Record{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := a.WaitApproval(t.Context(), ap.ID); err != nil || got.Status != airlock.StatusApproved {
-		t.Fatalf("wait: %s, %v; want approved", got.Status, err)
-	}
-	if _, err := b.CollectApproval(t.Context(), ap.ID, rec); err != nil {
-		t.Fatal(err)
-	}
-	// A appends, so that its next batch is sealed on the chain's head.
-	if _, err := a.Append(t.Context(), rec); err != nil {
-		t.Fatal(err)
-	}
-	head, err := a.Head(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	one, moved := postgres.OneTrip(a)
-	if _, err := a.CollectApproval(t.Context(), ap.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
-		t.Fatalf("collection of a request used on another replica: %v, want %s", err, airlock.CodeUsed)
-	}
-	if after, err := a.Head(t.Context()); err != nil || after != head {
-		t.Fatalf("head %d after the refused collection (%v), want %d: nothing written", after, err, head)
-	}
-	if one2, moved2 := postgres.OneTrip(a); one2 != one || moved2 != moved {
-		t.Fatalf("the refused collection committed %d batches in one round trip, found the head moved %d times; want 0, 0",
-			one2-one, moved2-moved)
-	}
-	for _, db := range dbs {
-		airlocktest.MustVerify(t, db)
+	for _, mode := range []string{"on an assumed head", "sealed by the database"} {
+		t.Run(mode, func(t *testing.T) {
+			dbs := replicas(t, 2, nil)
+			a, b := dbs[0], dbs[1]
+			rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
+			settle := func(n int) airlock.Approval {
+				ap, _, err := a.RequestApproval(t.Context(),
+					airlocktest.NewApproval("a", fmt.Sprint("deploy ", n), airlock.Ask, time.Hour), airlock.Record{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
+					t.Fatal(err)
+				}
+				if got, err := a.WaitApproval(t.Context(), ap.ID); err != nil || got.Status != airlock.StatusApproved {
+					t.Fatalf("wait: %s, %v; want approved", got.Status, err)
+				}
+				// A appends, so that its next batch knows the chain's head.
+				if _, err := a.Append(t.Context(), rec); err != nil {
+					t.Fatal(err)
+				}
+				if mode == "sealed by the database" {
+					postgres.Contend(a)
+				} else {
+					postgres.AlwaysAssume(a)
+				}
+				return ap
+			}
+			trips := func() int64 {
+				one, _ := postgres.OneTrip(a)
+				return one + postgres.Sealed(a)
+			}
+
+			used := settle(0)
+			if _, err := b.CollectApproval(t.Context(), used.ID, rec); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.Append(t.Context(), rec); err != nil { // the head again, after B's write
+				t.Fatal(err)
+			}
+			head, err := a.Head(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := trips()
+			if _, err := a.CollectApproval(t.Context(), used.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
+				t.Fatalf("collection of a request used on another replica: %v, want %s", err, airlock.CodeUsed)
+			}
+			if after, err := a.Head(t.Context()); err != nil || after != head {
+				t.Fatalf("head %d after the refused collection (%v), want %d: nothing written", after, err, head)
+			}
+			if n := trips() - before; n != 0 {
+				t.Fatalf("the refused collection committed %d batches in one round trip, want 0", n)
+			}
+
+			unused := settle(1)
+			before = trips()
+			if _, err := a.CollectApproval(t.Context(), unused.ID, rec); err != nil {
+				t.Fatal(err)
+			}
+			if n := trips() - before; n != 1 {
+				t.Fatalf("the collection committed %d batches in one round trip, want 1", n)
+			}
+			if _, err := b.CollectApproval(t.Context(), unused.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
+				t.Fatalf("second collection: %v, want %s", err, airlock.CodeUsed)
+			}
+			for _, db := range dbs {
+				airlocktest.MustVerify(t, db)
+			}
+		})
 	}
 }
 

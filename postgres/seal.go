@@ -9,6 +9,33 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// sealRowsUsing is sealRows that also records a use of an approved
+// request ($24 when, $25 the request), as insertRows does (see markUsed):
+// it returns no seal, and fails with 22P02 (usedAlready), unless the
+// request was unused. The chain's lock, taken by the statement before it,
+// is taken before the row's.
+var sealRowsUsing = func() string {
+	tail := "\nSELECT seq, prev, hash FROM s ORDER BY i"
+	if !strings.HasSuffix(sealRows, tail) {
+		panic("postgres: sealRows does not end as sealRowsUsing expects")
+	}
+	return strings.TrimSuffix(sealRows, tail) + `, u AS (
+	UPDATE approvals SET grant_used = $24::bigint WHERE id = $25::text AND grant_used = 0 RETURNING 1
+)
+SELECT seq, prev, hash FROM s
+WHERE (CASE (SELECT count(*) FROM u) WHEN 1 THEN '1' ELSE 'the request was used' END)::int = 1
+ORDER BY i`
+}()
+
+// sealErr maps sealRowsUsing's failure when the request was used already
+// to a guard's miss: the batch runs again, reading the request.
+func sealErr(err error) error {
+	if usedAlready(err) {
+		return errGuardMissed
+	}
+	return err
+}
+
 // sealRows seals a batch's events in the database and writes them with
 // their trust records: what a batch on a contended chain sends
 // (beginSealing), after the chain's lock, in one pipeline. It reads the
@@ -60,12 +87,13 @@ SELECT seq, prev, hash FROM s ORDER BY i`
 }()
 
 // commitSealing commits a batch begun by beginSealing: the chain's lock,
-// then sealRows, in the pipeline's implicit transaction. The events then
+// then sealRows (sealRowsUsing with a request's use), in the pipeline's
+// implicit transaction. The events then
 // take the seqs and hashes the database gave them — in w.events and in
 // every slice append returned — and the batch's head is the last of them.
 func (w *wtx) commitSealing() error {
-	if len(w.notes) > 0 || w.use != nil || len(w.unsent) > 0 {
-		return errNotSealable
+	if len(w.notes) > 0 || len(w.unsent) > 0 || w.use != nil && len(w.events) == 0 {
+		return errNotSealable // a use's guard needs the seals' rows
 	}
 	if len(w.events)+len(w.trust) == 0 {
 		w.headKnown = false // the stand-in head is no head
@@ -89,11 +117,16 @@ func (w *wtx) commitSealing() error {
 		return row
 	})
 	args = text(args)
+	q := sealRows
+	if w.use != nil {
+		q = sealRowsUsing
+		args = append(args, w.use.at, w.use.id)
+	}
 	var b pgx.Batch
 	b.Queue(`SELECT pg_advisory_xact_lock($1)`, w.db.chainKey)
 	// The events' text was made storable before they were sealed here
 	// (append): their headers were encoded from what is stored.
-	b.Queue(sealRows, args...)
+	b.Queue(q, args...)
 	br := w.conn.SendBatch(w.ctx, &b)
 	err := w.readSeals(br)
 	if cerr := br.Close(); err == nil {
@@ -110,7 +143,7 @@ func (w *wtx) readSeals(br pgx.BatchResults) error {
 	}
 	rows, err := br.Query()
 	if err != nil {
-		return err
+		return sealErr(err)
 	}
 	i := 0
 	for rows.Next() {
@@ -140,7 +173,7 @@ func (w *wtx) readSeals(br pgx.BatchResults) error {
 		i++
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return sealErr(err)
 	}
 	if i != len(w.events) {
 		return fmt.Errorf("postgres: the database sealed %d of the batch's %d events", i, len(w.events))

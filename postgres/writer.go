@@ -96,7 +96,7 @@ func (db *DB) submit(ctx context.Context, w write) error {
 //     again, sealed by the database;
 //   - otherwise the database seals its events, under the lock, in the one
 //     statement that writes them (beginSealing), unless the batch holds
-//     more than appends: then it runs the two-trip way.
+//     more than appends and a collection: then it runs the two-trip way.
 func (db *DB) run(batch []*op) {
 	var w *wtx
 	defer func() {
@@ -353,8 +353,8 @@ const contendedFor = 100 * time.Millisecond
 var errHeadMoved = errors.New("the chain's head moved")
 
 // errNotSealable: a batch begun for the database to seal its events
-// (beginSealing) holds more than events and trust records; nothing of it
-// was sent.
+// (beginSealing) holds more than events, trust records and a request's
+// use; nothing of it was sent.
 var errNotSealable = errors.New("the batch holds more than the database seals")
 
 // handedEvents are events append returned: w.events[first:] when it did.
