@@ -447,8 +447,14 @@ func TestClaudePermissionRequest(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".claude", "settings.json"), fmt.Sprintf(`{"hooks": {
   "PermissionRequest": [{"matcher": "*", "hooks": [{"type": "command", "command": %q}]}]}}`, hook+" permission"))
 	calls := []hosttest.Call{{Tool: "Bash", Input: map[string]any{"command": command(markAllow), "description": "hosttest"}}}
-	turn, err := hosttest.RunClaude(turnContext(t), hosttest.Options{Dir: dir, Home: home, Calls: calls,
-		Stdin:     strings.NewReader(`{"type":"user","message":{"role":"user","content":"Run the scripted calls."}}` + "\n"),
+	// Claude Code asks the permission prompt tool on stdin. Its input is
+	// held open until the hook has fired: a host that reaches the question
+	// after the end of its input fails it ("Stream closed") without
+	// running the hook. The hook gives no answer; the prompt then fails.
+	stdin := &heldOpen{r: strings.NewReader(`{"type":"user","message":{"role":"user","content":"Run the scripted calls."}}` + "\n"),
+		until: func() bool { m, _ := filepath.Glob(filepath.Join(rec, "*-permission.json")); return len(m) > 0 },
+		limit: 20 * time.Second}
+	turn, err := hosttest.RunClaude(turnContext(t), hosttest.Options{Dir: dir, Home: home, Calls: calls, Stdin: stdin,
 		ExtraArgs: []string{"--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--permission-prompt-tool", "stdio"}})
 	checkTurn(t, turn, err, len(calls))
 	p := find(payloads(t, rec), "PermissionRequest", markAllow)
@@ -457,6 +463,24 @@ func TestClaudePermissionRequest(t *testing.T) {
 		t.Fatal("claude: PermissionRequest did not fire")
 	}
 	saveCaptures(t, hosttest.Claude, dir, home, map[string]*payload{"permissionrequest-bash.json": p})
+}
+
+// heldOpen is a host's standard input: r, then no end until until
+// reports true (or limit passes after r's end).
+type heldOpen struct {
+	r     io.Reader
+	until func() bool
+	limit time.Duration
+}
+
+func (h *heldOpen) Read(p []byte) (int, error) {
+	if n, err := h.r.Read(p); n > 0 || err != io.EOF {
+		return n, err
+	}
+	for end := time.Now().Add(h.limit); !h.until() && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return 0, io.EOF
 }
 
 // httpHook is a Claude Code "type": "http" hook endpoint that records each
