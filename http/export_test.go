@@ -5,4 +5,5 @@ const (
 	MaxPerToken       = maxPerToken
 	MaxStreams        = maxStreams
 	SessionCheckEvery = sessionCheckEvery
+	SessionRoundGap   = sessionRoundGap
 )

@@ -45,15 +45,16 @@ import (
 const (
 	sessionCookie     = "airlock_session"
 	sessionPath       = "/inbox"
-	sessionMaxAge     = 12 * time.Hour   // from sign-in, whatever the activity
-	sessionIdle       = 30 * time.Minute // since the last request
-	sessionTouchEvery = time.Minute      // a session's last request is written to the store at most this often
-	sessionPruneEvery = time.Minute      // expired sessions are deleted from the store, at a sign-in, at most this often
-	sessionCheckEvery = 5 * time.Second  // a session with live streams here is re-checked against the store this often
-	maxSessions       = 10000            // in the cache; beyond it, the least recently used without a stream goes
-	maxPerToken       = 32               // sessions of one token, on every replica; beyond it, its least recently used goes
-	maxStreams        = 16               // live event streams of one session (its open tabs)
-	maxTokenLength    = 4096             // a pasted token longer than this is not one
+	sessionMaxAge     = 12 * time.Hour         // from sign-in, whatever the activity
+	sessionIdle       = 30 * time.Minute       // since the last request
+	sessionTouchEvery = time.Minute            // a session's last request is written to the store at most this often
+	sessionPruneEvery = time.Minute            // expired sessions are deleted from the store, at a sign-in, at most this often
+	sessionCheckEvery = 5 * time.Second        // a session with live streams here is re-checked against the store this often
+	sessionRoundGap   = 250 * time.Millisecond // and, woken by changes (airlock.SessionWatcher), at most this often
+	maxSessions       = 10000                  // in the cache; beyond it, the least recently used without a stream goes
+	maxPerToken       = 32                     // sessions of one token, on every replica; beyond it, its least recently used goes
+	maxStreams        = 16                     // live event streams of one session (its open tabs)
+	maxTokenLength    = 4096                   // a pasted token longer than this is not one
 )
 
 // session is one signed-in person.
@@ -344,6 +345,7 @@ func (in *inbox) watchStreams() {
 	}
 	changed, stop := watch()
 	defer func() { stop() }()
+	var last time.Time // the last round
 	for {
 		select {
 		case <-ctx.Done():
@@ -351,6 +353,16 @@ func (in *inbox) watchStreams() {
 			return
 		case <-tick.C:
 		case <-changed:
+		}
+		// A burst of changes (sign-outs, or notifications anyone who may
+		// write to the database can send) makes one round per
+		// sessionRoundGap, not one per change.
+		if wait := sessionRoundGap - time.Since(last); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
 		}
 		// Watch again before the round reads: a change during it wakes the
 		// next.
@@ -361,6 +373,7 @@ func (in *inbox) watchStreams() {
 			return
 		}
 		in.recheck(ctx, ks)
+		last = time.Now()
 	}
 }
 

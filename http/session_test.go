@@ -411,8 +411,9 @@ func TestInboxSignOutEndsStreamsOnOtherReplicas(t *testing.T) {
 // several servers share does (airlock.SessionWatcher); the test says when.
 type watchedStore struct {
 	*sqlite.DB
-	mu sync.Mutex
-	ch chan struct{}
+	mu    sync.Mutex
+	ch    chan struct{}
+	reads int
 }
 
 func (w *watchedStore) WatchSessions() (<-chan struct{}, func()) {
@@ -422,6 +423,20 @@ func (w *watchedStore) WatchSessions() (<-chan struct{}, func()) {
 		w.ch = make(chan struct{})
 	}
 	return w.ch, func() {}
+}
+
+// Session counts the reads of sessions.
+func (w *watchedStore) Session(ctx context.Context, id airlock.Hash) (airlock.Session, error) {
+	w.mu.Lock()
+	w.reads++
+	w.mu.Unlock()
+	return w.DB.Session(ctx, id)
+}
+
+func (w *watchedStore) sessionReads() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.reads
 }
 
 // sessionsChanged wakes the watchers.
@@ -460,6 +475,32 @@ func TestInboxSignOutEndsWatchedStreamsAtOnce(t *testing.T) {
 		}
 		if other.ended() {
 			t.Fatalf("another person's stream ended: %s", other.rec.Body)
+		}
+	})
+}
+
+// A burst of session changes — sign-outs, or notifications that anyone
+// who may write to a shared database can send — costs one round of
+// re-checks per SessionRoundGap, not one per change.
+func TestInboxSessionChangesCoalesce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := newSyncServer(t)
+		watched := &watchedStore{DB: ss.db}
+		ss.s.Enforcer.Store = watched
+		st := ss.stream(ss.signIn(ss.reviewer("bob")))
+		synctest.Wait()
+		before := watched.sessionReads()
+		for range 50 {
+			watched.sessionsChanged()
+			synctest.Wait()
+		}
+		time.Sleep(airlockhttp.SessionRoundGap)
+		synctest.Wait()
+		if n := watched.sessionReads() - before; n < 1 || n > 2 {
+			t.Fatalf("50 changes at once: %d reads of the streaming session, want 1 or 2", n)
+		}
+		if st.ended() {
+			t.Fatalf("the stream of a live session ended: %s", st.rec.Body)
 		}
 	})
 }

@@ -264,3 +264,29 @@ func TestSealedUnlikeGo(t *testing.T) {
 		t.Fatalf("%d batches sealed by the database after it sealed unlike Go, want 0", got)
 	}
 }
+
+// TestSealLargeBatchTwoTrips: a batch too large for the database to seal
+// cheaply (more than maxSealed events) is written the two-trip way, whole.
+func TestSealLargeBatchTwoTrips(t *testing.T) {
+	db := openTest(t)
+	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}); err != nil {
+		t.Fatal(err)
+	}
+	db.contendedUntil = time.Now().Add(time.Hour) // as if another replica were writing
+	var rec airlock.Record
+	for range maxSealed + 1 {
+		rec.Events = append(rec.Events, airlocktest.Event("decision", "a"))
+	}
+	before := db.sealed.Load()
+	evs, err := db.Append(t.Context(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != maxSealed+1 || evs[0].Seq != 2 || evs[maxSealed].Seq != maxSealed+2 {
+		t.Fatalf("%d events, seqs %d…%d; want %d, 2…%d", len(evs), evs[0].Seq, evs[len(evs)-1].Seq, maxSealed+1, maxSealed+2)
+	}
+	if n := db.sealed.Load() - before; n != 0 {
+		t.Fatalf("%d batches sealed by the database, want 0", n)
+	}
+	airlocktest.MustVerify(t, db)
+}

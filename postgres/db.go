@@ -5,9 +5,9 @@
 //
 // Every write transaction, of any replica, takes the chain's lock (a
 // transaction-level advisory lock of the schema) and then reads the
-// chain's head from the events table — or checks, before writing a row,
-// that it is still the one the replica's last batch left (or another's
-// notification told of), aborting otherwise: the audit log has one writer
+// chain's head from the events table — or checks, in the statement that
+// writes its rows, that it is still the one the replica's last batch left
+// (or another's notification told of), aborting otherwise: the audit log has one writer
 // at a time and one gapless chain. While other replicas write, a batch of
 // appends is sealed by the database under the lock instead (sealRows).
 // Within a replica, concurrent callers' writes are batched into one

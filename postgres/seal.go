@@ -9,6 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// maxSealed is the most events a batch the database seals may hold.
+const maxSealed = 256
+
 // sealRowsUsing is sealRows that also records a use of an approved
 // request ($24 when, $25 the request), as insertRows does (see markUsed):
 // it returns no seal, and fails with 22P02 (usedAlready), unless the
@@ -92,8 +95,12 @@ SELECT seq, prev, hash FROM s ORDER BY i`
 // take the seqs and hashes the database gave them — in w.events and in
 // every slice append returned — and the batch's head is the last of them.
 func (w *wtx) commitSealing() error {
-	if len(w.notes) > 0 || len(w.unsent) > 0 || w.use != nil && len(w.events) == 0 {
-		return errNotSealable // a use's guard needs the seals' rows
+	// A use's guard needs the seals' rows; notifications and deliveries
+	// are not in sealRows; and its arrays are read by subscript, from the
+	// start each time: a large batch goes the two-trip way.
+	if len(w.notes) > 0 || len(w.unsent) > 0 || w.use != nil && len(w.events) == 0 ||
+		len(w.notices()) > 0 || len(w.events) > maxSealed {
+		return errNotSealable
 	}
 	if len(w.events)+len(w.trust) == 0 {
 		w.headKnown = false // the stand-in head is no head

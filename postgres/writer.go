@@ -96,7 +96,12 @@ func (db *DB) submit(ctx context.Context, w write) error {
 //     again, sealed by the database;
 //   - otherwise the database seals its events, under the lock, in the one
 //     statement that writes them (beginSealing), unless the batch holds
-//     more than appends and a collection: then it runs the two-trip way.
+//     what that statement does not write (deliveries, notifications, a
+//     second collection) or is large (maxSealed): then it runs the
+//     two-trip way.
+//
+// A failed attempt also costs its connection the statements pgx had
+// prepared for it: they are prepared again at their next use.
 func (db *DB) run(batch []*op) {
 	var w *wtx
 	defer func() {
@@ -119,7 +124,8 @@ func (db *DB) run(batch []*op) {
 	defer cancel()
 	// A hint is taken once: one that was wrong (stale, or forged by
 	// whoever may NOTIFY on the database) costs one attempt, not one per
-	// batch from then on.
+	// batch from then on (and the attempt's connection its prepared
+	// statements: see above).
 	if h := db.hinted.Swap(nil); h != nil && !db.ignoreHints && (!db.last.ok || h.seq > db.last.seq) {
 		db.last = *h // another replica's commit moved the head there
 	}
@@ -202,7 +208,7 @@ func (db *DB) run(batch []*op) {
 			}
 		}
 	} else {
-		if !fast && db.last.ok && w.start != db.last {
+		if !fast && w.headKnown && db.last.ok && w.start != db.last {
 			db.contendedUntil = time.Now().Add(contendedFor) // another replica wrote since our last batch
 		}
 		if seal {
@@ -369,10 +375,11 @@ type approvalUse struct {
 	at int64
 }
 
-// errGuardMissed: a guarded write (wtx.later) of a batch begun on an
-// assumed head changed no row — the op wrote on what it knew of the row,
-// not on a read under the lock, and the row had changed; nothing of the
-// batch was committed.
+// errGuardMissed: a guarded write of a batch begun on an assumed head (a
+// write sent later, or a use recorded by the rows' statement: 22P02)
+// changed no row — the op wrote on what it knew of the row, not on a read
+// under the lock, and the row had changed; nothing of the batch was
+// committed.
 var errGuardMissed = errors.New("a guarded write missed")
 
 // beginAssumed starts a batch on the head h without a round trip: its rows
@@ -612,7 +619,7 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 // collection's two events — saves. Its one-time filter takes the chain's
 // lock ($1, held until the transaction ends) and fails (division by zero:
 // SQLSTATE 22012) unless the chain's head is seq $2 with hash $3 — or the
-// chain is empty and $2 is 0 — before a row is written.
+// chain is empty and $2 is 0 — before an event is written.
 //
 // The check reads the statement's snapshot, which may be older than the
 // lock when the statement had to wait for it: a head that moved meanwhile
@@ -622,8 +629,8 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 // nothing of the batch is written and the chain cannot fork or skip. A
 // batch that read the head under the lock (DB.begin) always passes.
 //
-// The trust CTE runs whether or not it is read; an error anywhere aborts
-// the whole statement.
+// The trust CTE runs whether or not it is read, and may run first; an
+// error anywhere aborts the whole statement, its rows with it.
 //
 // insertRows[e][t+1][1] also records a use of an approved request (see
 // markUsed): the update's guard takes the chain's lock before the row's —
@@ -860,6 +867,9 @@ func (w *wtx) commit() error {
 		}})
 	}
 	if len(stmts) == 0 {
+		if w.assumed {
+			w.headKnown = false // the assumed head was never checked
+		}
 		return nil
 	}
 	var b pgx.Batch

@@ -4,7 +4,9 @@
 -- row in place (a heap-only tuple): no new entry in any of the table's
 -- indexes, a few bytes of WAL instead of the whole row and seven index
 -- records. The approved requests' index still serves UseGrant and
--- CollectableApproval, which check grant_used on the row.
-DROP INDEX approvals_grant;
+-- CollectableApproval, which check grant_used on the row. The new index is
+-- built before the old one is dropped: the build blocks writes to the
+-- requests, not reads; the drop, which blocks both, is brief.
 CREATE INDEX approvals_approved ON approvals (action_hash) WHERE status = 'approved';
+DROP INDEX approvals_grant;
 ALTER TABLE approvals SET (fillfactor = 80);
