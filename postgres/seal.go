@@ -9,6 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// sealSpecs are the events' columns sealRows takes ($2–$9), as "name
+// type": the client's part of each event, headers encoded.
+var sealSpecs = []string{"time bigint", "kind text", "trace_id text", "agent text", "outcome text",
+	"approval_id text", "payload bytea", "headers bytea"}
+
 // maxSealed is the most events a batch the database seals may hold.
 const maxSealed = 256
 
@@ -106,16 +111,11 @@ func (w *wtx) commitSealing() error {
 		w.headKnown = false // the stand-in head is no head
 		return nil
 	}
-	n := len(w.events)
-	times, kinds, traces := make([]int64, n), make([]string, n), make([]string, n)
-	agents, outcomes, approvals := make([]string, n), make([]string, n), make([]string, n)
-	payloads, headers := make([][]byte, n), make([][]byte, n)
-	for i := range w.events {
+	args := appendColumns([]any{[]byte(airlock.EventDomain)}, sealSpecs, 0, len(w.events), func(i int) []any {
 		e := &w.events[i]
-		times[i], kinds[i], traces[i], agents[i] = e.Time.UnixNano(), e.Kind, e.TraceID, e.Agent
-		outcomes[i], approvals[i], payloads[i], headers[i] = e.Outcome, e.ApprovalID, e.Payload, e.ChainHeaders()
-	}
-	args := []any{[]byte(airlock.EventDomain), times, kinds, traces, agents, outcomes, approvals, payloads, headers}
+		return []any{e.Time.UnixNano(), e.Kind, e.TraceID, e.Agent, e.Outcome, e.ApprovalID, []byte(e.Payload),
+			e.ChainHeaders()}
+	})
 	args = appendColumns(args, trustSpecs, 0, len(w.trust), func(i int) []any {
 		row := w.trustRow(i)
 		if !w.linked[i] {
