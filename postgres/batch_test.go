@@ -290,3 +290,117 @@ func TestSealLargeBatchTwoTrips(t *testing.T) {
 	}
 	airlocktest.MustVerify(t, db)
 }
+
+// TestSealDeliveriesAndNotice: a batch the database seals may queue
+// deliveries — a notify decision on a contended chain — in its one round
+// trip. Each delivery links to the event it names: its own record's first
+// event (a seq only the database knows when it writes it), or the earlier
+// one it gave; its recipients and reviewers are its own; and the
+// notification the batch sends the other replicas names the head its
+// events left.
+func TestSealDeliveriesAndNotice(t *testing.T) {
+	db := openTest(t)
+	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "first")}}); err != nil {
+		t.Fatal(err)
+	}
+	listener, err := pgx.Connect(t.Context(), db.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close(t.Context())
+	if _, err := listener.Exec(t.Context(), `LISTEN `+pgx.Identifier{db.channel}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	recs := []airlock.Record{
+		{Events: []airlock.Event{airlocktest.Event("decision", "a"), airlocktest.Event("decision", "a")},
+			Notifications: []airlock.Notification{
+				{Kind: "decision", Agent: "a", Subject: "wrote", Recipients: []string{"alice", "bob"}},
+				{Kind: "decision", Agent: "a", Subject: "earlier", EventSeq: 1, Reviewers: []string{"carol"}},
+			}},
+		{Events: []airlock.Event{airlocktest.Event("decision", "b")},
+			Notifications: []airlock.Notification{
+				{Kind: "note", Agent: "b", Subject: "own payload", Payload: json.RawMessage(`{"n":1}`),
+					Recipients: []string{""}, Reviewers: []string{"dave", "erin"}},
+			}},
+	}
+	for i := range recs {
+		if err := recs[i].Prepare(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := db.beginSealing(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		w.append(rec, "")
+	}
+	if err := w.commit(); err != nil {
+		t.Fatalf("a batch of events with deliveries, sealed by the database: %v", err)
+	}
+	w.end()
+	airlocktest.MustVerify(t, db)
+	evs, err := db.Events(t.Context(), airlock.EventFilter{})
+	if err != nil || len(evs) != 4 {
+		t.Fatalf("%d events (%v), want 4", len(evs), err)
+	}
+	ns, err := db.Notifications(t.Context(), airlock.NotificationFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(ns, func(a, b airlock.Notification) int { return int(a.ID - b.ID) })
+	var got []string
+	for _, n := range ns {
+		got = append(got, fmt.Sprintf("%s@%d to %q reviewers %q payload %s", n.Subject, n.EventSeq, n.Recipients,
+			n.Reviewers, n.Payload))
+	}
+	want := []string{
+		`wrote@2 to ["alice" "bob"] reviewers [] payload `,
+		`earlier@1 to [] reviewers ["carol"] payload `,
+		`own payload@4 to [""] reviewers ["dave" "erin"] payload {"n":1}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("deliveries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	n, err := listener.WaitForNotification(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields(n.Payload)
+	if len(words) < 3 || words[0] != db.origin || !slices.Contains(words, "d") {
+		t.Fatalf("notification %q: want this store's origin, the head, and d (deliveries queued)", n.Payload)
+	}
+	h, ok := parseHeadNotice(words[1])
+	if last := evs[len(evs)-1]; !ok || h.seq != last.Seq || h.hash != last.Hash {
+		t.Fatalf("notification %q names head %d %v, want %d %v", n.Payload, h.seq, h.hash, last.Seq, last.Hash)
+	}
+}
+
+// TestSealedNotifyDecisions: on a contended chain a notify decision — its
+// event, trust record and delivery — is sealed by the database, and its
+// delivery carries its event.
+func TestSealedNotifyDecisions(t *testing.T) {
+	db := openTest(t)
+	e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
+	if enf := e.Check(t.Context(), airlocktest.Action("read_file", "a")); !enf.Allowed {
+		t.Fatalf("read_file: %+v", enf)
+	}
+	db.contendedUntil = time.Now().Add(time.Hour) // as if another replica were writing
+	before := db.sealed.Load()
+	enf := e.Check(t.Context(), airlocktest.Action("write_file", "b"))
+	if !enf.Allowed || enf.Label != airlock.LabelNotify {
+		t.Fatalf("write_file: %+v, want allowed, notify", enf)
+	}
+	if n := db.sealed.Load() - before; n != 1 {
+		t.Fatalf("%d batches sealed by the database, want 1", n)
+	}
+	ns, err := db.Notifications(t.Context(), airlock.NotificationFilter{})
+	if err != nil || len(ns) != 1 {
+		t.Fatalf("%d deliveries (%v), want 1", len(ns), err)
+	}
+	ev, err := db.Events(t.Context(), airlock.EventFilter{AfterSeq: ns[0].EventSeq - 1, Limit: 1})
+	if err != nil || len(ev) != 1 || ev[0].Seq != ns[0].EventSeq || ev[0].Kind != airlock.EventDecision || ev[0].Outcome != "notify" {
+		t.Fatalf("the delivery's event %d: %+v (%v), want the notify decision", ns[0].EventSeq, ev, err)
+	}
+	airlocktest.MustVerify(t, db)
+}

@@ -145,7 +145,17 @@ func BenchmarkDecisionPaired(b *testing.B) {
 // ratios.
 //
 //	go test -run '^$' -bench DecisionThroughput -benchtime 20000x -count 3 ./postgres
-func BenchmarkDecisionThroughput(b *testing.B) {
+func BenchmarkDecisionThroughput(b *testing.B) { throughput(b, "read_file") }
+
+// BenchmarkNotifyThroughput is BenchmarkDecisionThroughput with notify
+// decisions (write_file): each also queues a delivery, and tells the other
+// replicas so.
+//
+//	go test -run '^$' -bench NotifyThroughput -benchtime 20000x -count 3 ./postgres
+func BenchmarkNotifyThroughput(b *testing.B) { throughput(b, "write_file") }
+
+// throughput measures decisions on tool (see BenchmarkDecisionThroughput).
+func throughput(b *testing.B, tool string) {
 	dsn, schema := pgtest.NewSchema(b)
 	gate := airlocktest.NewGate(b)
 	dbs := []*postgres.DB{OpenSchema(b, dsn, schema, nil), OpenSchema(b, dsn, schema, nil)}
@@ -172,7 +182,7 @@ func BenchmarkDecisionThroughput(b *testing.B) {
 			e := enfs[c%replicas]
 			wg.Go(func() {
 				for left.Add(-1) >= 0 {
-					enf := e.Check(context.Background(), airlocktest.Action("read_file", fmt.Sprint("f", next.Add(1))))
+					enf := e.Check(context.Background(), airlocktest.Action(tool, fmt.Sprint("f", next.Add(1))))
 					if !enf.Allowed {
 						b.Errorf("not allowed: %s", enf.Message)
 						return

@@ -100,14 +100,18 @@ SELECT seq, prev, hash FROM s ORDER BY i`
 // take the seqs and hashes the database gave them — in w.events and in
 // every slice append returned — and the batch's head is the last of them.
 func (w *wtx) commitSealing() error {
-	// A use's guard needs the seals' rows; notifications and deliveries
-	// are not in sealRows; and its arrays are read by subscript, from the
-	// start each time: a large batch goes the two-trip way.
-	if len(w.notes) > 0 || len(w.unsent) > 0 || w.use != nil && len(w.events) == 0 ||
-		len(w.notices()) > 0 || len(w.events) > maxSealed {
+	// A use's guard needs the seals' rows; a write sent later may need a
+	// read under the lock; deliveries and notifications are sent after the
+	// events, whose head they read; and sealRows' arrays are read by
+	// subscript, from the start each time: such batches, and large ones, go
+	// the two-trip way.
+	notices := w.notices()
+	switch {
+	case len(w.unsent) > 0 || w.use != nil && len(w.events) == 0 || len(w.events) > maxSealed:
 		return errNotSealable
-	}
-	if len(w.events)+len(w.trust) == 0 {
+	case len(w.events)+len(w.trust) == 0 && len(w.notes)+len(notices) > 0:
+		return errNotSealable
+	case len(w.events)+len(w.trust) == 0:
 		w.headKnown = false // the stand-in head is no head
 		return nil
 	}
@@ -118,9 +122,7 @@ func (w *wtx) commitSealing() error {
 	})
 	args = appendColumns(args, trustSpecs, 0, len(w.trust), func(i int) []any {
 		row := w.trustRow(i)
-		if !w.linked[i] {
-			row[len(row)-1] = -w.trust[i].EventSeq // another event's: kept as it is
-		}
+		row[len(row)-1] = w.link(w.trust[i].EventSeq)
 		return row
 	})
 	args = text(args)
@@ -134,13 +136,42 @@ func (w *wtx) commitSealing() error {
 	// The events' text was made storable before they were sealed here
 	// (append): their headers were encoded from what is stored.
 	b.Queue(q, args...)
+	var after []pendingStmt
+	if len(w.notes) > 0 {
+		after = append(after, pendingStmt{query: insertDeliveries, args: w.deliveryArgs()})
+	}
+	for i, p := range notices {
+		if i > 0 || len(w.events) == 0 {
+			after = append(after, pendingStmt{query: notify, args: []any{w.db.channel, p}})
+			continue
+		}
+		// The first names the head the batch leaves (notices), which
+		// only the database knows: the word written for the stand-in
+		// head, as long as any, gives way to it.
+		before, rest, ok := strings.Cut(p, " "+headNotice(chainHead{seq: w.seq, hash: w.head}))
+		if !ok {
+			panic("postgres: the batch's notice does not name the head its events leave")
+		}
+		after = append(after, pendingStmt{query: notifyHead, args: []any{w.db.channel, before + " ", rest}})
+	}
+	for _, p := range after {
+		b.Queue(p.query, p.args...)
+	}
 	br := w.conn.SendBatch(w.ctx, &b)
 	err := w.readSeals(br)
+	if err == nil {
+		err = readPending(br, after)
+	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
+
+// notifyHead is notify for a batch the database sealed: its payload is $2,
+// the head the batch's events left (as headNotice writes it), then $3.
+const notifyHead = `SELECT pg_notify($1, $2 || (SELECT 'h:' || seq || ':' || encode(hash, 'hex')
+	FROM events ORDER BY seq DESC LIMIT 1) || $3)`
 
 // readSeals reads the lock's result, then the seals sealRows returns, and
 // gives them to the batch's events.

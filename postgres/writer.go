@@ -265,10 +265,6 @@ type wtx struct {
 	// handed are the slices of events append returned, to be given the
 	// database's seals.
 	handed []handedEvents
-	// linked tells, for each trust record of a batch the database seals,
-	// whether it links to one of the batch's events (its EventSeq is then
-	// the event's place in the batch).
-	linked []bool
 	// headKnown: seq and head hold the chain's head (read under the lock,
 	// or assumed): events may be sealed.
 	headKnown bool
@@ -354,6 +350,12 @@ type chainHead struct {
 // head that another replica has moved costs a round trip for nothing.
 const contendedFor = 100 * time.Millisecond
 
+// standIn is the seq of the head on which a batch the database seals is
+// sealed in Go (beginSealing): its events take the seqs after it, so that a
+// trust record or a delivery whose event is one of them tells it by its
+// EventSeq (see link). No chain, gapless from 1, gets that far.
+const standIn = 1 << 62
+
 // errHeadMoved: a batch sealed on an assumed head found, under the lock,
 // that the chain had moved on; nothing of it was committed.
 var errHeadMoved = errors.New("the chain's head moved")
@@ -394,13 +396,13 @@ func (db *DB) beginAssumed(ctx context.Context, h chainHead) (*wtx, error) {
 }
 
 // beginSealing starts a batch whose events the database seals: they are
-// sealed here on a stand-in head (seq 0, the zero hash) so that the
+// sealed here on a stand-in head (seq standIn, the zero hash) so that the
 // records' rows can be made, and commit sends what the database needs to
 // seal them again on the chain's head, which it reads under the lock
 // (sealRows) — one round trip, the lock held for no round trip at all.
 // Then the events take the seqs and hashes the database gave them.
 func (db *DB) beginSealing(ctx context.Context) (*wtx, error) {
-	w, err := db.beginAssumed(ctx, chainHead{ok: true})
+	w, err := db.beginAssumed(ctx, chainHead{seq: standIn, ok: true})
 	if err != nil {
 		return nil, err
 	}
@@ -601,11 +603,6 @@ func (w *wtx) append(rec airlock.Record, approvalID string) []airlock.Event {
 	out := w.events[first:len(w.events):len(w.events)]
 	if w.sealing {
 		w.handed = append(w.handed, handedEvents{first: first, evs: out})
-		for i := range trust {
-			// Linked to an event of this batch: its seq is the database's
-			// to give (commitSealing).
-			w.linked = append(w.linked, len(out) > 0 && rec.Trust[i].EventSeq == 0)
-		}
 	}
 	return out
 }
@@ -713,12 +710,69 @@ func rowSource(specs []string, first, n int) string {
 	return "(VALUES " + strings.Join(rows, ", ") + ") v"
 }
 
-// The statements that write the rows insertRows does not.
-const (
-	insertDelivery = `INSERT INTO deliveries (key, created, channel, kind, recipients, reviewers, agent, approval_id,
-		subject, payload, event_seq, due) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
-	notify = `SELECT pg_notify($1, $2)`
-)
+// notify sends a notification to the other replicas ($1 the channel, $2
+// the payload: see notices).
+const notify = `SELECT pg_notify($1, $2)`
+
+// insertDeliveries writes a batch's deliveries, one statement for all of
+// them, in their order (their IDs follow it). Each column comes as an
+// array, one element per delivery, but recipients and reviewers: each of
+// those comes as one array of every delivery's names in turn ($5, $6),
+// a delivery's share given by its bounds ($7–$10, from and to: to below
+// from for none). The event a delivery links to comes as link encodes it
+// ($15): a place in the batch ($16 events), made a seq from the head the
+// batch's events left — the database sealed them, the chain's lock is
+// held — or a seq, negated.
+const insertDeliveries = `INSERT INTO deliveries (key, created, channel, kind, recipients, reviewers, agent, approval_id,
+		subject, payload, event_seq, due)
+	SELECT x.key, x.created, x.channel, x.kind, ($5::text[])[x.r0:x.r1], ($6::text[])[x.v0:x.v1], x.agent, x.approval_id,
+		x.subject, x.payload,
+		CASE WHEN x.link > 0 THEN x.link + (SELECT seq FROM events ORDER BY seq DESC LIMIT 1) - $16::bigint ELSE -x.link END,
+		x.due
+	FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $7::int[], $8::int[], $9::int[], $10::int[],
+		$11::text[], $12::text[], $13::text[], $14::bytea[], $15::bigint[], $17::bigint[])
+		WITH ORDINALITY AS x(key, created, channel, kind, r0, r1, v0, v1, agent, approval_id, subject, payload, link, due, i)
+	ORDER BY x.i`
+
+// deliveryArgs returns insertDeliveries' arguments for the batch's
+// deliveries.
+func (w *wtx) deliveryArgs() []any {
+	k := len(w.notes)
+	var (
+		key, channel, kind, agent, approval, subject = make([]string, k), make([]string, k), make([]string, k),
+			make([]string, k), make([]string, k), make([]string, k)
+		created, link, due    = make([]int64, k), make([]int64, k), make([]int64, k)
+		r0, r1, v0, v1        = make([]int32, k), make([]int32, k), make([]int32, k), make([]int32, k)
+		recipients, reviewers = []string{}, []string{}
+		payload               = make([][]byte, k)
+	)
+	for i := range w.notes {
+		n := &w.notes[i]
+		key[i], channel[i], kind[i], agent[i], approval[i], subject[i] = n.Key, n.Channel, n.Kind, n.Agent, n.ApprovalID, n.Subject
+		created[i], link[i], due[i] = n.Created.UnixNano(), w.link(n.EventSeq), n.Due.UnixNano()
+		payload[i] = nilBytes(n.Payload)
+		r0[i] = int32(len(recipients) + 1)
+		recipients = append(recipients, n.Recipients...)
+		r1[i] = int32(len(recipients))
+		v0[i] = int32(len(reviewers) + 1)
+		reviewers = append(reviewers, n.Reviewers...)
+		v1[i] = int32(len(reviewers))
+	}
+	return text([]any{key, created, channel, kind, recipients, reviewers, r0, r1, v0, v1, agent, approval, subject,
+		payload, link, int64(len(w.events)), due})
+}
+
+// link encodes the seq of an event a trust record or a delivery links to,
+// as sealRows and insertDeliveries take it: in a batch the database seals,
+// a link to one of the batch's own events (past standIn) is the event's
+// place in the batch, 1 for the first; any other seq is negated (0 for
+// none).
+func (w *wtx) link(seq int64) int64 {
+	if w.sealing && seq > standIn {
+		return seq - standIn
+	}
+	return -seq
+}
 
 // rowArgs returns the statement of insertRows that writes the buffered
 // events and trust records, and its arguments.
@@ -848,11 +902,8 @@ func (w *wtx) commit() error {
 		stmts = append(w.unsent, stmts...)
 	}
 	w.unsent = nil
-	for i := range w.notes {
-		n := &w.notes[i]
-		stmts = append(stmts, pendingStmt{query: insertDelivery, args: text([]any{n.Key, n.Created.UnixNano(), n.Channel,
-			n.Kind, nonNil(n.Recipients), nonNil(n.Reviewers), n.Agent, n.ApprovalID, n.Subject, nilBytes(n.Payload),
-			n.EventSeq, n.Due.UnixNano()})})
+	if len(w.notes) > 0 {
+		stmts = append(stmts, pendingStmt{query: insertDeliveries, args: w.deliveryArgs()})
 	}
 	for _, p := range w.notices() {
 		stmts = append(stmts, pendingStmt{query: notify, args: []any{w.db.channel, p}})
