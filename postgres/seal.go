@@ -95,16 +95,18 @@ SELECT seq, prev, hash FROM s ORDER BY i`
 }()
 
 // commitSealing commits a batch begun by beginSealing: the chain's lock,
-// then sealRows (sealRowsUsing with a request's use), in the pipeline's
-// implicit transaction. The events then
-// take the seqs and hashes the database gave them — in w.events and in
-// every slice append returned — and the batch's head is the last of them.
+// then sealRows (sealRowsUsing with a request's use), then the batch's
+// deliveries (insertDeliveries) and its notifications to the other
+// replicas, the first naming the head the database left (notifyHead), in
+// the pipeline's implicit transaction. The events then take the seqs and
+// hashes the database gave them — in w.events and in every slice append
+// returned — and the batch's head is the last of them.
 func (w *wtx) commitSealing() error {
-	// A use's guard needs the seals' rows; a write sent later may need a
-	// read under the lock; deliveries and notifications are sent after the
-	// events, whose head they read; and sealRows' arrays are read by
-	// subscript, from the start each time: such batches, and large ones, go
-	// the two-trip way.
+	// These run the two-trip way instead: a batch with a write sent later
+	// (it may rest on a read under the lock), one with a use but no events
+	// (the use's guard is in sealRows' rows), a large one (sealRows reads
+	// its arrays by subscript, from the start each time), and one that
+	// queues deliveries or notifications but has nothing to seal.
 	notices := w.notices()
 	switch {
 	case len(w.unsent) > 0 || w.use != nil && len(w.events) == 0 || len(w.events) > maxSealed:

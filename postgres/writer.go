@@ -95,10 +95,10 @@ func (db *DB) submit(ctx context.Context, w write) error {
 //     the head moved, nothing of the attempt commits and the batch runs
 //     again, sealed by the database;
 //   - otherwise the database seals its events, under the lock, in the one
-//     statement that writes them (beginSealing), unless the batch holds
-//     what that statement does not write (deliveries, notifications, a
-//     second collection) or is large (maxSealed): then it runs the
-//     two-trip way.
+//     statement that writes them (beginSealing) — its deliveries and
+//     notifications follow in the same pipeline — unless the batch holds
+//     a write sent later (a settlement, a new request: see commitSealing)
+//     or is large (maxSealed): then it runs the two-trip way.
 //
 // A failed attempt also costs its connection the statements pgx had
 // prepared for it: they are prepared again at their next use.
