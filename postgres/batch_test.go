@@ -162,23 +162,7 @@ func TestSealInDatabase(t *testing.T) {
 			Trust: []airlock.TrustRecord{{Agent: "c", Class: airlock.ClassFSRead, Outcome: airlock.TrustSuccess, Tool: "ls",
 				Label: airlock.LabelAuto}}},
 	}
-	for i := range recs {
-		if err := recs[i].Prepare(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w, err := db.beginSealing(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got [][]airlock.Event
-	for _, rec := range recs {
-		got = append(got, w.append(rec, ""))
-	}
-	if err := w.commit(); err != nil {
-		t.Fatal(err)
-	}
-	w.end()
+	got := sealBatch(t, db, recs)
 	stored, err := db.Events(t.Context(), airlock.EventFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +206,30 @@ func TestSealInDatabase(t *testing.T) {
 	if h, err := db.Head(t.Context()); err != nil || h != 4 {
 		t.Fatalf("head %d (%v), want 4", h, err)
 	}
+}
+
+// sealBatch writes recs in one batch that the database seals, and returns
+// the events each append returned.
+func sealBatch(t *testing.T, db *DB, recs []airlock.Record) [][]airlock.Event {
+	t.Helper()
+	for i := range recs {
+		if err := recs[i].Prepare(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := db.beginSealing(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.end()
+	var got [][]airlock.Event
+	for _, rec := range recs {
+		got = append(got, w.append(rec, ""))
+	}
+	if err := w.commit(); err != nil {
+		t.Fatalf("a batch sealed by the database: %v", err)
+	}
+	return got
 }
 
 // TestSealedUnlikeGo: were the database ever to seal an event otherwise
@@ -323,22 +331,7 @@ func TestSealDeliveriesAndNotice(t *testing.T) {
 					Recipients: []string{""}, Reviewers: []string{"dave", "erin"}},
 			}},
 	}
-	for i := range recs {
-		if err := recs[i].Prepare(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w, err := db.beginSealing(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, rec := range recs {
-		w.append(rec, "")
-	}
-	if err := w.commit(); err != nil {
-		t.Fatalf("a batch of events with deliveries, sealed by the database: %v", err)
-	}
-	w.end()
+	sealBatch(t, db, recs)
 	airlocktest.MustVerify(t, db)
 	evs, err := db.Events(t.Context(), airlock.EventFilter{})
 	if err != nil || len(evs) != 4 {
