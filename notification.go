@@ -97,7 +97,9 @@ type Notification struct {
 // the notice, inside the transaction that records the notice's event, so
 // that no event is without its deliveries and no delivery outlives a
 // rolled-back event. Route must be fast and must not block: it runs under
-// the store's write lock.
+// the store's write lock. A delivery keeps the notice's EventSeq as Route
+// found it: a store may hand Route a stand-in for a seq not given yet, and
+// writes the seq in its place.
 type Router interface {
 	Route(Notification) []Notification
 }

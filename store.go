@@ -36,9 +36,18 @@ func (r *Record) Prepare() error {
 		}
 		e.Payload = p
 	}
+	for i := range r.Trust {
+		if seq := r.Trust[i].EventSeq; seq < 0 {
+			return Errorf(EINVALID, "trust record of %s: event_seq %d is negative", r.Trust[i].Agent, seq)
+		}
+	}
 	for i := range r.Notifications {
-		if r.Notifications[i].Kind == "" {
+		n := &r.Notifications[i]
+		switch {
+		case n.Kind == "":
 			return Errorf(EINVALID, "notification has no kind")
+		case n.EventSeq < 0:
+			return Errorf(EINVALID, "notification %s: event_seq %d is negative", n.Kind, n.EventSeq)
 		}
 	}
 	return nil

@@ -283,6 +283,16 @@ func testAppendMalformed(t *testing.T, s airlock.Store, _ *Clock) {
 		_, err := s.Append(ctx(t), airlock.Record{Events: []airlock.Event{Event("decision", "a"), e}})
 		wantCode(t, err, airlock.EINVALID)
 	}
+	// A link to an event is a seq, never negative.
+	for _, rec := range []airlock.Record{
+		{Trust: []airlock.TrustRecord{{Agent: "a", Class: airlock.ClassFSRead, Outcome: airlock.TrustSuccess, Tool: "ls",
+			Label: airlock.LabelAuto, EventSeq: -1}}},
+		{Notifications: []airlock.Notification{{Kind: "decision", Subject: "s", EventSeq: -2}}},
+	} {
+		rec.Events = []airlock.Event{Event("decision", "a")}
+		_, err := s.Append(ctx(t), rec)
+		wantCode(t, err, airlock.EINVALID)
+	}
 	if evs := events(t, s, airlock.EventFilter{}); len(evs) != 0 {
 		t.Fatalf("a refused record wrote %d events", len(evs))
 	}

@@ -249,11 +249,22 @@ func TestSealedUnlikeGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.append(rec, "")
+	told := rec
+	told.Notifications = []airlock.Notification{{Kind: "decision", Agent: "a", Subject: "ran", Recipients: []string{"owner"}}}
+	if err := told.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	w.append(told, "")
 	err = w.commit()
 	w.end()
 	if err == nil || !strings.Contains(err.Error(), "another hash") {
 		t.Fatalf("a batch sealed unlike Go: %v, want it to fail", err)
+	}
+	// Its delivery committed with it, but would tell of an action that
+	// did not run: it is dropped.
+	ns, err := db.Notifications(t.Context(), airlock.NotificationFilter{})
+	if err != nil || len(ns) != 1 || ns[0].Status != airlock.NotificationDropped {
+		t.Fatalf("deliveries of the failed batch: %+v (%v), want one, dropped", ns, err)
 	}
 	if !db.noSealing {
 		t.Fatal("sealing in the database stays on after it sealed unlike Go")
@@ -271,6 +282,57 @@ func TestSealedUnlikeGo(t *testing.T) {
 	if got := db.sealed.Load() - before; got != 0 {
 		t.Fatalf("%d batches sealed by the database after it sealed unlike Go, want 0", got)
 	}
+}
+
+// TestSealedDeliveryRefused: a batch the database seals, one of whose
+// deliveries the database refuses, fails whole, its batch-mate too: none
+// of their events, trust records or deliveries is stored. The next batch
+// is sealed and commits.
+func TestSealedDeliveryRefused(t *testing.T) {
+	db := openTest(t)
+	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "first")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(t.Context(), `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.kind = 'fail' THEN RAISE EXCEPTION 'delivery refused'; END IF; RETURN NEW; END $$;
+		CREATE TRIGGER refuse BEFORE INSERT ON deliveries FOR EACH ROW EXECUTE FUNCTION refuse()`); err != nil {
+		t.Fatal(err)
+	}
+	good := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")},
+		Trust: []airlock.TrustRecord{{Agent: "a", Class: airlock.ClassFSRead, Outcome: airlock.TrustSuccess, Tool: "ls",
+			Label: airlock.LabelAuto}},
+		Notifications: []airlock.Notification{{Kind: "note", Subject: "good", Recipients: []string{"x"}}}}
+	bad := good
+	bad.Notifications = []airlock.Notification{{Kind: "note", Subject: "fine"}, {Kind: "fail", Subject: "refused"}}
+	appending := func(rec airlock.Record) *op { // as Append's ops: one trip
+		if err := rec.Prepare(); err != nil {
+			t.Fatal(err)
+		}
+		return &op{Ctx: t.Context(), W: write{oneTrip: true, fn: func(w *wtx) error { w.append(rec, ""); return nil }}}
+	}
+	db.contendedUntil = time.Now().Add(time.Hour) // as if another replica were writing
+	before := db.sealed.Load()
+	batch := []*op{appending(good), appending(bad)}
+	if db.run(batch); batch[0].Err == nil || batch[1].Err == nil {
+		t.Fatalf("a batch with a refused delivery: %v, %v; want both ops to fail", batch[0].Err, batch[1].Err)
+	}
+	for _, table := range []string{"events", "trust", "deliveries"} {
+		var n int
+		if err := db.pool.QueryRow(t.Context(), `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]int{"events": 1}[table]; n != want {
+			t.Errorf("%d rows in %s after the failed batch, want %d", n, table, want)
+		}
+	}
+	batch = []*op{appending(good)}
+	if db.run(batch); batch[0].Err != nil {
+		t.Fatal(batch[0].Err)
+	}
+	if n := db.sealed.Load() - before; n != 1 {
+		t.Fatalf("%d batches sealed by the database, want 1 (the second)", n)
+	}
+	airlocktest.MustVerify(t, db)
 }
 
 // TestSealLargeBatchTwoTrips: a batch too large for the database to seal

@@ -167,7 +167,36 @@ func (w *wtx) commitSealing() error {
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
+	if errors.Is(err, errSealedUnlikeGo) && len(w.notes) > 0 {
+		w.dropDeliveries()
+	}
 	return err
+}
+
+// errSealedUnlikeGo: the database sealed an event with another hash than
+// Go computes for it (readSeals) — found once the batch had committed.
+var errSealedUnlikeGo = errors.New("sealed with another hash than Airlock computes")
+
+// dropDeliveries drops the deliveries of a batch that committed although
+// its callers are refused (errSealedUnlikeGo): they would tell people of
+// actions that did not run. A notifier that claimed one in the moment
+// between the commit and this may still deliver it; the chain shows the
+// batch broken in any case.
+func (w *wtx) dropDeliveries() {
+	keys := make([]string, len(w.notes))
+	from, to := w.notes[0].Due.UnixNano(), w.notes[0].Due.UnixNano()
+	for i := range w.notes {
+		keys[i] = w.notes[i].Key
+		from, to = min(from, w.notes[i].Due.UnixNano()), max(to, w.notes[i].Due.UnixNano())
+	}
+	// Found by the pending deliveries' index (deliveries_due), by when
+	// they are due: key has none.
+	if _, err := w.conn.Exec(w.ctx, `UPDATE deliveries SET status = 'dropped',
+		last_error = 'its event was sealed with another hash than Airlock computes: its action did not run'
+		WHERE status = 'pending' AND due BETWEEN $2 AND $3 AND key = ANY($1)`, text([]any{keys, from, to})...); err != nil {
+		w.db.logger().Error("postgres: cannot drop the deliveries of a batch sealed unlike Airlock",
+			"deliveries", len(keys), "err", w.db.redact(err.Error()))
+	}
 }
 
 // notifyHead is notify for a batch the database sealed: its payload is $2,
@@ -208,7 +237,7 @@ func (w *wtx) readSeals(br pgx.BatchResults) error {
 			w.db.noSealing = true
 			w.db.logger().Error("postgres: the database sealed an event with another hash than Airlock computes; "+
 				"sealing in the database is off", "seq", e.Seq)
-			return fmt.Errorf("postgres: event %d was sealed with another hash than Airlock computes", e.Seq)
+			return fmt.Errorf("postgres: event %d: %w", e.Seq, errSealedUnlikeGo)
 		}
 		i++
 	}
