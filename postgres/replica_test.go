@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -159,17 +160,32 @@ func TestReplicasAppendOneChain(t *testing.T) {
 }
 
 // appendOneChain has 16 callers over dbs append two events at a time.
+// Every other record also queues a delivery, linked to its own first event
+// or to the caller's last record's: each must name the event meant, though
+// only the database knows its seq when it writes a batch it seals.
 func appendOneChain(t *testing.T, dbs []*postgres.DB) {
 	const callers, each = 16, 25
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var seqs []int64
+	linked := map[string]int64{} // a delivery's subject: the seq of the event it is to name
 	for c := range callers {
 		db := dbs[c%2]
 		wg.Go(func() {
-			for range each {
-				evs, err := db.Append(context.Background(), airlock.Record{Events: []airlock.Event{
-					airlocktest.Event("decision", fmt.Sprint("agent-", c)), airlocktest.Event("proposal", fmt.Sprint("agent-", c))}})
+			var last int64
+			for k := range each {
+				rec := airlock.Record{Events: []airlock.Event{
+					airlocktest.Event("decision", fmt.Sprint("agent-", c)), airlocktest.Event("proposal", fmt.Sprint("agent-", c))}}
+				subject := fmt.Sprint(c, "-", k)
+				if k%2 == 1 {
+					var link int64 // 0: the record's own first event
+					if k%4 == 3 {
+						link = last
+					}
+					rec.Notifications = []airlock.Notification{{Kind: "decision", Subject: subject,
+						Recipients: []string{fmt.Sprint("owner-", c)}, EventSeq: link}}
+				}
+				evs, err := db.Append(context.Background(), rec)
 				if err != nil {
 					t.Error(err)
 					return
@@ -179,11 +195,34 @@ func appendOneChain(t *testing.T, dbs []*postgres.DB) {
 				}
 				mu.Lock()
 				seqs = append(seqs, evs[0].Seq, evs[1].Seq)
+				if k%2 == 1 {
+					linked[subject] = cmp.Or(rec.Notifications[0].EventSeq, evs[0].Seq)
+				}
 				mu.Unlock()
+				last = evs[0].Seq
 			}
 		})
 	}
 	wg.Wait()
+	var got int
+	for before := int64(0); ; {
+		ns, err := dbs[0].Notifications(t.Context(), airlock.NotificationFilter{BeforeID: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range ns {
+			if want, ok := linked[n.Subject]; !ok || n.EventSeq != want || len(n.Recipients) != 1 {
+				t.Errorf("delivery %q names event %d, to %q; want event %d (known %v)", n.Subject, n.EventSeq, n.Recipients, want, ok)
+			}
+			got, before = got+1, n.ID
+		}
+		if len(ns) == 0 {
+			break
+		}
+	}
+	if got != len(linked) {
+		t.Errorf("%d deliveries, want %d", got, len(linked))
+	}
 	slices.Sort(seqs)
 	for i, q := range seqs {
 		if q != int64(i+1) {
