@@ -63,7 +63,9 @@ type DB struct {
 	// DefaultSchema.
 	Schema string
 	// Clock is the store's clock: event times and approval deadlines come
-	// from it, never from the database server's. Nil means time.Now.
+	// from it. Nil means the database server's clock, as this machine
+	// reckons it (see clock): every replica then keeps the same time,
+	// whatever its machine's clock says.
 	Clock func() time.Time
 	// StatementTimeout bounds every statement (a lock wait included) on
 	// the store's connections, unless the DSN sets statement_timeout. 0
@@ -139,6 +141,7 @@ type DB struct {
 	// read (CollectApproval).
 	approved approvedCache
 
+	clock  clock
 	listen *listener
 	hints  *hinter
 }
@@ -196,6 +199,11 @@ func (db *DB) Open(ctx context.Context) error {
 		return db.unavailable("connect", err)
 	}
 	db.pool = pool
+	if err := db.measureClock(ctx); err != nil {
+		pool.Close()
+		db.pool = nil
+		return db.unavailable("connect", err)
+	}
 	if db.ReadOnly {
 		if err := db.checkSchema(ctx); err != nil {
 			pool.Close()
@@ -217,6 +225,7 @@ func (db *DB) Open(ctx context.Context) error {
 	}
 	db.listen = l
 	db.hints = db.startHinter()
+	db.startClock()
 	return nil
 }
 
@@ -236,6 +245,7 @@ func (db *DB) Close() error {
 	if db.listen != nil {
 		db.listen.stop()
 	}
+	db.stopClock()
 	db.pool.Close()
 	return nil
 }
@@ -244,7 +254,7 @@ func (db *DB) now() time.Time {
 	if db.Clock != nil {
 		return db.Clock().UTC()
 	}
-	return time.Now().UTC()
+	return db.clock.now().UTC()
 }
 
 // Now returns the store's clock.
