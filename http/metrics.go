@@ -63,6 +63,11 @@ func NewMetrics(store airlock.Store) *Metrics {
 	}, func() float64 { return float64(countPending(store)) })
 	m.Registry.MustRegister(m.decisions, m.approvalLatency, m.refused, m.requests, m.duration, m.streams, m.appendLatency, m.hooks, pending,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if c, ok := store.(prometheus.Collector); ok {
+		// A store's own metrics (the PostgreSQL store's batches, listener,
+		// clock and pool).
+		m.Registry.MustRegister(c)
+	}
 	return m
 }
 

@@ -133,9 +133,10 @@ type DB struct {
 	noSealing bool
 	// sealed counts batches whose events the database sealed.
 	sealed atomic.Int64
-	// oneTrip counts batches committed in one round trip; headMoved,
-	// attempts that found the head moved and ran again.
-	oneTrip, headMoved atomic.Int64
+	// oneTrip counts batches committed in one round trip, twoTrips those
+	// committed reading under the lock; headMoved, attempts that found the
+	// head moved and ran again; batchFailures, batches that failed.
+	oneTrip, twoTrips, headMoved, batchFailures atomic.Int64
 
 	// approved are approvals seen approved, for a collection without a
 	// read (CollectApproval).

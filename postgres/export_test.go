@@ -9,6 +9,9 @@ import (
 // while it is disconnected.
 func ListenerPID(db *DB) uint32 { return db.listen.backend() }
 
+// ListenerLost returns how many times db's listener lost its connection.
+func ListenerLost(db *DB) int64 { return db.listen.lost.Load() }
+
 // BeforeListen makes db's listener call f before each attempt to
 // reconnect.
 func BeforeListen(db *DB, f func()) { db.listen.beforeConnect.Store(&f) }

@@ -34,6 +34,9 @@ type listener struct {
 
 	mu  sync.Mutex
 	pid uint32 // the backend of the current connection, 0 while there is none
+	// lost counts the connections lost (each followed by a reconnection,
+	// unless the store closed).
+	lost atomic.Int64
 
 	// beforeConnect, when set (by tests), runs before each reconnection.
 	beforeConnect atomic.Pointer[func()]
@@ -98,6 +101,7 @@ func (l *listener) run(ctx context.Context, conn *pgx.Conn) {
 		if ctx.Err() != nil {
 			return
 		}
+		l.lost.Add(1)
 		l.db.logger().Warn("postgres: listener lost its connection; reconnecting", "err", l.db.redact(err.Error()))
 		if conn = l.reconnect(ctx); conn == nil {
 			return

@@ -453,6 +453,9 @@ func TestListenerReconnects(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the reconnected listener did not wake the waiter")
 	}
+	if n := postgres.ListenerLost(a); n != 1 {
+		t.Fatalf("the listener counted %d lost connections, want 1 (airlock_store_listener_reconnects_total)", n)
+	}
 }
 
 // killListener terminates the server backend of victim's listener, through

@@ -202,6 +202,7 @@ func (db *DB) run(batch []*op) {
 		err = db.unavailable("write", err)
 		now := time.Now()
 		db.failedAt.Store(&now)
+		db.batchFailures.Add(1)
 		for _, o := range batch {
 			if o.Err == nil || !isRefusal(o.Err) {
 				o.Err = err
@@ -219,8 +220,11 @@ func (db *DB) run(batch []*op) {
 			tip := db.last
 			db.tip.Store(&tip)
 		}
-		if fast {
+		switch {
+		case fast:
 			db.oneTrip.Add(1)
+		case !seal && w.sent:
+			db.twoTrips.Add(1)
 		}
 		db.failedAt.Store(nil)
 		keys := w.keys()
@@ -927,6 +931,7 @@ func (w *wtx) commit() error {
 	for _, p := range stmts {
 		b.Queue(p.query, p.args...)
 	}
+	w.sent = true
 	br := w.conn.SendBatch(w.ctx, &b)
 	err := readPending(br, stmts)
 	if cerr := br.Close(); err == nil {

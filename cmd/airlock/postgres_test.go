@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -62,6 +63,22 @@ func TestServeOnPostgres(t *testing.T) {
 	for _, e := range []*e2e{ea, eb} {
 		if out := e.cli(t, admin, 0, "audit", "verify"); !strings.Contains(out, "ok") {
 			t.Errorf("audit verify through %s:\n%s", e.url, out)
+		}
+	}
+	// Each replica's /metrics carries its store's.
+	resp, err := http.Get(a.URL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, series := range []string{`airlock_store_batches_total{path="sealed"}`, `airlock_store_head_moved_total`,
+		`airlock_store_clock_offset_seconds`, `airlock_store_pool_connections{state="max"}`} {
+		if !strings.Contains(string(body), "\n"+series+" ") {
+			t.Errorf("/metrics has no %s", series)
 		}
 	}
 }

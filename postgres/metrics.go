@@ -1,0 +1,67 @@
+package postgres
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The store's metrics, for an operator running replicas: how its write
+// batches commit (and how often another replica's writes cost one an
+// attempt), whether its listener holds, how far its machine's clock is
+// from the database server's, and its connection pool. The server
+// registers them (a DB is a prometheus.Collector).
+var (
+	batchesDesc = prometheus.NewDesc("airlock_store_batches_total",
+		"Write batches committed, by how: one_trip (on the head this replica knew), sealed (by the database, on a contended chain) or two_trips (reading under the chain's lock).",
+		[]string{"path"}, nil)
+	headMovedDesc = prometheus.NewDesc("airlock_store_head_moved_total",
+		"Batch attempts that found another replica had moved the chain's head, and ran again.", nil, nil)
+	batchFailuresDesc = prometheus.NewDesc("airlock_store_batch_failures_total",
+		"Write batches that failed: their callers were refused, nothing of them was acknowledged.", nil, nil)
+	listenerLostDesc = prometheus.NewDesc("airlock_store_listener_reconnects_total",
+		"Times the listener for other replicas' changes lost its connection and connected again.", nil, nil)
+	clockOffsetDesc = prometheus.NewDesc("airlock_store_clock_offset_seconds",
+		"How far the database server's clock is ahead of this machine's (the store keeps the server's time).", nil, nil)
+	poolConnsDesc = prometheus.NewDesc("airlock_store_pool_connections",
+		"Connections of the store's pool, by state (acquired, idle), and its maximum (max).", []string{"state"}, nil)
+	poolWaitDesc = prometheus.NewDesc("airlock_store_pool_empty_wait_seconds_total",
+		"Time spent waiting for a connection because the pool had none idle: a pool too small for the load shows here.", nil, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (db *DB) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{batchesDesc, headMovedDesc, batchFailuresDesc, listenerLostDesc,
+		clockOffsetDesc, poolConnsDesc, poolWaitDesc} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (db *DB) Collect(ch chan<- prometheus.Metric) {
+	counter := func(d *prometheus.Desc, v int64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
+	}
+	counter(batchesDesc, db.oneTrip.Load(), "one_trip")
+	counter(batchesDesc, db.sealed.Load(), "sealed")
+	counter(batchesDesc, db.twoTrips.Load(), "two_trips")
+	counter(headMovedDesc, db.headMoved.Load())
+	counter(batchFailuresDesc, db.batchFailures.Load())
+	if db.listen != nil {
+		counter(listenerLostDesc, db.listen.lost.Load())
+	}
+	if db.Clock == nil {
+		ch <- prometheus.MustNewConstMetric(clockOffsetDesc, prometheus.GaugeValue,
+			time.Duration(db.clock.offset.Load()).Seconds())
+	}
+	if db.pool != nil {
+		s := db.pool.Stat()
+		gauge := func(v int32, state string) {
+			ch <- prometheus.MustNewConstMetric(poolConnsDesc, prometheus.GaugeValue, float64(v), state)
+		}
+		gauge(s.AcquiredConns(), "acquired")
+		gauge(s.IdleConns(), "idle")
+		gauge(s.MaxConns(), "max")
+		ch <- prometheus.MustNewConstMetric(poolWaitDesc, prometheus.CounterValue, s.EmptyAcquireWaitTime().Seconds())
+	}
+}

@@ -1,0 +1,70 @@
+package postgres_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/postgres"
+	"github.com/airlock-dev/airlock/postgres/pgtest"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// TestMetrics: the store's metrics count its batches by how they
+// committed, the attempts another replica's append cost it, its clock's
+// offset and its pool.
+func TestMetrics(t *testing.T) {
+	dsn, schema := pgtest.NewSchema(t)
+	db, other := OpenSchema(t, dsn, schema, nil), OpenSchema(t, dsn, schema, nil)
+	postgres.IgnoreHints(db)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(db)
+	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
+	for range 3 { // the first knows no head: sealed by the database; then one trip each
+		if _, err := db.Append(t.Context(), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := db.RequestApproval(t.Context(), airlocktest.NewApproval("a", "deploy", airlock.Ask, time.Hour), airlock.Record{}); err != nil {
+		t.Fatal(err) // reads under the lock: two trips
+	}
+	if _, err := other.Append(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Append(t.Context(), rec); err != nil { // the head moved: sealed by the database
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			name := f.GetName()
+			for _, l := range m.GetLabel() {
+				name += "/" + l.GetValue()
+			}
+			got[name] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	want := map[string]float64{
+		"airlock_store_batches_total/one_trip":        2,
+		"airlock_store_batches_total/sealed":          2,
+		"airlock_store_batches_total/two_trips":       1,
+		"airlock_store_head_moved_total":              1,
+		"airlock_store_batch_failures_total":          0,
+		"airlock_store_listener_reconnects_total":     0,
+		"airlock_store_pool_connections/max":          float64(postgres.PoolSize(db)),
+		"airlock_store_pool_empty_wait_seconds_total": got["airlock_store_pool_empty_wait_seconds_total"],
+	}
+	for name, v := range want {
+		if g, ok := got[name]; !ok || g != v {
+			t.Errorf("%s = %v (reported: %v), want %v", name, g, ok, v)
+		}
+	}
+	if off, ok := got["airlock_store_clock_offset_seconds"]; !ok || off < -5 || off > 5 {
+		t.Errorf("clock offset %v s (reported: %v), want within 5 s of this machine's (the server is local)", off, ok)
+	}
+}
