@@ -6,40 +6,36 @@ import (
 	"time"
 )
 
-// The replicas' one clock. Each replica stamps its events and works out
-// deadlines (a request's expiry, a grant's, a token's) on its own, with
-// its machine's clock — but corrected by how far that clock is from the
-// database server's, measured when the store opens and every clockEvery
-// since. A deadline one replica wrote then means the same moment to every
-// other, whatever their machines' clocks say: a replica whose clock runs
-// ahead does not expire requests early, nor does one that runs behind
-// accept a grant past its end.
+// The replicas' clocks. Each replica stamps its events and works out
+// deadlines (a request's expiry, a grant's, a token's) with its own
+// machine's clock, as every other part of Airlock on that machine does
+// (an enforcer's wait, a notifier's backoff, a token's check): the
+// machines' clocks must agree, which a time service (NTP) keeps them
+// doing. A deadline one replica wrote is read by another on its clock, so
+// a replica whose clock runs ahead expires requests early, and one whose
+// clock runs behind accepts a grant after its end. So that this does not
+// go unseen, each replica measures how far its clock is from the database
+// server's — a clock every replica shares — when the store opens and
+// every clockEvery since, reports it (airlock_store_clock_offset_seconds)
+// and warns in its log when it is beyond clockWarn.
 
 // clockEvery is how often a DB measures its clock's offset again.
 const clockEvery = time.Minute
 
-// clockWarn is the offset beyond which a DB says that its machine's clock
-// is off: the store does not need the machines' clocks to agree, but a
-// person reading the machine's own logs beside the audit log should know.
+// clockWarn is the offset beyond which a DB warns that its machine's
+// clock is off the database server's, and so, likely, off the other
+// replicas'.
 const clockWarn = time.Second
 
 // clock is a DB's offset from the database server's clock.
 type clock struct {
-	// offset is what to add to the machine's clock, in nanoseconds.
+	// offset is how far the database server's clock is ahead of the
+	// machine's, in nanoseconds.
 	offset atomic.Int64
-	// local is the machine's clock; tests skew it.
+	// local is the machine's clock, as measured; tests skew it.
 	local func() time.Time
 	stop  context.CancelFunc
 	done  chan struct{}
-}
-
-// now is the database server's time as this machine reckons it.
-func (c *clock) now() time.Time {
-	local := time.Now
-	if c.local != nil {
-		local = c.local
-	}
-	return local().Add(time.Duration(c.offset.Load()))
 }
 
 // measureClock sets db's offset from the database server's clock: of a few
@@ -65,8 +61,8 @@ func (db *DB) measureClock(ctx context.Context) error {
 	}
 	before := time.Duration(db.clock.offset.Swap(int64(best)))
 	if best.Abs() > clockWarn && (best-before).Abs() > clockWarn {
-		db.logger().Warn("postgres: this machine's clock is off the database server's; "+
-			"the store keeps the database server's time", "offset", best.Round(time.Millisecond))
+		db.logger().Warn("postgres: this machine's clock is off the database server's: deadlines another replica "+
+			"wrote are read here on this machine's clock; synchronise the clocks", "offset", best.Round(time.Millisecond))
 	}
 	return nil
 }

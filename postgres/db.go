@@ -63,9 +63,8 @@ type DB struct {
 	// DefaultSchema.
 	Schema string
 	// Clock is the store's clock: event times and approval deadlines come
-	// from it. Nil means the database server's clock, as this machine
-	// reckons it (see clock): every replica then keeps the same time,
-	// whatever its machine's clock says.
+	// from it, never from the database server's. Nil means time.Now. The
+	// replicas' clocks must agree (see clock).
 	Clock func() time.Time
 	// StatementTimeout bounds every statement (a lock wait included) on
 	// the store's connections, unless the DSN sets statement_timeout. 0
@@ -255,7 +254,7 @@ func (db *DB) now() time.Time {
 	if db.Clock != nil {
 		return db.Clock().UTC()
 	}
-	return db.clock.now().UTC()
+	return time.Now().UTC()
 }
 
 // Now returns the store's clock.

@@ -9,20 +9,21 @@ import (
 // The store's metrics, for an operator running replicas: how its write
 // batches commit (and how often another replica's writes cost one an
 // attempt), whether its listener holds, how far its machine's clock is
-// from the database server's, and its connection pool. The server
+// from the database server's (and so, likely, from the other replicas'),
+// and its connection pool. The server
 // registers them (a DB is a prometheus.Collector).
 var (
 	batchesDesc = prometheus.NewDesc("airlock_store_batches_total",
-		"Write batches committed, by how: one_trip (on the head this replica knew), sealed (by the database, on a contended chain) or two_trips (reading under the chain's lock).",
+		"Write batches committed that wrote something, by how: one_trip (on the head this replica knew), sealed (by the database, on a contended chain) or two_trips (reading under the chain's lock).",
 		[]string{"path"}, nil)
 	headMovedDesc = prometheus.NewDesc("airlock_store_head_moved_total",
 		"Batch attempts that found another replica had moved the chain's head, and ran again.", nil, nil)
 	batchFailuresDesc = prometheus.NewDesc("airlock_store_batch_failures_total",
 		"Write batches that failed: their callers were refused, nothing of them was acknowledged.", nil, nil)
-	listenerLostDesc = prometheus.NewDesc("airlock_store_listener_reconnects_total",
-		"Times the listener for other replicas' changes lost its connection and connected again.", nil, nil)
+	listenerLostDesc = prometheus.NewDesc("airlock_store_listener_lost_total",
+		"Times the listener for other replicas' changes lost its connection (it then connects again, and every waiter rereads).", nil, nil)
 	clockOffsetDesc = prometheus.NewDesc("airlock_store_clock_offset_seconds",
-		"How far the database server's clock is ahead of this machine's (the store keeps the server's time).", nil, nil)
+		"How far the database server's clock is ahead of this machine's: the replicas' clocks must agree, and the server's is one they share.", nil, nil)
 	poolConnsDesc = prometheus.NewDesc("airlock_store_pool_connections",
 		"Connections of the store's pool, by state (acquired, idle), and its maximum (max).", []string{"state"}, nil)
 	poolWaitDesc = prometheus.NewDesc("airlock_store_pool_empty_wait_seconds_total",

@@ -29,6 +29,14 @@ func TestMetrics(t *testing.T) {
 	if _, _, err := db.RequestApproval(t.Context(), airlocktest.NewApproval("a", "deploy", airlock.Ask, time.Hour), airlock.Record{}); err != nil {
 		t.Fatal(err) // reads under the lock: two trips
 	}
+	// Neither an append of nothing nor a refused resolution writes a batch.
+	if _, err := db.Append(t.Context(), airlock.Record{}); err != nil {
+		t.Fatal(err)
+	}
+	unknown := airlocktest.Approve(airlocktest.NewApproval("a", "nothing", airlock.Ask, time.Hour))
+	if _, err := db.ResolveApproval(t.Context(), unknown); airlock.ErrorCode(err) != airlock.ENOTFOUND {
+		t.Fatalf("resolving an unknown request: %v, want ENOTFOUND", err)
+	}
 	if _, err := other.Append(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +63,7 @@ func TestMetrics(t *testing.T) {
 		"airlock_store_batches_total/two_trips":       1,
 		"airlock_store_head_moved_total":              1,
 		"airlock_store_batch_failures_total":          0,
-		"airlock_store_listener_reconnects_total":     0,
+		"airlock_store_listener_lost_total":           0,
 		"airlock_store_pool_connections/max":          float64(postgres.PoolSize(db)),
 		"airlock_store_pool_empty_wait_seconds_total": got["airlock_store_pool_empty_wait_seconds_total"],
 	}

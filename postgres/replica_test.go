@@ -454,7 +454,7 @@ func TestListenerReconnects(t *testing.T) {
 		t.Fatal("the reconnected listener did not wake the waiter")
 	}
 	if n := postgres.ListenerLost(a); n != 1 {
-		t.Fatalf("the listener counted %d lost connections, want 1 (airlock_store_listener_reconnects_total)", n)
+		t.Fatalf("the listener counted %d lost connections, want 1 (airlock_store_listener_lost_total)", n)
 	}
 }
 

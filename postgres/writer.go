@@ -212,18 +212,20 @@ func (db *DB) run(batch []*op) {
 		if !fast && w.headKnown && db.last.ok && w.start != db.last {
 			db.contendedUntil = time.Now().Add(contendedFor) // another replica wrote since our last batch
 		}
-		if seal {
-			db.sealed.Add(1)
-		}
+
 		if w.headKnown {
 			db.last = chainHead{seq: w.seq, hash: w.head, ok: true}
 			tip := db.last
 			db.tip.Store(&tip)
 		}
 		switch {
+		case w.writes == 0 && len(w.events)+len(w.trust)+len(w.notes) == 0 && w.use == nil:
+			// Its ops were refused, or ran nothing: no batch to count.
 		case fast:
 			db.oneTrip.Add(1)
-		case !seal && w.sent:
+		case seal:
+			db.sealed.Add(1)
+		default:
 			db.twoTrips.Add(1)
 		}
 		db.failedAt.Store(nil)
@@ -931,7 +933,6 @@ func (w *wtx) commit() error {
 	for _, p := range stmts {
 		b.Queue(p.query, p.args...)
 	}
-	w.sent = true
 	br := w.conn.SendBatch(w.ctx, &b)
 	err := readPending(br, stmts)
 	if cerr := br.Close(); err == nil {
