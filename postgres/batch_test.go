@@ -27,6 +27,17 @@ func openTest(t *testing.T) *DB {
 	return db
 }
 
+// openWithEvent opens a store in a fresh schema whose chain holds one
+// event, seq 1.
+func openWithEvent(t *testing.T) *DB {
+	t.Helper()
+	db := openTest(t)
+	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "first")}}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // runBatch runs fns as one batch, as the group commit would when their
 // callers write at once, and returns each one's error.
 func runBatch(t *testing.T, db *DB, fns ...func(*wtx) error) []error {
@@ -140,10 +151,7 @@ func TestBatchRowForms(t *testing.T) {
 // carry the database's seals; trust records link to their batch's events
 // by seq, or keep the link they came with.
 func TestSealInDatabase(t *testing.T) {
-	db := openTest(t)
-	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "first")}}); err != nil {
-		t.Fatal(err)
-	}
+	db := openWithEvent(t)
 	long := strings.Repeat("ü", 100) // 200 bytes: a two-byte length
 	payload := `{"big":"` + strings.Repeat("x", 5000) + `"}`
 	recs := []airlock.Record{
@@ -289,10 +297,7 @@ func TestSealedUnlikeGo(t *testing.T) {
 // of their events, trust records or deliveries is stored. The next batch
 // is sealed and commits.
 func TestSealedDeliveryRefused(t *testing.T) {
-	db := openTest(t)
-	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "first")}}); err != nil {
-		t.Fatal(err)
-	}
+	db := openWithEvent(t)
 	if _, err := db.pool.Exec(t.Context(), `CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN IF NEW.kind = 'fail' THEN RAISE EXCEPTION 'delivery refused'; END IF; RETURN NEW; END $$;
 		CREATE TRIGGER refuse BEFORE INSERT ON deliveries FOR EACH ROW EXECUTE FUNCTION refuse()`); err != nil {
@@ -338,10 +343,7 @@ func TestSealedDeliveryRefused(t *testing.T) {
 // TestSealLargeBatchTwoTrips: a batch too large for the database to seal
 // cheaply (more than maxSealed events) is written the two-trip way, whole.
 func TestSealLargeBatchTwoTrips(t *testing.T) {
-	db := openTest(t)
-	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}); err != nil {
-		t.Fatal(err)
-	}
+	db := openWithEvent(t)
 	db.contendedUntil = time.Now().Add(time.Hour) // as if another replica were writing
 	var rec airlock.Record
 	for range maxSealed + 1 {
@@ -369,10 +371,7 @@ func TestSealLargeBatchTwoTrips(t *testing.T) {
 // notification the batch sends the other replicas names the head its
 // events left.
 func TestSealDeliveriesAndNotice(t *testing.T) {
-	db := openTest(t)
-	if _, err := db.Append(t.Context(), airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "first")}}); err != nil {
-		t.Fatal(err)
-	}
+	db := openWithEvent(t)
 	listener, err := pgx.Connect(t.Context(), db.DSN)
 	if err != nil {
 		t.Fatal(err)
