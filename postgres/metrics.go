@@ -51,10 +51,8 @@ func (db *DB) Collect(ch chan<- prometheus.Metric) {
 	if db.listen != nil {
 		counter(listenerLostDesc, db.listen.lost.Load())
 	}
-	if db.Clock == nil {
-		ch <- prometheus.MustNewConstMetric(clockOffsetDesc, prometheus.GaugeValue,
-			time.Duration(db.clock.offset.Load()).Seconds())
-	}
+	ch <- prometheus.MustNewConstMetric(clockOffsetDesc, prometheus.GaugeValue,
+		time.Duration(db.clock.offset.Load()).Seconds())
 	if db.pool != nil {
 		s := db.pool.Stat()
 		gauge := func(v int32, state string) {
