@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -17,11 +18,11 @@ var builtins = sync.OnceValue(func() map[string]rule {
 		"shift": inertRule("shifts arguments"), "wait": waitRule,
 		"exit": inertRule("exits the shell"), "return": inertRule("returns"), "logout": inertRule("exits the shell"),
 		"break": inertRule("leaves a loop"), "continue": inertRule("continues a loop"),
-		"test": inertRule("tests a condition"), "[": inertRule("tests a condition"),
+		"test": testRule, "[": testRule,
 		"pwd": inertRule("prints the working directory"), "type": inertRule("describes a command"),
 		"hash": hash, "set": setRule, "shopt": inertRule("sets shell options"),
 		"unset": unset, "export": declare, "declare": declare, "local": declare, "readonly": declare,
-		"typeset": declare, "let": inertRule("evaluates arithmetic"), "umask": inertRule("sets the file mode mask"),
+		"typeset": declare, "let": letRule, "umask": inertRule("sets the file mode mask"),
 		"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": jobsRule,
 		"bg": inertRule("resumes a job"), "fg": inertRule("resumes a job"), "disown": inertRule("forgets a job"),
 		"times": inertRule("prints times"), "caller": inertRule("prints the call stack"),
@@ -38,23 +39,43 @@ var builtins = sync.OnceValue(func() map[string]rule {
 	}
 })
 
-// echo prints its words; a word that expands a variable named like a
-// secret (echo "$GITHUB_TOKEN") prints the secret.
-func echo(c *call) effect {
-	if e, ok := printsSecretVar(c.args); ok {
-		return e
-	}
-	return inert("prints text")
-}
+// echo prints its words; a word that may hold a secret (echo
+// "$GITHUB_TOKEN") makes it a secret read (call.prove).
+func echo(*call) effect { return inert("prints text") }
 
 func printf(c *call) effect {
 	if v, ok := c.value("-v"); ok {
-		if r, bad := sensitiveVar(v.val); bad || !v.static {
+		c.evalName(v, "printf -v")
+		if r, bad := sensitiveVar(v.val); bad || !v.static && !v.lenient {
 			return env(orElse(r, "sets a variable whose name is only known at run time"))
 		}
 		return inert("prints text into a variable")
 	}
 	return echo(c)
+}
+
+// testRule is test and [: -v NAME evaluates a subscript in NAME.
+func testRule(c *call) effect {
+	for i := 0; i+1 < len(c.args); i++ {
+		if a := c.args[i]; a.static && a.val == "-v" {
+			c.evalName(c.args[i+1], "test -v")
+		}
+	}
+	return inert("tests a condition")
+}
+
+// letRule is let run as a command (builtin let …): each word is an
+// arithmetic expression.
+func letRule(c *call) effect {
+	for _, a := range c.args {
+		switch {
+		case a.static:
+			c.runScript("let", "(( "+a.val+" ))", input{}).lenient = true
+		case !a.lenient:
+			c.runUnknown("let", a.text, "evaluates arithmetic only known at run time, which may run commands")
+		}
+	}
+	return inert("evaluates arithmetic")
 }
 
 // setRule sets shell options; alone it prints every variable.
@@ -72,13 +93,21 @@ func orElse(a, b string) string {
 	return b
 }
 
-// varTargets checks the variables a built-in assigns (read NAME).
-func varTargets(names []arg, reason string) effect {
+// varTargets checks the variables a built-in assigns (read NAME): a
+// subscript in a name is evaluated.
+func (c *call) varTargets(names []arg, reason string) effect {
+	for _, n := range names {
+		c.evalName(n, c.name)
+	}
 	for _, n := range names {
 		if !n.static {
+			if n.lenient {
+				continue
+			}
 			return env("sets a variable whose name is only known at run time")
 		}
-		if r, bad := sensitiveVar(n.val); bad {
+		name, _, _ := strings.Cut(n.val, "[")
+		if r, bad := sensitiveVar(name); bad {
 			return env(r)
 		}
 	}
@@ -91,13 +120,13 @@ func readVars(c *call) effect {
 	if a, ok := p.value("-a"); ok {
 		names = append(names, a)
 	}
-	return varTargets(names, "reads input into variables")
+	return c.varTargets(names, "reads input into variables")
 }
 
 func getopts(c *call) effect {
 	ops := c.operands()
 	if len(ops) >= 2 {
-		return varTargets(ops[1:2], "parses options")
+		return c.varTargets(ops[1:2], "parses options")
 	}
 	return inert("parses options")
 }
@@ -111,14 +140,14 @@ func mapfile(c *call) effect {
 		}
 		c.runScript("mapfile -C", cb.val, input{})
 	}
-	return varTargets(names, "reads lines into an array")
+	return c.varTargets(names, "reads lines into an array")
 }
 
 func unset(c *call) effect {
 	if c.has("-f") {
 		return inert("removes functions")
 	}
-	e := varTargets(c.operands(), "unsets variables")
+	e := c.varTargets(c.operands(), "unsets variables")
 	if !e.inert {
 		e.reason = "un" + e.reason
 	}
@@ -152,7 +181,7 @@ func hash(c *call) effect {
 func waitRule(c *call) effect {
 	p := getopt{short: "p"}.split(c.args)
 	if v, ok := p.value("-p"); ok {
-		return varTargets([]arg{v}, "waits for jobs")
+		return c.varTargets([]arg{v}, "waits for jobs")
 	}
 	return inert("waits for jobs")
 }
@@ -337,9 +366,12 @@ func eval(c *call) effect {
 	}
 	script, ok := joinValues(c.args)
 	if !ok {
-		return unknown("evaluates a string only known at run time")
+		if slices.ContainsFunc(c.args, func(a arg) bool { return !a.static && !a.lenient }) {
+			return unknown("evaluates a string only known at run time")
+		}
+		return exec("evaluates a string the function's arguments give")
 	}
-	c.runScript("eval", script, c.in)
+	c.runScript("eval", script, c.in).share = true
 	return effect{none: true}
 }
 
@@ -395,6 +427,8 @@ func (c *call) runsFile(f arg, lang string, shell bool) effect {
 	switch {
 	case f.subst:
 		return unknown("runs code produced by another command")
+	case !f.static && f.path == "" && !f.lenient:
+		return unknown("runs a " + lang + " script only known at run time (" + orElse(f.from, f.text) + ")")
 	case f.static && (f.val == "/dev/stdin" || f.val == "/dev/fd/0" || f.val == "-"):
 		return c.stdinCode(lang, shell)
 	}

@@ -15,6 +15,8 @@ type call struct {
 	args  []arg    // the words after the program (or after a subcommand, in sub-rules)
 	in    input    // its standard input
 	cwd   string   // its working directory, "" when unknown
+	lost  bool     // cwd is "" because a cd went somewhere only known at run time
+	envs  []string // the variables its prefix assignments set (X=1 cmd)
 	xargs bool     // xargs appends operands at run time
 	subs  []nested // what it runs
 	txt   string
@@ -156,33 +158,6 @@ func (c *call) raiseReadTree(e *effect, dirs ...arg) {
 // programs' tokens and keys live (env, printenv, export -p, set).
 var printsEnvironment = effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead,
 	tier: airlock.TierPrivileged, reason: "prints the environment, where tokens and keys live"}
-
-// printsSecretVar returns the effect of printing words that expand a
-// variable whose name says it holds a secret (echo "$GITHUB_TOKEN").
-func printsSecretVar(words []arg) (effect, bool) {
-	for _, w := range words {
-		if w.static {
-			continue
-		}
-		for t := w.text; t != ""; {
-			i := strings.IndexByte(t, '$')
-			if i < 0 {
-				break
-			}
-			t = strings.TrimPrefix(t[i+1:], "{")
-			n := 0
-			for n < len(t) && (t[n] == '_' || t[n] >= 'A' && t[n] <= 'Z' || t[n] >= 'a' && t[n] <= 'z' || n > 0 && t[n] >= '0' && t[n] <= '9') {
-				n++
-			}
-			if name := t[:n]; name != "" && sensitive.SecretVar(name) {
-				return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
-					reason: "prints $" + name + ", a secret"}, true
-			}
-			t = t[n:]
-		}
-	}
-	return effect{}, false
-}
 
 // raiseNamed makes e a secret read when one of the command's words names a
 // secret, wherever it sits: an operand, an option's value (--file=X, -fX),

@@ -692,6 +692,9 @@ func pytest(c *call) effect {
 // files they write, and variables that name programs (SHELL, CC) set on
 // the command line are analysed.
 func makeRule(c *call) effect {
+	if len(c.args) == 1 && c.args[0].static && (c.args[0].val == "--version" || c.args[0].val == "-v") {
+		return read("prints make's version") // -v, --version: before any makefile is read
+	}
 	e := exec("runs build recipes")
 	c.raiseReads(&e, c.operands("-f", "--file", "--makefile", "-C", "--directory", "-I", "--include-dir", "-o",
 		"--old-file", "-W", "--what-if", "--new-file", "--assume-new", "-j", "--jobs", "-l", "--load-average", "-E", "--eval")...)

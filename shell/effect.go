@@ -37,6 +37,13 @@ func exec(reason string) effect {
 	return effect{class: airlock.ClassProcessExec, cap: airlock.CapProcessExec, tier: airlock.TierWrite, reason: reason}
 }
 
+// loadsNative is loading a native library into a program (ssh-keygen -D,
+// openssl -engine, sqlite3's .load): it runs any code with the program's
+// rights, as LD_PRELOAD does.
+func loadsNative(reason string) effect {
+	return effect{class: airlock.ClassProcessExec, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: reason}
+}
+
 func kill(reason string) effect {
 	return effect{class: airlock.ClassProcessKill, cap: airlock.CapProcessSignal, tier: airlock.TierDestructive, reason: reason}
 }

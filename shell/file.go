@@ -55,7 +55,7 @@ var fileCommands = sync.OnceValue(func() map[string]rule {
 		"grep": grep, "egrep": grep, "fgrep": grep, "zgrep": grep, "zegrep": grep, "zfgrep": grep, "bzgrep": grep,
 		"xzgrep": grep, "rg": rg, "ag": ag, "ack": ack,
 		"sort": sortLines.rule, "uniq": uniq, "shuf": shuf.rule, "iconv": iconv.rule, "wc": wc.rule,
-		"jq":  reads("processes JSON", "--arg", "--argjson", "--slurpfile", "--rawfile", "--indent", "-L"),
+		"jq":  jq,
 		"yq":  yq,
 		"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk, "sed": sed, "gsed": sed, "xxd": xxd, "bc": bc.rule, "dc": dc,
 		"diff3": diff3.rule, "sdiff": diff3.rule, "diffstat": diffstat.rule, "xmllint": xmllint, "mlr": mlr,
@@ -240,6 +240,42 @@ var uniqOpts = getopt{short: "fsw", long: names("--skip-fields --skip-chars --ch
 
 // yq edits files in place with -i, and writes one file per document with
 // -s, named by an expression.
+// jqValueOpts are jq's options that take a value.
+var jqValueOpts = []string{"--arg", "--argjson", "--slurpfile", "--rawfile", "--argfile", "--indent", "-L", "--library-path"}
+
+// jq processes JSON; its program may read the environment (env, $ENV).
+func jq(c *call) effect {
+	e := read("processes JSON")
+	ops := c.operands(jqValueOpts...)
+	c.raiseReads(&e, ops...)
+	if len(ops) > 0 && !c.has("-f", "--from-file") {
+		c.raiseEnvCode(&e, ops[0], jqEnv)
+	}
+	return e
+}
+
+// Code that reads the environment, where agents' and programs' tokens
+// live: jq's env and $ENV, yq's env() and strenv(), awk's ENVIRON.
+var (
+	jqEnv  = regexp.MustCompile(`\benv\b|\$ENV\b|\$__prog_env\b`)
+	yqEnv  = regexp.MustCompile(`\b(?:env|strenv|envsubst)\b|\$ENV\b`)
+	awkEnv = regexp.MustCompile(`\bENVIRON\b|\bPROCINFO\b`)
+)
+
+// raiseEnvCode makes e a possible secret read when the program code in
+// word reads the environment (or is only known at run time).
+func (c *call) raiseEnvCode(e *effect, code arg, env *regexp.Regexp) {
+	switch {
+	case e.tier >= airlock.TierPrivileged:
+	case !code.static:
+		if !code.lenient && code.path == "" {
+			*e = maySecret("runs " + c.name + " code only known at run time (" + code.text + "), which may read the environment")
+		}
+	case env.MatchString(code.val):
+		*e = maySecret("runs " + c.name + " code that reads the environment, where tokens and keys live")
+	}
+}
+
 func yq(c *call) effect {
 	p := getopt{short: "Iops", long: names("--indent --output-format --input-format --split-exp --expression " +
 		"--from-file --front-matter")}.parse(c.args)
@@ -253,6 +289,12 @@ func yq(c *call) effect {
 	}
 	e := read("processes YAML")
 	c.raiseReads(&e, p.ops...)
+	if len(p.ops) > 0 {
+		c.raiseEnvCode(&e, p.ops[0], yqEnv)
+	}
+	for _, x := range p.values("--expression") {
+		c.raiseEnvCode(&e, x, yqEnv)
+	}
 	return e
 }
 
@@ -290,6 +332,9 @@ func awk(c *call) effect {
 	}
 	e := read("processes text")
 	c.raiseReads(&e, files...)
+	for _, prog := range progs {
+		c.raiseEnvCode(&e, prog, awkEnv)
+	}
 	if p.has("-S", "--sandbox") {
 		return e // no system(), no redirections, no extensions
 	}
@@ -307,7 +352,7 @@ func awk(c *call) effect {
 		c.raiseReads(&x, progFiles...)
 		e = worse(e, x)
 	case p.has("-l", "--load"):
-		e = worse(e, exec("loads an awk extension library"))
+		e = worse(e, loadsNative("loads an awk extension library, which runs any code with awk's rights"))
 	case p.has("-D", "--debug"):
 		e = worse(e, exec("runs gawk's debugger, whose commands Airlock cannot see"))
 	}
@@ -391,7 +436,7 @@ func (c *call) awkEffects(ops awkOps) effect {
 		e = worse(e, net(airlock.ClassNetConnect, "opens network connections (gawk /inet)"))
 	}
 	if ops.code {
-		e = worse(e, exec("loads awk code or an extension library, which Airlock cannot inspect"))
+		e = worse(e, loadsNative("loads awk code or an extension library, which Airlock cannot inspect"))
 	}
 	return c.scriptFiles(e, "awk program", ops.writes, ops.reads)
 }
@@ -2911,7 +2956,7 @@ var sshKeygenOpts = getopt{short: "CDEFGIJMNOPRVWYZabfjmnrstwz"}
 func sshKeygen(c *call) effect {
 	p := sshKeygenOpts.parse(c.args)
 	if p.has("-D", "-w") {
-		return exec("loads a PKCS#11 or security key library")
+		return loadsNative("loads a PKCS#11 or security key library, which runs any code with the program's rights")
 	}
 	file, hasFile := p.value("-f")
 	switch {
@@ -2968,7 +3013,7 @@ func sshAdd(c *call) effect {
 	p := getopt{short: "sSeEtHh"}.parse(c.args)
 	switch {
 	case p.has("-s", "-S", "-e"):
-		return exec("loads a PKCS#11 or security key library")
+		return loadsNative("loads a PKCS#11 or security key library, which runs any code with the program's rights")
 	case p.has("-d", "-D", "-x", "-X"):
 		return write(airlock.ClassFSWrite, "removes keys from the agent, or locks it")
 	case p.has("-l", "-L", "-T"):
@@ -3235,9 +3280,8 @@ func printenv(c *call) effect {
 		return printsEnvironment
 	}
 	for _, v := range vars {
-		if !v.static || sensitive.SecretVar(v.val) {
-			return effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
-				reason: "prints " + v.text + ", a secret"}
+		if !v.static || sensitive.SecretVar(v.val) || !harmlessVars[v.val] && v.val != "HOME" && v.val != "PWD" {
+			return maySecret("prints the environment variable " + v.text + ", which may hold a secret")
 		}
 	}
 	return read("prints environment variables")

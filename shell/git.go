@@ -91,14 +91,59 @@ func (c *call) gitConfigSet(key, value arg) effect {
 	return effect{}
 }
 
-// gitConfigArg analyses a "key=value" given with git -c.
+// gitConfigArg analyses a "key=value" given with git -c. A key that is
+// neither known to be inert (gitInertKey) nor known for what it runs or
+// writes raises the command: git has hundreds of keys, and new ones run
+// commands (diff.external, core.fsmonitor, uploadpack.packObjectsHook).
 func (c *call) gitConfigArg(a arg) effect {
 	if !a.static {
 		return env("sets git configuration only known at run time")
 	}
 	key, val, _ := strings.Cut(a.val, "=")
-	return c.gitConfigSet(literal(key), arg{val: val, static: true, text: quote(val)})
+	if gitInertKey(key) {
+		return effect{}
+	}
+	e := c.gitConfigSet(literal(key), arg{val: val, static: true, text: quote(val)})
+	if e.tier == 0 && !gitCommandKey(key) && !strings.HasPrefix(strings.ToLower(key), "alias.") {
+		e = exec("sets git configuration " + key + ", which Airlock does not know to be inert")
+	}
+	return e
 }
+
+// gitInertKey reports whether setting git configuration key changes only
+// how git shows what it reads: colours, formats, the columns, the order
+// of lists, how paths are quoted, how renames are found. The keys and
+// their meaning: git-config(1), https://git-scm.com/docs/git-config.
+// A key whose value names a program, a command, a hook, a file git reads
+// or writes, or a network endpoint is not here.
+func gitInertKey(key string) bool {
+	k := strings.ToLower(key)
+	section, _, _ := strings.Cut(k, ".")
+	switch section {
+	case "color", "advice", "pretty", "column":
+		return !strings.Contains(k, "cmd") && !strings.Contains(k, "command")
+	}
+	return gitInertKeys[k]
+}
+
+var gitInertKeys = stringSet(
+	"core.quotepath", "core.abbrev", "core.autocrlf", "core.safecrlf", "core.eol", "core.ignorecase",
+	"core.precomposeunicode", "core.commentchar", "core.commentstring", "core.whitespace", "core.filemode",
+	"core.preloadindex", "core.bigfilethreshold", "core.warnambiguousrefs", "index.threads", "pack.threads",
+	"log.date", "log.decorate", "log.abbrevcommit", "log.follow", "log.showroot", "log.mailmap",
+	"log.graphcolors", "log.excludedecoration", "log.initialdecorationset",
+	"diff.renames", "diff.algorithm", "diff.noprefix", "diff.mnemonicprefix", "diff.relative", "diff.context",
+	"diff.interhunkcontext", "diff.statgraphwidth", "diff.statnamewidth", "diff.colormoved", "diff.colormovedws",
+	"diff.submodule", "diff.indentheuristic", "diff.suppressblankempty", "diff.dirstat", "diff.ignoresubmodules",
+	"diff.renamelimit", "diff.srcprefix", "diff.dstprefix", "diff.wserrorhighlight",
+	"format.pretty", "grep.linenumber", "grep.column", "grep.patterntype", "grep.extendedregexp",
+	"grep.fullname", "grep.fallbacktonoindex", "grep.threads",
+	"status.short", "status.branch", "status.showuntrackedfiles", "status.relativepaths", "status.showstash",
+	"status.aheadbehind", "status.renames", "status.renamelimit", "status.displaycommentprefix",
+	"status.submodulesummary", "branch.sort", "tag.sort", "i18n.logoutputencoding", "i18n.commitencoding",
+	"blame.date", "blame.coloring", "blame.showemail", "blame.blankboundary", "blame.showroot",
+	"user.name", "user.email", "init.defaultbranch", "merge.conflictstyle", "rerere.enabled",
+	"feature.manyfiles", "core.untrackedcache", "core.checkstat", "core.trustctime")
 
 // gitGlobals are git's own options, before its subcommand.
 var gitGlobals = getopt{short: "Cc", long: names("--git-dir --work-tree --namespace --super-prefix --config-env"),

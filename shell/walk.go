@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/sensitive"
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -157,86 +158,42 @@ func (a *walker) walkCommand(s *scope, cmd syntax.Command, in input) error {
 	case *syntax.Subshell:
 		return a.walkStmts(s.sub(), c.Stmts, in)
 	case *syntax.IfClause:
-		for cl := c; cl != nil; cl = cl.Else {
-			if err := a.walkStmts(s, cl.Cond, in); err != nil {
-				return err
-			}
-			if err := a.walkStmts(s, cl.Then, in); err != nil {
-				return err
-			}
-		}
-		return nil
+		return a.walkIf(s, c, in)
 	case *syntax.WhileClause:
+		// The condition runs at least once; then the body and the
+		// condition, any number of times.
+		from := len(a.cmds)
 		if err := a.walkStmts(s, c.Cond, in); err != nil {
 			return err
 		}
-		return a.walkStmts(s, c.Do, in)
-	case *syntax.ForClause:
-		switch l := c.Loop.(type) {
-		case *syntax.WordIter:
-			for _, w := range l.Items {
-				if err := a.walkWord(s, w); err != nil {
-					return err
-				}
-			}
-		case *syntax.CStyleLoop:
-			for _, x := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
-				if err := a.evalVars(s, x); err != nil {
-					return err
-				}
-				if err := a.walkNode(s, x); err != nil {
-					return err
-				}
-			}
-		}
-		return a.walkStmts(s, c.Do, in)
-	case *syntax.CaseClause:
-		if err := a.walkWord(s, c.Word); err != nil {
-			return err
-		}
-		for _, item := range c.Items {
-			for _, p := range item.Patterns {
-				if err := a.walkWord(s, p); err != nil {
-					return err
-				}
-			}
-			if err := a.walkStmts(s, item.Stmts, in); err != nil {
+		return a.loop(s, from, c, nil, func(b *scope) error {
+			if err := a.walkStmts(b, c.Do, in); err != nil {
 				return err
 			}
-		}
-		return nil
+			return a.walkStmts(b, c.Cond, in)
+		})
+	case *syntax.ForClause:
+		return a.walkFor(s, c, in)
+	case *syntax.CaseClause:
+		return a.walkCase(s, c, in)
 	case *syntax.FuncDecl:
-		// A body counts even if the function is never called: the script
-		// may call it in ways Airlock does not follow.
-		if c.Body == nil {
-			return nil
-		}
-		return a.walkStmt(s.sub(), c.Body, input{})
+		return a.walkFuncDecl(s, c)
 	case *syntax.ArithmCmd:
 		if err := a.add(s.inert(c, "((", "evaluates arithmetic")); err != nil {
 			return err
 		}
-		if err := a.evalVars(s, c.X); err != nil {
-			return err
-		}
-		return a.walkNode(s, c.X)
+		return a.arith(s, c.X, positionOf(c.Pos()))
 	case *syntax.TestClause:
 		if err := a.add(s.inert(c, "[[", "tests a condition")); err != nil {
 			return err
 		}
-		if err := a.testSinks(s, c.X); err != nil {
-			return err
-		}
-		return a.walkNode(s, c.X)
+		return a.walkTest(s, c.X)
 	case *syntax.LetClause:
 		if err := a.add(s.inert(c, "let", "evaluates arithmetic")); err != nil {
 			return err
 		}
 		for _, x := range c.Exprs {
-			if err := a.evalVars(s, x); err != nil {
-				return err
-			}
-			if err := a.walkNode(s, x); err != nil {
+			if err := a.arith(s, x, positionOf(c.Pos())); err != nil {
 				return err
 			}
 		}
@@ -298,11 +255,18 @@ func (a *walker) walkBinary(s *scope, c *syntax.BinaryCmd, in input) error {
 			if i < len(chain)-1 {
 				left = chain[i+1].Y
 			}
-			ys, yin = scopes[i].sub(), input{kind: inPipe, text: printed(left)}
+			ys, yin = scopes[i].sub(), scopes[i].pipeInput(left)
+			if err := a.walkStmt(ys, chain[i].Y, yin); err != nil {
+				return err
+			}
+			continue
 		}
+		// The right of && and || may or may not run.
+		ys = scopes[i].sub()
 		if err := a.walkStmt(ys, chain[i].Y, yin); err != nil {
 			return err
 		}
+		scopes[i].join(scopes[i].sub(), ys)
 	}
 	return nil
 }
@@ -378,20 +342,46 @@ func (s *scope) source(n syntax.Node) string {
 // walkCall classifies a simple command: its prefix assignments, the program
 // it runs, then the substitutions in its words.
 func (a *walker) walkCall(s *scope, ce *syntax.CallExpr, in input) error {
+	cmd := ""
+	if len(ce.Args) > 0 {
+		cmd = ce.Args[0].Lit()
+	}
 	for _, as := range ce.Assigns {
-		if err := a.walkAssign(s, as, len(ce.Args) == 0); err != nil {
+		if err := a.walkAssign(s, as, len(ce.Args) == 0, cmd); err != nil {
 			return err
 		}
 	}
 	if len(ce.Args) == 0 {
 		return nil // a bare assignment
 	}
-	words := make([]arg, 0, len(ce.Args))
+	// Each way the words may expand (a variable that may hold either of
+	// two strings) is classified; entries that repeat are recorded once.
+	ways := [][]arg{nil}
 	for _, w := range ce.Args {
-		words = s.appendWord(words, w)
+		ways = product(ways, s.wordFields(w))
 	}
-	c := &call{words: words, in: in, cwd: s.cwd, plainDir: &a.plainDir}
-	if err := a.runCall(s, c, positionOf(ce.Pos())); err != nil {
+	pos := positionOf(ce.Pos())
+	mark := len(a.cmds)
+	var envs []string
+	for _, as := range ce.Assigns {
+		if as.Name != nil {
+			envs = append(envs, as.Name.Value)
+		}
+	}
+	in.envs = envs
+	if len(ways) > 1 {
+		// Each way starts from the same state; what they leave joins.
+		branches := make([]*scope, 0, len(ways))
+		for _, words := range ways {
+			b := s.sub()
+			if err := a.callWords(b, words, in, pos); err != nil {
+				return err
+			}
+			branches = append(branches, b)
+		}
+		s.join(branches...)
+		a.dedupe(mark, mark+1)
+	} else if err := a.callWords(s, ways[0], in, pos); err != nil {
 		return err
 	}
 	for _, w := range ce.Args {
@@ -402,12 +392,104 @@ func (a *walker) walkCall(s *scope, ce *syntax.CallExpr, in input) error {
 	return nil
 }
 
+// callWords runs one command given as expanded words: a function the
+// script defined, or a program or built-in.
+func (a *walker) callWords(s *scope, words []arg, in input, pos position) error {
+	if len(words) == 0 {
+		return nil // every word expanded to nothing
+	}
+	c := &call{words: words, in: in, cwd: s.cwd, lost: s.lost, envs: in.envs, plainDir: &a.plainDir}
+	c.in.envs = nil
+	if head := words[0]; head.static && !head.glob {
+		if bodies, ok := s.funcs[head.val]; ok {
+			c.name, c.args = head.val, words[1:]
+			if err := a.callFunction(s, c, bodies, pos); err != nil {
+				return err
+			}
+			if !slices.Contains(bodies, nil) {
+				return nil
+			}
+		}
+	}
+	if err := a.runCall(s, c, pos); err != nil {
+		return err
+	}
+	a.stateAfter(s, c)
+	return nil
+}
+
+// product is every way of following one of ways by one of more, bounded:
+// past maxAlts ways, each word that may expand in several ways is only
+// known at run time.
+func product(ways, more [][]arg) [][]arg {
+	if len(more) == 1 {
+		for i := range ways {
+			ways[i] = append(ways[i], more[0]...)
+		}
+		return ways
+	}
+	if len(ways)*len(more) > maxAlts {
+		first := more[0]
+		d := arg{text: orElse(first[0].text, ""), from: "one of many values"}
+		for _, m := range more {
+			for _, f := range m {
+				d.secret = d.secret || f.secret
+			}
+		}
+		for i := range ways {
+			ways[i] = append(ways[i], d)
+		}
+		return ways
+	}
+	out := make([][]arg, 0, len(ways)*len(more))
+	for _, w := range ways {
+		for _, m := range more {
+			out = append(out, append(slices.Clip(w), m...))
+		}
+	}
+	return out
+}
+
+// wordFields is what a word expands to (scope.fieldsOf), after its brace
+// expansion: {a,b}.txt is two words.
+func (s *scope) wordFields(w *syntax.Word) [][]arg {
+	if !hasBraces(w) {
+		return s.fieldsOf(w)
+	}
+	wc := *w
+	if !syntax.SplitBraces(&wc) {
+		return s.fieldsOf(w)
+	}
+	ways := [][]arg{nil}
+	n := 0
+	for ew, err := range expand.BracesSeq(nil, &wc) {
+		if err != nil || n == maxBraceWords {
+			return [][]arg{{{text: s.source(w), from: "a brace expansion of many words"}}}
+		}
+		n++
+		ways = product(ways, s.fieldsOf(ew))
+	}
+	text := s.source(w)
+	for _, way := range ways {
+		for i := range way {
+			way[i].text, way[i].extra = "", i > 0
+		}
+		if len(way) > 0 {
+			way[0].text = text
+		}
+	}
+	return ways
+}
+
 // runCall classifies one command given as words, then what it runs.
 func (a *walker) runCall(s *scope, c *call, pos position) error {
 	head := c.words[0]
 	c.args = c.words[1:]
 	if !head.static || head.glob || head.subst {
 		e := unknown("runs a command whose name is only known at run time")
+		if head.lenient {
+			e = exec("runs a command named by the function's arguments")
+		}
 		return a.add(commandOf(c.text(), head.text, e, pos))
 	}
 	name, local := programName(head.val)
@@ -431,6 +513,10 @@ func (a *walker) runCall(s *scope, c *call, pos position) error {
 		}
 	}
 	c.raiseNamed(&e, !local && metadataOnly[baseName(name)])
+	e = c.proveOptions(c.prove(e))
+	if s.unseen != "" && !e.none && e.tier < airlock.TierWrite && !bashBuiltins[name] {
+		e = exec("runs " + name + ", which " + s.unseen + " may have replaced with a function")
+	}
 	if !e.none {
 		if err := a.add(commandOf(c.text(), name, e, pos)); err != nil {
 			return err
@@ -440,9 +526,6 @@ func (a *walker) runCall(s *scope, c *call, pos position) error {
 		if err := a.runNested(s, &c.subs[i], pos); err != nil {
 			return err
 		}
-	}
-	if name == "source" || name == "." {
-		s.cwd = "" // the sourced script may cd anywhere
 	}
 	if name == "mkfifo" || name == "mknod" {
 		for _, op := range c.operands("-m", "--mode", "-Z", "--context") {
@@ -496,34 +579,36 @@ func baseName(name string) string {
 // chdir tracks cd, pushd and popd.
 func (s *scope) chdir(c *call) {
 	ops := c.operands()
+	lose := func() { s.cwd, s.lost = "", true }
 	switch c.name {
 	case "popd":
 		if n := len(s.dirs); n > 0 && len(ops) == 0 {
 			s.cwd, s.dirs = s.dirs[n-1], s.dirs[:n-1]
+			s.lost = s.cwd == ""
 		} else {
-			s.cwd = ""
+			lose()
 		}
 		return
 	case "pushd":
 		if len(ops) == 0 || strings.HasPrefix(ops[0].val, "+") {
-			s.cwd = "" // rotates the stack
+			lose() // rotates the stack
 			return
 		}
 		s.dirs = append(s.dirs, s.cwd)
 	}
 	if len(ops) == 0 {
-		s.cwd = "~"
+		s.cwd, s.lost = "~", false
 		return
 	}
-	v, ok := ops[0].pathValue()
-	if !ok || ops[0].glob || v == "-" {
-		s.cwd = ""
+	if !ops[0].static || ops[0].glob || ops[0].val == "" || ops[0].val == "-" {
+		lose()
 		return
 	}
+	v := ops[0].val
 	if v[0] != '/' && v[0] != '~' && s.cwd == "" {
 		return // relative to an unknown directory: still unknown
 	}
-	s.cwd = resolvePath(s.cwd, v)
+	s.cwd, s.lost = resolvePath(s.cwd, v), false
 }
 
 // nested is something a command runs: another command (sudo rm), a script
@@ -540,6 +625,9 @@ type nested struct {
 	floor   effect // inner effects are raised to at least this tier (0: none)
 	lenient bool   // a script that does not parse is an unknown entry, not an error
 	xargs   bool   // operands are appended at run time
+	share   bool   // the script runs in the same shell (eval): what it assigns stays
+	params  []value
+	setArgs bool // params are the script's positional parameters (sh -c SCRIPT NAME ARGS...)
 }
 
 // runNested analyses what a command runs, one level deeper, and marks the
@@ -553,9 +641,17 @@ func (a *walker) runNested(s *scope, n *nested, pos position) error {
 	defer func() { a.depth-- }()
 	start := len(a.cmds)
 	inner := s.sub()
+	if n.share {
+		inner = s
+		saved := s.in
+		defer func() { s.in = saved }()
+	}
 	inner.in = n.in
 	if n.setCwd {
-		inner.cwd = n.cwd
+		inner.cwd, inner.lost = n.cwd, n.cwd == ""
+	}
+	if n.setArgs {
+		inner.params = n.params
 	}
 	var err error
 	switch {
@@ -615,36 +711,104 @@ func applyFloor(c *airlock.Command, f effect) {
 }
 
 // walkAssign handles an assignment, bare or as a command prefix (which
-// only sets the command's environment).
-func (a *walker) walkAssign(s *scope, as *syntax.Assign, bare bool) error {
-	if as.Name != nil && !as.Naked {
-		if err := a.assignEffect(s, as.Name.Value, as, as.Value); err != nil {
+// only sets the command's environment): what setting the variable does
+// (assignEffect), the subscript of an array element (evaluated as
+// arithmetic), and, for a bare one, the value the variable holds after it.
+func (a *walker) walkAssign(s *scope, as *syntax.Assign, bare bool, cmd string) error {
+	if as.Name == nil || as.Naked {
+		return a.walkNode(s, as)
+	}
+	name := as.Name.Value
+	pos := positionOf(as.Pos())
+	if !bare && name == "IFS" && (cmd == "read" || cmd == "mapfile" || cmd == "readarray" || cmd != "" && !bashBuiltins[cmd]) {
+		// IFS=… read splits that one line; a program does not see IFS (bash
+		// does not take it from the environment).
+	} else if err := a.assignEffect(s, name, as, as.Value); err != nil {
+		return err
+	}
+	if as.Index != nil {
+		if err := a.arithVars(s, as.Index, pos); err != nil {
 			return err
 		}
-		if bare {
-			v, static, _ := wordValue(as.Value)
-			s.setVar(as.Name.Value, v, static && as.Index == nil && as.Array == nil && !as.Append)
+	}
+	if err := a.walkNode(s, as); err != nil {
+		return err
+	}
+	v := s.arrayValue(as)
+	if as.Array == nil {
+		v = s.assignValue(as.Value)
+		if as.Append {
+			v = concat(s.lookup(name), v)
 		}
 	}
-	return a.walkNode(s, as)
+	if s.lookup(name).integer && as.Array == nil {
+		// declare -i: the value is evaluated as arithmetic.
+		if err := a.arithValue(s, v, "$"+name, pos, 0); err != nil {
+			return err
+		}
+		v = intValue()
+	}
+	if !bare {
+		return nil
+	}
+	if as.Index != nil {
+		v = s.lookup(name).union(v) // one element changes: any element may be either
+		v.list = nil
+	}
+	s.set(name, v)
+	return nil
+}
+
+// arrayValue is what an array assignment, a=(x y), gives: the elements,
+// each word expanded and split as command words are.
+func (s *scope) arrayValue(as *syntax.Assign) value {
+	if as.Array == nil {
+		return value{}
+	}
+	var list []value
+	if as.Append {
+		list = slices.Clone(s.lookup(as.Name.Value).elements())
+	}
+	for _, el := range as.Array.Elems {
+		if el.Value == nil {
+			continue
+		}
+		ways := s.wordFields(el.Value)
+		if len(ways) != 1 {
+			list = append(list, valueOfFields(ways))
+			continue
+		}
+		for _, f := range ways[0] {
+			list = append(list, fieldValue(f))
+		}
+	}
+	if list == nil {
+		list = []value{}
+	}
+	return value{list: list}
 }
 
 // assignEffect records what setting variable name does, when it matters:
 // PATH, LD_PRELOAD and the like change what later commands run; PAGER and
 // EDITOR hold commands that programs run.
-func (a *walker) assignEffect(s *scope, name string, n syntax.Node, value *syntax.Word) error {
+func (a *walker) assignEffect(s *scope, name string, n syntax.Node, w *syntax.Word) error {
 	pos := positionOf(n.Pos())
 	if reason, ok := sensitiveVar(name); ok {
 		return a.add(commandOf(s.source(n), "", env(reason), pos))
 	}
-	if !commandVar(name) || value == nil {
+	if !commandVar(name) || w == nil {
 		return nil
 	}
-	v, static, _ := wordValue(value)
-	if !static {
+	v := s.assignValue(w)
+	if v.isDynamic() && !v.lenient {
 		return a.add(commandOf(s.source(n), "", unknown("sets "+name+" to a command only known at run time"), pos))
 	}
-	return a.runNested(s, &nested{via: name, script: commandScript(name, v)}, pos)
+	for _, al := range v.alts {
+		if err := a.runNested(s, &nested{via: name, script: commandScript(name, al.s)}, pos); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // printsVars reports whether a declaration names no variable, so that it
@@ -667,42 +831,86 @@ func printsVars(d *syntax.DeclClause) bool {
 func (a *walker) walkDecl(s *scope, d *syntax.DeclClause) error {
 	pos := positionOf(d.Pos())
 	variant := d.Variant.Value
-	nameref, integer := variant == "nameref", false
+	nameref, integer, prints := variant == "nameref", false, false
 	reason := ""
+	e := inert("sets shell variables")
 	var cmdVars []*syntax.Assign
 	for _, as := range d.Args {
 		if as.Name == nil {
 			// An option (-x), or a word: "NAME=value" quoted, or dynamic.
-			v, static, _ := wordValue(as.Value)
-			switch {
-			case !static:
-				reason = "sets a variable whose name is only known at run time"
-			case strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+"):
-				nameref = nameref || (v[0] == '-' && strings.ContainsRune(v, 'n'))
-				integer = integer || (v[0] == '-' && strings.ContainsRune(v, 'i'))
-			default:
-				if name, _, ok := strings.Cut(v, "="); ok {
-					if r, bad := sensitiveVar(name); bad {
-						reason = r
+			ways := s.wordFields(as.Value)
+			for _, way := range ways {
+				for _, f := range way {
+					switch {
+					case !f.static:
+						if !f.lenient {
+							reason = "sets a variable whose name is only known at run time"
+						}
+					case strings.HasPrefix(f.val, "-") || strings.HasPrefix(f.val, "+"):
+						nameref = nameref || f.val[0] == '-' && strings.ContainsRune(f.val, 'n')
+						integer = integer || f.val[0] == '-' && strings.ContainsRune(f.val, 'i')
+						prints = prints || f.val[0] == '-' && strings.ContainsRune(f.val, 'p')
+					default:
+						full, val, hasValue := strings.Cut(f.val, "=")
+						name, sub, indexed := strings.Cut(full, "[")
+						if r, bad := sensitiveVar(name); bad && hasValue {
+							reason = r
+						}
+						if indexed {
+							if err := a.evalString(s, strings.TrimSuffix(sub, "]"), "the subscript of "+name, pos); err != nil {
+								return err
+							}
+						}
+						if hasValue && syntax.ValidName(name) && !indexed {
+							s.set(name, knownValue(val))
+						}
 					}
 				}
 			}
 			continue
 		}
 		name := as.Name.Value
-		v, static, _ := wordValue(as.Value)
-		s.setVar(name, v, static && as.Value != nil && as.Index == nil && as.Array == nil)
-		if integer && as.Value != nil {
-			// declare -i evaluates the value as arithmetic when assigning.
-			if err := a.evalText(s, v, static, positionOf(as.Pos())); err != nil {
+		if as.Index != nil {
+			if err := a.arithVars(s, as.Index, positionOf(as.Pos())); err != nil {
 				return err
 			}
 		}
-		if nameref && as.Value != nil {
-			target, static, _ := wordValue(as.Value)
-			if _, bad := sensitiveVar(target); bad || !static {
-				reason = "makes " + name + " refer to another variable, which can change what later commands run"
+		switch {
+		case as.Naked && prints:
+			if v := s.lookup(name); v.secret && !v.lenient {
+				e = effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
+					reason: "prints $" + name + ", which holds " + v.dynamic}
 			}
+		case as.Naked:
+			v := s.lookup(name)
+			if variant == "local" || variant == "declare" || variant == "typeset" {
+				if _, assigned := s.vars[name]; !assigned {
+					v = knownValue("") // a new local or declared variable is empty
+				}
+			}
+			v.integer = v.integer || integer
+			s.set(name, v)
+		default:
+			v := s.arrayValue(as)
+			if as.Array == nil {
+				v = s.assignValue(as.Value)
+			}
+			if integer && as.Array == nil {
+				// declare -i evaluates the value as arithmetic when assigning.
+				if err := a.arithValue(s, v, "$"+name, positionOf(as.Pos()), 0); err != nil {
+					return err
+				}
+				v = intValue()
+			}
+			v.integer = integer
+			if nameref {
+				if t := v; t.isDynamic() || len(t.alts) != 1 || !syntax.ValidName(t.alts[0].s) {
+					reason = "makes " + name + " refer to a variable only known at run time"
+				} else if _, bad := sensitiveVar(t.alts[0].s); bad {
+					reason = "makes " + name + " refer to " + t.alts[0].s + ", which can change what later commands run"
+				}
+			}
+			s.set(name, v)
 		}
 		if r, bad := sensitiveVar(name); bad && !as.Naked {
 			reason = r
@@ -710,7 +918,11 @@ func (a *walker) walkDecl(s *scope, d *syntax.DeclClause) error {
 			cmdVars = append(cmdVars, as)
 		}
 	}
-	e := inert("sets shell variables")
+	if nameref {
+		// What a name refers to is assigned through it: Airlock no longer
+		// knows what any variable holds.
+		s.forgetVars("a variable reference (declare -n)")
+	}
 	if reason != "" {
 		e = env(reason)
 	} else if printsVars(d) {
@@ -759,7 +971,8 @@ func plainWord(w *syntax.Word) bool {
 }
 
 // walkNode finds what runs inside words, arithmetic and tests: command and
-// process substitutions, and assignments hidden in ${X:=…} or (( X = … )).
+// process substitutions, assignments hidden in ${X:=…} or (( X = … )), and
+// the strings bash evaluates (arithmetic, subscripts, ${!ref}, ${x@P}).
 // It relies on syntax.Walk so that no kind of node is missed.
 func (a *walker) walkNode(s *scope, n syntax.Node) error {
 	if n == nil {
@@ -782,25 +995,21 @@ func (a *walker) walkNode(s *scope, n syntax.Node) error {
 			err = a.walkStmts(s.sub(), n.Stmts, in)
 			return false
 		case *syntax.ArithmExp:
-			err = a.evalVars(s, n.X)
+			err = a.arithVars(s, n.X, positionOf(n.Pos()))
 		case *syntax.ParamExp:
-			if n.Param != nil && n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
-				err = a.assignEffect(s, n.Param.Value, n, nil)
-			}
-			if err == nil && (n.Index != nil || n.Excl) {
-				// ${a[i]} evaluates i; ${!ref} evaluates what ref names.
-				err = a.evalVars(s, n)
-			}
+			err = a.paramEval(s, n)
 		case *syntax.BinaryArithm:
 			if arithAssign(n.Op) {
 				if name := arithName(n.X); name != "" {
 					err = a.assignEffect(s, name, n, nil)
+					s.set(name, intValue())
 				}
 			}
 		case *syntax.UnaryArithm:
 			if n.Op == syntax.Inc || n.Op == syntax.Dec {
 				if name := arithName(n.X); name != "" {
 					err = a.assignEffect(s, name, n, nil)
+					s.set(name, intValue())
 				}
 			}
 		}
@@ -809,77 +1018,110 @@ func (a *walker) walkNode(s *scope, n syntax.Node) error {
 	return err
 }
 
-// Bash evaluates arithmetic recursively: a variable's value is itself an
-// arithmetic expression, and an array subscript in it is expanded, so
-// x='a[$(rm -rf /)]'; echo $((x)) runs rm although no substitution appears
-// unquoted. evalVars follows the variables an arithmetic expression (or
-// subscript, or [[ -eq ]] operand) names to the static values the script
-// gave them, and analyses the code they hide. Values from outside the script
-// (the environment, input, command output) are not followed: like running a
-// script file, what they run is not visible here.
-func (a *walker) evalVars(s *scope, n syntax.Node) error {
-	if len(s.vars) == 0 || n == nil {
+// paramEval analyses what expanding a parameter evaluates or assigns:
+// ${X:=…} assigns X; ${a[i]} and ${s:o:l} evaluate arithmetic; ${!ref}
+// reads the variable ref names, whose subscript is evaluated; ${x@P}
+// expands x's value as a prompt.
+func (a *walker) paramEval(s *scope, n *syntax.ParamExp) error {
+	if n.Param == nil {
 		return nil
 	}
-	var names []string
-	syntax.Walk(n, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.Word:
-			if name, _, _ := strings.Cut(n.Lit(), "["); syntax.ValidName(name) {
-				names = append(names, name)
-			}
-		case *syntax.ParamExp:
-			if n.Param != nil {
-				names = append(names, n.Param.Value)
-			}
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			return false
+	pos := positionOf(n.Pos())
+	name := n.Param.Value
+	if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+		if err := a.assignEffect(s, name, n, n.Exp.Word); err != nil {
+			return err
 		}
-		return true
-	})
-	for _, name := range names {
-		value, ok := s.vars[name]
-		for hops := 0; ok && syntax.ValidName(value) && hops < 8; hops++ {
-			value, ok = s.vars[value]
+		s.set(name, s.operate(n, s.lookup(name)))
+	}
+	if n.Index != nil && !isAllIndex(n.Index) {
+		if err := a.arithVars(s, n.Index, pos); err != nil {
+			return err
 		}
-		if ok {
-			if err := a.evalText(s, value, true, positionOf(n.Pos())); err != nil {
-				return err
+	}
+	if n.Slice != nil {
+		if err := a.arithVars(s, n.Slice.Offset, pos); err != nil {
+			return err
+		}
+		if err := a.arithVars(s, n.Slice.Length, pos); err != nil {
+			return err
+		}
+	}
+	if n.Excl && n.Names == 0 {
+		ref := s.lookup(name)
+		if ref.isDynamic() && !ref.lenient {
+			return a.add(commandOf(s.source(n), "", unknown("reads the variable $"+name+" names, which is only known at run time; a subscript in it would run commands"), pos))
+		}
+		for _, al := range ref.alts {
+			if _, sub, ok := strings.Cut(al.s, "["); ok {
+				if err := a.evalString(s, strings.TrimSuffix(sub, "]"), "the subscript in $"+name, pos); err != nil {
+					return err
+				}
 			}
+		}
+	}
+	if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps {
+		if op, _ := staticWord(n.Exp.Word); op == "P" {
+			return a.evalPrompt(s, s.paramValue(n), "${"+name+"@P}", pos)
 		}
 	}
 	return nil
 }
 
-// evalText analyses a value that arithmetic evaluates, when it may hide a
-// command substitution in an array subscript.
-func (a *walker) evalText(s *scope, value string, static bool, pos position) error {
-	if !static || !strings.ContainsRune(value, '[') || !strings.ContainsAny(value, "$`") {
-		return nil
-	}
-	// Parsed as the argument of ":", the value's substitutions are walked.
-	return a.runNested(s, &nested{via: "arithmetic", script: ": " + value, lenient: true}, pos)
-}
-
-// testSinks finds the arithmetic comparisons of a [[ ]] test (-eq, -lt
-// ...), whose operands are evaluated as arithmetic.
-func (a *walker) testSinks(s *scope, x syntax.TestExpr) error {
-	if len(s.vars) == 0 {
-		return nil
+// walkTest walks a [[ ]] test: its substitutions; the operands of -eq,
+// -lt … are evaluated as arithmetic; -v NAME evaluates NAME's subscript.
+func (a *walker) walkTest(s *scope, x syntax.TestExpr) error {
+	if err := a.walkNode(s, x); err != nil {
+		return err
 	}
 	var err error
 	syntax.Walk(x, func(n syntax.Node) bool {
-		if b, ok := n.(*syntax.BinaryTest); ok && err == nil {
-			switch b.Op {
+		if err != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.BinaryTest:
+			switch n.Op {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-				if err = a.evalVars(s, b.X); err == nil {
-					err = a.evalVars(s, b.Y)
+				pos := positionOf(n.Pos())
+				for _, operand := range []syntax.TestExpr{n.X, n.Y} {
+					if w, ok := operand.(*syntax.Word); ok && err == nil {
+						// The operand's value is evaluated: [[ $x -eq 1 ]]
+						// evaluates what x holds, [[ x -eq 1 ]] too.
+						err = a.arithValue(s, s.assignValue(w), s.source(w), pos, 0)
+					}
+				}
+			}
+		case *syntax.UnaryTest:
+			if n.Op == syntax.TsVarSet {
+				if w, ok := n.X.(*syntax.Word); ok {
+					err = a.testVarSet(s, w, positionOf(n.Pos()))
 				}
 			}
 		}
-		return err == nil
+		return true
 	})
 	return err
+}
+
+// testVarSet analyses [[ -v NAME ]]: a subscript in NAME is evaluated.
+func (a *walker) testVarSet(s *scope, w *syntax.Word, pos position) error {
+	for _, way := range s.fieldsOf(w) {
+		for _, f := range way {
+			if !f.static {
+				if f.lenient {
+					continue
+				}
+				return a.add(commandOf(s.source(w), "[[", unknown("tests a variable named only at run time, whose subscript would run commands"), pos))
+			}
+			if _, sub, ok := strings.Cut(f.val, "["); ok {
+				if err := a.evalString(s, strings.TrimSuffix(sub, "]"), "the subscript in -v "+f.val, pos); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func arithAssign(op syntax.BinAritOperator) bool {
@@ -911,12 +1153,12 @@ func (s *scope) stdinOf(redirs []*syntax.Redirect, in input) input {
 		}
 		switch r.Op {
 		case syntax.RdrIn, syntax.RdrInOut:
-			v, static, _ := wordValue(r.Word)
+			v := s.assignValue(r.Word)
 			switch {
-			case static && v == "/dev/null":
+			case !v.isDynamic() && len(v.alts) == 1 && v.alts[0].s == "/dev/null":
 				in = input{kind: inNull}
-			case static:
-				in = input{kind: inFile, text: v}
+			case !v.isDynamic() && len(v.alts) == 1 && !v.alts[0].under:
+				in = input{kind: inFile, text: v.alts[0].s}
 			default:
 				in = input{kind: inFile, text: s.source(r.Word)}
 			}
@@ -924,19 +1166,25 @@ func (s *scope) stdinOf(redirs []*syntax.Redirect, in input) input {
 			if t, ok := heredoc(r); ok {
 				in = input{kind: inText, text: t}
 			} else {
-				in = input{kind: inDynamic}
+				in = s.textInput(s.assignValue(r.Hdoc), "")
 			}
 		case syntax.WordHdoc:
-			if v, static, _ := wordValue(r.Word); static {
-				in = input{kind: inText, text: v + "\n"}
-			} else {
-				in = input{kind: inDynamic}
-			}
+			in = s.textInput(s.assignValue(r.Word), "\n")
 		case syntax.DplIn:
 			in = input{}
 		}
 	}
 	return in
+}
+
+// textInput is the input a here-document or here-string with expansions
+// gives: its text when every expansion is known, else dynamic, keeping
+// whether it may hold a secret.
+func (s *scope) textInput(v value, end string) input {
+	if !v.isDynamic() && len(v.alts) == 1 && !v.alts[0].under {
+		return input{kind: inText, text: v.alts[0].s + end}
+	}
+	return input{kind: inDynamic, secret: v.secret && !v.lenient, from: orElse(v.dynamic, "a text with expansions")}
 }
 
 // heredoc returns the content of a here-document when it has no
@@ -983,8 +1231,9 @@ func (a *walker) walkRedirects(s *scope, redirs []*syntax.Redirect) error {
 	return nil
 }
 
-// redirect records a redirection that writes a file, reads a secret, or
-// opens a network connection.
+// redirect records a redirection that writes a file, reads a secret or a
+// file only known at run time, or opens a network connection: for each way
+// its target may expand.
 func (a *walker) redirect(s *scope, r *syntax.Redirect) error {
 	e := write(airlock.ClassFSWrite, "writes a file")
 	switch r.Op {
@@ -1003,19 +1252,45 @@ func (a *walker) redirect(s *scope, r *syntax.Redirect) error {
 	default:
 		return nil
 	}
-	target := s.wordArg(r.Word)
+	mark := len(a.cmds)
+	for _, way := range s.wordFields(r.Word) {
+		target := arg{text: s.source(r.Word), from: "a redirection's target"}
+		if len(way) > 0 {
+			target = way[0]
+			target.text = s.source(r.Word)
+		}
+		if err := a.redirectTo(s, r, e, target); err != nil {
+			return err
+		}
+	}
+	a.dedupe(mark, mark+1)
+	return nil
+}
+
+// redirectTo records a redirection to one target.
+func (a *walker) redirectTo(s *scope, r *syntax.Redirect, e effect, target arg) error {
+	pos := positionOf(r.Pos())
 	if reason, ok := netRedirect(r.Word, target); ok {
 		e = net(airlock.ClassNetConnect, reason)
-		return a.add(commandOf(s.redirText(r, target.text), "", e, positionOf(r.Pos())))
+		return a.add(commandOf(s.redirText(r, target.text), "", e, pos))
 	}
 	v, ok := target.pathValue()
 	if !ok && e.tier == 0 {
-		return nil
+		if target.static || target.lenient || target.subst {
+			return nil
+		}
+		e = maySecret("reads a file only known at run time (" + target.text + ", which holds " +
+			orElse(target.from, "a value only known at run time") + "): it may be a secret")
+		return a.add(commandOf(s.redirText(r, target.text), "", e, pos))
 	}
 	if ok {
 		p := resolvePath(s.cwd, v)
 		if read, ok := secretRead(p, target.glob); ok && r.Op == syntax.RdrIn {
 			e = read
+		} else if target.under && r.Op == syntax.RdrIn && sensitive.HoldsSecrets(sensitive.Clean(p, "")) {
+			e = maySecret("reads a file under " + p + ", which holds secrets")
+		} else if e.tier == 0 && s.lost && v != "" && v[0] != '/' && v[0] != '~' {
+			e = maySecret("reads " + target.text + " relative to a directory only known at run time, which may hold secrets")
 		} else if e.tier == 0 {
 			return nil
 		} else if target.static && sensitive.IsNullDevice(sensitive.Clean(p, "")) {
@@ -1023,7 +1298,7 @@ func (a *walker) redirect(s *scope, r *syntax.Redirect) error {
 		}
 		raiseWrite(&e, p, target.glob)
 	}
-	return a.add(commandOf(s.redirText(r, target.text), "", e, positionOf(r.Pos())))
+	return a.add(commandOf(s.redirText(r, target.text), "", e, pos))
 }
 
 // netRedirect reports whether a redirection may open a network connection,

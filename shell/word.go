@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -21,6 +20,13 @@ type arg struct {
 	// file under find's start path, which under says.
 	path  string
 	under bool
+	// from says where a dynamic word's value comes from ("the environment
+	// ($X), which may hold a secret"); secret: it may be a secret; lenient:
+	// a function's argument seen where the function is defined (see
+	// scope.lenient), which a call checks.
+	from    string
+	secret  bool
+	lenient bool
 }
 
 // pathValue is the path a word names, for path checks, if known.
@@ -62,67 +68,6 @@ func quote(v string) string {
 	return q
 }
 
-// wordArg converts one word.
-func (s *scope) wordArg(w *syntax.Word) arg {
-	val, static, glob := wordValue(w)
-	a := arg{val: val, static: static, glob: glob}
-	switch {
-	case static && len(w.Parts) == 1 && !strings.ContainsRune(litValue(w.Parts[0]), '\\') && litValue(w.Parts[0]) != "":
-		// An unquoted literal is shown as written: it is valid shell and
-		// keeps its globs, tildes and braces meaningful.
-		a.text = val
-	case static:
-		a.text = quote(val)
-	default:
-		a.text = s.source(w)
-		if len(w.Parts) == 1 {
-			_, a.subst = w.Parts[0].(*syntax.ProcSubst)
-		}
-		a.path = s.knownPrefixPath(w)
-	}
-	return a
-}
-
-// knownPrefixPath returns the path a dynamic word names when it starts with
-// $HOME or $PWD and the rest is static ("$HOME/.bashrc" is "~/.bashrc"), so
-// that path checks see it; "" otherwise.
-func (s *scope) knownPrefixPath(w *syntax.Word) string {
-	parts := w.Parts
-	var inner []syntax.WordPart
-	if dq, ok := parts[0].(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
-		inner, parts = dq.Parts[1:], append([]syntax.WordPart{dq.Parts[0]}, parts[1:]...)
-	}
-	pe, ok := parts[0].(*syntax.ParamExp)
-	if !ok || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Excl || pe.Length {
-		return ""
-	}
-	var prefix string
-	switch pe.Param.Value {
-	case "HOME":
-		prefix = "~"
-	case "PWD":
-		prefix = s.cwd
-	}
-	if prefix == "" {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString(prefix)
-	for _, p := range inner {
-		lit, ok := p.(*syntax.Lit)
-		if !ok {
-			return ""
-		}
-		unescape(&b, lit.Value, "$`\"\\\n")
-	}
-	rest, static, _ := wordValue(&syntax.Word{Parts: parts[1:]})
-	if len(parts) > 1 && !static {
-		return ""
-	}
-	b.WriteString(rest)
-	return b.String()
-}
-
 func litValue(p syntax.WordPart) string {
 	if lit, ok := p.(*syntax.Lit); ok {
 		return lit.Value
@@ -133,43 +78,6 @@ func litValue(p syntax.WordPart) string {
 // maxBraceWords bounds brace expansion; a word that expands to more is
 // treated as dynamic.
 const maxBraceWords = 64
-
-// appendWord converts w and appends it to args; a brace expansion
-// ({rm,-rf,/}) becomes the words the shell would run.
-func (s *scope) appendWord(args []arg, w *syntax.Word) []arg {
-	a := s.wordArg(w)
-	if !hasBraces(w) {
-		return append(args, a)
-	}
-	words, ok := expandBraces(w)
-	switch {
-	case !ok:
-		a.static, a.val = false, "" // expands to too many words: dynamic
-		return append(args, a)
-	case len(words) == 0:
-		return append(args, a)
-	}
-	words[0].text = a.text
-	return append(args, words...)
-}
-
-// expandBraces returns the words a brace expansion produces, or false
-// when they are more than maxBraceWords.
-func expandBraces(w *syntax.Word) ([]arg, bool) {
-	wc := *w
-	if !syntax.SplitBraces(&wc) {
-		return nil, true
-	}
-	var words []arg
-	for ew, err := range expand.BracesSeq(nil, &wc) {
-		if err != nil || len(words) == maxBraceWords {
-			return nil, false
-		}
-		val, static, glob := wordValue(ew)
-		words = append(words, arg{val: val, static: static, glob: glob, extra: len(words) > 0})
-	}
-	return words, true
-}
 
 // hasBraces reports whether w may hold a brace expansion: a "{" and a ","
 // or ".." in its unquoted text ("{}" alone is find's placeholder).
@@ -372,7 +280,7 @@ func staticPrefix(text string) (prefix string, complete bool) {
 				b.WriteByte(ch)
 			}
 		case strings.HasPrefix(text[i:], "${HOME}"):
-			b.WriteByte('~') // as knownPrefixPath does for a whole word
+			b.WriteByte('~') // $HOME is the home directory, as "~"
 			i += len("${HOME}") - 1
 		case strings.HasPrefix(text[i:], "$HOME") && !syntaxValidName("HOME"+text[i+5:min(i+6, len(text))]):
 			b.WriteByte('~')

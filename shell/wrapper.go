@@ -697,6 +697,7 @@ func xargs(c *call) effect {
 		rest = []arg{literal("echo")}
 	}
 	e := effect{none: true}
+	replaced := false
 	// The command's standard input is empty, unless xargs reads its
 	// arguments from a file (the command reads xargs's own) or -o gives it
 	// the terminal.
@@ -719,7 +720,8 @@ func xargs(c *call) effect {
 			}
 		}
 		if mark != "" {
-			rest = placeholder(rest, arg{}, mark)
+			rest = placeholder(rest, c.inputNames(), mark)
+			replaced = true
 		}
 	}
 	if p.has("-o", "--open-tty") {
@@ -733,10 +735,29 @@ func xargs(c *call) effect {
 		for _, w := range strings.Fields(text) {
 			rest = append(slices.Clip(rest), arg{text: quote(w), path: w})
 		}
+	} else if !replaced {
+		// Names from its input: files under a directory when a lister
+		// writes them (git ls-files | xargs wc), else only known then.
+		names := c.inputNames()
+		w := arg{extra: true, from: "the names xargs reads from its input"}
+		if names.static {
+			w = arg{extra: true, path: names.val, under: true, from: "files under " + names.val}
+		}
+		rest = append(slices.Clip(rest), w)
 	}
 	n := c.run("xargs", rest, effect{})
 	n.in, n.xargs = in, true
 	return e
+}
+
+// inputNames is what a line of the command's input names, for xargs and
+// its kin: a file under a directory (static, val the directory) when a
+// lister writes the input; else a word only known at run time.
+func (c *call) inputNames() arg {
+	if c.in.kind == inPipe && c.in.under != "" {
+		return arg{val: c.in.under, static: true}
+	}
+	return arg{}
 }
 
 // runs runs rest as the command of a wrapper that adds nothing of its own;
@@ -1018,10 +1039,10 @@ func placeholder(words []arg, found arg, marks ...string) []arg {
 			continue
 		}
 		out[i].static, out[i].val, out[i].path = false, "", ""
-		if found.static {
-			out[i].path = strings.ReplaceAll(w.val, marks[0], found.val)
-			out[i].glob = w.glob || found.glob
-			out[i].under = w.val == marks[0]
+		out[i].from = "a name only known at run time (" + marks[0] + ")"
+		if found.static && w.val == marks[0] {
+			// Exactly the placeholder: a file under found.
+			out[i].path, out[i].glob, out[i].under = found.val, found.glob, true
 		}
 	}
 	return out
@@ -1158,7 +1179,16 @@ loop:
 		if !ops[0].static {
 			return unknown("runs a " + c.name + " command only known at run time")
 		}
-		c.runScript(c.name+" -c", ops[0].val, c.in)
+		n := c.runScript(c.name+" -c", ops[0].val, c.in)
+		// sh -c SCRIPT NAME ARGS...: ARGS are the script's $1, $2...;
+		// xargs may append more, only known at run time.
+		n.setArgs = true
+		if !c.xargs {
+			n.params = []value{}
+			if len(ops) > 2 {
+				n.params = valuesOf(ops[2:])
+			}
+		}
 		c.zshNullCommands(ops[0].val)
 		return e
 	}

@@ -1,0 +1,97 @@
+package shell
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// The soundness corpora, decided by the starter policy as a Bash tool call
+// in /home/u/project:
+//
+//   - testdata/adversarial.txt: commands with a real effect (a write, code
+//     run, a connection, a secret read, a change to what later commands
+//     run), written before the analyser's contract changed and without
+//     reading its tables. None may run without a person.
+//   - testdata/precision.txt: everyday read-only developer commands. Each
+//     must run on its own (auto): a gate that asks for git status is
+//     switched off.
+//
+// Their headers document the format; the scripts are escaped as in
+// corpus.txt.
+
+// corpusCase is one script of a corpus, with where it is.
+type corpusCase struct {
+	line   int
+	family string
+	script string
+}
+
+func loadCorpus(tb testing.TB, file string, families bool) []corpusCase {
+	tb.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var cases []corpusCase
+	for n, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		c := corpusCase{line: n + 1, script: line}
+		if families {
+			var ok bool
+			c.family, c.script, ok = strings.Cut(line, "\t")
+			if !ok || c.script == "" {
+				tb.Fatalf("%s:%d: want family<TAB>script", file, n+1)
+			}
+		}
+		c.script = shellUnescape(c.script)
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// decideStarter decides script as a Bash call under the starter policy.
+func decideStarter(tb testing.TB, g *airlock.Gate, script string) airlock.Decision {
+	tb.Helper()
+	a := airlock.Action{Agent: "agent-1", Tool: "Bash", Args: airlock.MustArgs(map[string]any{"command": script}),
+		Cwd: "/home/u/project"}
+	return g.Decide(context.Background(), a)
+}
+
+func starterGate(tb testing.TB) *airlock.Gate {
+	tb.Helper()
+	g, err := airlock.NewGate(Analyser{}, airlock.StarterPolicy())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g
+}
+
+func TestPrecisionCorpus(t *testing.T) {
+	g := starterGate(t)
+	cases := loadCorpus(t, "testdata/precision.txt", false)
+	if len(cases) < 200 {
+		t.Fatalf("precision.txt has %d cases, want at least 200", len(cases))
+	}
+	auto := 0
+	for _, c := range cases {
+		script, cost := strings.CutPrefix(c.script, "not-auto\t")
+		d := decideStarter(t, g, script)
+		if d.Outcome == airlock.Auto {
+			auto++
+		}
+		switch {
+		case cost && d.Outcome == airlock.Auto:
+			t.Errorf("precision.txt:%d: %q is auto now: drop its not-auto mark", c.line, script)
+		case !cost && d.Outcome != airlock.Auto:
+			t.Errorf("precision.txt:%d: %q is %s, want auto: %s (%s)", c.line, script, d.Outcome,
+				d.Classification.Reason, d.Classification.Class)
+		}
+	}
+	t.Logf("precision: %d of %d auto", auto, len(cases))
+}
