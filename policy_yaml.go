@@ -54,6 +54,7 @@ var (
 	floorFields      = []string{"tiers", "classes"}
 	agentFields      = []string{"description", "preset", "owner", "reviewers", "notify", "needs_human", "timeout"}
 	classifierFields = []string{"id", "description", "tool", "command", "when", "class", "capability", "tier", "reason"}
+	defaultFields    = []string{"outcome", "max_tier"}
 	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human"}
 	testFields       = []string{"name", "action", "expect"}
 	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints"}
@@ -102,11 +103,7 @@ func (d *policyDecoder) decode() *Policy {
 		{"name", func(n ast.Node) { d.str(n, "name", &p.name) }},
 		{"description", func(n ast.Node) { d.str(n, "description", &p.description) }},
 		{"layer", func(n ast.Node) { p.layer = cmp.Or(parseScalar(d, n, "layer", ParseLayer), LayerProject) }},
-		{"default", func(n ast.Node) {
-			p.defaultOutcome = d.outcome(n, "default")
-			p.defaultSource = "policy default"
-			p.defaultPos = pos(n)
-		}},
+		{"default", func(n ast.Node) { d.policyDefault(n, p) }},
 		{"preset", func(n ast.Node) { p.preset = d.preset(n, "preset") }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, "needs_human", &p.needsHuman); p.needsHumanPos = pos(n) }},
 		{"timeout", func(n ast.Node) { p.timeout = d.duration(n, "timeout") }},
@@ -146,12 +143,39 @@ func (d *policyDecoder) decode() *Policy {
 	if p.defaultOutcome == 0 && d.levels {
 		p.defaultOutcome, p.defaultSource = Notify, "levels default"
 	}
+	if p.defaultOutcome != 0 {
+		p.defaultRef = &DefaultRef{Source: p.defaultSource, Outcome: p.defaultOutcome, Policy: p.name, Layer: p.layer,
+			File: d.file, Line: p.defaultPos.Line, Col: p.defaultPos.Col}
+	}
 	for i, n := range tests {
 		if t := d.test(n, i, p); t != nil {
 			p.tests = append(p.tests, t)
 		}
 	}
 	return p
+}
+
+// policyDefault decodes `default:`: an outcome, or a mapping of the
+// outcome and, for one that loosens, how far it reaches (max_tier).
+func (d *policyDecoder) policyDefault(n ast.Node, p *Policy) {
+	p.defaultSource, p.defaultPos = "policy default", pos(n)
+	if s, ok := d.resolve(n).(ast.ScalarNode); ok && s != nil {
+		p.defaultOutcome = d.outcome(n, "default")
+		return
+	}
+	var outcome, maxTier ast.Node
+	before := len(d.problems)
+	d.fields(n, "default", []field{
+		{"outcome", func(n ast.Node) { outcome, p.defaultOutcome = n, d.outcome(n, "default.outcome") }},
+		{"max_tier", func(n ast.Node) { maxTier, p.defaultMaxTier = n, d.tier(n, "default.max_tier") }},
+	})
+	switch {
+	case len(d.problems) > before:
+	case outcome == nil:
+		d.errorf(n, "default: a default needs an outcome; write it like `default: {outcome: notify, max_tier: spend}`")
+	case maxTier != nil && !p.defaultLoosens():
+		d.errorf(maxTier, "default.max_tier: only a default that loosens (auto, notify) has a ceiling, and this one is %s", p.defaultOutcome)
+	}
 }
 
 func (d *policyDecoder) floors(n ast.Node, p *Policy) {
