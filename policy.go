@@ -32,7 +32,9 @@ type Policy struct {
 	defaultPos     Pos      // zero for a levels default, which no line writes
 	defaultMaxTier RiskTier // the ceiling the default states (max_tier), 0 for DefaultCeiling
 	defaultRef     *DefaultRef
+	levelsPos      Pos // where a levels default comes from: the first outcome written as a level
 	preset         Preset
+	presetPos      Pos
 	needsHuman     bool
 	needsHumanPos  Pos
 	timeout        time.Duration
@@ -69,6 +71,7 @@ type classFloor struct {
 type agentPolicy struct {
 	pattern    pattern
 	preset     Preset
+	presetPos  Pos
 	owner      string
 	reviewers  []string
 	notify     []string // channels for the agent's notices

@@ -34,6 +34,7 @@ type policyDecoder struct {
 	anchors  map[string]ast.Node
 	problems []Problem
 	levels   bool // some outcome was written as L1, L2 or L3
+	levelsAt Pos  // the first of them
 	budget   int
 }
 
@@ -104,7 +105,7 @@ func (d *policyDecoder) decode() *Policy {
 		{"description", func(n ast.Node) { d.str(n, "description", &p.description) }},
 		{"layer", func(n ast.Node) { p.layer = cmp.Or(parseScalar(d, n, "layer", ParseLayer), LayerProject) }},
 		{"default", func(n ast.Node) { d.policyDefault(n, p) }},
-		{"preset", func(n ast.Node) { p.preset = d.preset(n, "preset") }},
+		{"preset", func(n ast.Node) { p.preset, p.presetPos = d.preset(n, "preset"), pos(n) }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, "needs_human", &p.needsHuman); p.needsHumanPos = pos(n) }},
 		{"timeout", func(n ast.Node) { p.timeout = d.duration(n, "timeout") }},
 		{"floors", func(n ast.Node) { d.floors(n, p) }},
@@ -141,7 +142,7 @@ func (d *policyDecoder) decode() *Policy {
 		p.rules = append(p.rules, r)
 	}
 	if p.defaultOutcome == 0 && d.levels {
-		p.defaultOutcome, p.defaultSource = Notify, "levels default"
+		p.defaultOutcome, p.defaultSource, p.levelsPos = Notify, "levels default", d.levelsAt
 	}
 	if p.defaultOutcome != 0 {
 		p.defaultRef = &DefaultRef{Source: p.defaultSource, Outcome: p.defaultOutcome, Policy: p.name, Layer: p.layer,
@@ -213,7 +214,7 @@ func (d *policyDecoder) agents(n ast.Node, p *Policy) {
 		a := &agentPolicy{pattern: pat, pos: pos(kv.Key)}
 		d.fields(kv.Value, where, []field{
 			{"description", func(n ast.Node) { d.str(n, where+".description", new(string)) }},
-			{"preset", func(n ast.Node) { a.preset = d.preset(n, where+".preset") }},
+			{"preset", func(n ast.Node) { a.preset, a.presetPos = d.preset(n, where+".preset"), pos(n) }},
 			{"owner", func(n ast.Node) { d.str(n, where+".owner", &a.owner) }},
 			{"reviewers", func(n ast.Node) { a.reviewers = d.strings(n, where+".reviewers") }},
 			{"notify", func(n ast.Node) { a.notify, a.notifyPos = d.strings(n, where+".notify"), pos(n) }},
@@ -425,8 +426,8 @@ func (d *policyDecoder) outcome(n ast.Node, where string) Outcome {
 // ruleOutcome decodes a rule's outcome; a rule written in levels (L1-L3)
 // makes the policy levels-style.
 func (d *policyDecoder) ruleOutcome(n ast.Node, where string) Outcome {
-	if s, ok := d.scalar(n, where); ok && isLevelName(s) {
-		d.levels = true
+	if s, ok := d.scalar(n, where); ok && isLevelName(s) && !d.levels {
+		d.levels, d.levelsAt = true, pos(n)
 	}
 	return d.outcome(n, where)
 }
