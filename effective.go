@@ -342,7 +342,8 @@ func (ep EffectivePolicy) Explain() string {
 		return b.String()
 	}
 	b.WriteString("\nEach layer tries its rules in the order listed; the first that matches gives its opinion, else its\n" +
-		"default. The strictest layer wins; the preset and floors only raise it; needs-human always holds.\n" +
+		"default. A rule or a default that loosens reaches only \"up to\" its tier: above it, it does not apply.\n" +
+		"The strictest layer wins; the preset and floors only raise it; needs-human always holds.\n" +
 		"Where no layer has an opinion, reads run and everything else asks. A conditional rule depends on\n" +
 		"each action's arguments. Policies a running session pushes for itself are not shown.\n")
 	for _, l := range ep.Layers {
