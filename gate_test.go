@@ -493,6 +493,8 @@ func TestDefaultErrors(t *testing.T) {
 		{"default: {outcome: notify, ceiling: spend}\n", "p.yaml:1:28: unknown field \"ceiling\" in default (valid: max_tier, outcome)"},
 		{"default: {outcome: nofity}\n", "p.yaml:1:20: default.outcome: unknown outcome \"nofity\""},
 		{"default: [auto]\n", "p.yaml:1:10: default: expected a mapping (key: value), got a list"},
+		{"default: *nope\n", "p.yaml:1:10: unknown alias *nope"},
+		{"d: &d {outcome: auto, max_tier: spend}\ndefault: *d\n", "unknown field \"d\" in policy"},
 	} {
 		_, err := LoadPolicy("p.yaml", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -160,8 +160,11 @@ func (d *policyDecoder) decode() *Policy {
 // outcome and, for one that loosens, how far it reaches (max_tier).
 func (d *policyDecoder) policyDefault(n ast.Node, p *Policy) {
 	p.defaultSource, p.defaultPos = "policy default", pos(n)
-	if s, ok := d.resolve(n).(ast.ScalarNode); ok && s != nil {
-		p.defaultOutcome = d.outcome(n, "default")
+	switch v := d.resolve(n).(type) {
+	case nil:
+		return // an unknown alias or tag, reported
+	case ast.ScalarNode:
+		p.defaultOutcome = d.outcome(v, "default")
 		return
 	}
 	var outcome, maxTier ast.Node
