@@ -1,6 +1,7 @@
 package airlock
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,8 +47,9 @@ type Decision struct {
 	// whether Airlock applied or skipped the rule (fail closed).
 	ConditionErrors []string `json:"condition_errors,omitempty"`
 	// Ceilings lists the rules that loosen (auto, notify) and matched the
-	// action or one of its commands, but did not apply because its tier is
-	// above their ceiling; resolution went on past them.
+	// action or one of its commands, and the policies' defaults that loosen,
+	// but did not apply because its tier is above their ceiling; resolution
+	// went on past them.
 	Ceilings []Ceiling `json:"ceilings,omitempty"`
 
 	// Reviewers may resolve the approval request, besides the agent's owner
@@ -133,15 +135,18 @@ type Override struct {
 	Reason string `json:"reason"`
 }
 
-// Ceiling records a rule that loosens and stopped at its ceiling: the
-// highest tier it reaches (DefaultCeiling unless the rule says otherwise
-// with max_tier, min_tier or a class it names) is below the tier of what it
-// matched.
+// Ceiling records a rule or a policy's default that loosens (auto, notify)
+// and stopped at its ceiling: the highest tier it reaches (DefaultCeiling
+// unless it says otherwise with max_tier, or, for a rule, a min_tier or a
+// class it names) is below the tier of what it matched.
 type Ceiling struct {
-	Rule    *RuleRef `json:"rule"`
-	Ceiling RiskTier `json:"ceiling"`
-	Tier    RiskTier `json:"tier"`
-	Class   Class    `json:"class"`
+	// Rule is the rule that stopped; nil when a default did.
+	Rule *RuleRef `json:"rule,omitempty"`
+	// Default is the policy's default that stopped; nil when a rule did.
+	Default *DefaultRef `json:"default,omitempty"`
+	Ceiling RiskTier    `json:"ceiling"`
+	Tier    RiskTier    `json:"tier"`
+	Class   Class       `json:"class"`
 	// Command is the shell command the rule matched (1-based), 0 for the
 	// action itself; Text is that command.
 	Command int    `json:"command,omitempty"`
@@ -149,14 +154,47 @@ type Ceiling struct {
 }
 
 // String explains the ceiling in one sentence, with the line that would
-// let the rule reach further.
+// let the rule or the default reach further.
 func (c Ceiling) String() string {
 	what := "the action"
 	if c.Text != "" {
 		what = fmt.Sprintf("command %d (%s)", c.Command, c.Text)
 	}
+	if c.Default != nil {
+		outcome := c.Default.Outcome.String()
+		if c.Default.Source == "levels default" {
+			outcome = "L2"
+		}
+		return fmt.Sprintf("%s applies where no rule matches, but reaches only %s, and %s is %s (%s); "+
+			"to let it decide such actions, write `default: {outcome: %s, max_tier: %s}`",
+			c.Default, c.Ceiling, what, c.Tier, c.Class, outcome, c.Tier)
+	}
 	return fmt.Sprintf("%s matched %s but reaches only %s, and %s is %s (%s); to let it decide such actions, add `max_tier: %s` to it",
 		c.Rule, what, c.Ceiling, what, c.Tier, c.Class, c.Tier)
+}
+
+// DefaultRef locates a policy's default in the stack.
+type DefaultRef struct {
+	// Source is "policy default", or "levels default" for the L2 (notify)
+	// a levels-style policy gives what no rule matches.
+	Source  string  `json:"source"`
+	Outcome Outcome `json:"outcome"`
+	Policy  string  `json:"policy"`
+	Layer   Layer   `json:"layer"`
+	File    string  `json:"file,omitempty"`
+	// Line and Col are where `default:` is written; 0 for a levels default.
+	Line int `json:"line,omitempty"`
+	Col  int `json:"col,omitempty"`
+}
+
+// String returns "the <source> (<outcome>) of <layer> policy <name>
+// (<file:line:col>)".
+func (r *DefaultRef) String() string {
+	where := cmp.Or(r.File, r.Policy)
+	if r.Line != 0 {
+		where = fmt.Sprintf("%s:%d:%d", where, r.Line, r.Col)
+	}
+	return fmt.Sprintf("the %s (%s) of %s policy %s (%s)", r.Source, r.Outcome, r.Layer, r.Policy, where)
 }
 
 // CommandDecision is the verdict on one command of a shell script.

@@ -58,6 +58,10 @@ type EffectiveLayer struct {
 	Default       Outcome  `json:"default,omitzero"`
 	DefaultSource string   `json:"default_source,omitempty"`
 	DefaultAt     Position `json:"default_at,omitzero"`
+	// DefaultCeiling is the highest tier a default that loosens (auto,
+	// notify) reaches: its max_tier, else DefaultCeiling; above it the
+	// default does not apply. 0 for a default that does not loosen.
+	DefaultCeiling RiskTier `json:"default_ceiling,omitzero"`
 	// Preset is the policy-wide preset, which a preset on the agent's
 	// entry replaces.
 	Preset Preset `json:"preset,omitzero"`
@@ -216,6 +220,9 @@ func (p *Policy) effective(agent string) EffectiveLayer {
 	if p.defaultOutcome != 0 {
 		l.DefaultAt = p.at(p.defaultPos)
 	}
+	if p.defaultLoosens() {
+		l.DefaultCeiling = p.defaultCeiling()
+	}
 	if p.needsHuman {
 		l.NeedsHumanAt = p.at(p.needsHumanPos)
 	}
@@ -335,7 +342,8 @@ func (ep EffectivePolicy) Explain() string {
 		return b.String()
 	}
 	b.WriteString("\nEach layer tries its rules in the order listed; the first that matches gives its opinion, else its\n" +
-		"default. The strictest layer wins; the preset and floors only raise it; needs-human always holds.\n" +
+		"default. A rule or a default that loosens reaches only \"up to\" its tier: above it, it does not apply.\n" +
+		"The strictest layer wins; the preset and floors only raise it; needs-human always holds.\n" +
 		"Where no layer has an opinion, reads run and everything else asks. A conditional rule depends on\n" +
 		"each action's arguments. Policies a running session pushes for itself are not shown.\n")
 	for _, l := range ep.Layers {
@@ -355,7 +363,11 @@ func (l *EffectiveLayer) explain(b *strings.Builder, line func(indent, label, fo
 		line(in, "description", "%s", l.Description)
 	}
 	if l.Default != 0 {
-		line(in, "default", "%s (%s, %s)", l.Default, l.DefaultSource, l.DefaultAt)
+		reach := ""
+		if l.DefaultCeiling != 0 {
+			reach = " · up to " + l.DefaultCeiling.String()
+		}
+		line(in, "default", "%s%s (%s, %s)", l.Default, reach, l.DefaultSource, l.DefaultAt)
 	} else {
 		line(in, "default", "none: where no rule below matches, this layer has no opinion")
 	}

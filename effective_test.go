@@ -100,7 +100,7 @@ func outline(ep airlock.EffectivePolicy) []string {
 	for _, l := range ep.Layers {
 		def := "none"
 		if l.Default != 0 {
-			def = fmt.Sprintf("%s at %s", l.Default, l.DefaultAt)
+			def = fmt.Sprintf("%s up to %v at %s", l.Default, l.DefaultCeiling, l.DefaultAt)
 		}
 		out = append(out, fmt.Sprintf("%s %s (%s): default %s, %d excluded", l.Layer, l.Policy, l.File, def, l.Excluded))
 		if a := l.Agent; a != nil {
@@ -146,7 +146,7 @@ func TestEffectivePolicyLayers(t *testing.T) {
 			"  floor class net.* at org.yaml:8:5: notify",
 			"  rule ci-deploys (agent × tool) at org.yaml:14:5: ask",
 			`  rule no-prod (tool) at org.yaml:19:5: deny when args.env == "prod"`,
-			"project webapp (project.yaml): default auto at project.yaml:2:10, 1 excluded",
+			"project webapp (project.yaml): default auto up to network-egress at project.yaml:2:10, 1 excluded",
 			`  agent ci-bot at project.yaml:9:3: preset "" owner "carol"`,
 			"  classifier terraform at project.yaml:4:5: [terraform_apply] → infra.apply (destructive)",
 			"  rule ci-writes (agent × tool) at project.yaml:22:5: auto",
@@ -159,7 +159,7 @@ func TestEffectivePolicyLayers(t *testing.T) {
 			"  floor tier destructive and above at org.yaml:6:5: ask",
 			"  floor class net.* at org.yaml:8:5: notify",
 			`  rule no-prod (tool) at org.yaml:19:5: deny when args.env == "prod"`,
-			"project webapp (project.yaml): default auto at project.yaml:2:10, 3 excluded",
+			"project webapp (project.yaml): default auto up to network-egress at project.yaml:2:10, 3 excluded",
 			"  classifier terraform at project.yaml:4:5: [terraform_apply] → infra.apply (destructive)",
 			"  rule dev-writes (agent × tool) at project.yaml:15:5: auto",
 			"  rule reads (class) at project.yaml:12:5: auto",
@@ -274,6 +274,7 @@ func TestEffectivePolicyJSON(t *testing.T) {
 		`{"tier":"destructive","outcome":"ask","at":{"file":"org.yaml","line":6,"col":5}}`,
 		`"tags":[{"id":"ci-money"`,
 		`"needs_human":true`,
+		`"default":"auto","default_source":"policy default","default_at":{"file":"project.yaml","line":2,"col":10},"default_ceiling":"network-egress"`,
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the JSON lacks %s:\n%s", want, b)
@@ -297,7 +298,7 @@ func TestEffectivePolicyExplain(t *testing.T) {
 		"     1. ask: rule ci-deploys [agent × tool] agent ci-* · tool deploy · deadline 5m0s (org.yaml:14:5)\n",
 		"     2. deny: rule no-prod [tool] tool mcp__deploy__* (org.yaml:19:5)\n        conditional: when args.env == \"prod\"\n",
 		"    destructive and above: at least ask (org.yaml:6:5)\n",
-		"  default:      auto (policy default, project.yaml:2:10)\n",
+		"  default:      auto · up to network-egress (policy default, project.yaml:2:10)\n",
 		"     1. auto: rule ci-writes [agent × tool] agent ci-* · tool write_file · up to network-egress (project.yaml:22:5)\n" +
 			"     2. notify: rule ci-anything [agent] agent ci-bot · up to network-egress (project.yaml:19:5)\n" +
 			"     3. auto: rule reads [class] class fs.read · up to network-egress (project.yaml:12:5)\n",

@@ -469,7 +469,8 @@ type notes struct {
 // resolution order: a rule that matches a view above its ceiling does not
 // apply (n records it), and resolution goes on. It returns (nil, true) when
 // only the policy's default applies and (nil, false) when the policy has no
-// opinion.
+// opinion: it has no default, or its default loosens and the view is above
+// the default's ceiling (n records that too).
 func (p *Policy) resolve(ctx context.Context, x *activation, n *notes) (*rule, bool) {
 	for step := range numSteps {
 		idx := &p.index[step]
@@ -490,20 +491,30 @@ func (p *Policy) resolve(ctx context.Context, x *activation, n *notes) (*rule, b
 				continue
 			}
 			if r.aboveCeiling(x) {
-				n.ceiling(r, x)
+				n.ceiling(Ceiling{Rule: r.ref, Ceiling: r.ceiling(x)}, x)
 				continue
 			}
 			return r, true
 		}
 	}
-	return nil, p.defaultOutcome != 0
+	if p.defaultOutcome == 0 {
+		return nil, false
+	}
+	// A default that loosens keeps to its ceiling like a rule: above it the
+	// layer has no opinion, as if it had no default, and what comes next
+	// decides (another layer, else the tier default).
+	if p.defaultAboveCeiling(x) {
+		n.ceiling(Ceiling{Default: p.defaultRef, Ceiling: p.defaultCeiling()}, x)
+		return nil, false
+	}
+	return nil, true
 }
 
-// ceiling records that rule r stopped at its ceiling for the activation's
-// view, once.
-func (n *notes) ceiling(r *rule, x *activation) {
+// ceiling records that a rule or a default (c) stopped at its ceiling for
+// the activation's view, once.
+func (n *notes) ceiling(c Ceiling, x *activation) {
 	v := x.v
-	c := Ceiling{Rule: r.ref, Ceiling: r.ceiling(x), Tier: v.tier, Class: v.class, Command: v.index + 1}
+	c.Tier, c.Class, c.Command = v.tier, v.class, v.index+1
 	if v.cmd != nil {
 		c.Text = v.cmd.Text
 	}

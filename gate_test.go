@@ -452,3 +452,59 @@ func TestMaxTierErrors(t *testing.T) {
 		}
 	}
 }
+
+// A default that stopped at its ceiling is named in the explanation, with
+// the line that would let it reach further: for a levels-style policy, the
+// L2 it gives where no rule matches.
+func TestDefaultCeilingExplained(t *testing.T) {
+	g := mustGate(t, mustLoad(t, "p.yaml", "rules:\n  - {id: email, tool: send_email, outcome: L1}\n"))
+	d := g.Decide(context.Background(), Action{Agent: "a", Tool: "Bash", Args: MustArgs(map[string]any{"command": "git push --force"})})
+	if d.Outcome != Ask || d.Source != "tier default" || len(d.Ceilings) != 1 {
+		t.Fatalf("decision %s with ceilings %v, want ask by the tier default and one ceiling", d, d.Ceilings)
+	}
+	want := "ceiling:     the levels default (notify) of project policy p (p.yaml) applies where no rule matches, but reaches only network-egress, " +
+		"and command 1 (git push --force) is destructive (git.write); to let it decide such actions, write `default: {outcome: L2, max_tier: destructive}`"
+	if !strings.Contains(d.Explain(), want) {
+		t.Fatalf("explanation lacks\n%s\n%s", want, d.Explain())
+	}
+
+	g = mustGate(t, mustLoad(t, "q.yaml", "name: webapp\ndefault: {outcome: auto, max_tier: spend}\n"))
+	d = g.Decide(context.Background(), Action{Agent: "a", Tool: "delete_file", Args: MustArgs(map[string]any{"path": "x"})})
+	want = "ceiling:     the policy default (auto) of project policy webapp (q.yaml:2:10) applies where no rule matches, but reaches only spend, " +
+		"and the action is destructive (fs.delete); to let it decide such actions, write `default: {outcome: auto, max_tier: destructive}`"
+	if d.Outcome != Ask || !strings.Contains(d.Explain(), want) {
+		t.Fatalf("explanation lacks\n%s\n%s", want, d.Explain())
+	}
+	b, err := json.Marshal(d.Ceilings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), `[{"default":{"source":"policy default","outcome":"auto","policy":"webapp","layer":"project","file":"q.yaml","line":2,"col":10},`+
+		`"ceiling":"spend","tier":"destructive","class":"fs.delete"}]`; got != want {
+		t.Fatalf("ceilings as JSON:\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestDefaultErrors(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"default: {outcome: ask, max_tier: privileged}\n", "p.yaml:1:35: default.max_tier: only a default that loosens (auto, notify) has a ceiling, and this one is ask"},
+		{"default:\n  max_tier: spend\n", "p.yaml:2:3: default: a default needs an outcome; write it like `default: {outcome: notify, max_tier: spend}`"},
+		{"default: {outcome: notify, max_tier: huge}\n", "p.yaml:1:38: default.max_tier: unknown risk tier \"huge\""},
+		{"default: {outcome: notify, ceiling: spend}\n", "p.yaml:1:28: unknown field \"ceiling\" in default (valid: max_tier, outcome)"},
+		{"default: {outcome: nofity}\n", "p.yaml:1:20: default.outcome: unknown outcome \"nofity\""},
+		{"default: [auto]\n", "p.yaml:1:10: default: expected a mapping (key: value), got a list"},
+		{"default: *nope\n", "p.yaml:1:10: unknown alias *nope"},
+		{"d: &d {outcome: auto, max_tier: spend}\ndefault: *d\n", "unknown field \"d\" in policy"},
+	} {
+		_, err := LoadPolicy("p.yaml", []byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("LoadPolicy(%q) = %v, want %q", tc.src, err, tc.want)
+		}
+	}
+	// The scalar form still holds, in every spelling of an outcome.
+	for _, src := range []string{"default: auto\n", "default: L2\n", "default: HITL Ask\n", "default: {outcome: L2}\n", "default:\n  outcome: notify\n  max_tier: privileged\n"} {
+		if _, err := LoadPolicy("p.yaml", []byte(src)); err != nil {
+			t.Errorf("LoadPolicy(%q) = %v", src, err)
+		}
+	}
+}

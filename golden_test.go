@@ -39,7 +39,7 @@ type goldenCase struct {
 		Overrides  []string `yaml:"overrides"` // override kinds, in order
 		Command    *int     `yaml:"command"`
 		Commands   []string `yaml:"commands"` // per-command outcome ("inert" for inert ones)
-		Ceilings   []string `yaml:"ceilings"` // the rules that stopped at their ceiling, "id@command"
+		Ceilings   []string `yaml:"ceilings"` // the rules and defaults that stopped at their ceiling, "id@command" ("levels default@1")
 		Preset     *string  `yaml:"preset"`
 		Reviewers  []string `yaml:"reviewers"`
 		Owner      *string  `yaml:"owner"`
@@ -242,7 +242,14 @@ func checkGolden(t *testing.T, g *airlock.Gate, c goldenCase) {
 	if w.Ceilings != nil {
 		var got []string
 		for _, c := range d.Ceilings {
-			got = append(got, fmt.Sprintf("%s@%d", c.Rule.ID, c.Command))
+			id := "?"
+			switch {
+			case c.Rule != nil:
+				id = c.Rule.ID
+			case c.Default != nil:
+				id = c.Default.Source
+			}
+			got = append(got, fmt.Sprintf("%s@%d", id, c.Command))
 		}
 		if !slices.Equal(got, w.Ceilings) {
 			fail("ceilings", got, w.Ceilings)

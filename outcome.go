@@ -135,7 +135,7 @@ type Preset uint8
 // rules alone decide.
 const (
 	PresetNone         Preset = iota
-	PresetAutonomous          // rules alone decide
+	PresetAutonomous          // rules alone decide; it lifts no ceiling
 	PresetStandard            // dangerous actions ask unless a rule explicitly allows them
 	PresetConservative        // dangerous actions always ask, even where a rule said auto
 )
@@ -162,6 +162,8 @@ func (p Preset) Meaning() string {
 		return "write-tier and riskier actions ask unless a rule names their tool, class or command"
 	case PresetConservative:
 		return "write-tier and riskier actions always ask, even where a rule says auto"
+	case PresetAutonomous:
+		return "the rules alone decide; a rule or default that loosens still stops at its ceiling"
 	default:
 		return "the rules alone decide"
 	}

@@ -27,10 +27,14 @@ type Policy struct {
 	description string
 	layer       Layer
 
-	defaultOutcome Outcome // 0: no default; the layer has no opinion when no rule matches
-	defaultSource  string  // "policy default" or "levels default"
-	defaultPos     Pos
+	defaultOutcome Outcome  // 0: no default; the layer has no opinion when no rule matches
+	defaultSource  string   // "policy default" or "levels default"
+	defaultPos     Pos      // zero for a levels default, which no line writes
+	defaultMaxTier RiskTier // the ceiling the default states (max_tier), 0 for DefaultCeiling
+	defaultRef     *DefaultRef
+	levelsPos      Pos // where a levels default comes from: the first outcome written as a level
 	preset         Preset
+	presetPos      Pos
 	needsHuman     bool
 	needsHumanPos  Pos
 	timeout        time.Duration
@@ -67,6 +71,7 @@ type classFloor struct {
 type agentPolicy struct {
 	pattern    pattern
 	preset     Preset
+	presetPos  Pos
 	owner      string
 	reviewers  []string
 	notify     []string // channels for the agent's notices
@@ -119,7 +124,23 @@ type rule struct {
 const DefaultCeiling = TierNetworkEgress
 
 // loosens reports whether the rule lets actions run without a person.
-func (r *rule) loosens() bool { return r.outcome == Auto || r.outcome == Notify }
+func (r *rule) loosens() bool { return r.outcome.Runs() }
+
+// defaultLoosens reports whether the policy's default lets actions run
+// without a person: then it keeps to a ceiling, as a rule that loosens
+// does (DESIGN §2: the same ceiling holds for every path that loosens).
+func (p *Policy) defaultLoosens() bool { return p.defaultOutcome.Runs() }
+
+// defaultCeiling is the highest tier the policy's default reaches when it
+// loosens: its max_tier, else DefaultCeiling. A default names no class,
+// tier or tool, so nothing else raises it.
+func (p *Policy) defaultCeiling() RiskTier { return cmp.Or(p.defaultMaxTier, DefaultCeiling) }
+
+// defaultAboveCeiling reports whether the policy's default does not apply
+// to the activation's view because the view is above its ceiling.
+func (p *Policy) defaultAboveCeiling(x *activation) bool {
+	return p.defaultLoosens() && x.v.tier > p.defaultCeiling()
+}
 
 // ceiling is the highest tier the rule reaches for the activation's view,
 // when it loosens: its max_tier; else the default ceiling, raised to its

@@ -134,7 +134,8 @@ func TestPolicySchema(t *testing.T) {
 	if checked < 10 {
 		t.Fatalf("validated only %d policies", checked)
 	}
-	for _, bad := range []string{"rulez: []\n", "rules:\n  - {tool: a, outcom: ask}\n", "default: atuo\n", "floors: {tiers: {huge: ask}}\n"} {
+	for _, bad := range []string{"rulez: []\n", "rules:\n  - {tool: a, outcom: ask}\n", "default: atuo\n", "floors: {tiers: {huge: ask}}\n",
+		"default: {max_tier: spend}\n", "default: {outcome: auto, max_tier: huge}\n", "default: {outcome: auto, ceiling: spend}\n"} {
 		if err := validate("bad", []byte(bad)); err == nil {
 			t.Errorf("schema accepts %q", bad)
 		}
@@ -158,7 +159,7 @@ func TestPolicySchema(t *testing.T) {
 		fields []string
 	}{
 		{"", policyFields}, {"floors", floorFields}, {"agent", agentFields}, {"classifier", classifierFields},
-		{"rule", ruleFields}, {"test", testFields}, {"action", actionFields},
+		{"rule", ruleFields}, {"test", testFields}, {"action", actionFields}, {"default", defaultFields},
 	} {
 		props := s.Properties
 		if tc.def != "" {

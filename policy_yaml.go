@@ -34,6 +34,7 @@ type policyDecoder struct {
 	anchors  map[string]ast.Node
 	problems []Problem
 	levels   bool // some outcome was written as L1, L2 or L3
+	levelsAt Pos  // the first of them
 	budget   int
 }
 
@@ -54,6 +55,7 @@ var (
 	floorFields      = []string{"tiers", "classes"}
 	agentFields      = []string{"description", "preset", "owner", "reviewers", "notify", "needs_human", "timeout"}
 	classifierFields = []string{"id", "description", "tool", "command", "when", "class", "capability", "tier", "reason"}
+	defaultFields    = []string{"outcome", "max_tier"}
 	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human"}
 	testFields       = []string{"name", "action", "expect"}
 	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints"}
@@ -102,12 +104,8 @@ func (d *policyDecoder) decode() *Policy {
 		{"name", func(n ast.Node) { d.str(n, "name", &p.name) }},
 		{"description", func(n ast.Node) { d.str(n, "description", &p.description) }},
 		{"layer", func(n ast.Node) { p.layer = cmp.Or(parseScalar(d, n, "layer", ParseLayer), LayerProject) }},
-		{"default", func(n ast.Node) {
-			p.defaultOutcome = d.outcome(n, "default")
-			p.defaultSource = "policy default"
-			p.defaultPos = pos(n)
-		}},
-		{"preset", func(n ast.Node) { p.preset = d.preset(n, "preset") }},
+		{"default", func(n ast.Node) { d.policyDefault(n, p) }},
+		{"preset", func(n ast.Node) { p.preset, p.presetPos = d.preset(n, "preset"), pos(n) }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, "needs_human", &p.needsHuman); p.needsHumanPos = pos(n) }},
 		{"timeout", func(n ast.Node) { p.timeout = d.duration(n, "timeout") }},
 		{"floors", func(n ast.Node) { d.floors(n, p) }},
@@ -144,7 +142,11 @@ func (d *policyDecoder) decode() *Policy {
 		p.rules = append(p.rules, r)
 	}
 	if p.defaultOutcome == 0 && d.levels {
-		p.defaultOutcome, p.defaultSource = Notify, "levels default"
+		p.defaultOutcome, p.defaultSource, p.levelsPos = Notify, "levels default", d.levelsAt
+	}
+	if p.defaultOutcome != 0 {
+		p.defaultRef = &DefaultRef{Source: p.defaultSource, Outcome: p.defaultOutcome, Policy: p.name, Layer: p.layer,
+			File: d.file, Line: p.defaultPos.Line, Col: p.defaultPos.Col}
 	}
 	for i, n := range tests {
 		if t := d.test(n, i, p); t != nil {
@@ -152,6 +154,32 @@ func (d *policyDecoder) decode() *Policy {
 		}
 	}
 	return p
+}
+
+// policyDefault decodes `default:`: an outcome, or a mapping of the
+// outcome and, for one that loosens, how far it reaches (max_tier).
+func (d *policyDecoder) policyDefault(n ast.Node, p *Policy) {
+	p.defaultSource, p.defaultPos = "policy default", pos(n)
+	switch v := d.resolve(n).(type) {
+	case nil:
+		return // an unknown alias or tag, reported
+	case ast.ScalarNode:
+		p.defaultOutcome = d.outcome(v, "default")
+		return
+	}
+	var outcome, maxTier ast.Node
+	before := len(d.problems)
+	d.fields(n, "default", []field{
+		{"outcome", func(n ast.Node) { outcome, p.defaultOutcome = n, d.outcome(n, "default.outcome") }},
+		{"max_tier", func(n ast.Node) { maxTier, p.defaultMaxTier = n, d.tier(n, "default.max_tier") }},
+	})
+	switch {
+	case len(d.problems) > before:
+	case outcome == nil:
+		d.errorf(n, "default: a default needs an outcome; write it like `default: {outcome: notify, max_tier: spend}`")
+	case maxTier != nil && !p.defaultLoosens():
+		d.errorf(maxTier, "default.max_tier: only a default that loosens (auto, notify) has a ceiling, and this one is %s", p.defaultOutcome)
+	}
 }
 
 func (d *policyDecoder) floors(n ast.Node, p *Policy) {
@@ -189,7 +217,7 @@ func (d *policyDecoder) agents(n ast.Node, p *Policy) {
 		a := &agentPolicy{pattern: pat, pos: pos(kv.Key)}
 		d.fields(kv.Value, where, []field{
 			{"description", func(n ast.Node) { d.str(n, where+".description", new(string)) }},
-			{"preset", func(n ast.Node) { a.preset = d.preset(n, where+".preset") }},
+			{"preset", func(n ast.Node) { a.preset, a.presetPos = d.preset(n, where+".preset"), pos(n) }},
 			{"owner", func(n ast.Node) { d.str(n, where+".owner", &a.owner) }},
 			{"reviewers", func(n ast.Node) { a.reviewers = d.strings(n, where+".reviewers") }},
 			{"notify", func(n ast.Node) { a.notify, a.notifyPos = d.strings(n, where+".notify"), pos(n) }},
@@ -401,8 +429,8 @@ func (d *policyDecoder) outcome(n ast.Node, where string) Outcome {
 // ruleOutcome decodes a rule's outcome; a rule written in levels (L1-L3)
 // makes the policy levels-style.
 func (d *policyDecoder) ruleOutcome(n ast.Node, where string) Outcome {
-	if s, ok := d.scalar(n, where); ok && isLevelName(s) {
-		d.levels = true
+	if s, ok := d.scalar(n, where); ok && isLevelName(s) && !d.levels {
+		d.levels, d.levelsAt = true, pos(n)
 	}
 	return d.outcome(n, where)
 }

@@ -44,8 +44,11 @@ func newPolicyLintCmd() *cobra.Command {
 		Long: `Lint parses and compiles each policy and reports every problem: YAML syntax,
 unknown fields (with the valid ones), bad values, conditions that do not
 compile, layers out of order. It also warns about rules that can never
-decide and conditions that read a shell command as text. It does not run
-the policies' tests (see 'airlock policy test').`,
+decide, conditions that read a shell command as text, command patterns a
+rule's ceiling never lets run, and defaults (a levels-style policy's L2
+too), rules for every action of an agent and autonomous presets that
+loosen without saying how far (max_tier): they stop at network-egress. It
+does not run the policies' tests (see 'airlock policy test').`,
 		Example: `  airlock policy lint policy.yaml
   airlock policy lint org.yaml project.yaml --strict`,
 		Args: argsAtLeast(1, "at least one policy file"),
