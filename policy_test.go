@@ -158,7 +158,7 @@ func TestPolicySchema(t *testing.T) {
 		fields []string
 	}{
 		{"", policyFields}, {"floors", floorFields}, {"agent", agentFields}, {"classifier", classifierFields},
-		{"rule", ruleFields}, {"test", testFields}, {"action", actionFields},
+		{"rule", ruleFields}, {"test", testFields}, {"action", actionFields}, {"sensitivePaths", sensitivePathNames()},
 	} {
 		props := s.Properties
 		if tc.def != "" {
