@@ -529,19 +529,23 @@ func aggregate(c *Classification) {
 // privileged. cat holds the paths the policies add (nil: the built-in
 // catalogue).
 func raiseForSystemPaths(c *Classification, paths []string, cwd string, cat *sensitive.Catalogue) {
+	var first [4]string
+	abs := first[:0]
 	for _, p := range paths {
-		abs := sensitive.Clean(p, cwd)
-		if what, ok := cat.GateConfig(abs, false); ok {
+		abs = append(abs, sensitive.Clean(p, cwd))
+	}
+	for _, p := range abs {
+		if what, ok := cat.GateConfig(p, false); ok {
 			c.Class, c.Capability, c.Tier = ClassGateConfigure, CapGateConfigure, TierPrivileged
-			c.Reason = fmt.Sprintf("%s that configures the gate (%s): %s", c.Reason, what, abs)
+			c.Reason = fmt.Sprintf("%s that configures the gate (%s): %s", c.Reason, what, p)
 			return
 		}
 	}
-	for _, p := range paths {
-		if _, ok := cat.SystemPlace(sensitive.Clean(p, cwd), false); ok {
+	for _, p := range abs {
+		if _, ok := cat.SystemPlace(p, false); ok {
 			c.Tier = TierPrivileged
 			c.Capability = CapHostAdmin
-			c.Reason = fmt.Sprintf("%s under a system path: %s", c.Reason, sensitive.Clean(p, cwd))
+			c.Reason = fmt.Sprintf("%s under a system path: %s", c.Reason, p)
 			return
 		}
 	}
