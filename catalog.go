@@ -320,7 +320,7 @@ func geminiMCPTool(name string) (server, tool string, ok bool) {
 // classifyBuiltin classifies an action with the built-in catalog alone,
 // and sh for shell commands. A tool the catalog does not know is class
 // unknown.
-func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
+func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) Classification {
 	a := x.a
 	spec, ok := catalog[a.Tool]
 	if !ok {
@@ -361,28 +361,28 @@ func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
 		if hasDir { // a read tool's directory (Gemini's dir_path) is what it reads
 			paths = append(paths, cwd)
 		}
-		raiseForCredentials(&c, paths, cwd)
+		raiseForCredentials(&c, paths, cwd, cat)
 	case kindWrite:
-		raiseForSystemPaths(&c, stringsArg(args, writePathKeys), cwd)
+		raiseForSystemPaths(&c, stringsArg(args, writePathKeys), cwd, cat)
 	case kindCopyMove:
-		raiseForCredentials(&c, stringsArg(args, sourceKeys), cwd)
+		raiseForCredentials(&c, stringsArg(args, sourceKeys), cwd, cat)
 		dests := stringsArg(args, []string{"destination", "dest", "dst", "to", "target", "new_path"})
 		if spec.class == ClassFSMove {
 			dests = append(dests, stringsArg(args, sourceKeys)...) // moving a system file away changes the system
 		}
-		raiseForSystemPaths(&c, dests, cwd)
+		raiseForSystemPaths(&c, dests, cwd, cat)
 	case kindGitPush:
 		if truthy(args["force"]) || truthy(args["force_with_lease"]) || truthy(args["delete"]) {
 			c.Tier, c.Reason = TierDestructive, "pushes with force or deletes a remote branch"
 		}
 	case kindShell:
-		return shellCall(c, sh, args, cwd)
+		return shellCall(c, sh, args, cwd, cat)
 	case kindMonitor:
 		if _, ok := firstString(args, scriptKeys); !ok && args["ws"] != nil {
 			c.Class, c.Capability, c.Tier, c.Reason = ClassNetConnect, CapNetworkEgress, TierNetworkEgress, "watches a WebSocket"
 			return c
 		}
-		return shellCall(c, sh, args, cwd)
+		return shellCall(c, sh, args, cwd, cat)
 	case kindPatch:
 		patch, ok := firstString(args, patchKeys)
 		if !ok {
@@ -391,7 +391,7 @@ func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
 				return opaquePatch(c, "the call has no patch (args.command, args.input or args.patch)")
 			}
 		}
-		return classifyPatch(c, patch, cwd)
+		return classifyPatch(c, patch, cwd, cat)
 	case kindStdin:
 		if chars, _ := args["chars"].(string); chars != "" {
 			// What the keystrokes do depends on the program reading them
@@ -405,7 +405,7 @@ func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
 			return opaque(c, err.Error())
 		}
 		if patch, ok := patchArgv(argv); ok {
-			return classifyPatch(patchSpec(), patch, cwd)
+			return classifyPatch(patchSpec(), patch, cwd, cat)
 		}
 		if sh == nil {
 			return opaque(c, errNoShellAnalyser)
@@ -429,7 +429,7 @@ func classifyBuiltin(sh ShellAnalyser, x *activation) Classification {
 
 // shellCall classifies a call that runs a shell script (args.command,
 // args.cmd), or a program when the script key holds an argument list.
-func shellCall(c Classification, sh ShellAnalyser, args map[string]any, cwd string) Classification {
+func shellCall(c Classification, sh ShellAnalyser, args map[string]any, cwd string, cat *sensitive.Catalogue) Classification {
 	script, ok := firstString(args, scriptKeys)
 	if !ok {
 		// Codex's shell and exec_command may send an argument list.
@@ -438,7 +438,7 @@ func shellCall(c Classification, sh ShellAnalyser, args map[string]any, cwd stri
 			return opaque(c, "the call has no command string (args.command)")
 		}
 		if patch, ok := patchArgv(argv); ok {
-			return classifyPatch(patchSpec(), patch, cwd)
+			return classifyPatch(patchSpec(), patch, cwd, cat)
 		}
 		if sh == nil {
 			return opaque(c, errNoShellAnalyser)
@@ -523,20 +523,37 @@ func aggregate(c *Classification) {
 	c.Reason = fmt.Sprintf("%s: %s", cmd.Text, cmd.Reason)
 }
 
-func raiseForSystemPaths(c *Classification, paths []string, cwd string) {
+// raiseForSystemPaths raises a write by the paths it writes (creates,
+// edits, deletes, moves onto or from): one that configures the gate is
+// class gate.configure, one that changes the system or runs code later is
+// privileged. cat holds the paths the policies add (nil: the built-in
+// catalogue).
+func raiseForSystemPaths(c *Classification, paths []string, cwd string, cat *sensitive.Catalogue) {
+	var first [4]string
+	abs := first[:0]
 	for _, p := range paths {
-		if _, ok := sensitive.SystemPlace(sensitive.Clean(p, cwd), false); ok {
+		abs = append(abs, sensitive.Clean(p, cwd))
+	}
+	for _, p := range abs {
+		if what, ok := cat.GateConfig(p, false); ok {
+			c.Class, c.Capability, c.Tier = ClassGateConfigure, CapGateConfigure, TierPrivileged
+			c.Reason = fmt.Sprintf("%s that configures the gate (%s): %s", c.Reason, what, p)
+			return
+		}
+	}
+	for _, p := range abs {
+		if _, ok := cat.SystemPlace(p, false); ok {
 			c.Tier = TierPrivileged
 			c.Capability = CapHostAdmin
-			c.Reason = fmt.Sprintf("%s under a system path: %s", c.Reason, sensitive.Clean(p, cwd))
+			c.Reason = fmt.Sprintf("%s under a system path: %s", c.Reason, p)
 			return
 		}
 	}
 }
 
-func raiseForCredentials(c *Classification, paths []string, cwd string) {
+func raiseForCredentials(c *Classification, paths []string, cwd string, cat *sensitive.Catalogue) {
 	for _, p := range paths {
-		if what, ok := sensitive.Secret(sensitive.Clean(p, cwd), false); ok {
+		if what, ok := cat.Secret(sensitive.Clean(p, cwd), false); ok {
 			c.Class, c.Capability, c.Tier = ClassCredentialsRead, CapCredentialsRead, TierPrivileged
 			c.Reason = fmt.Sprintf("reads %s: %s", what, sensitive.Clean(p, cwd))
 			return

@@ -21,7 +21,7 @@ func classifyForTest(t *testing.T, tool, cwd string, args map[string]any) Classi
 	if err := a.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return classifyBuiltin(ShellForTests, &activation{a: &a})
+	return classifyBuiltin(ShellForTests, &activation{a: &a}, nil)
 }
 
 // The tools each agent host ships, with the arguments that host sends

@@ -38,10 +38,18 @@ const (
 	ClassInfraRead       Class = "infra.read"
 	ClassInfraChange     Class = "infra.change"
 	ClassCredentialsRead Class = "credentials.read"
-	ClassShellEnv        Class = "shell.env"
-	ClassShellBuiltin    Class = "shell.builtin"
-	ClassSpend           Class = "spend"
-	ClassUnknown         Class = "unknown"
+	// ClassGateConfigure is a write to the gate's own configuration: an
+	// agent host's or an editor's settings, at the user's level or a
+	// project's (.claude/, .codex/, .gemini/, .mcp.json, .vscode/tasks.json,
+	// ...), or Airlock's own tokens, keys, data and configuration
+	// (sensitive.GateConfig). Such a write can switch the gate off or run
+	// commands outside it, so the class is privileged: an agent never
+	// reconfigures the gate without a person.
+	ClassGateConfigure Class = "gate.configure"
+	ClassShellEnv      Class = "shell.env"
+	ClassShellBuiltin  Class = "shell.builtin"
+	ClassSpend         Class = "spend"
+	ClassUnknown       Class = "unknown"
 )
 
 // classTiers are the tiers the built-in classes have by nature: a command
@@ -57,7 +65,7 @@ var classTiers = map[Class]RiskTier{
 	ClassGitRead: TierRead, ClassGitWrite: TierWrite, ClassPackageInstall: TierNetworkEgress,
 	ClassPackagePublish: TierDestructive, ClassSystemAdmin: TierPrivileged, ClassInfraRead: TierNetworkEgress,
 	ClassInfraChange: TierDestructive, ClassCredentialsRead: TierPrivileged, ClassShellEnv: TierPrivileged,
-	ClassShellBuiltin: TierRead, ClassSpend: TierSpend, ClassUnknown: TierPrivileged,
+	ClassShellBuiltin: TierRead, ClassSpend: TierSpend, ClassUnknown: TierPrivileged, ClassGateConfigure: TierPrivileged,
 }
 
 // Capability names the permission a class of action needs
@@ -85,6 +93,7 @@ const (
 	CapGitRead             Capability = "git.read"
 	CapGitWrite            Capability = "git.write"
 	CapCredentialsRead     Capability = "credentials.read"
+	CapGateConfigure       Capability = "gate.configure"
 	CapShellState          Capability = "shell.state"
 	CapSpend               Capability = "spend"
 	CapUnknown             Capability = "unknown"

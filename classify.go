@@ -12,7 +12,7 @@ import (
 // restrictive classification wins; a classifier may replace a generic one
 // (an MCP call, an unknown tool, an unknown program) outright.
 func (s stack) classify(ctx context.Context, sh ShellAnalyser, x *activation) Classification {
-	c := classifyBuiltin(sh, x)
+	c := classifyBuiltin(sh, x, s.catalogue())
 	if c.Opaque != "" || !s.hasClassifiers() {
 		return c
 	}

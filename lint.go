@@ -234,6 +234,7 @@ var builtinClasses = []Class{
 	ClassStoreWrite, ClassMetadataWrite, ClassCheckpointWrite, ClassAgentStateWrite, ClassMCPCall,
 	ClassMCPRelease, ClassGitRead, ClassGitWrite, ClassPackageInstall, ClassPackagePublish, ClassSystemAdmin, ClassInfraRead,
 	ClassInfraChange, ClassCredentialsRead, ClassShellEnv, ClassShellBuiltin, ClassSpend, ClassUnknown,
+	ClassGateConfigure,
 }
 
 // shadows reports whether rule a, unconditional, matches every action rule

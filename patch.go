@@ -160,7 +160,7 @@ func unwrapHeredoc(lines []string) []string {
 // or updated file is a write, a deleted one destructive, one under a system
 // path or where a write persists privileged). A patch that cannot be read
 // is opaque: it might touch anything, so it gets the strictest outcome.
-func classifyPatch(c Classification, text, cwd string) Classification {
+func classifyPatch(c Classification, text, cwd string, cat *sensitive.Catalogue) Classification {
 	ops, err := parsePatch(text)
 	if err != nil {
 		return opaquePatch(c, err.Error())
@@ -169,7 +169,7 @@ func classifyPatch(c Classification, text, cwd string) Classification {
 	var best Classification
 	var bestPlace string
 	for _, op := range ops {
-		oc, place := patchOpClass(op, cwd)
+		oc, place := patchOpClass(op, cwd, cat)
 		if oc.Tier > best.Tier {
 			best, bestPlace = oc, place
 		}
@@ -187,9 +187,9 @@ func classifyPatch(c Classification, text, cwd string) Classification {
 }
 
 // patchOpClass classifies one file of a patch: its Reason says what the
-// patch does to the file, and place names the system path that made it
-// privileged, if one did.
-func patchOpClass(op patchOp, cwd string) (c Classification, place string) {
+// patch does to the file, and place names the system path or the gate's
+// configuration that made it privileged, if one did.
+func patchOpClass(op patchOp, cwd string, cat *sensitive.Catalogue) (c Classification, place string) {
 	paths := []string{op.path}
 	switch {
 	case op.verb == patchDeletes:
@@ -206,7 +206,14 @@ func patchOpClass(op patchOp, cwd string) (c Classification, place string) {
 	}
 	for _, p := range paths {
 		abs := sensitive.Clean(p, cwd)
-		if where, ok := sensitive.SystemPlace(abs, false); ok {
+		if what, ok := cat.GateConfig(abs, false); ok {
+			c.Class, c.Tier, c.Capability = ClassGateConfigure, TierPrivileged, CapGateConfigure
+			return c, "configures the gate (" + what + "): " + abs
+		}
+	}
+	for _, p := range paths {
+		abs := sensitive.Clean(p, cwd)
+		if where, ok := cat.SystemPlace(abs, false); ok {
 			c.Tier, c.Capability = TierPrivileged, CapHostAdmin
 			return c, "touches a system path (" + where + "): " + abs
 		}

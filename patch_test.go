@@ -150,7 +150,7 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add("garbage")
 	f.Fuzz(func(t *testing.T, patch string) {
 		ops, err := parsePatch(patch)
-		c := classifyPatch(patchSpec(), patch, "/w")
+		c := classifyPatch(patchSpec(), patch, "/w", nil)
 		if err != nil {
 			if c.Opaque == "" || c.Tier != TierPrivileged {
 				t.Fatalf("unreadable patch (%v) classified %s, not opaque", err, c)

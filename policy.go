@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gobwas/glob"
+
+	"github.com/airlock-dev/airlock/sensitive"
 )
 
 // Default deadlines of approval requests when no rule, agent or policy sets
@@ -47,6 +49,9 @@ type Policy struct {
 	tagRules    []*rule // rules that only tag needs_human
 	humanRules  []*rule // every rule that tags needs_human, in file order
 	tests       []*PolicyTest
+
+	sensitivePaths []sensitive.Entry    // sensitive_paths, in file order
+	sensitive      *sensitive.Catalogue // the built-in catalogue and sensitivePaths; nil when none
 
 	index ruleIndex
 }

@@ -160,6 +160,7 @@ func TestPolicySchema(t *testing.T) {
 	}{
 		{"", policyFields}, {"floors", floorFields}, {"agent", agentFields}, {"classifier", classifierFields},
 		{"rule", ruleFields}, {"test", testFields}, {"action", actionFields}, {"default", defaultFields},
+		{"sensitivePaths", sensitivePathNames()},
 	} {
 		props := s.Properties
 		if tc.def != "" {

@@ -51,7 +51,7 @@ type field struct {
 // Names of the fields each part of a policy accepts. They are checked
 // against schema/policy.schema.json by a test.
 var (
-	policyFields     = []string{"version", "name", "description", "layer", "default", "preset", "needs_human", "timeout", "floors", "agents", "classifiers", "rules", "tests"}
+	policyFields     = []string{"version", "name", "description", "layer", "default", "preset", "needs_human", "timeout", "floors", "agents", "classifiers", "rules", "tests", "sensitive_paths"}
 	floorFields      = []string{"tiers", "classes"}
 	agentFields      = []string{"description", "preset", "owner", "reviewers", "notify", "needs_human", "timeout"}
 	classifierFields = []string{"id", "description", "tool", "command", "when", "class", "capability", "tier", "reason"}
@@ -119,6 +119,7 @@ func (d *policyDecoder) decode() *Policy {
 		}},
 		{"rules", func(n ast.Node) { rules = d.seq(n, "rules") }},
 		{"tests", func(n ast.Node) { tests = d.seq(n, "tests") }},
+		{"sensitive_paths", func(n ast.Node) { d.sensitivePaths(n, p) }},
 	})
 
 	ids := map[string]Pos{}

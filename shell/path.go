@@ -8,8 +8,17 @@ import (
 // Paths: how the paths a command names change its effect. Which paths
 // matter is package sensitive's knowledge.
 
-// raiseWrite raises e when writing p changes the system.
+// raiseWrite raises e when writing p changes the system, or configures
+// the gate (an agent host's or an editor's settings, Airlock's own files):
+// that write is class gate.configure.
 func raiseWrite(e *effect, p string, glob bool) {
+	if e.class != airlock.ClassGateConfigure && (e.tier < airlock.TierPrivileged || fileClass(e.class)) {
+		if what, ok := sensitive.GateConfig(p, glob); ok {
+			e.reason = verbFor(e.class) + " the gate's configuration (" + what + "): " + sensitive.Clean(p, "")
+			e.class, e.tier, e.cap, e.generic = airlock.ClassGateConfigure, airlock.TierPrivileged, airlock.CapGateConfigure, false
+			return
+		}
+	}
 	if e.tier >= airlock.TierPrivileged {
 		return
 	}
@@ -17,6 +26,17 @@ func raiseWrite(e *effect, p string, glob bool) {
 		e.tier, e.cap, e.generic = airlock.TierPrivileged, airlock.CapHostAdmin, false
 		e.reason = verbFor(e.class) + " " + place
 	}
+}
+
+// fileClass reports whether class is one of the file classes, which a more
+// particular class (gate.configure) may replace.
+func fileClass(class airlock.Class) bool {
+	switch class {
+	case airlock.ClassFSWrite, airlock.ClassFSMkdir, airlock.ClassFSCopy, airlock.ClassFSMove, airlock.ClassFSDelete,
+		airlock.ClassFSPermissions:
+		return true
+	}
+	return false
 }
 
 // verbFor names what an effect of class does to files, for reasons such as
