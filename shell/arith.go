@@ -22,10 +22,12 @@ func (a *walker) arith(s *scope, x syntax.ArithmExpr, pos position) error {
 	if x == nil {
 		return nil
 	}
-	if err := a.walkNode(s, x); err != nil {
+	// What the variables hold before the expression assigns them (x++
+	// evaluates x's value first), then the substitutions and assignments.
+	if err := a.arithVars(s, x, pos); err != nil {
 		return err
 	}
-	return a.arithVars(s, x, pos)
+	return a.walkNode(s, x)
 }
 
 // arithVars evaluates the variables an arithmetic expression names, as
@@ -40,6 +42,23 @@ func (a *walker) arithVars(s *scope, x syntax.ArithmExpr, pos position) error {
 			return false
 		}
 		switch n := n.(type) {
+		case *syntax.BinaryArithm:
+			if n.Op == syntax.Assgn {
+				// x = …: x's old value is not read; a subscript of x is.
+				if w, ok := n.X.(*syntax.Word); ok {
+					if _, sub, indexed := strings.Cut(w.Lit(), "["); indexed {
+						err = a.evalString(s, strings.TrimSuffix(sub, "]"), "a subscript", pos)
+					} else if len(w.Parts) == 1 {
+						if p, ok := w.Parts[0].(*syntax.ParamExp); ok && p.Index != nil {
+							err = a.arithVars(s, p.Index, pos)
+						}
+					}
+				}
+				if err == nil {
+					err = a.arithVars(s, n.Y, pos)
+				}
+				return false
+			}
 		case *syntax.Word:
 			// A bare name in arithmetic: x, or a[i] whose subscript the
 			// parser kept in the word.
@@ -168,6 +187,14 @@ func (c *call) evalName(name arg, via string) {
 // evalPrompt analyses ${x@P}: x's value expanded as a prompt, which runs
 // the command substitutions in it.
 func (a *walker) evalPrompt(s *scope, v value, what string, pos position) error {
+	if v.list != nil {
+		for _, e := range v.list { // ${a[@]@P}: each element
+			if err := a.evalPrompt(s, e, what, pos); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if v.lenient && !v.secret {
 		return nil
 	}

@@ -10,16 +10,17 @@ import (
 
 // call is one command being classified.
 type call struct {
-	name  string   // the program, resolved ("rm" for /bin/rm)
-	words []arg    // every word, the program first
-	args  []arg    // the words after the program (or after a subcommand, in sub-rules)
-	in    input    // its standard input
-	cwd   string   // its working directory, "" when unknown
-	lost  bool     // cwd is "" because a cd went somewhere only known at run time
-	envs  []string // the variables its prefix assignments set (X=1 cmd)
-	xargs bool     // xargs appends operands at run time
-	subs  []nested // what it runs
-	txt   string
+	name   string   // the program, resolved ("rm" for /bin/rm)
+	words  []arg    // every word, the program first
+	args   []arg    // the words after the program (or after a subcommand, in sub-rules)
+	in     input    // its standard input
+	cwd    string   // its working directory, "" when unknown
+	lost   bool     // cwd is "" because a cd went somewhere only known at run time
+	envs   []string // the variables its prefix assignments set (X=1 cmd)
+	xtrace bool     // set -x: the shell prints its words before running it
+	xargs  bool     // xargs appends operands at run time
+	subs   []nested // what it runs
+	txt    string
 	// plainDir is the script's last working directory found to hold no
 	// secrets or devices (nil: none kept): mayName asks it of every bare
 	// word, and a script's commands mostly share one.

@@ -161,6 +161,11 @@ func git(c *call) effect {
 			risk = worse(risk, env("sets git configuration from the environment"))
 		case o.name == "--exec-path" && o.has:
 			risk = worse(risk, env("runs git programs from "+o.val.val))
+		case o.name == "--git-dir" && o.has && !(o.val.static && (o.val.val == ".git" || strings.HasSuffix(o.val.val, "/.git"))):
+			// A repository's configuration can run commands (a pager, a
+			// gpg.program, core.fsmonitor); a .git directory's is protected
+			// (writing it needs a person), another's is a file like any.
+			risk = worse(risk, exec("uses the repository at "+o.val.text+", whose configuration may name commands git runs"))
 		}
 	}
 	args := p.ops

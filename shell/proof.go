@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/airlock-dev/airlock"
@@ -37,7 +38,7 @@ func (c *call) prove(e effect) effect {
 	// A built-in that changes nothing (cd, test) reveals nothing of what
 	// its words hold; echo and printf print them, and a read may print or
 	// send them.
-	if !e.inert || printsArgs[c.name] {
+	if !e.inert || printsArgs[c.name] || c.xtrace {
 		for _, w := range c.words {
 			if !w.static && w.secret && !w.lenient {
 				return maySecret("prints or uses " + w.text + ", which holds " + w.from)
@@ -75,21 +76,23 @@ func (c *call) prove(e effect) effect {
 // stateAfter records what a built-in leaves the shell: the variables it
 // assigns (read, printf -v, mapfile, getopts, unset), the positional
 // parameters (set --, shift), and what a sourced script may have changed.
-func (a *walker) stateAfter(s *scope, c *call) {
+func (a *walker) stateAfter(s *scope, c *call, pos position) error {
+	set := func(name string, v value) error { return a.assign(s, name, v, pos) }
+	var err error
 	switch c.name {
 	case "read":
 		p := getopt{short: "adinNptu"}.split(c.args)
 		v := s.inputValue(c.in)
 		for _, n := range p.ops {
 			if n.static && syntax.ValidName(n.val) {
-				s.set(n.val, v)
+				err = errors.Join(err, set(n.val, v))
 			}
 		}
 		if arr, ok := p.value("-a"); ok && arr.static && syntax.ValidName(arr.val) {
-			s.set(arr.val, v)
+			err = errors.Join(err, set(arr.val, v))
 		}
 		if len(p.ops) == 0 {
-			s.set("REPLY", v)
+			err = errors.Join(err, set("REPLY", v))
 		}
 	case "mapfile", "readarray":
 		p := getopt{short: "dnOsuCc"}.split(c.args)
@@ -98,7 +101,7 @@ func (a *walker) stateAfter(s *scope, c *call) {
 			name = p.ops[0].val
 		}
 		if syntax.ValidName(name) {
-			s.set(name, s.inputValue(c.in))
+			err = set(name, value{list: []value{s.inputValue(c.in)}, dynamic: "the lines mapfile reads"})
 		}
 	case "printf":
 		if v, ok := c.value("-v"); ok && v.static {
@@ -108,23 +111,22 @@ func (a *walker) stateAfter(s *scope, c *call) {
 				out.secret = out.secret || w.secret && !w.lenient
 			}
 			if syntax.ValidName(name) {
-				s.set(name, out)
+				err = set(name, out)
 			}
 		}
 	case "getopts":
 		ops := c.operands()
 		if len(ops) >= 2 && ops[1].static && syntax.ValidName(ops[1].val) {
-			s.set(ops[1].val, dynamicValue("the options getopts reads", false))
+			err = set(ops[1].val, dynamicValue("the options getopts reads", false))
 		}
-		s.set("OPTARG", dynamicValue("an option's value, read by getopts", false))
-		s.set("OPTIND", intValue())
+		err = errors.Join(err, set("OPTARG", dynamicValue("an option's value, read by getopts", false)), set("OPTIND", intValue()))
 	case "wait":
 		if v, ok := c.value("-p"); ok && v.static && syntax.ValidName(v.val) {
-			s.set(v.val, intValue())
+			err = set(v.val, intValue())
 		}
 	case "unset":
 		if c.has("-f") {
-			return
+			return nil
 		}
 		for _, n := range c.operands() {
 			if n.static && syntax.ValidName(n.val) {
@@ -136,18 +138,24 @@ func (a *walker) stateAfter(s *scope, c *call) {
 		for i, w := range args {
 			if !w.static {
 				s.params = nil
-				return
+				return nil
 			}
 			if w.val == "--" || w.val == "-" {
 				s.params = valuesOf(args[i+1:])
-				return
+				return nil
 			}
 			if !strings.HasPrefix(w.val, "-") && !strings.HasPrefix(w.val, "+") {
 				s.params = valuesOf(args[i:])
-				return
+				return nil
 			}
 			if w.val == "-o" || w.val == "+o" {
-				return // set -o NAME: an option
+				if i+1 < len(args) && args[i+1].static && args[i+1].val == "xtrace" {
+					s.xtrace = w.val == "-o"
+				}
+				return nil // set -o NAME: an option
+			}
+			if strings.ContainsRune(w.val[1:], 'x') {
+				s.xtrace = w.val[0] == '-' // set -x traces every command, its words expanded
 			}
 		}
 	case "shift":
@@ -155,7 +163,7 @@ func (a *walker) stateAfter(s *scope, c *call) {
 		if ops := c.operands(); len(ops) > 0 {
 			if !ops[0].static || !isNumber(ops[0].val) {
 				s.params = nil
-				return
+				return nil
 			}
 			n = 0
 			for _, d := range ops[0].val {
@@ -169,6 +177,26 @@ func (a *walker) stateAfter(s *scope, c *call) {
 		s.forget("the sourced script")
 		s.cwd, s.lost = "", true // it may cd anywhere
 	}
+	return err
+}
+
+// assign records a value a built-in gives a variable: one with the integer
+// attribute (declare -i) evaluates it as arithmetic first.
+func (a *walker) assign(s *scope, name string, v value, pos position) error {
+	if s.lookup(name).integer {
+		for _, e := range v.elements() {
+			if err := a.arithValue(s, e, "$"+name, pos, 0); err != nil {
+				return err
+			}
+		}
+		if v.list != nil {
+			v = value{list: []value{intValue()}}
+		} else {
+			v = intValue()
+		}
+	}
+	s.set(name, v)
+	return nil
 }
 
 // inertEnv reports whether setting environment variable name for one

@@ -50,6 +50,9 @@ type scope struct {
 	// script makes where Airlock sees it), so here they do not count as
 	// unknown.
 	lenient bool
+	// xtrace: set -x is on, so the shell prints every command's words, as
+	// expanded, before it runs it.
+	xtrace bool
 }
 
 func (s *scope) sub() *scope {
@@ -74,6 +77,9 @@ func (s *scope) join(branches ...*scope) {
 		}
 	}
 	s.cwd, s.lost = cwd, lost
+	for _, b := range branches {
+		s.xtrace = s.xtrace || b.xtrace
+	}
 	if lost {
 		s.dirs = nil
 	} else {

@@ -252,9 +252,9 @@ func TestAnalyseShell(t *testing.T) {
 			{"[[ -f $(a) ]]", inert, read, ""},
 			{"a", airlock.ClassProcessExec, write, ""},
 			{"(( $(b) > 1 ))", inert, read, ""},
-			{"b", airlock.ClassProcessExec, write, ""},
 			// b's output is evaluated as arithmetic: code only known then.
 			{"the output of $(…)", airlock.ClassUnknown, priv, ""},
+			{"b", airlock.ClassProcessExec, write, ""},
 		}},
 		{"time and coproc", "time a; coproc b", []shellEntry{
 			{"a", airlock.ClassProcessExec, write, "time"},
@@ -302,17 +302,17 @@ func TestAnalyseShell(t *testing.T) {
 		{"arithmetic runs code hidden in a variable", "x='a[$(rm -rf /)]'; echo $((x))", []shellEntry{
 			{"echo $((x))", inert, read, ""},
 			{"(( a[$(rm -rf /)] ))", inert, read, "x"},
-			{"the output of $(…)", airlock.ClassUnknown, priv, "x"},
-			{"rm -rf /", airlock.ClassFSDelete, destr, "x"},
 			// a itself, from the environment, is evaluated too.
 			{"$a", airlock.ClassUnknown, priv, "x"},
+			{"the output of $(…)", airlock.ClassUnknown, priv, "x"},
+			{"rm -rf /", airlock.ClassFSDelete, destr, "x"},
 		}},
 		{"[[ -eq ]] evaluates arithmetic through variables", "y='a[`reboot`]'; x=y; [[ $x -eq 1 ]]", []shellEntry{
 			{"[[ $x -eq 1 ]]", inert, read, ""},
 			{"(( a[`reboot`] ))", inert, read, "y"},
+			{"$a", airlock.ClassUnknown, priv, "y"},
 			{"the output of $(…)", airlock.ClassUnknown, priv, "y"},
 			{"reboot", airlock.ClassSystemAdmin, priv, "y"},
-			{"$a", airlock.ClassUnknown, priv, "y"},
 		}},
 		{"a reassigned variable is not followed", "x='a[$(rm -rf /)]'; x=1; echo $((x))", []shellEntry{
 			{"echo $((x))", inert, read, ""},

@@ -72,6 +72,38 @@ func starterGate(tb testing.TB) *airlock.Gate {
 	return g
 }
 
+// runsAlone reports whether a decision lets the action run with no person.
+func runsAlone(d airlock.Decision) bool {
+	return d.Outcome == airlock.Auto || d.Outcome == airlock.Notify
+}
+
+func TestAdversarialCorpus(t *testing.T) {
+	g := starterGate(t)
+	cases := loadCorpus(t, "testdata/adversarial.txt", true)
+	if len(cases) < 200 {
+		t.Fatalf("adversarial.txt has %d cases, want at least 200", len(cases))
+	}
+	through := map[string]int{}
+	total := map[string]int{}
+	for _, c := range cases {
+		total[c.family]++
+		d := decideStarter(t, g, c.script)
+		if runsAlone(d) {
+			through[c.family]++
+			t.Errorf("adversarial.txt:%d: [%s] %q runs with no person: %s (%s)", c.line, c.family, c.script,
+				d.Outcome, d.Classification.Reason)
+		}
+	}
+	n := 0
+	for _, k := range through {
+		n += k
+	}
+	t.Logf("adversarial: %d of %d run with no person", n, len(cases))
+	for f, k := range through {
+		t.Logf("  %s: %d of %d", f, k, total[f])
+	}
+}
+
 func TestPrecisionCorpus(t *testing.T) {
 	g := starterGate(t)
 	cases := loadCorpus(t, "testdata/precision.txt", false)

@@ -398,7 +398,7 @@ func (a *walker) callWords(s *scope, words []arg, in input, pos position) error 
 	if len(words) == 0 {
 		return nil // every word expanded to nothing
 	}
-	c := &call{words: words, in: in, cwd: s.cwd, lost: s.lost, envs: in.envs, plainDir: &a.plainDir}
+	c := &call{words: words, in: in, cwd: s.cwd, lost: s.lost, envs: in.envs, xtrace: s.xtrace, plainDir: &a.plainDir}
 	c.in.envs = nil
 	if head := words[0]; head.static && !head.glob {
 		if bodies, ok := s.funcs[head.val]; ok {
@@ -414,8 +414,7 @@ func (a *walker) callWords(s *scope, words []arg, in input, pos position) error 
 	if err := a.runCall(s, c, pos); err != nil {
 		return err
 	}
-	a.stateAfter(s, c)
-	return nil
+	return a.stateAfter(s, c, pos)
 }
 
 // product is every way of following one of ways by one of more, bounded:
@@ -626,6 +625,7 @@ type nested struct {
 	lenient bool   // a script that does not parse is an unknown entry, not an error
 	xargs   bool   // operands are appended at run time
 	share   bool   // the script runs in the same shell (eval): what it assigns stays
+	xtrace  bool   // the shell traces the script (sh -x): it prints every command's words
 	params  []value
 	setArgs bool // params are the script's positional parameters (sh -c SCRIPT NAME ARGS...)
 }
@@ -653,6 +653,7 @@ func (a *walker) runNested(s *scope, n *nested, pos position) error {
 	if n.setArgs {
 		inner.params = n.params
 	}
+	inner.xtrace = inner.xtrace || n.xtrace
 	var err error
 	switch {
 	case n.unknown != "":
@@ -734,6 +735,9 @@ func (a *walker) walkAssign(s *scope, as *syntax.Assign, bare bool, cmd string) 
 	if err := a.walkNode(s, as); err != nil {
 		return err
 	}
+	if err := a.arraySubscripts(s, as); err != nil {
+		return err
+	}
 	v := s.arrayValue(as)
 	if as.Array == nil {
 		v = s.assignValue(as.Value)
@@ -741,10 +745,12 @@ func (a *walker) walkAssign(s *scope, as *syntax.Assign, bare bool, cmd string) 
 			v = concat(s.lookup(name), v)
 		}
 	}
-	if s.lookup(name).integer && as.Array == nil {
+	if s.lookup(name).integer {
 		// declare -i: the value is evaluated as arithmetic.
-		if err := a.arithValue(s, v, "$"+name, pos, 0); err != nil {
-			return err
+		for _, e := range v.elements() {
+			if err := a.arithValue(s, e, "$"+name, pos, 0); err != nil {
+				return err
+			}
 		}
 		v = intValue()
 	}
@@ -756,6 +762,22 @@ func (a *walker) walkAssign(s *scope, as *syntax.Assign, bare bool, cmd string) 
 		v.list = nil
 	}
 	s.set(name, v)
+	return nil
+}
+
+// arraySubscripts evaluates the subscripts an array assignment names,
+// a=([i]=x): those of an indexed array are arithmetic.
+func (a *walker) arraySubscripts(s *scope, as *syntax.Assign) error {
+	if as.Array == nil {
+		return nil
+	}
+	for _, el := range as.Array.Elems {
+		if el.Index != nil {
+			if err := a.arithVars(s, el.Index, positionOf(el.Pos())); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -891,14 +913,19 @@ func (a *walker) walkDecl(s *scope, d *syntax.DeclClause) error {
 			v.integer = v.integer || integer
 			s.set(name, v)
 		default:
+			if err := a.arraySubscripts(s, as); err != nil {
+				return err
+			}
 			v := s.arrayValue(as)
 			if as.Array == nil {
 				v = s.assignValue(as.Value)
 			}
-			if integer && as.Array == nil {
+			if integer || s.lookup(name).integer {
 				// declare -i evaluates the value as arithmetic when assigning.
-				if err := a.arithValue(s, v, "$"+name, positionOf(as.Pos()), 0); err != nil {
-					return err
+				for _, e := range v.elements() {
+					if err := a.arithValue(s, e, "$"+name, positionOf(as.Pos()), 0); err != nil {
+						return err
+					}
 				}
 				v = intValue()
 			}
@@ -1058,6 +1085,13 @@ func (a *walker) paramEval(s *scope, n *syntax.ParamExp) error {
 					return err
 				}
 			}
+		}
+	}
+	if n.Exp != nil && (n.Exp.Op == syntax.ErrorUnset || n.Exp.Op == syntax.ErrorUnsetOrNull) && n.Exp.Word != nil {
+		// ${x:?MESSAGE} prints MESSAGE when x is unset, whatever the command.
+		if v := s.assignValue(n.Exp.Word); v.secret && !v.lenient {
+			return a.add(commandOf(s.source(n), "", maySecret("prints "+s.source(n.Exp.Word)+" if $"+name+
+				" is unset, and it holds "+v.dynamic), pos))
 		}
 	}
 	if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps {

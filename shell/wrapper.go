@@ -966,6 +966,15 @@ func find(c *call) effect {
 		starts = append(starts, a)
 	}
 	found := c.representative(starts)
+	// A name test narrows what {} stands for: find . -name '.env*' finds
+	// environment files, which a command given {} reads.
+	for j := i; j+1 < len(args); j++ {
+		if t := args[j]; t.static && (t.val == "-name" || t.val == "-iname") && args[j+1].static &&
+			found.static && sensitive.SecretName(args[j+1].val, true) {
+			found = arg{val: strings.TrimSuffix(found.val, "/") + "/**/" + args[j+1].val, static: true, glob: true}
+			break
+		}
+	}
 	e := read("finds files")
 	for i < len(args) {
 		a := args[i]
@@ -1113,7 +1122,7 @@ func fdExec(a arg) ([]arg, bool) {
 // cross-reference file.
 func posixShell(c *call) effect {
 	args := c.args
-	cmode, smode := false, false
+	cmode, smode, xtrace := false, false, false
 	e := effect{none: true}
 	i := 0
 loop:
@@ -1149,6 +1158,8 @@ loop:
 				switch ch {
 				case 'c':
 					cmode = true
+				case 'x':
+					xtrace = v[0] == '-' // bash -x: traces every command
 				case 's':
 					smode = true
 				case 'o', 'O':
@@ -1180,6 +1191,7 @@ loop:
 			return unknown("runs a " + c.name + " command only known at run time")
 		}
 		n := c.runScript(c.name+" -c", ops[0].val, c.in)
+		n.xtrace = xtrace
 		// sh -c SCRIPT NAME ARGS...: ARGS are the script's $1, $2...;
 		// xargs may append more, only known at run time.
 		n.setArgs = true
