@@ -263,27 +263,28 @@ func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool
 	return true, nil
 }
 
-// refused makes a refused reload visible: counted, the watcher stale, and
-// audited as policy.reload_refused. A refusal that cannot be audited (the
-// store is down, which may be why the reload was refused) is logged; the
-// metric and the state still say it.
+// refused makes a refused reload visible: audited as
+// policy.reload_refused, then counted and the watcher stale — in that
+// order, so that whoever sees the state finds the event. A refusal that
+// cannot be audited (the store is down, which may be why the reload was
+// refused) is logged; the metric and the state still say it.
 func (w *policyWatcher) refused(ctx context.Context, log *slog.Logger, reason string, probs []string, read []airlock.PolicySource) {
 	now := time.Now
 	if w.now != nil {
 		now = w.now
 	}
-	w.refusals.Inc()
 	onDisk := make([]airlock.PolicyFileOnDisk, len(read))
 	for i, s := range read {
 		onDisk[i] = airlock.PolicyFileOnDisk{File: s.File, SHA256: s.SHA256}
 	}
 	rec := airlock.PolicyReloadRefusal{Reason: reason, Errors: probs, Files: onDisk, InForce: w.current}
-	w.files.Store(&airlockhttp.PolicyFiles{InForce: w.current, Stale: &airlockhttp.StalePolicy{
-		Refused: now(), Reason: reason, Errors: probs, OnDisk: onDisk, InForce: w.current,
-	}})
 	if _, err := w.Log.Append(ctx, rec.Record()); err != nil {
 		log.Error("cannot audit the refused policy reload", attrPolicyError, err)
 	}
+	w.refusals.Inc()
+	w.files.Store(&airlockhttp.PolicyFiles{InForce: w.current, Stale: &airlockhttp.StalePolicy{
+		Refused: now(), Reason: reason, Errors: probs, OnDisk: onDisk, InForce: w.current,
+	}})
 }
 
 // Run reloads the stack whenever a file's size or modification time
