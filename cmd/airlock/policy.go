@@ -16,6 +16,7 @@ import (
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/schema"
 	"github.com/airlock-dev/airlock/shell"
+	"github.com/airlock-dev/airlock/visible"
 )
 
 func newPolicyCmd() *cobra.Command {
@@ -159,7 +160,7 @@ in force there. Nothing is recorded and nothing runs, either way.`,
 				if asJSON {
 					return writeJSON(out, e.Decision)
 				}
-				fmt.Fprint(out, printable(e.Explanation, true))
+				fmt.Fprint(out, visible.EscapedLines(e.Explanation))
 				return nil
 			}
 			gate, err := loadGate(files, a.SessionID)
@@ -214,7 +215,7 @@ session pushes for itself are not shown.`,
 			if asJSON {
 				return writeJSON(out, ep)
 			}
-			fmt.Fprint(out, printable(ep.Explain(), true))
+			fmt.Fprint(out, visible.EscapedLines(ep.Explain()))
 			return nil
 		},
 	}
@@ -303,7 +304,7 @@ and every error, and exits 0: the stack shown is the one deciding.`,
 				if desc == "" {
 					desc = "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.Layer, printable(l.Name, false), printable(file, false), printable(sum, false), printable(desc, false))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.Layer, visible.Escaped(l.Name), visible.Escaped(file), visible.Escaped(sum), visible.Escaped(desc))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
@@ -323,22 +324,22 @@ and every error, and exits 0: the stack shown is the one deciding.`,
 func writeStalePolicy(out io.Writer, st *airlockhttp.StalePolicy) {
 	fmt.Fprintf(out, "\nSTALE: the policy files on disk are not the ones in force.\n"+
 		"Their reload was refused at %s (%s); the stack above still decides.\n",
-		st.Refused.UTC().Format(time.RFC3339), printable(st.Reason, false))
+		st.Refused.UTC().Format(time.RFC3339), visible.Escaped(st.Reason))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, f := range st.OnDisk {
 		sum := f.SHA256
 		if sum == "" {
 			sum = "(unreadable)"
 		}
-		fmt.Fprintf(tw, "  on disk:\t%s\tsha256 %s\n", printable(f.File, false), printable(sum, false))
+		fmt.Fprintf(tw, "  on disk:\t%s\tsha256 %s\n", visible.Escaped(f.File), visible.Escaped(sum))
 	}
 	for _, f := range st.InForce {
-		fmt.Fprintf(tw, "  in force:\t%s\tsha256 %s\n", printable(f.File, false), printable(f.SHA256, false))
+		fmt.Fprintf(tw, "  in force:\t%s\tsha256 %s\n", visible.Escaped(f.File), visible.Escaped(f.SHA256))
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "%d error(s):\n", len(st.Errors))
 	for _, e := range st.Errors {
-		fmt.Fprintf(out, "  %s\n", printable(e, false))
+		fmt.Fprintf(out, "  %s\n", visible.Escaped(e))
 	}
 }
 
