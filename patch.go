@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/airlock-dev/airlock/sensitive"
 )
@@ -24,6 +25,14 @@ import (
 // line that starts with "***". Reading the hunks the way Codex reads them
 // is what makes every path Codex would touch one that Airlock sees; a patch
 // that Codex might read differently is one Airlock refuses to read.
+//
+// Paths are read as Codex writes them (patchPath, moveLine): a path with
+// spaces inside is one path, and which white space around it counts is
+// Codex's choice, not the grammar's. Sources: openai/codex,
+// codex-rs/apply-patch/src/parser.rs (parse_one_hunk, read at commits
+// 0ffd5a8ddfc0 and 0e0fb63d0290) and streaming_parser.rs (15d5409c84a3),
+// and the @openai/codex 0.169.0 binary itself, which the tests run where
+// it is installed (TestPatchPathsAsCodexWrites).
 
 const (
 	patchBegin   = "*** Begin Patch"
@@ -51,6 +60,10 @@ type patchOp struct {
 	verb patchVerb
 	path string
 	to   string // the destination of an update that moves the file
+	// read are path and to as the patch spells them, where Codex writes
+	// another path (patchPath): judged too, in case a Codex that does not
+	// write what it parsed the way 0.169.0 does writes there.
+	read []string
 }
 
 // parsePatch returns the files an apply_patch patch touches, in order.
@@ -88,20 +101,22 @@ func parsePatch(text string) ([]patchOp, error) {
 			// Codex lets blank lines separate hunks.
 			continue
 		case strings.HasPrefix(header, patchAdd):
-			op = patchOp{verb: patchAdds, path: header[len(patchAdd):]}
+			op = newPatchOp(patchAdds, header[len(patchAdd):])
 			for i < len(body) && strings.HasPrefix(body[i], "+") {
 				i++
 			}
 		case strings.HasPrefix(header, patchDelete):
-			op = patchOp{verb: patchDeletes, path: header[len(patchDelete):]}
+			op = newPatchOp(patchDeletes, header[len(patchDelete):])
 		case strings.HasPrefix(header, patchUpdate):
-			op = patchOp{verb: patchUpdates, path: header[len(patchUpdate):]}
-			if i < len(body) && strings.HasPrefix(body[i], patchMoveTo) {
-				op.to = body[i][len(patchMoveTo):]
-				if op.to == "" {
-					return nil, fmt.Errorf("line %d: %q moves the file to an empty path", line+1, body[i])
+			op = newPatchOp(patchUpdates, header[len(patchUpdate):])
+			if i < len(body) {
+				if to, ok := moveLine(body[i]); ok {
+					op.to = patchPath(to)
+					if op.to != to {
+						op.read = append(op.read, to)
+					}
+					i++
 				}
-				i++
 			}
 			for ; i < len(body) && (body[i] == patchEOF || !strings.HasPrefix(body[i], "***")); i++ {
 				if !updateLine(body[i]) {
@@ -120,6 +135,47 @@ func parsePatch(text string) ([]patchOp, error) {
 		return nil, errors.New("the patch touches no file")
 	}
 	return ops, nil
+}
+
+// newPatchOp is the op of a hunk header whose path, as spelled, is p.
+func newPatchOp(verb patchVerb, p string) patchOp {
+	op := patchOp{verb: verb, path: patchPath(p)}
+	if op.path != p {
+		op.read = []string{p}
+	}
+	return op
+}
+
+// patchPath is the path Codex 0.169.0 writes for the path of a hunk
+// header, read from the header trimmed of Unicode white space at both ends
+// (as Codex's parse_one_hunk reads it: lines[0].trim(), then strip_prefix
+// of the marker; Go's strings.TrimSpace and Rust's str::trim both trim the
+// White_Space property). What follows the marker's one space is the path,
+// spaces inside and at its start included. Codex then writes the file with
+// every tab and carriage return removed from its path, wherever they are
+// (observed of the 0.169.0 binary, see TestPatchPathsAsCodexWrites); other
+// characters, invisible or not, stay.
+func patchPath(p string) string {
+	if !strings.ContainsAny(p, "\t\r") {
+		return p
+	}
+	return strings.NewReplacer("\t", "", "\r", "").Replace(p)
+}
+
+// moveLine reads a "*** Move to: " line as Codex 0.169.0 does: the line,
+// trimmed of white space at its end only, starts with the marker (a line
+// indented, or whose path is only white space, is not a move line), and
+// the rest is the destination as spelled (patchPath gives the one
+// written). The sources disagree here — parser.rs strips the marker from
+// the raw line, streaming_parser.rs from the line trimmed at both ends —
+// so this is what the binary was seen to do: "*** Move to: b.txt  " moves
+// to "b.txt", " *** Move to: b.txt" is a context line.
+func moveLine(l string) (string, bool) {
+	l = strings.TrimRightFunc(l, unicode.IsSpace)
+	if !strings.HasPrefix(l, patchMoveTo) {
+		return "", false
+	}
+	return l[len(patchMoveTo):], true
 }
 
 // updateLine reports whether a line may stand inside an updated file's
@@ -204,7 +260,7 @@ func patchOpClass(op patchOp, cwd string, cat *sensitive.Catalogue) (c Classific
 	default:
 		c = Classification{Class: ClassFSWrite, Capability: CapWorkspaceWriteText, Tier: TierWrite, Reason: "updates " + op.path}
 	}
-	for _, p := range paths {
+	for _, p := range append(paths, op.read...) {
 		abs := sensitive.Clean(p, cwd)
 		if what, ok := cat.GateConfig(abs, false); ok {
 			c.Class, c.Tier, c.Capability = ClassGateConfigure, TierPrivileged, CapGateConfigure

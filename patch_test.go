@@ -2,8 +2,15 @@ package airlock
 
 import (
 	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func patchText(lines ...string) string {
@@ -39,7 +46,7 @@ func TestParsePatch(t *testing.T) {
 		{"stray line in update", patchText("*** Update File: a.go", "@@", "+x", "oops"), "error: neither a change"},
 		{"empty add path", patchText("*** Add File: "), "error: not a hunk header"},
 		{"empty delete path", patchText("*** Delete File:  "), "error: not a hunk header"},
-		{"empty move", patchText("*** Update File: a", "*** Move to: "), "error: empty path"},
+		{"empty move", patchText("*** Update File: a", "*** Move to: "), "error: not a hunk header"},
 		{"empty environment", patchText("*** Environment ID: ", "*** Delete File: x"), "error: not a hunk header"},
 		{"environment later", patchText("*** Delete File: x", "*** Environment ID: e"), "error: not a hunk header"},
 		{"garbage", "rm -rf /", "error: does not start"},
@@ -103,6 +110,12 @@ func TestClassifyApplyPatch(t *testing.T) {
 		{"through the shell tool", "shell", "/w", map[string]any{"command": []any{"apply_patch", patchText("*** Add File: /etc/x", "+x")}}, ClassFSWrite, TierPrivileged, "adds /etc/x"},
 		{"through exec_command", "exec_command", "/w", map[string]any{"cmd": []any{"applypatch", patchText("*** Delete File: b.go")}}, ClassFSDelete, TierDestructive, "deletes b.go"},
 		{"many files", "apply_patch", "/w", map[string]any{"command": patchText(manyDeletes(8)...)}, ClassFSDelete, TierDestructive, "and 3 more"},
+		// Paths as Codex writes them (codexPathCases).
+		{"moved onto a git hook, trailing space", "apply_patch", "/w", map[string]any{"command": patchText("*** Update File: notes.txt", "*** Move to: .git/hooks/pre-commit ", "@@", "-a", "+b")}, ClassFSMove, TierPrivileged, "/w/.git/hooks/pre-commit"},
+		{"a git hook spelled with a tab", "apply_patch", "/w", map[string]any{"command": patchText("*** Add File: .git/hoo\tks/post-checkout", "+#!/bin/sh")}, ClassFSWrite, TierPrivileged, "adds .git/hooks/post-checkout"},
+		{"/etc spelled with a carriage return", "apply_patch", "/w", map[string]any{"command": patchText("*** Delete File: /et\rc/hosts")}, ClassFSDelete, TierPrivileged, "deletes /etc/hosts"},
+		{"the spelling judged too", "apply_patch", "/w", map[string]any{"command": patchText("*** Add File: /etc/\t../w/x", "+x")}, ClassFSWrite, TierPrivileged, "/etc/\t../w/x"},
+		{"a file name with spaces", "apply_patch", "/w", map[string]any{"command": patchText("*** Add File: docs/release notes.md ", "+x")}, ClassFSWrite, TierWrite, "adds docs/release notes.md"},
 
 		{"garbage", "apply_patch", "/w", map[string]any{"command": "rm -rf /"}, ClassUnknown, TierPrivileged, "could not be read"},
 		{"unknown header", "apply_patch", "/w", map[string]any{"command": patchText("*** Chmod File: a")}, ClassUnknown, TierPrivileged, "could not be read"},
@@ -129,6 +142,146 @@ func TestClassifyApplyPatch(t *testing.T) {
 	}
 }
 
+// codexPathCases are patches whose paths Codex reads in a way the grammar
+// does not say. Codex's parser (openai/codex, codex-rs/apply-patch/src/
+// parser.rs, parse_one_hunk) trims a hunk header line with str::trim (the
+// Unicode White_Space property) and takes what follows the marker's one
+// space as the path; it reads a Move to line only when the line, trimmed
+// at its end, starts with the marker. The 0.169.0 binary then writes each
+// path with its tabs and carriage returns removed. Each case is checked
+// against that binary when it is installed (TestPatchPathsAsCodexWrites).
+var codexPathCases = []struct {
+	name  string
+	lines []string
+	files map[string]string // the directory before the patch
+	want  string            // as in TestParsePatch
+}{
+	{"spaces inside", []string{"*** Add File: my  notes file.txt", "+x"}, nil, "add my  notes file.txt"},
+	{"a space after the marker's", []string{"*** Add File:  lead.txt", "+x"}, nil, "add  lead.txt"},
+	{"trailing spaces", []string{"*** Add File: trail.txt   ", "+x"}, nil, "add trail.txt"},
+	{"trailing tab", []string{"*** Add File: trail.txt\t", "+x"}, nil, "add trail.txt"},
+	{"indented header", []string{"   *** Add File: indented.txt", "+x"}, nil, "add indented.txt"},
+	{"trailing Unicode white space", []string{"*** Add File: ws.txt\u00a0\u3000\u0085\v\f", "+x"}, nil, "add ws.txt"},
+	{"trailing invisibles that are not white space", []string{"*** Add File: zw.txt\u200b\ufeff\u180e", "+x"}, nil, "add zw.txt\u200b\ufeff\u180e"},
+	{"tabs and carriage returns are not written", []string{"*** Add File: \ta\tb\rc.txt", "+x"}, nil, "add abc.txt"},
+	{"a directory spelled with a tab", []string{"*** Add File: .git/ho\toks/pre-commit", "+#!/bin/sh"}, nil, "add .git/hooks/pre-commit"},
+	{"other controls and spaces inside stay", []string{"*** Add File: a\vb\u00a0c\x01.txt", "+x"}, nil, "add a\vb\u00a0c\x01.txt"},
+	{"delete, padded", []string{"  *** Delete File: a.txt \t"}, map[string]string{"a.txt": "a\n"}, "delete a.txt"},
+	{"delete, a space after the marker's", []string{"*** Delete File:  a.txt"}, map[string]string{"a.txt": "a\n", " a.txt": "a\n"}, "delete  a.txt"},
+	{"update with spaces", []string{"*** Update File: a b.txt ", "@@", "-a", "+b"}, map[string]string{"a b.txt": "a\n"}, "update a b.txt"},
+	{"move, trailing spaces", []string{"*** Update File: a.txt", "*** Move to: b b.txt  ", "@@", "-a", "+b"}, map[string]string{"a.txt": "a\n"}, "update a.txt>b b.txt"},
+	{"move, a space after the marker's", []string{"*** Update File: a.txt", "*** Move to:  d.txt", "@@", "-a", "+b"}, map[string]string{"a.txt": "a\n"}, "update a.txt> d.txt"},
+	{"move, tabs", []string{"*** Update File: a.txt", "*** Move to: \tm\tv.txt\t", "@@", "-a", "+b"}, map[string]string{"a.txt": "a\n"}, "update a.txt>mv.txt"},
+	{"move, trailing no-break space", []string{"*** Update File: a.txt", "*** Move to: mv.txt\u00a0", "@@", "-a", "+b"}, map[string]string{"a.txt": "a\n"}, "update a.txt>mv.txt"},
+	{"an indented move line is context", []string{"*** Update File: a.txt", " *** Move to: mv.txt", "-a", "+b"}, map[string]string{"a.txt": "*** Move to: mv.txt\na\n"}, "update a.txt"},
+	{"a move to white space only", []string{"*** Update File: a.txt", "*** Move to:  \t", "@@", "-a", "+b"}, map[string]string{"a.txt": "a\n"}, "error: not a hunk header"},
+	{"no space after the marker", []string{"*** Add File:nospace.txt", "+x"}, nil, "error: not a hunk header"},
+	{"a path of white space only", []string{"*** Add File:  \t ", "+x"}, nil, "error: not a hunk header"},
+}
+
+// TestPatchPathsAsCodexWrites checks that the paths Airlock reads are the
+// files Codex writes: each case is parsed, and, when Codex 0.169.0 is
+// installed (hook/testdata/hosts, npm ci; or $AIRLOCK_HOSTS_BIN), applied
+// by it (codex --codex-run-as-apply-patch) in a directory whose files
+// afterwards must be what the parsed ops say. Under CI=true a missing
+// Codex fails the test.
+func TestPatchPathsAsCodexWrites(t *testing.T) {
+	codex := codexBin(t)
+	for _, tc := range codexPathCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // Codex takes a second a patch
+			patch := patchText(tc.lines...)
+			ops, err := parsePatch(patch)
+			if got := opsText(ops, err); !strings.HasPrefix(tc.want, "error: ") && got != tc.want ||
+				strings.HasPrefix(tc.want, "error: ") && (err == nil || !strings.Contains(got, strings.TrimPrefix(tc.want, "error: "))) {
+				t.Fatalf("parsed %q, want %q", got, tc.want)
+			}
+			if codex == "" {
+				return
+			}
+			dir := t.TempDir()
+			want := map[string]bool{}
+			for name, content := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				want[name] = true
+			}
+			for _, op := range ops {
+				switch {
+				case op.verb == patchDeletes:
+					delete(want, op.path)
+				case op.verb == patchAdds:
+					want[op.path] = true
+				case op.to != "":
+					delete(want, op.path)
+					want[op.to] = true
+				}
+			}
+			cmd := exec.Command(codex, "--codex-run-as-apply-patch", patch)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "CODEX_HOME="+t.TempDir())
+			out, runErr := cmd.CombinedOutput()
+			if (runErr != nil) != (err != nil) {
+				t.Fatalf("Codex: %v (%s); Airlock: %v", runErr, out, err)
+			}
+			got := map[string]bool{}
+			filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					rel, _ := filepath.Rel(dir, p)
+					got[filepath.ToSlash(rel)] = true
+				}
+				return err
+			})
+			if !maps.Equal(got, want) {
+				t.Errorf("Codex left %q, Airlock read the patch as leaving %q", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+			}
+		})
+	}
+}
+
+// codexBin is Codex's executable as the hook tests install it, "" (the
+// test skipping Codex's half) when it is not installed outside CI.
+func codexBin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join("hook", "testdata", "hosts", "node_modules", ".bin", "codex")
+	if dir := os.Getenv("AIRLOCK_HOSTS_BIN"); dir != "" {
+		bin = filepath.Join(dir, "codex")
+	}
+	_, err := os.Stat(bin)
+	if err == nil {
+		_, err = exec.LookPath("node")
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Codex is needed to check the patch paths (cd hook/testdata/hosts && npm ci): %v", err)
+		}
+		t.Logf("Codex not installed (%v): the paths are checked against the cases alone", err)
+		return ""
+	}
+	abs, err := filepath.Abs(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// opsText writes parsed ops as TestParsePatch's cases do.
+func opsText(ops []patchOp, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	var parts []string
+	for _, op := range ops {
+		s := [...]string{"add", "update", "delete"}[op.verb] + " " + op.path
+		if op.to != "" {
+			s += ">" + op.to
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
 func manyDeletes(n int) []string {
 	var lines []string
 	for i := range n {
@@ -147,6 +300,7 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add(patchText("*** Delete File: /etc/passwd", "", "*** Add File: .git/hooks/x", "+y"))
 	f.Add("<<'EOF'\n" + patchText("*** Environment ID: e", "*** Delete File: x") + "EOF")
 	f.Add("*** Begin Patch\r\n  *** Delete File: x  \r\n*** End Patch")
+	f.Add(patchText("*** Add File:  a b\tc\u00a0", "+x", "*** Update File: d", "*** Move to: \te f\r \t", "@@", "-a"))
 	f.Add("garbage")
 	f.Fuzz(func(t *testing.T, patch string) {
 		ops, err := parsePatch(patch)
@@ -166,6 +320,13 @@ func FuzzApplyPatch(f *testing.F) {
 		for _, op := range ops {
 			if op.path == "" {
 				t.Fatalf("empty path in %q", patch)
+			}
+			// Codex 0.169.0 writes no tab or carriage return of a path, and
+			// reads none with white space at its end (codexPathCases).
+			for _, p := range []string{op.path, op.to} {
+				if strings.ContainsAny(p, "\t\r") || strings.TrimRightFunc(p, unicode.IsSpace) != p {
+					t.Fatalf("path %q of %q is not one Codex writes", p, patch)
+				}
 			}
 			min := TierWrite
 			if op.verb == patchDeletes {

@@ -641,12 +641,6 @@ type DetailPage struct {
 	OOB bool
 }
 
-// HiddenCount is how many hidden characters one field holds.
-type HiddenCount struct {
-	Field string
-	N     int
-}
-
 // Decider is a person who may resolve a request.
 type Decider struct {
 	Name  string
@@ -787,19 +781,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	p.Args = prettyArgs(ap.Args)
 	p.ArgsBytes, p.ArgsLines = len(p.Args), strings.Count(p.Args, "\n")+1
 	p.Large = p.ArgsBytes > largeArgs || p.ArgsLines > largeArgsLines
-	for _, f := range []struct {
-		name, text string
-		lines      bool
-	}{
-		{"arguments", p.Args, true}, {"agent's reason", ap.Detail.Reason, false}, {"tool", ap.Tool, false}, {"agent", ap.Agent, false},
-		{"working directory", ap.Cwd, false}, {"summary", ap.Summary, false}, {"requested by", ap.RequestedBy, false},
-		{"session", ap.SessionID, false}, {"trace", ap.TraceID, false}, {"call", ap.CallID, false},
-	} {
-		if n := countHidden(f.text, f.lines); n > 0 {
-			p.Hidden = append(p.Hidden, HiddenCount{Field: f.name, N: n})
-			p.HiddenTotal += n
-		}
-	}
+	p.Hidden, p.HiddenTotal = HiddenIn(&ap)
 	for _, name := range ap.Reviewers {
 		if name != ap.Owner && !slices.ContainsFunc(p.Deciders, func(d Decider) bool { return d.Name == name }) {
 			p.Deciders = append(p.Deciders, Decider{Name: name})

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"time"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -12,11 +13,43 @@ type PolicyLayer struct {
 	File        string        `json:"file"`
 	Layer       airlock.Layer `json:"layer"`
 	Description string        `json:"description,omitempty"`
+	// SHA256 is the hash of the file's bytes as loaded, hex ("" when the
+	// server was not told).
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // PolicyStack is the stack in force, from the organisation down.
 type PolicyStack struct {
 	Layers []PolicyLayer `json:"layers"`
+	// Stale is set while the policy files on disk are not the stack in
+	// force: their last reload was refused.
+	Stale *StalePolicy `json:"stale,omitempty"`
+}
+
+// PolicyFiles is what the server's policy watcher knows of the files
+// behind the stack in force (Server.PolicyFiles).
+type PolicyFiles struct {
+	// InForce are the files of the stack in force, with their hashes.
+	InForce []airlock.PolicySource
+	// Stale is set while the files on disk are not the stack in force.
+	Stale *StalePolicy
+}
+
+// StalePolicy says that the policy files on disk are not the stack in
+// force: a reload of them was refused (the policy.reload_refused event
+// records it) and the previous stack still decides. A later reload that
+// succeeds, or the files put back as they were, clears it.
+type StalePolicy struct {
+	// Refused is when the latest reload was refused, and Reason what
+	// triggered it ("file changed", "SIGHUP").
+	Refused time.Time `json:"refused"`
+	Reason  string    `json:"reason"`
+	// Errors are the latest refusal's problems, file:line:col where known.
+	Errors []string `json:"errors"`
+	// OnDisk are the files as read at the refusal (SHA256 "" for one that
+	// could not be read); InForce the stack still deciding.
+	OnDisk  []airlock.PolicyFileOnDisk `json:"on_disk"`
+	InForce []airlock.PolicySource     `json:"in_force"`
 }
 
 type policyOutput struct {
@@ -28,10 +61,26 @@ func (s *Server) getPolicy(ctx context.Context, _ *struct{}) (*policyOutput, err
 		return nil, err
 	}
 	out := &policyOutput{Body: PolicyStack{Layers: []PolicyLayer{}}}
-	for _, p := range s.Enforcer.Gate.Layers() {
-		out.Body.Layers = append(out.Body.Layers, PolicyLayer{Name: p.Name(), File: p.File(), Layer: p.Layer(), Description: p.Description()})
+	files := s.policyFiles()
+	for i, p := range s.Enforcer.Gate.Layers() {
+		l := PolicyLayer{Name: p.Name(), File: p.File(), Layer: p.Layer(), Description: p.Description()}
+		// The watcher's record and the gate agree but for a reload
+		// between the two reads: a hash is given only for the same file.
+		if i < len(files.InForce) && files.InForce[i].File == l.File && files.InForce[i].Name == l.Name {
+			l.SHA256 = files.InForce[i].SHA256
+		}
+		out.Body.Layers = append(out.Body.Layers, l)
 	}
+	out.Body.Stale = files.Stale
 	return out, nil
+}
+
+// policyFiles asks the policy watcher, if the server has one.
+func (s *Server) policyFiles() PolicyFiles {
+	if s.PolicyFiles == nil {
+		return PolicyFiles{}
+	}
+	return s.PolicyFiles()
 }
 
 type explainInput struct {

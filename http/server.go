@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -59,6 +60,11 @@ type Server struct {
 	// served at POST /callbacks/{channel}. They authenticate each request
 	// themselves (the provider signs it) and resolve as the mapped person.
 	Callbacks map[string]http.Handler
+	// PolicyFiles, when set, tells what the policy watcher knows of the
+	// files behind the stack in force: their hashes, and whether those on
+	// disk were refused (GET /v1/policy and /readyz say so). Nil: the
+	// server knows only the gate's layers.
+	PolicyFiles func() PolicyFiles
 
 	once    sync.Once
 	handler http.Handler
@@ -292,7 +298,12 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // readyz reports whether the store can record decisions (it reads and
-// writes), and what fails when it cannot.
+// writes), and what fails when it cannot. While the policy files on disk
+// are not the stack in force (a refused reload), it still answers 200 (the
+// previous stack decides, and every replica refusing the same bad file
+// would stop them all) but says so, with the hashes of both; the errors
+// themselves are for authenticated readers (GET /v1/policy, the audit
+// log), since /readyz has none.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
@@ -311,6 +322,26 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 	fmt.Fprintln(w, "ready")
+	if st := s.policyFiles().Stale; st != nil {
+		writeStale(w, st)
+	}
+}
+
+// writeStale says, in /readyz's plain text, that the policy files on disk
+// are not the stack in force.
+func writeStale(w io.Writer, st *StalePolicy) {
+	fmt.Fprintf(w, "policy stale: the policy files on disk are not the ones in force; their reload was refused at %s (%s) with %d error(s), and the previous policy still decides\n",
+		st.Refused.UTC().Format(time.RFC3339), st.Reason, len(st.Errors))
+	for _, f := range st.OnDisk {
+		h := f.SHA256
+		if h == "" {
+			h = "unreadable"
+		}
+		fmt.Fprintf(w, "on disk:  %s sha256 %s\n", f.File, h)
+	}
+	for _, f := range st.InForce {
+		fmt.Fprintf(w, "in force: %s sha256 %s\n", f.File, f.SHA256)
+	}
 }
 
 // routeMissing answers a request no route of mux takes: 405 with the

@@ -85,8 +85,8 @@ func TestShowBoundsMarkup(t *testing.T) {
 	if limit := 7*n + maxMarks*80; len(out) > limit {
 		t.Errorf("%d bytes of HTML for %d of input, want at most %d", len(out), len(in), limit)
 	}
-	if got, want := countHidden(in, false), n; got != want {
-		t.Errorf("countHidden = %d, want %d", got, want)
+	if got, want := visible.Count(in, false), n; got != want {
+		t.Errorf("visible.Count = %d, want %d", got, want)
 	}
 }
 

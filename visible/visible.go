@@ -2,7 +2,7 @@
 // arguments, paths, reasons) so that nothing in it can hide: a character
 // that is invisible, or that changes how the text around it reads, is
 // written as an escape (\u202e, \x1b, \t) that a surface marks. The web
-// inbox and the chat channels show text through it alike.
+// inbox, the chat channels and the CLI show text through it alike.
 package visible
 
 import (
@@ -97,6 +97,16 @@ func writeEscape(b *strings.Builder, r rune, first byte) {
 func Escaped(s string) string {
 	var b strings.Builder
 	for seg := range Segments(s, false) {
+		b.WriteString(seg.Text)
+	}
+	return b.String()
+}
+
+// EscapedLines is Escaped for text laid out in lines (arguments, an
+// explanation, in a terminal): its line breaks stay as they are.
+func EscapedLines(s string) string {
+	var b strings.Builder
+	for seg := range Segments(s, true) {
 		b.WriteString(seg.Text)
 	}
 	return b.String()

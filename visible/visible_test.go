@@ -36,3 +36,15 @@ func TestSegmentsMarkEscapes(t *testing.T) {
 		t.Errorf("Count = %d, want 3 (the newline counts when lines are not kept)", n)
 	}
 }
+
+func TestEscapedLines(t *testing.T) {
+	for in, want := range map[string]string{
+		"two\nlines\tand a tab\r\n":  "two\nlines\\tand a tab\\r\n",
+		"a\ufe0f\ue000\u2800\u115fb": `a\ufe0f\ue000\u2800\u115fb`,
+		"\x1b[31mred":                `\u001b[31mred`,
+	} {
+		if got := visible.EscapedLines(in); got != want {
+			t.Errorf("EscapedLines(%+q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
+	"github.com/airlock-dev/airlock/visible"
 )
 
 func newApprovalsCmd() *cobra.Command {
@@ -165,9 +166,9 @@ func printApprovalTable(out io.Writer, page airlock.ApprovalPage, now time.Time)
 	fmt.Fprintln(tw, "ID\tSTATUS\tAGE\tAGENT\tTOOL\tCLASS\tRISK\tSUMMARY")
 	for _, ap := range page.Approvals {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			printable(ap.ID, false), ap.Status, shortDuration(now.Sub(ap.Created)),
-			printable(ap.Agent, false), printable(ap.Tool, false), printable(ap.Class, false), ap.Tier,
-			truncate(printable(ap.Summary, false), summaryWidth))
+			visible.Escaped(ap.ID), ap.Status, shortDuration(now.Sub(ap.Created)),
+			visible.Escaped(ap.Agent), visible.Escaped(ap.Tool), visible.Escaped(ap.Class), ap.Tier,
+			truncate(visible.Escaped(ap.Summary), summaryWidth))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -270,7 +271,10 @@ func approvalText(ap *airlock.Approval, now time.Time) string {
 		if s == "" {
 			return "-"
 		}
-		return printable(s, false)
+		return visible.Escaped(s)
+	}
+	if h := hiddenText(ap); h != "" {
+		line("hidden", "%s", h)
 	}
 	line("id", "%s", text(ap.ID))
 	line("status", "%s", ap.Status)
@@ -308,13 +312,13 @@ func approvalText(ap *airlock.Approval, now time.Time) string {
 			hints = append(hints, "needs-human")
 		}
 		if h.Reason != "" {
-			hints = append(hints, "reason (the agent's claim): "+printable(h.Reason, false))
+			hints = append(hints, "reason (the agent's claim): "+visible.Escaped(h.Reason))
 		}
 		line("hints", "%s", strings.Join(hints, "; "))
 	}
 	reviewers := make([]string, 0, len(ap.Reviewers))
 	for _, r := range ap.Reviewers {
-		reviewers = append(reviewers, printable(r, false))
+		reviewers = append(reviewers, visible.Escaped(r))
 	}
 	if len(reviewers) == 0 {
 		reviewers = append(reviewers, "-")
@@ -328,7 +332,7 @@ func approvalText(ap *airlock.Approval, now time.Time) string {
 		if by == "" {
 			by = "the system"
 		}
-		line("resolved", "%s by %s via %s", timeText(ap.ResolvedAt, now), printable(by, false), text(string(ap.Surface)))
+		line("resolved", "%s by %s via %s", timeText(ap.ResolvedAt, now), visible.Escaped(by), text(string(ap.Surface)))
 		line("reason", "%s", text(ap.Reason))
 	}
 	if ap.IsGrant() {
@@ -358,9 +362,25 @@ func approvalText(ap *airlock.Approval, now time.Time) string {
 	b.WriteString(indent(argsText(ap.Args)))
 	if d.Decision != "" {
 		b.WriteString("decision:\n")
-		b.WriteString(indent(printable(strings.TrimRight(d.Decision, "\n"), true)))
+		b.WriteString(indent(visible.EscapedLines(strings.TrimRight(d.Decision, "\n"))))
 	}
 	return b.String()
+}
+
+// hiddenText warns, as the inbox does above a request, of the characters
+// shown as escapes in what the agent sent, field by field; "" when there
+// are none.
+func hiddenText(ap *airlock.Approval) string {
+	counts, total := airlockhttp.HiddenIn(ap)
+	if total == 0 {
+		return ""
+	}
+	fields := make([]string, len(counts))
+	for i, c := range counts {
+		fields[i] = fmt.Sprintf("%s: %d", c.Field, c.N)
+	}
+	return fmt.Sprintf("%s in what the agent sent (%s): control, format, bidirectional or invisible characters, each shown as an escape such as \\u202e",
+		plural(int64(total), "hidden character"), strings.Join(fields, ", "))
 }
 
 // argsText pretty-prints the arguments as the same JSON value, their
@@ -372,7 +392,10 @@ func argsText(args json.RawMessage) string {
 		return "(none)"
 	}
 	text, ok := airlock.ReadableArgs(args)
-	return printable(text, ok)
+	if !ok {
+		return visible.Escaped(text) // not JSON: its line breaks are the agent's, not the layout's
+	}
+	return visible.EscapedLines(text)
 }
 
 // indent indents every line of s by two spaces.
@@ -624,24 +647,24 @@ func (ch approvalChange) line(e airlock.Event) string {
 		if s == "" {
 			return "-"
 		}
-		return printable(s, false)
+		return visible.Escaped(s)
 	}
 	var what string
 	switch e.Kind {
 	case airlock.EventApprovalRequested:
 		ap := airlock.Approval{Reviewers: ch.Reviewers, Owner: ch.Owner, Expires: ch.Expires}
-		what = fmt.Sprintf("%s: %s (%s, %s)", printable(e.Outcome, false), printable(ch.Summary, false),
+		what = fmt.Sprintf("%s: %s (%s, %s)", visible.Escaped(e.Outcome), visible.Escaped(ch.Summary),
 			whoDecides(&ap), timeLeft(&ap, time.Now()))
 	default:
 		what = ch.Status
 		if ch.By != "" {
-			what += " by " + printable(ch.By, false)
+			what += " by " + visible.Escaped(ch.By)
 		}
 		if ch.Surface != "" {
-			what += " via " + printable(ch.Surface, false)
+			what += " via " + visible.Escaped(ch.Surface)
 		}
 		if ch.Reason != "" {
-			what += ": " + printable(ch.Reason, false)
+			what += ": " + visible.Escaped(ch.Reason)
 		}
 	}
 	return fmt.Sprintf("%s  %-18s  %s  %s  %s  %s  %s", e.Time.UTC().Format(time.RFC3339), e.Kind,
@@ -661,14 +684,17 @@ func approvalBrief(ap *airlock.Approval, now time.Time) string {
 	line := func(label, format string, args ...any) {
 		fmt.Fprintf(&b, "%-9s %s\n", label+":", fmt.Sprintf(format, args...))
 	}
-	line("approval", "%s (%s, %s)", printable(ap.ID, false), ap.Status, ap.Outcome)
-	line("summary", "%s", printable(ap.Summary, false))
+	line("approval", "%s (%s, %s)", visible.Escaped(ap.ID), ap.Status, ap.Outcome)
+	if h := hiddenText(ap); h != "" {
+		line("hidden", "%s", h)
+	}
+	line("summary", "%s", visible.Escaped(ap.Summary))
 	owner := ""
 	if ap.Owner != "" {
-		owner = " (owner " + printable(ap.Owner, false) + ")"
+		owner = " (owner " + visible.Escaped(ap.Owner) + ")"
 	}
-	line("agent", "%s%s", printable(ap.Agent, false), owner)
-	line("action", "%s, class %s, risk %s", printable(ap.Tool, false), printable(ap.Class, false), ap.Tier)
+	line("agent", "%s%s", visible.Escaped(ap.Agent), owner)
+	line("action", "%s, class %s, risk %s", visible.Escaped(ap.Tool), visible.Escaped(ap.Class), ap.Tier)
 	line("hash", "sha256:%s", ap.ActionHash)
 	if ap.Status == airlock.StatusPending {
 		line("expires", "%s", timeText(ap.Expires, now))
@@ -678,7 +704,7 @@ func approvalBrief(ap *airlock.Approval, now time.Time) string {
 
 // settledText says who settled a request, how and when.
 func settledText(ap *airlock.Approval) string {
-	id, at := printable(ap.ID, false), ap.ResolvedAt.UTC().Format(time.RFC3339)
+	id, at := visible.Escaped(ap.ID), ap.ResolvedAt.UTC().Format(time.RFC3339)
 	switch {
 	case ap.Status == airlock.StatusExpired:
 		return fmt.Sprintf("approval %s already expired at %s: nobody decided in time", id, ap.Expires.UTC().Format(time.RFC3339))
@@ -686,14 +712,14 @@ func settledText(ap *airlock.Approval) string {
 		return fmt.Sprintf("approval %s was already %s by the system at %s%s", id, ap.Status, at, becauseText(ap.Reason))
 	}
 	return fmt.Sprintf("approval %s was already %s by %s at %s via %s%s", id, ap.Status,
-		printable(ap.ResolvedBy, false), at, printable(string(ap.Surface), false), becauseText(ap.Reason))
+		visible.Escaped(ap.ResolvedBy), at, visible.Escaped(string(ap.Surface)), becauseText(ap.Reason))
 }
 
 // resolvedText reports a resolution just made.
 func resolvedText(ap *airlock.Approval) string {
-	s := fmt.Sprintf("%s approval %s: %s by %s at %s via %s%s", ap.Status, printable(ap.ID, false),
-		printable(ap.Summary, false), printable(ap.ResolvedBy, false), ap.ResolvedAt.UTC().Format(time.RFC3339),
-		printable(string(ap.Surface), false), becauseText(ap.Reason))
+	s := fmt.Sprintf("%s approval %s: %s by %s at %s via %s%s", ap.Status, visible.Escaped(ap.ID),
+		visible.Escaped(ap.Summary), visible.Escaped(ap.ResolvedBy), ap.ResolvedAt.UTC().Format(time.RFC3339),
+		visible.Escaped(string(ap.Surface)), becauseText(ap.Reason))
 	if ap.Status == airlock.StatusApproved && ap.IsGrant() && !ap.GrantExpires.IsZero() {
 		s += fmt.Sprintf("\nthe same action may now run once, until %s", ap.GrantExpires.UTC().Format(time.RFC3339))
 	}
@@ -704,7 +730,7 @@ func becauseText(reason string) string {
 	if reason == "" {
 		return ""
 	}
-	return " (reason: " + printable(reason, false) + ")"
+	return " (reason: " + visible.Escaped(reason) + ")"
 }
 
 // completeApprovalID completes an approval ID from the server's requests,
@@ -732,7 +758,7 @@ func completeApprovalID(pending bool) cobra.CompletionFunc {
 		var ids []cobra.Completion
 		for _, ap := range page.Approvals {
 			if strings.HasPrefix(ap.ID, toComplete) {
-				ids = append(ids, cobra.CompletionWithDesc(ap.ID, truncate(printable(ap.Summary, false), summaryWidth)))
+				ids = append(ids, cobra.CompletionWithDesc(ap.ID, truncate(visible.Escaped(ap.Summary), summaryWidth)))
 			}
 		}
 		return ids, cobra.ShellCompDirectiveNoFileComp

@@ -225,29 +225,6 @@ func TestApprovalsShowErrors(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	for _, tc := range []struct {
-		in        string
-		keepLines bool
-		want      string
-	}{
-		{"plain text, ünïcode", false, "plain text, ünïcode"},
-		{"two\nlines\tand a tab", false, `two\nlines\tand a tab`},
-		{"two\nlines", true, "two\nlines"},
-		{"\x1b[31mred\x1b[0m", true, `\u001b[31mred\u001b[0m`},
-		{"abc\u202edcba", false, `abc\u202edcba`},
-		{"c1 \u009b control", false, `c1 \u009b control`},
-		{"bad \xff byte", false, `bad \xff byte`},
-		{"zero\u200bwidth, no\u00a0break", false, `zero\u200bwidth, no\u00a0break`},
-		{"tag \U000E0041 smuggled", false, `tag \udb40\udc41 smuggled`},
-		{"emoji 🚀 and U+FFFD \ufffd", false, "emoji 🚀 and U+FFFD \ufffd"},
-	} {
-		if got, want := printable(tc.in, tc.keepLines), tc.want; got != want {
-			t.Errorf("printable(%q, %v) = %q, want %q", tc.in, tc.keepLines, got, want)
-		}
-	}
-}
-
 func TestArgsText(t *testing.T) {
 	for _, tc := range []struct {
 		name, args, want string

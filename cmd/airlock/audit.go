@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,15 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
+	"github.com/airlock-dev/airlock/visible"
 )
 
 func newAuditCmd() *cobra.Command {
@@ -473,48 +470,6 @@ func plural(n int64, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// printable returns s safe to print on a terminal: control characters
-// (newlines too, unless keepLines), invisible format characters (among them
-// bidirectional overrides and zero-width spaces), spaces other than ' ' and
-// invalid bytes become \u or \x escapes, so that what an agent wrote cannot
-// forge lines or colours, reorder or hide text in what a reviewer reads. In
-// JSON strings the \u escapes mean the same characters.
-func printable(s string, keepLines bool) string {
-	unsafe := func(r rune) bool {
-		switch {
-		case r == ' ', r == '\n' && keepLines:
-			return false
-		}
-		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) || r == utf8.RuneError
-	}
-	if strings.IndexFunc(s, unsafe) < 0 {
-		return s
-	}
-	var b bytes.Buffer
-	for i, r := range s {
-		switch {
-		case !unsafe(r):
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == utf8.RuneError:
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				fmt.Fprintf(&b, `\x%02x`, s[i])
-			} else {
-				b.WriteRune(r)
-			}
-		case r > 0xffff: // as JSON writes it, a surrogate pair
-			hi, lo := utf16.EncodeRune(r)
-			fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
-
 func newAuditTailCmd() *cobra.Command {
 	var (
 		n      int
@@ -624,7 +579,7 @@ func eventRow(e airlock.Event) string {
 		if s == "" {
 			return "-"
 		}
-		return printable(s, false)
+		return visible.Escaped(s)
 	}
 	who, what := e.Agent, ""
 	if e.Kind == airlock.EventAccessRefused {
@@ -646,7 +601,7 @@ func refusedRow(e airlock.Event) (who, what string) {
 	if r.Action != "" {
 		what = e.Agent + ": " + r.Action
 	}
-	return r.Subject, "  " + printable(what, false)
+	return r.Subject, "  " + visible.Escaped(what)
 }
 
 // lastEventSeq finds the sequence number of the last event f selects, 0

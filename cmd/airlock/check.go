@@ -16,6 +16,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/visible"
 )
 
 // exitPending is check --no-wait's exit code when a person must decide.
@@ -97,7 +98,7 @@ Exit codes:
 			}
 			out := cmd.OutOrStdout()
 			if !asJSON {
-				fmt.Fprintln(out, printable(enf.Decision.String(), false))
+				fmt.Fprintln(out, visible.Escaped(enf.Decision.String()))
 			}
 			if enf.Pending && !noWait {
 				if timeout > 0 {
@@ -165,12 +166,12 @@ func resumeAlone(cmd *cobra.Command) error {
 // enforcementText is the verdict line: allowed, refused with its code, or
 // pending with the approval ID.
 func enforcementText(enf airlock.Enforcement) string {
-	msg := printable(enf.Message, false)
+	msg := visible.Escaped(enf.Message)
 	switch {
 	case enf.Allowed:
 		return "allowed: " + msg
 	case enf.Pending:
-		return fmt.Sprintf("pending: %s\napproval %s", msg, printable(enf.Approval.ID, false))
+		return fmt.Sprintf("pending: %s\napproval %s", msg, visible.Escaped(enf.Approval.ID))
 	}
 	return fmt.Sprintf("refused: %s: %s", enf.Code, msg)
 }
@@ -182,7 +183,7 @@ func stoppedWaiting(enf airlock.Enforcement, cause error) error {
 		cause = errors.New("interrupted")
 	}
 	ap := enf.Approval
-	id := printable(ap.ID, false)
+	id := visible.Escaped(ap.ID)
 	return checkFailed(fmt.Errorf(`airlock: stopped waiting for approval %s: %v
 The request stays pending until %s. Wait on it again with
   airlock check --resume %s
@@ -314,17 +315,17 @@ func (p *progress) stop() {
 
 // waitingLine says what the wait is for, who may end it and when it ends.
 func waitingLine(ap *airlock.Approval, now time.Time) string {
-	return fmt.Sprintf("waiting for approval %s (%s, %s)…", printable(ap.ID, false), whoDecides(ap), timeLeft(ap, now))
+	return fmt.Sprintf("waiting for approval %s (%s, %s)…", visible.Escaped(ap.ID), whoDecides(ap), timeLeft(ap, now))
 }
 
 // whoDecides names who may resolve the request.
 func whoDecides(ap *airlock.Approval) string {
 	who := make([]string, 0, len(ap.Reviewers)+1)
 	for _, r := range ap.Reviewers {
-		who = append(who, printable(r, false))
+		who = append(who, visible.Escaped(r))
 	}
 	if ap.Owner != "" {
-		who = append(who, printable(ap.Owner, false)+" (owner)")
+		who = append(who, visible.Escaped(ap.Owner)+" (owner)")
 	}
 	if len(who) == 0 {
 		return "an admin"

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/airlock-dev/airlock/visible"
 )
 
 // Exit codes.
@@ -45,7 +47,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintln(stderr, ee.err)
+			// An error may quote what an agent sent (a server's refusal
+			// names the tool, the request): its hidden characters show.
+			fmt.Fprintln(stderr, visible.EscapedLines(ee.err.Error()))
 		}
 		return ee.code
 	default:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/visible"
 )
 
 func newNotificationsCmd() *cobra.Command {
@@ -86,8 +87,8 @@ func printNotificationTable(out io.Writer, ns []airlock.Notification) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tCHANNEL\tKIND\tATTEMPTS\tCREATED\tAPPROVAL\tLAST ERROR")
 	for _, n := range ns {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", n.ID, n.Status, printable(n.Channel, false), n.Kind, n.Attempts,
-			n.Created.Local().Format(time.DateTime), dashIfEmpty(n.ApprovalID), dashIfEmpty(printable(clipLine(n.LastError, 60), false)))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", n.ID, n.Status, visible.Escaped(n.Channel), n.Kind, n.Attempts,
+			n.Created.Local().Format(time.DateTime), dashIfEmpty(n.ApprovalID), dashIfEmpty(visible.Escaped(clipLine(n.LastError, 60))))
 	}
 	return tw.Flush()
 }
@@ -128,11 +129,11 @@ func printNotification(out io.Writer, n *airlock.Notification) error {
 	}
 	line("id", strconv.FormatInt(n.ID, 10))
 	line("state", string(n.Status))
-	line("channel", printable(n.Channel, false))
+	line("channel", visible.Escaped(n.Channel))
 	line("kind", n.Kind)
-	line("subject", printable(n.Subject, false))
-	line("to", printable(strings.Join(n.Recipients, ", "), false))
-	line("agent", printable(n.Agent, false))
+	line("subject", visible.Escaped(n.Subject))
+	line("to", visible.Escaped(strings.Join(n.Recipients, ", ")))
+	line("agent", visible.Escaped(n.Agent))
 	line("approval", n.ApprovalID)
 	line("idempotency key", n.Key)
 	line("created", n.Created.Local().Format(time.RFC3339))
@@ -143,7 +144,7 @@ func printNotification(out io.Writer, n *airlock.Notification) error {
 	if !n.SentAt.IsZero() {
 		line("sent", n.SentAt.Local().Format(time.RFC3339))
 	}
-	line("last error", printable(n.LastError, false))
+	line("last error", visible.Escaped(n.LastError))
 	line("event", strconv.FormatInt(n.EventSeq, 10))
 	return tw.Flush()
 }
@@ -167,7 +168,7 @@ retry it. The retry is audited (notification.retried) as yours.`,
 			if err != nil {
 				return serverFailed(c, err)
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "notification %d is due again through %s\n", n.ID, printable(n.Channel, false))
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "notification %d is due again through %s\n", n.ID, visible.Escaped(n.Channel))
 			return err
 		},
 	}
@@ -195,7 +196,7 @@ It exits non-zero unless the message was delivered.`,
 				return serverFailed(c, err)
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "test message queued through %s (notification %d)\n", printable(n.Channel, false), n.ID)
+			fmt.Fprintf(out, "test message queued through %s (notification %d)\n", visible.Escaped(n.Channel), n.ID)
 			deadline := time.Now().Add(wait)
 			reported := 0
 			for !n.Status.Settled() && time.Now().Before(deadline) {
@@ -208,7 +209,7 @@ It exits non-zero unless the message was delivered.`,
 					return serverFailed(c, err)
 				}
 				if n.Attempts > reported && n.LastError != "" {
-					fmt.Fprintf(out, "attempt %d failed: %s\n", n.Attempts, printable(n.LastError, false))
+					fmt.Fprintf(out, "attempt %d failed: %s\n", n.Attempts, visible.Escaped(n.LastError))
 					reported = n.Attempts
 				}
 			}

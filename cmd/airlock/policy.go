@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ import (
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/schema"
 	"github.com/airlock-dev/airlock/shell"
+	"github.com/airlock-dev/airlock/visible"
 )
 
 func newPolicyCmd() *cobra.Command {
@@ -161,7 +163,7 @@ in force there. Nothing is recorded and nothing runs, either way.`,
 				if asJSON {
 					return writeJSON(out, e.Decision)
 				}
-				fmt.Fprint(out, printable(e.Explanation, true))
+				fmt.Fprint(out, visible.EscapedLines(e.Explanation))
 				return nil
 			}
 			gate, err := loadGate(files, a.SessionID)
@@ -216,7 +218,7 @@ session pushes for itself are not shown.`,
 			if asJSON {
 				return writeJSON(out, ep)
 			}
-			fmt.Fprint(out, printable(ep.Explain(), true))
+			fmt.Fprint(out, visible.EscapedLines(ep.Explain()))
 			return nil
 		},
 	}
@@ -259,8 +261,13 @@ func newPolicyShowCmd() *cobra.Command {
 		Use:   "show",
 		Short: "Print the policy stack in force on the server",
 		Long: `Show prints the policies the server decides by, from the top layer down
-(organisation, project, agent, session): each one's layer, name, file and
-description.`,
+(organisation, project, agent, session): each one's layer, name, file, the
+SHA-256 of the file as loaded (its first 12 digits) and description.
+
+When the policy files on the server's disk are not the ones in force (their
+last reload was refused: a file that does not load, failing tests), it says
+so after the stack, with the full SHA-256 of each file on disk and in force
+and every error, and exits 0: the stack shown is the one deciding.`,
 		Example: `  airlock policy show
   airlock policy show --json`,
 		Args: argsNone(),
@@ -285,22 +292,58 @@ description.`,
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "LAYER\tNAME\tFILE\tDESCRIPTION")
+			fmt.Fprintln(tw, "LAYER\tNAME\tFILE\tSHA256\tDESCRIPTION")
 			for _, l := range stack.Layers {
-				file, desc := l.File, l.Description
+				file, sum, desc := l.File, l.SHA256, l.Description
 				if file == "" {
 					file = "-"
+				}
+				if len(sum) > 12 {
+					sum = sum[:12]
+				}
+				if sum == "" {
+					sum = "-"
 				}
 				if desc == "" {
 					desc = "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.Layer, printable(l.Name, false), printable(file, false), printable(desc, false))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.Layer, visible.Escaped(l.Name), visible.Escaped(file), visible.Escaped(sum), visible.Escaped(desc))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if stack.Stale != nil {
+				writeStalePolicy(out, stack.Stale)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stack as JSON")
 	return cmd
+}
+
+// writeStalePolicy says that the policy files on the server's disk are not
+// the stack in force, with the hashes of both and the refusal's errors.
+func writeStalePolicy(out io.Writer, st *airlockhttp.StalePolicy) {
+	fmt.Fprintf(out, "\nSTALE: the policy files on disk are not the ones in force.\n"+
+		"Their reload was refused at %s (%s); the stack above still decides.\n",
+		st.Refused.UTC().Format(time.RFC3339), visible.Escaped(st.Reason))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for _, f := range st.OnDisk {
+		sum := f.SHA256
+		if sum == "" {
+			sum = "(unreadable)"
+		}
+		fmt.Fprintf(tw, "  on disk:\t%s\tsha256 %s\n", visible.Escaped(f.File), visible.Escaped(sum))
+	}
+	for _, f := range st.InForce {
+		fmt.Fprintf(tw, "  in force:\t%s\tsha256 %s\n", visible.Escaped(f.File), visible.Escaped(f.SHA256))
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "%d error(s):\n", len(st.Errors))
+	for _, e := range st.Errors {
+		fmt.Fprintf(out, "  %s\n", visible.Escaped(e))
+	}
 }
 
 func newPolicySchemaCmd() *cobra.Command {

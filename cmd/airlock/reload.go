@@ -12,9 +12,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/shell"
 )
 
@@ -29,9 +33,17 @@ const (
 // policyWatcher keeps a gate's stack in step with policy files: on a change
 // or SIGHUP the whole stack is reloaded, and swapped in atomically only if
 // every file loads and the stack's tests pass; a broken policy is reported
-// (logged with every file:line:col problem) and the previous stack stays in
-// force. Each change is audited (policy.changed) BEFORE it takes effect: if
-// it cannot be recorded, the old stack stays.
+// and the previous stack stays in force. Each change is audited
+// (policy.changed) BEFORE it takes effect: if it cannot be recorded, the
+// old stack stays.
+//
+// A refused reload is not only logged (every file:line:col problem): it is
+// audited (policy.reload_refused, with the errors and the hashes of the
+// files on disk and of the stack in force), counted
+// (airlock_policy_reload_refused_total), and the watcher is stale
+// (airlock_policy_stale, State) until a reload succeeds or the files are
+// put back as they were, so that nobody believes a policy is in force that
+// is not.
 type policyWatcher struct {
 	// Files are the policy files from the top layer down. Empty: the
 	// built-in starter policy, never reloaded.
@@ -48,11 +60,18 @@ type policyWatcher struct {
 	// Check, when set, vets a stack beyond its own checks (the channels
 	// its rules notify exist); a stack it refuses is not enforced.
 	Check func([]*airlock.Policy) error
+	// Metrics, when set, is where Start registers the watcher's metrics.
+	Metrics prometheus.Registerer
+	// now is the clock of refusals; nil: time.Now.
+	now func() time.Time
 
 	mu      sync.Mutex             // serialises loads
 	current []airlock.PolicySource // the stack in force, as audited
 	seen    []fileStat             // the files as last loaded (or refused), for Run's cheap check
 	pending []fileStat             // the files as changed since seen, waiting to settle
+
+	files    atomic.Pointer[airlockhttp.PolicyFiles] // what State reports: a copy, replaced whole
+	refusals prometheus.Counter                      // refused reloads (torn reads aside)
 }
 
 // fileStat is what Run compares before reading a file: a change of size or
@@ -77,6 +96,43 @@ func statFiles(files []string) []fileStat {
 	return out
 }
 
+// State reports the files of the stack in force and, while the files on
+// disk were refused, what they are. Safe to call at any time, without
+// waiting for a reload under way.
+func (w *policyWatcher) State() airlockhttp.PolicyFiles {
+	if f := w.files.Load(); f != nil {
+		return *f
+	}
+	return airlockhttp.PolicyFiles{}
+}
+
+// registerMetrics creates the watcher's metrics, and registers them with
+// w.Metrics when set.
+func (w *policyWatcher) registerMetrics() error {
+	w.refusals = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "airlock_policy_reload_refused_total",
+		Help: "Reloads of the policy files that were refused (a file that does not load, failing policy tests, an unaudited change): the previous stack stayed in force.",
+	})
+	if w.Metrics == nil {
+		return nil
+	}
+	stale := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "airlock_policy_stale",
+		Help: "1 while the policy files on disk are not the stack in force (their last reload was refused), else 0.",
+	}, func() float64 {
+		if w.State().Stale != nil {
+			return 1
+		}
+		return 0
+	})
+	for _, c := range []prometheus.Collector{w.refusals, stale} {
+		if err := w.Metrics.Register(c); err != nil {
+			return fmt.Errorf("policy watcher metrics: %w", err)
+		}
+	}
+	return nil
+}
+
 func (w *policyWatcher) logger() *slog.Logger {
 	if w.Logger == nil {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -94,6 +150,11 @@ func (w *policyWatcher) Start(ctx context.Context) (*airlock.Gate, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.refusals == nil {
+		if err := w.registerMetrics(); err != nil {
+			return nil, err
+		}
+	}
 	var (
 		layers  []*airlock.Policy
 		sources []airlock.PolicySource
@@ -128,6 +189,7 @@ func (w *policyWatcher) Start(ctx context.Context) (*airlock.Gate, error) {
 		gate = w.Gate
 	}
 	w.Gate, w.current, w.seen = gate, sources, stats
+	w.files.Store(&airlockhttp.PolicyFiles{InForce: sources})
 	w.logger().Info("policy stack loaded", attrPolicyReason, "start", attrPolicyFiles, describeSources(sources))
 	return gate, nil
 }
@@ -152,12 +214,19 @@ func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool
 	w.seen, w.pending = before, nil
 	srcs, sources, err := readStack(w.Files)
 	if err == nil && !sameStats(statFiles(w.Files), before) {
-		// Torn read: a file was being written. The next poll retries.
+		// Torn read: a file was being written. The next poll retries; this
+		// is not a refusal of what the files say.
 		w.seen = nil
 		err = errors.New("a policy file changed while it was read; it is read again once it settles " +
 			"(write policy files atomically: a temporary file, then rename)")
+		log.Warn("policy reload deferred", attrPolicyError, err)
+		return false, err
 	}
 	if err == nil && sameBytes(sources, w.current) {
+		if w.State().Stale != nil {
+			log.Info("the policy files on disk are the ones in force again", attrPolicyFiles, describeSources(w.current))
+			w.files.Store(&airlockhttp.PolicyFiles{InForce: w.current})
+		}
 		return false, nil
 	}
 	var layers []*airlock.Policy
@@ -180,15 +249,42 @@ func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool
 		err = stackError(w.Gate.Replace(layers...))
 	}
 	if err != nil {
-		for _, p := range problems(err) {
+		probs := problems(err)
+		for _, p := range probs {
 			log.Error("policy problem", attrPolicyProblem, p)
 		}
 		log.Error("policy reload refused: the previous policies stay in force", attrPolicyError, err)
+		w.refused(ctx, log, reason, probs, sources)
 		return false, err
 	}
 	w.current = sources
+	w.files.Store(&airlockhttp.PolicyFiles{InForce: sources})
 	log.Info("policy stack reloaded", attrPolicyFiles, describeSources(sources))
 	return true, nil
+}
+
+// refused makes a refused reload visible: audited as
+// policy.reload_refused, then counted and the watcher stale — in that
+// order, so that whoever sees the state finds the event. A refusal that
+// cannot be audited (the store is down, which may be why the reload was
+// refused) is logged; the metric and the state still say it.
+func (w *policyWatcher) refused(ctx context.Context, log *slog.Logger, reason string, probs []string, read []airlock.PolicySource) {
+	now := time.Now
+	if w.now != nil {
+		now = w.now
+	}
+	onDisk := make([]airlock.PolicyFileOnDisk, len(read))
+	for i, s := range read {
+		onDisk[i] = airlock.PolicyFileOnDisk{File: s.File, SHA256: s.SHA256}
+	}
+	rec := airlock.PolicyReloadRefusal{Reason: reason, Errors: probs, Files: onDisk, InForce: w.current}
+	if _, err := w.Log.Append(ctx, rec.Record()); err != nil {
+		log.Error("cannot audit the refused policy reload", attrPolicyError, err)
+	}
+	w.refusals.Inc()
+	w.files.Store(&airlockhttp.PolicyFiles{InForce: w.current, Stale: &airlockhttp.StalePolicy{
+		Refused: now(), Reason: reason, Errors: probs, OnDisk: onDisk, InForce: w.current,
+	}})
 }
 
 // Run reloads the stack whenever a file's size or modification time
@@ -276,22 +372,25 @@ func loadStack(files []string) ([]*airlock.Policy, []airlock.PolicySource, error
 }
 
 // readStack reads every file and returns its bytes and a source with its
-// file and hash (name and layer are set by parseStack).
+// file and hash (name and layer are set by parseStack). On an error the
+// sources are still those of every file, with no hash for a file that
+// could not be read: a refusal reports what is on disk.
 func readStack(files []string) ([][]byte, []airlock.PolicySource, error) {
 	srcs := make([][]byte, len(files))
 	sources := make([]airlock.PolicySource, len(files))
 	var errs []error
 	for i, f := range files {
+		sources[i].File = f
 		b, err := readPolicyFile(f)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		srcs[i] = b
-		sources[i] = airlock.PolicySource{File: f, SHA256: hashHex(b)}
+		sources[i].SHA256 = hashHex(b)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
+		return nil, sources, err
 	}
 	return srcs, sources, nil
 }

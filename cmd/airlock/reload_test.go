@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/sqlite"
@@ -534,4 +538,248 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// policyRefusals reads back every policy.reload_refused event.
+func policyRefusals(t *testing.T, log airlock.AuditLog) []airlock.PolicyReloadRefusal {
+	t.Helper()
+	events, err := log.Events(context.Background(), airlock.EventFilter{Kind: airlock.EventPolicyReloadRefused})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]airlock.PolicyReloadRefusal, len(events))
+	for i, e := range events {
+		if err := json.Unmarshal(e.Payload, &out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// gathered returns the value of the watcher's metric name in reg.
+func gathered(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		m := mf.GetMetric()[0]
+		if c := m.GetCounter(); c != nil {
+			return c.GetValue()
+		}
+		return m.GetGauge().GetValue()
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
+}
+
+// TestWatcherRefusalVisible checks that a refused reload is seen beyond the
+// log: audited with the errors and the hashes of the files on disk and in
+// force, counted, and the watcher stale, until a reload succeeds.
+func TestWatcherRefusalVisible(t *testing.T) {
+	db := openTestDB(t)
+	org, project := policyFiles(t)
+	reg := prometheus.NewRegistry()
+	refusedAt := time.Date(2026, 11, 28, 9, 30, 0, 0, time.UTC)
+	w := &policyWatcher{Files: []string{org, project}, Log: db, Metrics: reg, now: func() time.Time { return refusedAt }}
+	if _, err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	inForce := []airlock.PolicySource{sourceOf(t, "org", org, airlock.LayerOrganisation), sourceOf(t, "project", project, airlock.LayerProject)}
+	if st := w.State(); st.Stale != nil || !reflect.DeepEqual(st.InForce, inForce) {
+		t.Fatalf("after Start: %+v, want the stack in force and not stale", st)
+	}
+	if got := gathered(t, reg, "airlock_policy_stale"); got != 0 {
+		t.Errorf("airlock_policy_stale %v after Start, want 0", got)
+	}
+
+	writeFile(t, project, projectUnknownField)
+	if _, err := w.Reload(context.Background(), "SIGHUP"); err == nil {
+		t.Fatal("Reload of a broken file: no error")
+	}
+	onDisk := []airlock.PolicyFileOnDisk{{File: org, SHA256: inForce[0].SHA256}, {File: project, SHA256: hashHex([]byte(projectUnknownField))}}
+	wantErrors := []string{`project.yaml:3:36: unknown field "outcom"`}
+
+	// The audit log.
+	refusals := policyRefusals(t, db)
+	if len(refusals) != 1 {
+		t.Fatalf("%d policy.reload_refused events, want 1", len(refusals))
+	}
+	r := refusals[0]
+	if r.Reason != "SIGHUP" || !reflect.DeepEqual(r.Files, onDisk) || !reflect.DeepEqual(r.InForce, inForce) {
+		t.Errorf("event %+v\nwant files %+v, in force %+v", r, onDisk, inForce)
+	}
+	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0], wantErrors[0]) {
+		t.Errorf("event errors %q, want one containing %q", r.Errors, wantErrors[0])
+	}
+	// The state /readyz and policy show report.
+	st := w.State()
+	if st.Stale == nil {
+		t.Fatal("not stale after a refused reload")
+	}
+	if s := st.Stale; !s.Refused.Equal(refusedAt) || s.Reason != "SIGHUP" || !reflect.DeepEqual(s.Errors, r.Errors) ||
+		!reflect.DeepEqual(s.OnDisk, onDisk) || !reflect.DeepEqual(s.InForce, inForce) || !reflect.DeepEqual(st.InForce, inForce) {
+		t.Errorf("stale %+v", s)
+	}
+	// The metrics.
+	if got := gathered(t, reg, "airlock_policy_reload_refused_total"); got != 1 {
+		t.Errorf("airlock_policy_reload_refused_total %v, want 1", got)
+	}
+	if got := gathered(t, reg, "airlock_policy_stale"); got != 1 {
+		t.Errorf("airlock_policy_stale %v, want 1", got)
+	}
+
+	// A missing file is refused too, with no hash for it.
+	if err := os.Remove(project); err != nil {
+		t.Fatal(err)
+	}
+	w.Reload(context.Background(), "file changed")
+	refusals = policyRefusals(t, db)
+	if len(refusals) != 2 || refusals[1].Files[1].SHA256 != "" || refusals[1].Files[0].SHA256 != inForce[0].SHA256 {
+		t.Errorf("refusals %+v, want a second with no hash for the missing file", refusals)
+	}
+	if got := gathered(t, reg, "airlock_policy_reload_refused_total"); got != 2 {
+		t.Errorf("airlock_policy_reload_refused_total %v, want 2", got)
+	}
+
+	// The file put back as it was: the files on disk are those in force.
+	writeFile(t, project, projectAuto)
+	if changed, err := w.Reload(context.Background(), "file changed"); changed || err != nil {
+		t.Fatalf("Reload of the files in force: %v, %v", changed, err)
+	}
+	if st := w.State(); st.Stale != nil {
+		t.Errorf("still stale with the files in force on disk: %+v", st.Stale)
+	}
+
+	// Broken again, then fixed: a successful reload clears the state.
+	writeFile(t, project, projectBroken)
+	w.Reload(context.Background(), "file changed")
+	if w.State().Stale == nil || gathered(t, reg, "airlock_policy_stale") != 1 {
+		t.Fatal("not stale after the second refusal")
+	}
+	writeFile(t, project, projectDeny)
+	if changed, err := w.Reload(context.Background(), "file changed"); !changed || err != nil {
+		t.Fatalf("Reload after the fix: %v, %v", changed, err)
+	}
+	st = w.State()
+	if st.Stale != nil || len(st.InForce) != 2 || st.InForce[1].SHA256 != hashHex([]byte(projectDeny)) {
+		t.Errorf("after the fix: %+v, want the new stack and not stale", st)
+	}
+	if got := gathered(t, reg, "airlock_policy_stale"); got != 0 {
+		t.Errorf("airlock_policy_stale %v after the fix, want 0", got)
+	}
+	if got := gathered(t, reg, "airlock_policy_reload_refused_total"); got != 3 {
+		t.Errorf("airlock_policy_reload_refused_total %v, want 3", got)
+	}
+	if got := len(policyRefusals(t, db)); got != 3 {
+		t.Errorf("%d policy.reload_refused events, want 3", got)
+	}
+}
+
+// TestWatcherRefusalUnaudited checks that a refusal the audit log cannot
+// take (the store is down) is still counted and reported.
+func TestWatcherRefusalUnaudited(t *testing.T) {
+	log := &memLog{}
+	org, project := policyFiles(t)
+	reg := prometheus.NewRegistry()
+	w := &policyWatcher{Files: []string{org, project}, Log: log, Metrics: reg}
+	if _, err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	log.setFail(errors.New("disk full"))
+	writeFile(t, project, projectDeny)
+	if _, err := w.Reload(context.Background(), "file changed"); err == nil {
+		t.Fatal("an unaudited change: no error")
+	}
+	if w.State().Stale == nil || gathered(t, reg, "airlock_policy_reload_refused_total") != 1 || gathered(t, reg, "airlock_policy_stale") != 1 {
+		t.Errorf("an unaudited change is not reported as refused: %+v", w.State())
+	}
+}
+
+// TestServeRefusedReload runs the server on a policy file, breaks the file,
+// and checks that every surface says the files on disk are not the policy
+// in force: the audit log, /metrics, /readyz and `airlock policy show`;
+// then fixes it and checks that they stop saying so.
+func TestServeRefusedReload(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("testdata", "e2e.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	writeFile(t, policy, string(good))
+	m, admin := startMainWith(t, t.TempDir(), func(c *Config) {
+		c.Policies = []string{policy}
+		c.PolicyPoll = Duration(10 * time.Millisecond)
+	})
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get(m.URL() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	t.Setenv(envToken, admin)
+	t.Setenv(envServer, m.URL())
+	goodSum, brokenSum := hashHex(good), hashHex([]byte(projectUnknownField))
+
+	writeFile(t, policy, projectUnknownField)
+	waitFor(t, func() bool { return strings.Contains(get("/readyz"), "policy stale") })
+
+	// The audit log.
+	code, stdout, stderr := runCLI(t, "audit", "tail", "--kind", airlock.EventPolicyReloadRefused, "--json")
+	var ev airlock.Event
+	var r airlock.PolicyReloadRefusal
+	if code != exitOK || json.Unmarshal([]byte(stdout), &ev) != nil || json.Unmarshal(ev.Payload, &r) != nil {
+		t.Fatalf("audit tail: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if r.Reason != "file changed" || len(r.Errors) != 1 || !strings.Contains(r.Errors[0], `policy.yaml:3:36: unknown field "outcom"`) ||
+		len(r.Files) != 1 || r.Files[0].SHA256 != brokenSum || len(r.InForce) != 1 || r.InForce[0].SHA256 != goodSum {
+		t.Errorf("policy.reload_refused %+v", r)
+	}
+	// The metrics.
+	metrics := get("/metrics")
+	for _, want := range []string{"\nairlock_policy_reload_refused_total 1\n", "\nairlock_policy_stale 1\n"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", strings.TrimSpace(want))
+		}
+	}
+	// /readyz: ready, and stale, with both hashes.
+	readyz := get("/readyz")
+	for _, want := range []string{"ready\n", "on disk:  " + policy + " sha256 " + brokenSum, "in force: " + policy + " sha256 " + goodSum} {
+		if !strings.Contains(readyz, want) {
+			t.Errorf("/readyz lacks %q:\n%s", want, readyz)
+		}
+	}
+	// policy show.
+	code, stdout, stderr = runCLI(t, "policy", "show")
+	for _, want := range []string{
+		"e2e", goodSum[:12], "STALE: the policy files on disk are not the ones in force.",
+		"on disk:   " + policy + "  sha256 " + brokenSum, "in force:  " + policy + "  sha256 " + goodSum,
+		"1 error(s):\n", `unknown field "outcom"`,
+	} {
+		if code != exitOK || !strings.Contains(stdout, want) {
+			t.Errorf("policy show: exit %d, lacks %q:\n%s%s", code, want, stdout, stderr)
+		}
+	}
+
+	// Fixed: a successful reload clears every surface.
+	writeFile(t, policy, string(good)+"\n# fixed\n")
+	waitFor(t, func() bool { return get("/readyz") == "ready\n" })
+	if metrics := get("/metrics"); !strings.Contains(metrics, "\nairlock_policy_stale 0\n") {
+		t.Errorf("/metrics after the fix: airlock_policy_stale is not 0")
+	}
+	if code, stdout, _ := runCLI(t, "policy", "show"); code != exitOK || strings.Contains(stdout, "STALE") ||
+		!strings.Contains(stdout, hashHex([]byte(string(good) + "\n# fixed\n"))[:12]) {
+		t.Errorf("policy show after the fix: exit %d\n%s", code, stdout)
+	}
 }

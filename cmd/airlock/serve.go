@@ -128,7 +128,7 @@ func (m *Main) Run(ctx context.Context) error {
 
 	watcher := &policyWatcher{
 		Files: cfg.Policies, Log: store, Logger: m.Logger.With("component", "policy"),
-		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies,
+		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies, Metrics: metrics.Registry,
 	}
 	gate, err := watcher.Start(ctx)
 	if err != nil {
@@ -154,7 +154,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Server = &airlockhttp.Server{
 		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
-		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{},
+		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{}, PolicyFiles: watcher.State,
 	}
 	for _, spec := range notes.specs {
 		m.Server.Channels = append(m.Server.Channels, spec.Name)

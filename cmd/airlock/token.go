@@ -16,6 +16,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
+	"github.com/airlock-dev/airlock/visible"
 )
 
 func newTokenCmd() *cobra.Command {
@@ -84,7 +85,7 @@ Then revoke the lost token ('airlock token list' shows it).`,
 				}
 				return nil
 			}
-			fmt.Fprintf(out, "created admin token %s for %s in %s\n", t.ID, tokenHolder(&t), printable(cfg.Store.Path, false))
+			fmt.Fprintf(out, "created admin token %s for %s in %s\n", t.ID, tokenHolder(&t), visible.Escaped(cfg.Store.Path))
 			fmt.Fprintf(out, "secret: %s\n", secret)
 			fmt.Fprintln(cmd.ErrOrStderr(), "airlock: store the secret now: it is not shown again.\n"+
 				"Then revoke the lost token with it: 'airlock token list' shows it, 'airlock token revoke ID' ends it.")
@@ -254,7 +255,7 @@ func printTokenTable(out io.Writer, ts []airlock.Token, now time.Time) error {
 		if s == "" {
 			return "-"
 		}
-		return printable(s, false)
+		return visible.Escaped(s)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tROLE\tNAME\tAGENT\tCREATED\tBY\tEXPIRES\tREVOKED")
@@ -271,7 +272,7 @@ func printTokenTable(out io.Writer, ts []airlock.Token, now time.Time) error {
 		if !t.Revoked.IsZero() {
 			revoked = t.Revoked.UTC().Format(time.RFC3339)
 			if t.RevokedBy != "" {
-				revoked += " by " + printable(t.RevokedBy, false)
+				revoked += " by " + visible.Escaped(t.RevokedBy)
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(t.ID), t.Role, dash(t.Name), dash(t.Agent),
@@ -308,9 +309,9 @@ configuration file cannot be revoked here: remove it from the file.`,
 			}
 			by := ""
 			if t.RevokedBy != "" {
-				by = " by " + printable(t.RevokedBy, false)
+				by = " by " + visible.Escaped(t.RevokedBy)
 			}
-			fmt.Fprintf(out, "revoked %s token %s for %s at %s%s\n", t.Role, printable(t.ID, false), tokenHolder(&t),
+			fmt.Fprintf(out, "revoked %s token %s for %s at %s%s\n", t.Role, visible.Escaped(t.ID), tokenHolder(&t),
 				t.Revoked.UTC().Format(time.RFC3339), by)
 			return nil
 		},
@@ -322,13 +323,13 @@ configuration file cannot be revoked here: remove it from the file.`,
 // tokenHolder names who holds a token: "agent coder-1", "bob".
 func tokenHolder(t *airlock.Token) string {
 	if t.Role == airlock.RoleAgent {
-		s := "agent " + printable(t.Agent, false)
+		s := "agent " + visible.Escaped(t.Agent)
 		if t.Name != "" && t.Name != t.Agent {
-			s += " (" + printable(t.Name, false) + ")"
+			s += " (" + visible.Escaped(t.Name) + ")"
 		}
 		return s
 	}
-	return printable(t.Name, false)
+	return visible.Escaped(t.Name)
 }
 
 // expiresText prints a token's expiry.

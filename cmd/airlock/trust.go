@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/visible"
 )
 
 func newTrustCmd() *cobra.Command {
@@ -80,7 +81,7 @@ func printTrustTable(out io.Writer, sums []airlock.TrustSummary) error {
 			median = decisionTime(s.MedianDecision)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n",
-			printable(s.Agent, false), printable(string(s.Class), false), s.Total,
+			visible.Escaped(s.Agent), visible.Escaped(string(s.Class)), s.Total,
 			s.Counts[airlock.TrustSuccess], s.Counts[airlock.TrustDenied], s.Counts[airlock.TrustTimeout], s.Counts[airlock.TrustFailure],
 			s.Approved, s.Rejected, s.Expired, rate, median)
 	}

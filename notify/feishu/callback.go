@@ -114,8 +114,9 @@ type newCard struct {
 
 // Handler is the card callback endpoint (mount it at the callback URL set
 // in the developer console, airlock serve: POST /callbacks/<channel name>). It answers the
-// console's URL verification, authenticates callbacks (the signature when
-// an Encrypt Key is set; otherwise the Verification Token), decrypts them,
+// console's URL verification, authenticates callbacks (with an Encrypt Key
+// set, only a signature made with the key; otherwise the Verification
+// Token, in the body or as the older callbacks' signature), decrypts them,
 // and resolves a click on Approve or Reject through clicks — which maps the
 // person, checks they may resolve the request and audits refusals. The
 // answer, within Feishu's 3 s, is a toast and, once resolved, the card
@@ -211,10 +212,13 @@ func (c *Channel) resolve(ctx context.Context, clicks *notify.Clicks, k click) a
 }
 
 // signature checks the callback's signature headers. signed: a fresh
-// signature by the app (sha256 over timestamp, nonce, Encrypt Key and
-// body; or, for the older card callbacks, sha1 with the Verification Token
-// instead of the key). forged: with an Encrypt Key, a signature that is
-// present but wrong or stale. Without a key a signature that does not
+// signature by the app. With an Encrypt Key that is only sha256 over
+// timestamp, nonce, key and body: the Verification Token is sent in every
+// callback's clear header and is a weaker secret than the key, so once a
+// key is set a signature made with the token (the older card callbacks'
+// sha1) proves nothing. Without a key, only that sha1 signature counts.
+// forged: with an Encrypt Key, a signature that is present but is not a
+// fresh one made with the key. Without a key a signature that does not
 // verify is ignored, and the Verification Token must prove the callback.
 func (c *Channel) signature(h http.Header, body []byte) (signed, forged bool) {
 	sig, ts, nonce := h.Get(headerSignature), h.Get(headerTimestamp), h.Get(headerNonce)
@@ -223,8 +227,12 @@ func (c *Channel) signature(h http.Header, body []byte) (signed, forged bool) {
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	fresh := err == nil && absDuration(c.now().Sub(time.Unix(sec, 0))) <= MaxSkew
-	ok := c.encryptKey != "" && equal(sig, sign256(ts, nonce, c.encryptKey, body)) ||
-		equal(sig, sign1(ts, nonce, c.verificationToken, body))
+	var ok bool
+	if c.encryptKey != "" {
+		ok = equal(sig, sign256(ts, nonce, c.encryptKey, body))
+	} else {
+		ok = equal(sig, sign1(ts, nonce, c.verificationToken, body))
+	}
 	signed = fresh && ok
 	return signed, !signed && c.encryptKey != ""
 }

@@ -380,6 +380,52 @@ func TestUnauthenticatedCallbacks(t *testing.T) {
 	}
 }
 
+// TestKeyRefusesTokenProof: once an Encrypt Key is set, only a signature
+// made with it proves a callback. The Verification Token is no proof: a
+// click that carries it in its header, or is signed with it the way older
+// card callbacks are (SHA-1), fresh and otherwise well formed, plain or
+// encrypted, is refused and resolves nothing.
+func TestKeyRefusesTokenProof(t *testing.T) {
+	r := newRig(t, true)
+	ap, done := r.env.Ask(t, "prod")
+	m := r.shown(t, ap)
+	value := buttonValueOf(m.Card, "approve")
+	click := r.lark.action("ou_bob", value, m.ID) // carries the Verification Token in its header
+	legacy := r.lark.legacy("ou_bob", value, m.ID)
+	for name, req := range map[string]*http.Request{
+		"token in the header":                  unsigned(click),
+		"token in the header, encrypted":       unsigned(r.lark.encrypt(t, click)),
+		"signed with the token":                r.lark.legacyRequest(click, time.Now()),
+		"signed with the token, encrypted":     r.lark.legacyRequest(r.lark.encrypt(t, click), time.Now()),
+		"older callback signed with the token": r.lark.legacyRequest(legacy, time.Now()),
+		"older callback, value as a string":    r.lark.legacyRequest(r.lark.legacy("ou_bob", string(mustJSON(value)), m.ID), time.Now()),
+	} {
+		t.Run(name, func(t *testing.T) {
+			head := r.env.Head(t)
+			if w := r.serve(req); w.Code != http.StatusUnauthorized {
+				t.Errorf("status %d, want 401: %s", w.Code, w.Body)
+			}
+			if h := r.env.Head(t); h != head {
+				t.Errorf("audit head %d → %d, want nothing written", head, h)
+			}
+		})
+	}
+	if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusPending {
+		t.Fatalf("approval %s by %q, want pending", got.Status, got.ResolvedBy)
+	}
+
+	// The same click signed with the key still resolves the request.
+	if kind, msg, _ := answered(t, r.serve(r.lark.request(r.lark.encrypt(t, click), time.Now()))); kind != "success" {
+		t.Fatalf("signed with the key: %s %q", kind, msg)
+	}
+	if enf := notifytest.Released(t, done); !enf.Allowed {
+		t.Errorf("enforcement %+v", enf)
+	}
+	if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusApproved || got.ResolvedBy != "bob" {
+		t.Errorf("approval %s by %q, want approved by bob", got.Status, got.ResolvedBy)
+	}
+}
+
 func withHeader(r *http.Request, k, v string) *http.Request {
 	r.Header.Set(k, v)
 	return r

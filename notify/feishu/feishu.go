@@ -16,14 +16,18 @@
 //     availability (可用范围).
 //  4. Under 事件与回调 > 加密策略, copy the Verification Token
 //     (Config.VerificationToken) and, recommended, set an Encrypt Key
-//     (Config.EncryptKey): callbacks are then encrypted and signed, and the
-//     handler refuses any that is not.
+//     (Config.EncryptKey): callbacks are then encrypted and signed with the
+//     key, and the handler refuses any callback not signed with it; the
+//     Verification Token then proves nothing but the console's URL
+//     challenge.
 //  5. Under 事件与回调 > 回调配置, choose "send callbacks to the developer
 //     server", enter the URL Handler is mounted at (e.g.
 //     https://airlock.example.com/callbacks/team-feishu: airlock serve mounts it at /callbacks/<channel name>) and add the callback
 //     card.action.trigger (卡片回传交互). The console verifies the URL with a
-//     challenge the handler answers. Cards whose buttons call back through
-//     the older bot setting (消息卡片请求网址) are accepted too.
+//     challenge the handler answers. Callbacks through the older bot
+//     setting (消息卡片请求网址) are signed with the Verification Token
+//     only, so they are accepted only when no Encrypt Key is set (airlock
+//     serve always sets one).
 //  6. Map each reviewer's open_id to their Airlock name in the channel's
 //     users: a click from anyone unmapped, from an agent, or from the
 //     person who asked for the action is refused and audited.
@@ -112,12 +116,15 @@ type Config struct {
 	AppID     string
 	AppSecret string
 	// VerificationToken is the app's Verification Token (事件与回调 >
-	// 加密策略). It answers the console's URL verification and proves
-	// callbacks that are not signed.
+	// 加密策略). It answers the console's URL verification; without an
+	// EncryptKey it also proves callbacks (in a schema 2.0 header, or as
+	// the older callbacks' sha1 signature). With an EncryptKey it proves
+	// no callback.
 	VerificationToken string
 	// EncryptKey is the app's Encrypt Key, "" when none is set. With one,
 	// Feishu encrypts callbacks and signs them (X-Lark-Signature), and the
-	// handler refuses any callback not signed with it.
+	// handler refuses any callback without a fresh signature made with it,
+	// however it carries or is signed with the VerificationToken.
 	EncryptKey string
 	// ChatID is the group chat (oc_…) the bot posts to. "": each mapped
 	// recipient of a notice gets a direct message, by open_id.
