@@ -413,9 +413,9 @@ func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) 
 		var cmds []Command
 		if argv == nil { // a command line without an argument list: run by a shell
 			script, _ := firstString(args, scriptKeys)
-			cmds, err = sh.AnalyseScript(script, cwd)
+			cmds, err = sh.AnalyseScript(script, cwd, cat)
 		} else {
-			cmds, err = sh.AnalyseArgv(argv, cwd)
+			cmds, err = sh.AnalyseArgv(argv, cwd, cat)
 		}
 		if err != nil {
 			return opaque(c, err.Error())
@@ -443,7 +443,7 @@ func shellCall(c Classification, sh ShellAnalyser, args map[string]any, cwd stri
 		if sh == nil {
 			return opaque(c, errNoShellAnalyser)
 		}
-		cmds, err := sh.AnalyseArgv(argv, cwd)
+		cmds, err := sh.AnalyseArgv(argv, cwd, cat)
 		if err != nil {
 			return opaque(c, err.Error())
 		}
@@ -454,7 +454,7 @@ func shellCall(c Classification, sh ShellAnalyser, args map[string]any, cwd stri
 	if sh == nil {
 		return opaque(c, errNoShellAnalyser)
 	}
-	cmds, err := sh.AnalyseScript(script, cwd)
+	cmds, err := sh.AnalyseScript(script, cwd, cat)
 	if err != nil {
 		return opaque(c, err.Error())
 	}

@@ -206,7 +206,7 @@ func (p *Policy) lintCeiling(r *rule, sh ShellAnalyser, warn func(Pos, string, .
 		if i := strings.IndexAny(fixed, "*?["); i >= 0 {
 			fixed = strings.TrimSpace(fixed[:i]) + " x"
 		}
-		cmds, err := sh.AnalyseScript(fixed, "")
+		cmds, err := sh.AnalyseScript(fixed, "", nil)
 		if err != nil {
 			continue
 		}

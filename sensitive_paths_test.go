@@ -89,8 +89,8 @@ sensitive_paths:
 `
 
 // TestSensitivePathsPolicy: a policy's sensitive_paths count for the file
-// tools and patches, add to those of the layers above, and are located
-// when wrong.
+// tools, patches and shell commands, add to those of the layers above,
+// and are located when wrong.
 func TestSensitivePathsPolicy(t *testing.T) {
 	p, err := LoadPolicy("vault.yaml", []byte(sensitivePolicy))
 	if err != nil {
@@ -120,6 +120,12 @@ func TestSensitivePathsPolicy(t *testing.T) {
 		{"Write", map[string]any{"file_path": "/opt/hooks/x.sh", "content": "x"}, ClassFSWrite, TierPrivileged},
 		{"Read", map[string]any{"file_path": "/home/u/.aws/credentials"}, ClassCredentialsRead, TierPrivileged},
 		{"Read", map[string]any{"file_path": "/w/ops/readme.md"}, ClassFSRead, TierRead},
+		// Shell commands judge by the same paths.
+		{"Bash", map[string]any{"command": "cat ~/work/vault/db.json"}, ClassCredentialsRead, TierPrivileged},
+		{"Bash", map[string]any{"command": "f=config/prod.secret.json; head \"$f\""}, ClassCredentialsRead, TierPrivileged},
+		{"Bash", map[string]any{"command": "echo x > ops/airlock/org.yaml"}, ClassGateConfigure, TierPrivileged},
+		{"Bash", map[string]any{"command": "cp build.sh /opt/hooks/"}, ClassFSCopy, TierPrivileged},
+		{"Bash", map[string]any{"command": "cat ops/readme.md"}, ClassFSRead, TierRead},
 	} {
 		d := g.Decide(ctx, Action{Agent: "a", Tool: tc.tool, Cwd: "/w", Args: MustArgs(tc.args)})
 		if d.Classification.Class != tc.class || d.Classification.Tier != tc.tier {

@@ -1,5 +1,7 @@
 package airlock
 
+import "github.com/airlock-dev/airlock/sensitive"
+
 // A ShellAnalyser finds every command that a shell script would run, or
 // that a program run without a shell would run through its wrappers (sudo,
 // env, sh -c ...), so that the gate decides each one (DESIGN §1). Package
@@ -13,9 +15,13 @@ type ShellAnalyser interface {
 	// AnalyseScript returns the commands of a bash script, in source order.
 	// cwd is the directory it runs in: absolute, "~"-relative, or "" when
 	// unknown.
-	AnalyseScript(script, cwd string) ([]Command, error)
+	//
+	// paths are the sensitive paths to judge reads and writes by: the
+	// built-in catalogue and what the policy stack adds (sensitive_paths);
+	// nil is the built-in catalogue.
+	AnalyseScript(script, cwd string, paths *sensitive.Catalogue) ([]Command, error)
 	// AnalyseArgv returns the commands of a program run without a shell:
 	// argv[0] is the program, and no shell syntax is interpreted in the
 	// words.
-	AnalyseArgv(argv []string, cwd string) ([]Command, error)
+	AnalyseArgv(argv []string, cwd string, paths *sensitive.Catalogue) ([]Command, error)
 }

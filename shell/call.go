@@ -10,16 +10,17 @@ import (
 
 // call is one command being classified.
 type call struct {
-	name   string   // the program, resolved ("rm" for /bin/rm)
-	words  []arg    // every word, the program first
-	args   []arg    // the words after the program (or after a subcommand, in sub-rules)
-	in     input    // its standard input
-	cwd    string   // its working directory, "" when unknown
-	lost   bool     // cwd is "" because a cd went somewhere only known at run time
-	envs   []string // the variables its prefix assignments set (X=1 cmd)
-	xtrace bool     // set -x: the shell prints its words before running it
-	xargs  bool     // xargs appends operands at run time
-	subs   []nested // what it runs
+	name   string               // the program, resolved ("rm" for /bin/rm)
+	words  []arg                // every word, the program first
+	args   []arg                // the words after the program (or after a subcommand, in sub-rules)
+	in     input                // its standard input
+	cwd    string               // its working directory, "" when unknown
+	lost   bool                 // cwd is "" because a cd went somewhere only known at run time
+	envs   []string             // the variables its prefix assignments set (X=1 cmd)
+	xtrace bool                 // set -x: the shell prints its words before running it
+	cat    *sensitive.Catalogue // the sensitive paths (nil: the built-in catalogue)
+	xargs  bool                 // xargs appends operands at run time
+	subs   []nested             // what it runs
 	txt    string
 	// plainDir is the script's last working directory found to hold no
 	// secrets or devices (nil: none kept): mayName asks it of every bare
@@ -125,7 +126,7 @@ func (c *call) raiseReads(e *effect, args ...arg) {
 		if !ok {
 			continue
 		}
-		if s, ok := secretRead(c.resolve(v), a.glob); ok {
+		if s, ok := secretRead(c.cat, c.resolve(v), a.glob); ok {
 			*e = s
 			return
 		}
@@ -147,7 +148,7 @@ func (c *call) raiseReadTree(e *effect, dirs ...arg) {
 		if !ok {
 			continue
 		}
-		if p := sensitive.Clean(c.resolve(v), ""); sensitive.HoldsSecrets(p) {
+		if p := sensitive.Clean(c.resolve(v), ""); c.cat.HoldsSecrets(p) {
 			*e = effect{class: airlock.ClassCredentialsRead, cap: airlock.CapCredentialsRead, tier: airlock.TierPrivileged,
 				reason: "reads every file under " + p + ", credentials included"}
 			return
@@ -300,7 +301,7 @@ func raiseNetwork(e *effect, v string) {
 func (c *call) persistIn(v string, glob bool) (string, bool) {
 	found := ""
 	eachPath(v, func(tok string) bool {
-		if p := c.resolve(tok); sensitive.Persists(p, glob) {
+		if p := c.resolve(tok); c.cat.Persists(p, glob) {
 			found = sensitive.Clean(p, "")
 			return true
 		}
@@ -339,13 +340,13 @@ var networkCode = []string{
 // inside it.
 func (c *call) secretIn(v string, glob bool) (effect, bool) {
 	if !strings.HasPrefix(v, "-") && c.mayName(v, glob) {
-		if s, ok := secretRead(c.resolve(v), glob); ok {
+		if s, ok := secretRead(c.cat, c.resolve(v), glob); ok {
 			return s, true
 		}
 	}
 	var found effect
 	ok := eachPath(v, func(tok string) bool {
-		s, ok := secretRead(c.resolve(tok), glob)
+		s, ok := secretRead(c.cat, c.resolve(tok), glob)
 		found = s
 		return ok
 	})
@@ -356,7 +357,7 @@ func (c *call) secretIn(v string, glob bool) (effect, bool) {
 // that is a credential file's or that sits in a directory of secrets or
 // devices. Most words (status, ./..., -n) are none, and are not resolved.
 func (c *call) mayName(v string, glob bool) bool {
-	if v == "" || v[0] == '/' || v[0] == '~' || strings.Contains(v, "/") || sensitive.SecretName(v, glob) {
+	if v == "" || v[0] == '/' || v[0] == '~' || strings.Contains(v, "/") || c.cat.SecretName(v, glob) {
 		return true
 	}
 	if c.cwd == "" {
@@ -365,7 +366,7 @@ func (c *call) mayName(v string, glob bool) bool {
 	if c.plainDir != nil && *c.plainDir == c.cwd {
 		return false
 	}
-	_, secret := sensitive.Secret(c.cwd, false)
+	_, secret := c.cat.Secret(c.cwd, false)
 	secret = secret || strings.HasPrefix(c.cwd, "/dev") || strings.HasPrefix(c.cwd, "/proc")
 	if !secret && c.plainDir != nil {
 		*c.plainDir = c.cwd
@@ -403,7 +404,7 @@ func (c *call) raiseWrites(e *effect, args ...arg) {
 			return
 		}
 		if v, ok := a.pathValue(); ok {
-			raiseWrite(e, c.resolve(v), a.glob)
+			raiseWrite(c.cat, e, c.resolve(v), a.glob)
 		}
 	}
 }

@@ -1468,7 +1468,7 @@ func (c *call) raiseWriteTree(e *effect, dir arg) {
 	}
 	p := sensitive.Clean(c.resolve(v), "")
 	for _, pat := range []string{p + "/*", p + "/.*"} {
-		if sensitive.Persists(pat, true) {
+		if c.cat.Persists(pat, true) {
 			e.tier, e.cap, e.generic = airlock.TierPrivileged, airlock.CapHostAdmin, false
 			e.reason += " into " + p + ", where files run at login or grant access"
 			return
@@ -1901,7 +1901,7 @@ func dos2unix(c *call) effect {
 func (c *call) editorCode(reason, text string) effect {
 	e := exec(reason)
 	eachPath(text, func(tok string) bool {
-		raiseWrite(&e, c.resolve(tok), false)
+		raiseWrite(c.cat, &e, c.resolve(tok), false)
 		return e.tier >= airlock.TierPrivileged
 	})
 	return e
@@ -3280,7 +3280,7 @@ func printenv(c *call) effect {
 		return printsEnvironment
 	}
 	for _, v := range vars {
-		if !v.static || sensitive.SecretVar(v.val) || !harmlessVars[v.val] && v.val != "HOME" && v.val != "PWD" {
+		if !v.static || c.cat.SecretVar(v.val) || !harmlessVars[v.val] && v.val != "HOME" && v.val != "PWD" {
 			return maySecret("prints the environment variable " + v.text + ", which may hold a secret")
 		}
 	}

@@ -11,9 +11,9 @@ import (
 // raiseWrite raises e when writing p changes the system, or configures
 // the gate (an agent host's or an editor's settings, Airlock's own files):
 // that write is class gate.configure.
-func raiseWrite(e *effect, p string, glob bool) {
+func raiseWrite(cat *sensitive.Catalogue, e *effect, p string, glob bool) {
 	if e.class != airlock.ClassGateConfigure && (e.tier < airlock.TierPrivileged || fileClass(e.class)) {
-		if what, ok := sensitive.GateConfig(p, glob); ok {
+		if what, ok := cat.GateConfig(p, glob); ok {
 			e.reason = verbFor(e.class) + " the gate's configuration (" + what + "): " + sensitive.Clean(p, "")
 			e.class, e.tier, e.cap, e.generic = airlock.ClassGateConfigure, airlock.TierPrivileged, airlock.CapGateConfigure, false
 			return
@@ -22,7 +22,7 @@ func raiseWrite(e *effect, p string, glob bool) {
 	if e.tier >= airlock.TierPrivileged {
 		return
 	}
-	if place, ok := sensitive.SystemPlace(p, glob); ok {
+	if place, ok := cat.SystemPlace(p, glob); ok {
 		e.tier, e.cap, e.generic = airlock.TierPrivileged, airlock.CapHostAdmin, false
 		e.reason = verbFor(e.class) + " " + place
 	}
@@ -61,8 +61,8 @@ func verbFor(class airlock.Class) string {
 
 // secretRead is the effect of reading p when it holds a secret (see
 // sensitive.Secret): credentials, a disk, memory, a process's environment.
-func secretRead(p string, glob bool) (effect, bool) {
-	what, ok := sensitive.Secret(p, glob)
+func secretRead(cat *sensitive.Catalogue, p string, glob bool) (effect, bool) {
+	what, ok := cat.Secret(p, glob)
 	if !ok {
 		return effect{}, false
 	}

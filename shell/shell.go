@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/sensitive"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -53,13 +54,13 @@ var _ airlock.ShellAnalyser = Analyser{}
 
 // AnalyseScript parses script as bash and returns every command it runs, in
 // source order.
-func (Analyser) AnalyseScript(script, cwd string) ([]airlock.Command, error) {
-	return analyseShell(script, cwd)
+func (Analyser) AnalyseScript(script, cwd string, paths *sensitive.Catalogue) ([]airlock.Command, error) {
+	return analyseShellWith(paths, script, cwd)
 }
 
 // AnalyseArgv returns the commands of a program run without a shell.
-func (Analyser) AnalyseArgv(argv []string, cwd string) ([]airlock.Command, error) {
-	return analyseArgv(argv, cwd)
+func (Analyser) AnalyseArgv(argv []string, cwd string, paths *sensitive.Catalogue) ([]airlock.Command, error) {
+	return analyseArgvWith(paths, argv, cwd)
 }
 
 // analyseShell parses script as bash and returns every effect it finds, in
@@ -67,7 +68,11 @@ func (Analyser) AnalyseArgv(argv []string, cwd string) ([]airlock.Command, error
 // means the script could not be fully analysed (parse error, a limit
 // reached); its message is shown to people.
 func analyseShell(script, cwd string) ([]airlock.Command, error) {
-	a := newWalker()
+	return analyseShellWith(nil, script, cwd)
+}
+
+func analyseShellWith(paths *sensitive.Catalogue, script, cwd string) ([]airlock.Command, error) {
+	a := newWalker(paths)
 	defer a.release()
 	s := &scope{cwd: startDir(cwd)}
 	if err := a.walkScript(s, script); err != nil {
@@ -80,6 +85,10 @@ func analyseShell(script, cwd string) ([]airlock.Command, error) {
 // argv[0] is the program, no shell syntax is interpreted in the words).
 // Wrappers (sudo, env, sh -c ...) still apply.
 func analyseArgv(argv []string, cwd string) ([]airlock.Command, error) {
+	return analyseArgvWith(nil, argv, cwd)
+}
+
+func analyseArgvWith(paths *sensitive.Catalogue, argv []string, cwd string) ([]airlock.Command, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("empty argument list")
 	}
@@ -90,14 +99,14 @@ func analyseArgv(argv []string, cwd string) ([]airlock.Command, error) {
 	if size > maxScriptBytes {
 		return nil, errShellTooLong
 	}
-	a := newWalker()
+	a := newWalker(paths)
 	defer a.release()
 	s := &scope{cwd: startDir(cwd)}
 	words := make([]arg, len(argv))
 	for i, w := range argv {
 		words[i] = literal(w)
 	}
-	if err := a.runCall(s, &call{words: words, cwd: s.cwd, plainDir: &a.plainDir}, position{}); err != nil {
+	if err := a.runCall(s, &call{words: words, cwd: s.cwd, plainDir: &a.plainDir, cat: a.cat}, position{}); err != nil {
 		return nil, err
 	}
 	return a.cmds, nil
@@ -114,6 +123,9 @@ type walker struct {
 	// (sh -i < f | nc host port > f is a remote shell).
 	fifos    []string
 	plainDir string // see call.plainDir
+	// cat is the catalogue of sensitive paths the policy judges by (nil:
+	// the built-in one).
+	cat *sensitive.Catalogue
 	// evaluating are the strings being evaluated as arithmetic, so that
 	// one that names itself is not followed forever.
 	evaluating map[string]bool
@@ -123,8 +135,8 @@ type walker struct {
 // command, and every shell action is analysed.
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
-func newWalker() *walker {
-	return &walker{parser: parsers.Get().(*syntax.Parser)}
+func newWalker(paths *sensitive.Catalogue) *walker {
+	return &walker{parser: parsers.Get().(*syntax.Parser), cat: paths}
 }
 
 func (a *walker) release() {

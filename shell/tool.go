@@ -147,7 +147,7 @@ func (c *call) use(e *effect, r role, via string, v arg) {
 		*e = worse(*e, loadsNative("loads a library or plugin ("+via+" "+v.text+"), which runs any code with the program's rights"))
 	case usesSocket:
 		if v, ok := v.pathValue(); ok && e.tier < airlock.TierPrivileged {
-			if place, ok := sensitive.SystemPlace(c.resolve(v), false); ok {
+			if place, ok := c.cat.SystemPlace(c.resolve(v), false); ok {
 				*e = effect{class: airlock.ClassNetConnect, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
 					reason: "talks to a system service's socket " + place}
 			}

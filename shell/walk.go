@@ -398,7 +398,7 @@ func (a *walker) callWords(s *scope, words []arg, in input, pos position) error 
 	if len(words) == 0 {
 		return nil // every word expanded to nothing
 	}
-	c := &call{words: words, in: in, cwd: s.cwd, lost: s.lost, envs: in.envs, xtrace: s.xtrace, plainDir: &a.plainDir}
+	c := &call{words: words, in: in, cwd: s.cwd, lost: s.lost, envs: in.envs, xtrace: s.xtrace, plainDir: &a.plainDir, cat: a.cat}
 	c.in.envs = nil
 	if head := words[0]; head.static && !head.glob {
 		if bodies, ok := s.funcs[head.val]; ok {
@@ -662,7 +662,7 @@ func (a *walker) runNested(s *scope, n *nested, pos position) error {
 		if len(n.argv) == 0 {
 			return nil
 		}
-		err = a.runCall(inner, &call{words: n.argv, in: n.in, cwd: inner.cwd, xargs: n.xargs, plainDir: &a.plainDir},
+		err = a.runCall(inner, &call{words: n.argv, in: n.in, cwd: inner.cwd, xargs: n.xargs, plainDir: &a.plainDir, cat: a.cat},
 			pos)
 	default:
 		err = a.walkScript(inner, n.script)
@@ -1319,9 +1319,9 @@ func (a *walker) redirectTo(s *scope, r *syntax.Redirect, e effect, target arg) 
 	}
 	if ok {
 		p := resolvePath(s.cwd, v)
-		if read, ok := secretRead(p, target.glob); ok && r.Op == syntax.RdrIn {
+		if read, ok := secretRead(a.cat, p, target.glob); ok && r.Op == syntax.RdrIn {
 			e = read
-		} else if target.under && r.Op == syntax.RdrIn && sensitive.HoldsSecrets(sensitive.Clean(p, "")) {
+		} else if target.under && r.Op == syntax.RdrIn && a.cat.HoldsSecrets(sensitive.Clean(p, "")) {
 			e = maySecret("reads a file under " + p + ", which holds secrets")
 		} else if e.tier == 0 && s.lost && v != "" && v[0] != '/' && v[0] != '~' {
 			e = maySecret("reads " + target.text + " relative to a directory only known at run time, which may hold secrets")
@@ -1330,7 +1330,7 @@ func (a *walker) redirectTo(s *scope, r *syntax.Redirect, e effect, target arg) 
 		} else if target.static && sensitive.IsNullDevice(sensitive.Clean(p, "")) {
 			return nil
 		}
-		raiseWrite(&e, p, target.glob)
+		raiseWrite(a.cat, &e, p, target.glob)
 	}
 	return a.add(commandOf(s.redirText(r, target.text), "", e, pos))
 }

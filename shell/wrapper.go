@@ -970,7 +970,7 @@ func find(c *call) effect {
 	// environment files, which a command given {} reads.
 	for j := i; j+1 < len(args); j++ {
 		if t := args[j]; t.static && (t.val == "-name" || t.val == "-iname") && args[j+1].static &&
-			found.static && sensitive.SecretName(args[j+1].val, true) {
+			found.static && c.cat.SecretName(args[j+1].val, true) {
 			found = arg{val: strings.TrimSuffix(found.val, "/") + "/**/" + args[j+1].val, static: true, glob: true}
 			break
 		}
@@ -1020,10 +1020,10 @@ func (c *call) representative(starts []arg) arg {
 			continue
 		}
 		p := c.resolve(s.val)
-		if _, ok := sensitive.Secret(p, s.glob); ok {
+		if _, ok := c.cat.Secret(p, s.glob); ok {
 			return s
 		}
-		if _, ok := sensitive.SystemPlace(p, s.glob); ok {
+		if _, ok := c.cat.SystemPlace(p, s.glob); ok {
 			return s
 		}
 	}
