@@ -260,7 +260,9 @@ func patchOpClass(op patchOp, cwd string, cat *sensitive.Catalogue) (c Classific
 	default:
 		c = Classification{Class: ClassFSWrite, Capability: CapWorkspaceWriteText, Tier: TierWrite, Reason: "updates " + op.path}
 	}
-	for _, p := range append(paths, op.read...) {
+	// The paths Codex writes, and as spelled (op.read): the stricter wins.
+	paths = append(paths, op.read...)
+	for _, p := range paths {
 		abs := sensitive.Clean(p, cwd)
 		if what, ok := cat.GateConfig(abs, false); ok {
 			c.Class, c.Tier, c.Capability = ClassGateConfigure, TierPrivileged, CapGateConfigure
