@@ -31,6 +31,10 @@ const (
 	maxScriptBytes = 1 << 20 // 1 MiB
 	maxShellDepth  = 16      // nesting: sh -c inside eval inside sudo ... heredoc interpreters
 	maxCommands    = 4096    // effects found in one script
+	// maxSteps bounds the statements walked for one script, counting those
+	// a loop's body is walked again for (its values settling) and a
+	// function's body at each call.
+	maxSteps = 20_000
 )
 
 // maxSyntaxDepth bounds how deeply a script's constructs nest: brackets,
@@ -44,6 +48,7 @@ var (
 	errShellTooNested = fmt.Errorf("script nests constructs more than %d levels deep", maxSyntaxDepth)
 	errShellTooDeep   = fmt.Errorf("commands are nested more than %d levels deep", maxShellDepth)
 	errShellTooMany   = fmt.Errorf("script runs more than %d commands", maxCommands)
+	errShellTooLarge  = fmt.Errorf("script takes more than %d steps to analyse (loops and calls nested too deeply)", maxSteps)
 )
 
 // Analyser is the airlock.ShellAnalyser of this package. Its zero value is
@@ -123,6 +128,7 @@ type walker struct {
 	// (sh -i < f | nc host port > f is a remote shell).
 	fifos    []string
 	plainDir string // see call.plainDir
+	steps    int    // statements walked, for maxSteps
 	// cat is the catalogue of sensitive paths the policy judges by (nil:
 	// the built-in one).
 	cat *sensitive.Catalogue

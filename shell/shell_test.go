@@ -535,6 +535,12 @@ func TestAnalyseShellPathological(t *testing.T) {
 		{"many words", "echo" + strings.Repeat(" x", n), false},
 		{"many braces", "echo " + strings.Repeat("{a,b}", 1000), false},
 		{"huge brace range", "echo {1..999999999}", false},
+		// Loops whose bodies are walked again until their values settle,
+		// and functions walked at each call, multiply: bounded by maxSteps.
+		{"nested loops that assign", strings.Repeat("for a in 1 2; do x=$x$a; ", 40) + "cat $x" + strings.Repeat("; done", 40), true},
+		{"nested functions", strings.Repeat("f(){ x=1; ", 40) + ":" + strings.Repeat("; }; f", 40), true},
+		{"recursion", "f() { f; f; }; f", false},
+		{"mutual recursion", "f() { g; g; }; g() { f; f; }; f", false},
 	}
 	// No wall-clock bound here (timings belong in benchmarks): a blow-up
 	// shows as the test's own timeout.

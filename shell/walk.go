@@ -132,6 +132,9 @@ func (a *walker) walkStmt(s *scope, st *syntax.Stmt, in input) error {
 	if a.level > maxSyntaxDepth {
 		return errShellTooNested
 	}
+	if a.steps++; a.steps > maxSteps {
+		return errShellTooLarge
+	}
 	if st.Background || st.Coprocess || st.Disown {
 		s = s.sub() // runs in a subshell: its cd does not apply here
 	}
