@@ -147,7 +147,7 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("decisions recorded for %v, want each call's as mcp__<server>__<tool>", decided)
 	}
 	prompts, err := cs.ListPrompts(ctx, nil)
-	if err != nil || len(prompts.Prompts) == 0 || !strings.HasPrefix(prompts.Prompts[0].Name, "everything__") {
+	if err != nil || len(prompts.Prompts) == 0 || !strings.HasPrefix(prompts.Prompts[len(prompts.Prompts)-1].Name, "everything__") {
 		t.Fatalf("prompts/list: %v %v", asJSON(t, prompts), err)
 	}
 	if p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "everything__simple-prompt"}); err != nil || len(p.Messages) == 0 {
@@ -159,6 +159,13 @@ func TestServeHTTP(t *testing.T) {
 	}
 	if r, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: res.Resources[0].URI}); err != nil || len(r.Contents) == 0 {
 		t.Errorf("resources/read: %v %v", r, err)
+	}
+	// Both were decided as the server's, by its own names.
+	if evs := decisionsOf(t, db, "mcp__everything__prompts/get"); len(evs) != 1 || !strings.Contains(string(evs[0].Payload), `"args":{"name":"simple-prompt"}`) {
+		t.Errorf("the prompt's decision: %v", evs)
+	}
+	if evs := decisionsOf(t, db, "mcp__everything__resources/read"); len(evs) != 1 || !strings.Contains(string(evs[0].Payload), res.Resources[0].URI) {
+		t.Errorf("the resource read's decision: %v", evs)
 	}
 
 	// Another valid token cannot ride on this session.

@@ -35,7 +35,7 @@ func TestRugPull(t *testing.T) {
 		}
 		return strings.Join(n, " ")
 	}
-	if got := names(); got != "crash hello noise rugpull touch" {
+	if got := names(); got != "crash echo hello noise rugpull touch" {
 		t.Fatalf("first listing: %s", got)
 	}
 	if r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "rugpull", Arguments: map[string]any{}}); err != nil || r.IsError {
@@ -46,7 +46,7 @@ func TestRugPull(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server's list_changed did not reach the client")
 	}
-	if got := names(); got != "crash noise rugpull touch" {
+	if got := names(); got != "crash echo noise rugpull touch" {
 		t.Fatalf("after the rug pull, tools/list offers %q: the changed hello and the new exfiltrate must be withheld", got)
 	}
 	r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "hello", Arguments: map[string]any{"name": "x"}})
@@ -84,7 +84,7 @@ func TestRugPull(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client was not told that the release changed the tools")
 	}
-	if got := names(); got != "crash hello noise rugpull touch" {
+	if got := names(); got != "crash echo hello noise rugpull touch" {
 		t.Fatalf("after hello's release, tools/list offers %q", got)
 	}
 	r, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "hello", Arguments: map[string]any{"name": "x"}})
@@ -92,7 +92,7 @@ func TestRugPull(t *testing.T) {
 		t.Fatalf("the released hello: %v %v", asJSON(t, r), err)
 	}
 	pins, err := db.ToolPins(ctx, "laptop", "test")
-	if err != nil || len(pins) != 6 || pins[5].Tool != "hello" || pins[5].ApprovalID != hello.ID {
+	if err != nil || len(pins) != 7 || pins[6].Tool != "hello" || pins[6].ApprovalID != hello.ID {
 		t.Fatalf("pins after the release: %+v %v", pins, err)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/airlock-dev/airlock"
 )
 
@@ -160,7 +163,9 @@ func (u *upstream) readTools(raws []json.RawMessage) *toolList {
 	return list
 }
 
-// readTool reads one tool's definition.
+// readTool reads one tool's definition. One that JSON readers could read
+// two ways (a member repeated, or differing from another only in case) is
+// refused: the client would show one and the pin hold another.
 func readTool(raw json.RawMessage) (*tool, error) {
 	var d struct {
 		Name         string          `json:"name"`
@@ -170,7 +175,8 @@ func readTool(raw json.RawMessage) (*tool, error) {
 		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 		Annotations  json.RawMessage `json:"annotations,omitempty"`
 	}
-	if err := json.Unmarshal(raw, &d); err != nil {
+	ambiguous := airlock.CheckJSON(raw)
+	if err := jsonv2.Unmarshal(raw, &d, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)); err != nil {
 		return nil, err
 	}
 	if d.Name == "" {
@@ -183,6 +189,10 @@ func readTool(raw json.RawMessage) (*tool, error) {
 		return nil, err
 	}
 	t := &tool{name: d.Name, raw: raw, def: def}
+	if ambiguous != nil {
+		t.refused, t.code = "its definition can be read two ways: "+airlock.ErrorMessage(ambiguous), airlock.CodeInvalid
+		return t, nil
+	}
 	var a struct {
 		DestructiveHint *bool `json:"destructiveHint"`
 		OpenWorldHint   *bool `json:"openWorldHint"`
