@@ -103,6 +103,26 @@ func testServer() {
 		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(req.Params.Arguments)}}}, nil
 		})
+	// dressed carries _meta and icons, which remeta and reicon change: a
+	// change a pin must see as much as one of its description.
+	dressed := func(meta sdk.Meta, icon string) {
+		s.AddTool(&sdk.Tool{Name: "dressed", Description: "Has metadata and icons.", Meta: meta, Icons: []sdk.Icon{{Source: icon}},
+			InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "dressed"}}}, nil
+			})
+	}
+	dressed(sdk.Meta{"ui/resourceUri": "ui://dressed/v1"}, "https://example.com/dressed.png")
+	sdk.AddTool(s, &sdk.Tool{Name: "remeta", Description: "Changes dressed's _meta."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			dressed(sdk.Meta{"ui/resourceUri": "ui://elsewhere/v2"}, "https://example.com/dressed.png")
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "changed"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "reicon", Description: "Changes dressed's icons."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			dressed(sdk.Meta{"ui/resourceUri": "ui://dressed/v1"}, "https://example.com/other.png")
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "changed"}}}, nil, nil
+		})
 	if err := s.Run(context.Background(), transport); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -174,6 +174,8 @@ func readTool(raw json.RawMessage) (*tool, error) {
 		InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 		Annotations  json.RawMessage `json:"annotations,omitempty"`
+		Meta         json.RawMessage `json:"_meta,omitempty"`
+		Icons        json.RawMessage `json:"icons,omitempty"`
 	}
 	ambiguous := airlock.CheckJSON(raw)
 	if err := jsonv2.Unmarshal(raw, &d, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)); err != nil {
@@ -182,8 +184,10 @@ func readTool(raw json.RawMessage) (*tool, error) {
 	if d.Name == "" {
 		return nil, fmt.Errorf("a tool without a name: %.200s", raw)
 	}
-	// The definition a person approves: what the model reads and what the
-	// tool accepts and claims.
+	// The definition a person approves: what the model reads, what the
+	// tool accepts and claims, and what the client shows or acts on beside
+	// it (_meta, such as an app's UI resource, and icons). A tool without
+	// _meta and icons hashes as it did before they were pinned.
 	def, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
