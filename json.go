@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -33,30 +34,63 @@ const MaxJSONDepth = MaxArgsDepth + 8
 //     MaxJSONDepth.
 //
 // The error says what and where: the JSON pointer and the byte offset. It
-// reads the tokens once and builds nothing but the names of the objects
-// open. Errors: EINVALID.
+// reads the tokens once and keeps nothing but the folded names of the
+// objects open. Errors: EINVALID.
 func CheckJSON(data []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true))
-	var names []map[string]string // per open object: each name folded, and as written
+	c := jsonCheckers.Get().(*jsonChecker)
+	defer jsonCheckers.Put(c)
+	c.r.Reset(data)
+	c.dec.Reset(&c.r, jsontext.AllowDuplicateNames(true))
+	err := c.check(data)
+	c.r.Reset(nil)
+	for i, m := range c.names {
+		if len(m) > 256 { // a big object's map is not kept for the next check
+			c.names[i] = nil
+		}
+	}
+	return err
+}
+
+// jsonChecker is a pooled CheckJSON: its decoder, and the names of each
+// level of objects, kept between uses so that a check allocates little.
+type jsonChecker struct {
+	r      bytes.Reader
+	dec    *jsontext.Decoder
+	names  []map[string]int64 // per open object: each name folded, and where it was written
+	depth  int                // objects open
+	folded []byte
+	name   []byte
+}
+
+var jsonCheckers = sync.Pool{New: func() any {
+	c := &jsonChecker{}
+	c.dec = jsontext.NewDecoder(&c.r)
+	return c
+}}
+
+func (c *jsonChecker) check(data []byte) error {
+	dec := c.dec
+	c.depth = 0
 	for {
 		if kind, n := dec.StackIndex(dec.StackDepth()); kind == '{' && n%2 == 0 && dec.PeekKind() == '"' {
 			raw, err := dec.ReadValue()
 			if err != nil {
 				return malformedJSON(err)
 			}
-			name, err := jsontext.AppendUnquote(nil, raw)
-			if err != nil {
-				return malformedJSON(err)
+			at := dec.InputOffset() - int64(len(raw))
+			name := raw[1 : len(raw)-1]
+			if bytes.IndexByte(name, '\\') >= 0 {
+				if c.name, err = jsontext.AppendUnquote(c.name[:0], raw); err != nil {
+					return malformedJSON(err)
+				}
+				name = c.name
 			}
-			top := &names[len(names)-1]
-			folded := foldName(string(name))
-			if first, seen := (*top)[folded]; seen {
-				return duplicateName(string(name), first, dec.StackPointer(), dec.InputOffset()-int64(len(raw)))
+			c.folded = appendFolded(c.folded[:0], name)
+			names := c.names[c.depth-1]
+			if first, seen := names[string(c.folded)]; seen {
+				return duplicateName(string(name), nameAt(data, first), dec.StackPointer(), at)
 			}
-			if *top == nil {
-				*top = make(map[string]string, 4)
-			}
-			(*top)[folded] = string(name)
+			names[string(c.folded)] = at
 			continue
 		}
 		tok, err := dec.ReadToken()
@@ -72,10 +106,17 @@ func CheckJSON(data []byte) error {
 				return Errorf(EINVALID, "JSON nested deeper than %d levels at %s", MaxJSONDepth, pointerText(dec.StackPointer()))
 			}
 			if tok.Kind() == '{' {
-				names = append(names, nil)
+				if c.depth == len(c.names) {
+					c.names = append(c.names, nil)
+				}
+				if c.names[c.depth] == nil {
+					c.names[c.depth] = make(map[string]int64, 8)
+				}
+				clear(c.names[c.depth])
+				c.depth++
 			}
 		case '}':
-			names = names[:len(names)-1]
+			c.depth--
 		}
 		if dec.StackDepth() == 0 {
 			end := dec.InputOffset()
@@ -85,6 +126,16 @@ func CheckJSON(data []byte) error {
 			return nil
 		}
 	}
+}
+
+// nameAt is the member name written at offset at of data, unquoted.
+func nameAt(data []byte, at int64) string {
+	v, err := jsontext.NewDecoder(bytes.NewReader(data[at:])).ReadValue()
+	if err != nil {
+		return ""
+	}
+	name, _ := jsontext.AppendUnquote(nil, v)
+	return string(name)
 }
 
 // duplicateName is the error for a member name that repeats, or differs
@@ -124,27 +175,29 @@ func pointerText(p jsontext.Pointer) string {
 	return s
 }
 
-// foldName folds a member name so that names a case-insensitive reader
-// would take for one fold alike: each rune as encoding/json folds it
-// (upper case of its lower case), then the least rune of its Unicode
-// case-folding orbit, so that K (U+212A) is K and ſ (U+017F) is S.
-func foldName(s string) string {
-	ascii := true
-	for i := 0; i < len(s) && ascii; i++ {
-		ascii = s[i] < utf8.RuneSelf
-	}
-	if ascii {
-		return strings.ToUpper(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
+// appendFolded appends a member name folded so that names a
+// case-insensitive reader would take for one fold alike: each rune as
+// encoding/json folds it (upper case of its lower case), then the least
+// rune of its Unicode case-folding orbit, so that K (U+212A) is K and ſ
+// (U+017F) is S.
+func appendFolded(b, name []byte) []byte {
+	for i := 0; i < len(name); {
+		if c := name[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(name[i:])
+		i += n
 		r = unicode.ToUpper(unicode.ToLower(r))
 		least := r
 		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 			least = min(least, f)
 		}
-		b.WriteRune(least)
+		b = utf8.AppendRune(b, least)
 	}
-	return b.String()
+	return b
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/airlock-dev/airlock"
 )
 
@@ -103,5 +105,43 @@ func TestCheckJSONFoldsAsEncodingJSON(t *testing.T) {
 	}
 	if n < 2000 {
 		t.Errorf("only %d pairs folded: the test did not reach encoding/json's folding", n)
+	}
+}
+
+// FuzzCheckJSON: CheckJSON never panics, and what it accepts every strict
+// reader accepts too: one valid JSON value, with no name repeated.
+func FuzzCheckJSON(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":{"A":1}}`, `[{"k":1,"\u212a":2}]`, `{"ſ":1,"s":2}`, `"x"`, `{"a":[1,{"b":null}]} `, "{\"\xff\":1}", `{"\ud800":1}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if airlock.CheckJSON(data) != nil {
+			return
+		}
+		if !json.Valid(data) || !jsontext.Value(data).IsValid() {
+			t.Fatalf("CheckJSON accepted %q, which a strict reader refuses", data)
+		}
+	})
+}
+
+// BenchmarkCheckJSON: the strict read every adapter makes of its input,
+// on a tool call's params as an MCP client sends them (small) and with a
+// file's content in the arguments (large).
+func BenchmarkCheckJSON(b *testing.B) {
+	small := []byte(`{"name":"write_file","arguments":{"path":"/work/app/notes.txt","content":"hello","options":{"mode":"0644","create":true}},"_meta":{"progressToken":"t-1"}}`)
+	large := []byte(`{"name":"write_file","arguments":{"path":"/work/app/big.txt","content":"` + strings.Repeat("lorem ipsum ", 8<<10) + `"}}`)
+	for _, c := range []struct {
+		name string
+		doc  []byte
+	}{{"small", small}, {"large", large}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := airlock.CheckJSON(c.doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
