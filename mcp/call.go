@@ -25,6 +25,10 @@ type callParams struct {
 	Name      string         `json:"name"`
 	Arguments jsontext.Value `json:"arguments"`
 	Meta      requestMeta    `json:"_meta"`
+	// Task asks the server to run the call as a task and answer at once
+	// (MCP 2025-11-25; a tool may require it): how the answer comes, not
+	// what runs, so it goes on, in canonical form.
+	Task jsontext.Value `json:"task"`
 }
 
 // requestMeta is the part of a request's _meta the gateway keeps: the
@@ -92,15 +96,37 @@ func withMeta(obj json.RawMessage, token jsontext.Value) json.RawMessage {
 }
 
 // toolParams are the params of a decided tools/call, as the upstream gets
-// them: its name there and the arguments byte for byte as hashed.
-func toolParams(name string, args json.RawMessage) (json.RawMessage, error) {
+// them: its name there, the arguments byte for byte as hashed, and the
+// task request (canonical) when the client made one.
+func toolParams(name string, args json.RawMessage, task jsontext.Value) (json.RawMessage, error) {
 	b := append([]byte(`{"arguments":`), args...)
 	b = append(b, `,"name":`...)
 	b, err := jsontext.AppendQuote(b, name)
 	if err != nil {
 		return nil, err
 	}
+	if task != nil {
+		b = append(b, `,"task":`...)
+		b = append(b, task...)
+	}
 	return append(b, '}'), nil
+}
+
+// taskOf returns a tools/call's task request in canonical form, nil when
+// there is none.
+func taskOf(v jsontext.Value) (jsontext.Value, error) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || string(v) == "null" {
+		return nil, nil
+	}
+	if v.Kind() != '{' {
+		return nil, invalidParams("tools/call task must be an object")
+	}
+	t := jsontext.Value(bytes.Clone(v))
+	if err := t.Canonicalize(); err != nil {
+		return nil, invalidParams("tools/call task: " + err.Error())
+	}
+	return t, nil
 }
 
 // callTool decides a tools/call and forwards it only when Airlock allows
@@ -108,7 +134,7 @@ func toolParams(name string, args json.RawMessage) (json.RawMessage, error) {
 // Everything else is answered with a tool result that says why, for the
 // model to read. What the upstream gets is what was decided, re-encoded:
 // the tool's name, the arguments in the canonical form the action hash
-// covers, and the progress token.
+// covers, the progress token and the task request.
 func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
 	var p callParams
 	if err := readParams(req.Method, req.Params, &p); err != nil {
@@ -122,6 +148,10 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 		return nil, invalidParams("tools/call arguments: " + airlock.ErrorMessage(err))
 	}
 	token, err := p.Meta.token()
+	if err != nil {
+		return nil, err
+	}
+	task, err := taskOf(p.Task)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +170,7 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 	if t.refused != "" {
 		return refused(t.code, fmt.Sprintf("tool %s of MCP server %s is not offered: %s", name, u.srv.Name, t.refused), nil)
 	}
-	params, err := toolParams(name, args)
+	params, err := toolParams(name, args, task)
 	if err != nil {
 		return nil, invalidParams(err.Error())
 	}

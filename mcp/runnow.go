@@ -91,7 +91,7 @@ func (s *session) runNow(u *upstream, tool string, ap airlock.Approval) {
 			return
 		}
 		method = "tools/call"
-		if params, err = toolParams(tool, args); err != nil {
+		if params, err = toolParams(tool, args, nil); err != nil {
 			log.Warn("run now: encode the call", "err", err)
 			return
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/mcp"
+	"github.com/airlock-dev/airlock/mcp/mcptest"
 	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/sqlite"
 )
@@ -417,4 +418,26 @@ func pendingWith(t *testing.T, db *sqlite.DB, tool, text string) airlock.Approva
 	}
 	t.Fatalf("no pending request for %s with %s", tool, text)
 	return airlock.Approval{}
+}
+
+// TestTaskForwarded: a tool of the reference server that must run as a
+// task (execution.taskSupport "required", MCP 2025-11-25) still runs
+// through the gateway: the client's task request says how the answer
+// comes, not what runs, and goes on with the decided params.
+func TestTaskForwarded(t *testing.T) {
+	bin := mcptest.Bin(t, "mcp-server-everything")
+	e, db := newEnforcer(t)
+	c := rawSession(t, newGateway(t, e, mcp.Server{Name: "everything", Command: bin}))
+	m := c.call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"simulate-research-query","arguments":{"topic":"airlocks"},"task":{"ttl":60000}}}`)
+	res, _ := json.Marshal(m["result"])
+	if !strings.Contains(string(res), `"taskId"`) {
+		t.Fatalf("the task-augmented call: %v", m)
+	}
+	if evs := decisionsOf(t, db, "mcp__everything__simulate-research-query"); len(evs) != 1 || !strings.Contains(string(evs[0].Payload), `"args":{"topic":"airlocks"}`) {
+		t.Errorf("its decision: %v", evs)
+	}
+	m = c.call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"simulate-research-query","arguments":{"topic":"airlocks"},"task":"soon"}}`)
+	if code, msg := rpcError(m); code != -32602 || !strings.Contains(msg, "task") {
+		t.Errorf("a task that is not an object: %v", m)
+	}
 }
