@@ -168,8 +168,24 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("the resource read's decision: %v", evs)
 	}
 
+	// Over HTTP too, params that can be read two ways are refused.
+	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":98,"method":"tools/call","params":{"name":"test__touch","arguments":{"path":"a"},"Arguments":{"path":"b"}}}`))
+	req.Header.Set("Authorization", "Bearer agent-secret")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "-32602") || !strings.Contains(string(body), `duplicate member \"Arguments\"`) {
+		t.Errorf("ambiguous params over HTTP: %s %s", resp.Status, body)
+	}
+
 	// Another valid token cannot ride on this session.
-	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`))
+	req, _ = http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`))
 	req.Header.Set("Authorization", "Bearer other-secret")
 	req.Header.Set("Mcp-Session-Id", cs.ID())
 	req.Header.Set("Content-Type", "application/json")
