@@ -184,6 +184,21 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("ambiguous params over HTTP: %s %s", resp.Status, body)
 	}
 
+	req, _ = http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":97,"method":"tools/call","params":{"name":"test__hello","arguments":{"name":"a"}},"params":{"name":"test__touch","arguments":{"path":"b"}}}`))
+	req.Header.Set("Authorization", "Bearer agent-secret")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "-32600") || !strings.Contains(string(body), `"id":97`) {
+		t.Errorf("params twice over HTTP: %s %s", resp.Status, body)
+	}
+
 	// Another valid token cannot ride on this session.
 	req, _ = http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`))
 	req.Header.Set("Authorization", "Bearer other-secret")

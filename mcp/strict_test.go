@@ -191,6 +191,36 @@ func TestAmbiguousParamsRefused(t *testing.T) {
 	}
 }
 
+// TestAmbiguousMessagesRefused: a message whose own members repeat or
+// differ only in case ("method" and "METHOD", "params" twice) is refused
+// as an invalid request, whatever its params: nothing is decided, nothing
+// forwarded, and the session goes on.
+func TestAmbiguousMessagesRefused(t *testing.T) {
+	e, _ := newEnforcer(t)
+	srv, forwarded := recordingServerSpec(t, "test")
+	c := rawSession(t, newGateway(t, e, srv))
+	dir := t.TempDir()
+	touch, _ := json.Marshal(map[string]any{"name": "touch", "arguments": map[string]any{"path": filepath.Join(dir, "x")}})
+	hello := `{"name":"hello","arguments":{"name":"a"}}`
+	for i, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping","METHOD":"tools/call","params":` + string(touch) + `}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":` + hello + `,"params":` + string(touch) + `}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","Params":` + hello + `,"params":` + string(touch) + `}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","method":"tools/call","params":` + string(touch) + `}`,
+	} {
+		m := c.call(line)
+		if code, msg := rpcError(m); code != -32600 || m["id"] != float64(i+1) || !strings.Contains(msg, "duplicate member") {
+			t.Errorf("%s: answered %v, want an invalid request naming the duplicate", line, m)
+		}
+	}
+	if decisions(t, e) != 0 || len(forwarded("tools/call")) != 0 {
+		t.Errorf("decided %d, forwarded %v", decisions(t, e), forwarded("tools/call"))
+	}
+	if m := c.call(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":` + hello + `}`); m["result"] == nil {
+		t.Errorf("after the ambiguous messages, hello: %v", m)
+	}
+}
+
 // TestForwardedAsDecided: the server gets the params the gateway decided
 // on, re-encoded — the tool's name, the arguments byte for byte as hashed
 // (RFC 8785: keys sorted, escapes resolved, no white space) and the
