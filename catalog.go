@@ -518,6 +518,11 @@ func fileURIPath(uri string) (string, bool) {
 			return "", false
 		}
 	}
+	// A Windows path (file:///C:/Users/me/...) is judged without its drive:
+	// the secrets catalogue knows /Users/<name>/ and the names in it.
+	if len(p) >= 3 && p[2] == ':' && ('a' <= p[1]|0x20 && p[1]|0x20 <= 'z') && (len(p) == 3 || p[3] == '/') {
+		p = "/" + strings.TrimPrefix(p[3:], "/")
+	}
 	return sensitive.Clean(p, ""), true
 }
 

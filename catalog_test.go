@@ -273,6 +273,8 @@ func TestCatalogMCPResourceRead(t *testing.T) {
 		{"file:///etc/shadow", ClassCredentialsRead, TierPrivileged, false},
 		{"file:///home/dev", ClassCredentialsRead, TierPrivileged, false}, // a folder of secrets
 		{"file:///", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///C:/Users/dev/.aws/credentials", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///c:/Users/dev/project/README.md", ClassMCPResourceRead, TierRead, false},
 		{"file://fileserver/share/a.txt", ClassMCPResourceRead, TierWrite, true},
 		{"file:relative/a.txt", ClassMCPResourceRead, TierWrite, true},
 		{"file:///work/a.txt?rev=1", ClassMCPResourceRead, TierWrite, true},
