@@ -174,14 +174,38 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 	if err != nil {
 		return nil, invalidParams(err.Error())
 	}
-	enf, err := s.decide(ctx, s.action(u, t, args, req.ID), token)
+	a := s.action(u, t, args, req.ID)
+	enf, err := s.decide(ctx, a, token)
 	if err != nil {
 		return nil, err
 	}
 	if !enf.Allowed {
 		return refused(enf.Code, enf.Message, enf.Approval)
 	}
+	if !decidedAs(enf, a) {
+		return refused(airlock.CodeDenied, notDecidedAs, enf.Approval)
+	}
 	return s.forwardDecided(ctx, u, enf, "tools/call", withMeta(params, token), false)
+}
+
+// notDecidedAs says why a call does not run although Airlock allowed an
+// action: not this one.
+const notDecidedAs = "Airlock allowed an action other than this call (its arguments were changed when it was approved?), so the call does not run"
+
+// decidedAs reports whether what Airlock allowed is exactly a — the tool
+// and the arguments the gateway forwards — and not, say, an action a
+// reviewer edited: the gateway forwards only what was decided, never the
+// original in its place.
+func decidedAs(enf airlock.Enforcement, a airlock.Action) bool {
+	d := enf.Decision.Action
+	if d.Tool == "" && len(d.Args) == 0 {
+		return true // the checker did not say which action it decided: a's
+	}
+	if d.Tool != a.Tool {
+		return false
+	}
+	args, err := airlock.CanonicalArgs(d.Args)
+	return err == nil && bytes.Equal(args, a.Args)
 }
 
 // decide checks a, holding it while a person decides when the policy

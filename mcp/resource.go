@@ -106,6 +106,9 @@ func (s *session) gated(ctx context.Context, u *upstream, req *jsonrpc.Request, 
 	if !enf.Allowed {
 		return nil, refusedError(enf.Code, enf.Message, enf.Approval)
 	}
+	if !decidedAs(enf, a) {
+		return nil, refusedError(airlock.CodeDenied, notDecidedAs, enf.Approval)
+	}
 	return s.forwardDecided(ctx, u, enf, method, withMeta(args, token), false)
 }
 

@@ -471,3 +471,36 @@ func TestTaskForwarded(t *testing.T) {
 		t.Errorf("a task that is not an object: %v", m)
 	}
 }
+
+// editing is a checker that allows another action than the one it is
+// asked about — as an approval of edited arguments would.
+type editing struct{ mcp.Local }
+
+func (c editing) Check(ctx context.Context, a airlock.Action) (airlock.Enforcement, error) {
+	enf, err := c.Local.Check(ctx, a)
+	enf.Decision.Action.Args = json.RawMessage(`{"path":"/elsewhere"}`)
+	return enf, err
+}
+
+// TestOtherActionNeverForwarded: when what Airlock allowed is not the call
+// the gateway holds — its arguments differ — the call is refused, never
+// forwarded in the allowed action's place nor as it came.
+func TestOtherActionNeverForwarded(t *testing.T) {
+	e, _ := newEnforcer(t)
+	srv, forwarded := recordingServerSpec(t, "test")
+	g := newGateway(t, e, srv)
+	g.Checker = editing{mcp.Local{Enforcer: e}}
+	c := rawSession(t, g)
+	path, _ := json.Marshal(filepath.Join(t.TempDir(), "x"))
+	m := c.call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"touch","arguments":{"path":` + string(path) + `}}}`)
+	if res, _ := json.Marshal(m["result"]); !strings.Contains(string(res), airlock.CodeDenied) || !strings.Contains(string(res), "other than this call") {
+		t.Errorf("the call: %v", m)
+	}
+	m = c.call(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///tmp/x"}}`)
+	if code, msg := rpcError(m); code != -32010 || !strings.Contains(msg, "other than this call") {
+		t.Errorf("the read: %v", m)
+	}
+	if got := append(forwarded("tools/call"), forwarded("resources/read")...); len(got) != 0 {
+		t.Errorf("forwarded %v", got)
+	}
+}
