@@ -249,7 +249,7 @@ func TestRealClaudeMCP(t *testing.T) {
 		t.Fatalf("turn: %v\n%s", err, turn)
 	}
 	if err := <-approved; err != nil {
-		t.Fatalf("approve: %v", err)
+		t.Fatalf("approve: %v (no write was held; the model was told %s)", err, turn)
 	}
 	if r := turn.Results[0]; r.IsError || !strings.Contains(r.Output, "claude-mcp-marker") {
 		t.Errorf("read_text_file: the model was told %q", r.Output)
