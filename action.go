@@ -223,6 +223,30 @@ func scan(dec *jsontext.Decoder) error {
 	}
 }
 
+// CanonicalArgs returns arguments as an approval binds them: checked as
+// Action.Validate checks them and as CheckJSON does (no member name that
+// differs from another only in case), in RFC 8785 canonical form, and {}
+// when absent or null. An adapter that forwards a call's arguments
+// forwards these bytes, so that what runs is byte for byte what was
+// decided and hashed. Errors: EINVALID.
+func CanonicalArgs(raw json.RawMessage) (json.RawMessage, error) {
+	if err := validateArgs(raw); err != nil {
+		return nil, err
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return json.RawMessage(emptyArgs), nil
+	}
+	if err := CheckJSON(raw); err != nil {
+		return nil, Errorf(EINVALID, "args: %s", ErrorMessage(err))
+	}
+	v := jsontext.Value(bytes.Clone(raw))
+	if err := v.Canonicalize(); err != nil {
+		return nil, Errorf(EINVALID, "args: %s", argsErrorMessage(err))
+	}
+	return json.RawMessage(v), nil
+}
+
 // pickArgs decodes only the top-level members of raw (already validated)
 // named in want, skipping the rest unread: classification looks at a path
 // or a command, not at a file's content.

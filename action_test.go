@@ -478,3 +478,27 @@ func TestFirstArg(t *testing.T) {
 		}
 	}
 }
+
+// TestCanonicalArgs: what an adapter forwards is the canonical form the
+// action hash covers, and arguments that cannot be read one way only — or
+// whose canonical form would change a number — are refused.
+func TestCanonicalArgs(t *testing.T) {
+	for _, c := range []struct{ in, want, err string }{
+		{``, `{}`, ""},
+		{`null`, `{}`, ""},
+		{` {"b" : 1.50e3, "\u0061":"\u00e9<&>\u2028"} `, `{"a":"é<&>` + "\u2028" + `","b":1500}`, ""},
+		{`{"path":"a","PATH":"b"}`, "", `"PATH"`},
+		{`{"a":1,"a":2}`, "", "duplicate"},
+		{`{"n":9007199254740993}`, "", "cannot be represented exactly"},
+		{`[1]`, "", "object"},
+		{`{"a":1} x`, "", "after"},
+	} {
+		got, err := CanonicalArgs(json.RawMessage(c.in))
+		switch {
+		case c.err == "" && (err != nil || string(got) != c.want):
+			t.Errorf("%s: %s %v, want %s", c.in, got, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(ErrorMessage(err), c.err)):
+			t.Errorf("%s: %s %v, want an error naming %s", c.in, got, err, c.err)
+		}
+	}
+}

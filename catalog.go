@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -282,6 +283,18 @@ var catalogKeys = func() map[string]bool {
 	return m
 }()
 
+// MCPResourceRead and MCPPromptGet name, after mcp__<server>__, the
+// actions the MCP gateway decides for a server's resources/read (args
+// {"uri": …}) and prompts/get (args {"name": …, "arguments": {…}}). MCP's
+// tool names have no "/": no tool of a server can take these names.
+const (
+	MCPResourceRead = "resources/read"
+	MCPPromptGet    = "prompts/get"
+)
+
+// MCPTool is the tool of an action on MCP server server: mcp__<server>__<name>.
+func MCPTool(server, name string) string { return "mcp__" + server + "__" + name }
+
 // mcpTool splits an MCP tool name: mcp__<server>__<tool> (Claude Code,
 // Codex) or mcp_<server>_<tool> (Gemini CLI). The catalog is looked up
 // first, so a built-in name (mcp_release) is never taken for an MCP tool.
@@ -325,6 +338,21 @@ func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) 
 	spec, ok := catalog[a.Tool]
 	if !ok {
 		if server, tool, ok := mcpTool(a.Tool); ok {
+			if strings.HasPrefix(a.Tool, "mcp__") {
+				switch tool {
+				case MCPResourceRead:
+					return classifyResourceRead(server, x)
+				case MCPPromptGet:
+					// A prompt is a template the server fills in, but it fills
+					// it in by running its own code with the client's
+					// arguments, which may do anything a tool does: nothing
+					// proves it only reads. So it is what a tool call without
+					// annotations is, tier write — generic, so that a policy
+					// that trusts a server's prompts may say they are reads.
+					return Classification{Class: ClassMCPPromptGet, Capability: CapMCPCall, Tier: TierWrite, Source: "catalog",
+						Reason: "gets a prompt of MCP server " + server + ", which runs the server's code with its arguments", Generic: true}
+				}
+			}
 			reason := "calls tool " + tool + " of MCP server " + server
 			if !strings.HasPrefix(a.Tool, "mcp__") {
 				reason += " (" + a.Tool + ": the server is the text up to the first underscore)"
@@ -425,6 +453,77 @@ func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) 
 		aggregate(&c)
 	}
 	return c
+}
+
+// uriKeys are the arguments of a resource read.
+var uriKeys = map[string]bool{"uri": true}
+
+// classifyResourceRead classifies a resources/read of MCP server server.
+// A file: URI that names a local path is judged like the path a read tool
+// is given: a read, unless it names a secret or a folder of them. Any other
+// URI makes the server fetch it (http, https: network egress) or serve it
+// however it likes (a database row, a custom scheme, another host's file:
+// tier write), which Airlock cannot prove to be a read: those are generic,
+// for a policy that trusts a server to say otherwise.
+func classifyResourceRead(server string, x *activation) Classification {
+	args := x.args
+	if !x.decoded {
+		args = pickArgs(x.a.Args, uriKeys)
+	}
+	uri, _ := args["uri"].(string)
+	c := Classification{Class: ClassMCPResourceRead, Source: "catalog"}
+	if p, ok := fileURIPath(uri); ok {
+		c.Capability, c.Tier = CapWorkspaceRead, TierRead
+		c.Reason = "reads file " + p + " through MCP server " + server
+		raiseForCredentials(&c, []string{p}, "")
+		if c.Tier == TierRead && sensitive.HoldsSecrets(p) {
+			c.Class, c.Capability, c.Tier = ClassCredentialsRead, CapCredentialsRead, TierPrivileged
+			c.Reason = "reads a folder that holds secrets: " + p
+		}
+		return c
+	}
+	c.Generic = true
+	switch scheme, _, _ := strings.Cut(uri, ":"); strings.ToLower(scheme) {
+	case "http", "https", "ws", "wss", "ftp", "ftps", "sftp", "ssh", "git", "s3", "gs":
+		c.Capability, c.Tier = CapNetworkEgress, TierNetworkEgress
+		c.Reason = "has MCP server " + server + " fetch " + strconv.Quote(clipText(uri, 200))
+	default:
+		c.Capability, c.Tier = CapMCPCall, TierWrite
+		c.Reason = "reads resource " + strconv.Quote(clipText(uri, 200)) + " of MCP server " + server + ", which does what it likes to serve it"
+	}
+	return c
+}
+
+// fileURIPath returns the local path a file: URI names — file:///p or
+// file://localhost/p, percent-decoded and cleaned — and false for any
+// other URI: another host's file, a relative or opaque form, one with a
+// query, a fragment or user information, or a path with a backslash or a
+// control character, which a server may read as another path than Airlock
+// would.
+func fileURIPath(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || !strings.EqualFold(u.Scheme, "file") || u.Opaque != "" || u.User != nil ||
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(uri, "#") {
+		return "", false
+	}
+	if h := u.Host; h != "" && !strings.EqualFold(h, "localhost") {
+		return "", false
+	}
+	p := u.Path
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00") {
+		return "", false
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			return "", false
+		}
+	}
+	// A Windows path (file:///C:/Users/me/...) is judged without its drive:
+	// the secrets catalogue knows /Users/<name>/ and the names in it.
+	if len(p) >= 3 && p[2] == ':' && ('a' <= p[1]|0x20 && p[1]|0x20 <= 'z') && (len(p) == 3 || p[3] == '/') {
+		p = "/" + strings.TrimPrefix(p[3:], "/")
+	}
+	return sensitive.Clean(p, ""), true
 }
 
 // shellCall classifies a call that runs a shell script (args.command,
@@ -666,7 +765,10 @@ type CatalogEntry struct {
 
 // Catalog lists the built-in catalog, sorted by tool name. MCP tools
 // (mcp__<server>__<tool>) are class mcp.call, tier write, unless a policy
-// classifier says otherwise; unknown tools are class unknown.
+// classifier says otherwise; the MCP gateway's resource reads
+// (mcp__<server>__resources/read) are class mcp.resource.read, judged by
+// their URI, and its prompts (mcp__<server>__prompts/get) class
+// mcp.prompt.get, tier write; unknown tools are class unknown.
 func Catalog() []CatalogEntry {
 	out := make([]CatalogEntry, 0, len(catalog))
 	for name, s := range catalog {

@@ -248,3 +248,65 @@ func TestCatalogBuiltinsAreNotMCP(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogMCPResourceRead: the MCP gateway's resources/read is judged
+// by its URI. A local file: URI is read like a path — a read, unless it
+// names a secret or a folder of them, however the URI spells it; anything
+// else is not proved a read: a URL fetched is network egress, another
+// scheme, another host's file or a URI Airlock cannot read as one path is
+// tier write, generic (a policy may trust a server's resources).
+func TestCatalogMCPResourceRead(t *testing.T) {
+	for _, tc := range []struct {
+		uri     string
+		class   Class
+		tier    RiskTier
+		generic bool
+	}{
+		{"file:///work/app/README.md", ClassMCPResourceRead, TierRead, false},
+		{"file://localhost/work/app/README.md", ClassMCPResourceRead, TierRead, false},
+		{"FILE:///work/app/README.md", ClassMCPResourceRead, TierRead, false},
+		{"file:///work/app/docs/", ClassMCPResourceRead, TierRead, false},
+		{"file:///home/dev/.ssh/id_ed25519", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///home/dev/.s%73h/id_ed25519", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///work/app/../../home/dev/.aws/credentials", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///work/app/.env", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///etc/shadow", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///home/dev", ClassCredentialsRead, TierPrivileged, false}, // a folder of secrets
+		{"file:///", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///C:/Users/dev/.aws/credentials", ClassCredentialsRead, TierPrivileged, false},
+		{"file:///c:/Users/dev/project/README.md", ClassMCPResourceRead, TierRead, false},
+		{"file://fileserver/share/a.txt", ClassMCPResourceRead, TierWrite, true},
+		{"file:relative/a.txt", ClassMCPResourceRead, TierWrite, true},
+		{"file:///work/a.txt?rev=1", ClassMCPResourceRead, TierWrite, true},
+		{"file:///work/a.txt#x", ClassMCPResourceRead, TierWrite, true},
+		{`file:///work/app/..\..\home\dev\.ssh\id_rsa`, ClassMCPResourceRead, TierWrite, true},
+		{"file:///work/a%00.txt", ClassMCPResourceRead, TierWrite, true},
+		{"file://user@localhost/work/a.txt", ClassMCPResourceRead, TierWrite, true},
+		{"https://example.com/notes", ClassMCPResourceRead, TierNetworkEgress, true},
+		{"HTTP://example.com/notes", ClassMCPResourceRead, TierNetworkEgress, true},
+		{"postgres://db/users/1", ClassMCPResourceRead, TierWrite, true},
+		{"ui://widget/1", ClassMCPResourceRead, TierWrite, true},
+		{"", ClassMCPResourceRead, TierWrite, true},
+	} {
+		t.Run(tc.uri, func(t *testing.T) {
+			c := classifyForTest(t, MCPTool("fs", MCPResourceRead), "", map[string]any{"uri": tc.uri})
+			if c.Class != tc.class || c.Tier != tc.tier || c.Generic != tc.generic {
+				t.Errorf("%s (%s), generic %t; want %s (%s), generic %t: %s", c.Class, c.Tier, c.Generic, tc.class, tc.tier, tc.generic, c.Reason)
+			}
+		})
+	}
+	// The names are the gateway's alone: Gemini's form is a tool call.
+	if c := classifyForTest(t, "mcp_fs_resources/read", "", map[string]any{"uri": "file:///a"}); c.Class != ClassMCPCall {
+		t.Errorf("mcp_fs_resources/read: %s", c.Class)
+	}
+}
+
+// TestCatalogMCPPromptGet: a prompt runs the server's code with the
+// client's arguments: tier write, generic, like a tool without
+// annotations.
+func TestCatalogMCPPromptGet(t *testing.T) {
+	c := classifyForTest(t, MCPTool("github", MCPPromptGet), "", map[string]any{"name": "summarise", "arguments": map[string]any{"repo": "a/b"}})
+	if c.Class != ClassMCPPromptGet || c.Tier != TierWrite || !c.Generic || !strings.Contains(c.Reason, "github") {
+		t.Errorf("%s (%s), generic %t: %s", c.Class, c.Tier, c.Generic, c.Reason)
+	}
+}

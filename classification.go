@@ -30,6 +30,8 @@ const (
 	ClassAgentStateWrite Class = "agent_state.write"
 	ClassMCPCall         Class = "mcp.call"
 	ClassMCPRelease      Class = "mcp.release"
+	ClassMCPResourceRead Class = "mcp.resource.read" // an MCP server's resources/read, through the MCP gateway
+	ClassMCPPromptGet    Class = "mcp.prompt.get"    // an MCP server's prompts/get, through the MCP gateway
 	ClassGitRead         Class = "git.read"
 	ClassGitWrite        Class = "git.write"
 	ClassPackageInstall  Class = "package.install"
@@ -62,6 +64,7 @@ var classTiers = map[Class]RiskTier{
 	ClassNetConnect: TierNetworkEgress, ClassNetSSEWrite: TierNetworkEgress, ClassHostCall: TierWrite,
 	ClassStoreWrite: TierWrite, ClassMetadataWrite: TierWrite, ClassCheckpointWrite: TierWrite,
 	ClassAgentStateWrite: TierWrite, ClassMCPCall: TierWrite, ClassMCPRelease: TierNetworkEgress,
+	ClassMCPResourceRead: TierRead, ClassMCPPromptGet: TierWrite,
 	ClassGitRead: TierRead, ClassGitWrite: TierWrite, ClassPackageInstall: TierNetworkEgress,
 	ClassPackagePublish: TierDestructive, ClassSystemAdmin: TierPrivileged, ClassInfraRead: TierNetworkEgress,
 	ClassInfraChange: TierDestructive, ClassCredentialsRead: TierPrivileged, ClassShellEnv: TierPrivileged,

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/hook/relay"
 )
@@ -185,18 +187,22 @@ const MaxPayload = relay.MaxPayload
 // arguments four times over and a result.
 var _ [MaxPayload - (4*airlock.MaxArgsBytes + 1<<20)]struct{}
 
-// decode reads a payload strictly enough to fail closed: one JSON object,
-// nothing after it, string fields that are strings.
+// decode reads a payload once, strictly, to fail closed: one JSON object,
+// nothing after it, members by their exact names, string fields that are
+// strings. A payload JSON readers could read two ways — a member name
+// repeated or differing from another only in case, anywhere in it (the
+// event's name, the tool's, its input at any depth), or invalid UTF-8 — is
+// refused (airlock.CheckJSON): Airlock would decide on one reading while
+// the host runs another.
 func decode(b []byte, v any) error {
 	if len(b) > MaxPayload {
 		return airlock.Errorf(airlock.EINVALID, "the hook payload is %d bytes, more than %d", len(b), MaxPayload)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(v); err != nil {
-		return airlock.Errorf(airlock.EINVALID, "the hook payload is not the JSON object a host sends: %v", err)
+	if err := airlock.CheckJSON(b); err != nil {
+		return airlock.Errorf(airlock.EINVALID, "the hook payload: %s", airlock.ErrorMessage(err))
 	}
-	if dec.More() {
-		return airlock.Errorf(airlock.EINVALID, "the hook payload has data after its JSON object")
+	if err := jsonv2.Unmarshal(b, v); err != nil {
+		return airlock.Errorf(airlock.EINVALID, "the hook payload is not the JSON object a host sends: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }

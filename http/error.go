@@ -1,19 +1,15 @@
 package http
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/danielgtaylor/huma/v2"
 	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // codeUnauthenticated is the code of a request without a valid token (401);
@@ -130,9 +126,11 @@ func writeProblem(w http.ResponseWriter, p *Problem) {
 	_ = json.NewEncoder(w).Encode(p)
 }
 
-// strictJSON reads request bodies strictly: duplicate keys, invalid UTF-8,
-// nesting deeper than maxJSONDepth and trailing data are refused with where
-// they are; unknown fields and wrong types are refused by the schema.
+// strictJSON reads request bodies strictly: duplicate keys (also those
+// differing only in case), invalid UTF-8, nesting deeper than
+// airlock.MaxJSONDepth and trailing data are refused with where they are
+// (airlock.CheckJSON); unknown fields and wrong types are refused by the
+// schema.
 var strictJSON = huma.Format{
 	Marshal: func(w io.Writer, v any) error {
 		enc := json.NewEncoder(w)
@@ -144,55 +142,11 @@ var strictJSON = huma.Format{
 		// the schema (every operation here validates), then into the
 		// operation's struct. The scan belongs to the first pass.
 		if _, validating := v.(*any); validating {
-			if err := checkJSON(data); err != nil {
+			if err := airlock.CheckJSON(data); err != nil {
 				return err
 			}
 		}
 		// Names match exactly (encoding/json would take "Tool" for "tool").
 		return jsonv2.Unmarshal(data, v)
 	},
-}
-
-// checkJSON scans a document once for what encoding/json lets through:
-// duplicate names — also those differing only in case, which encoding/json
-// would match to one field, the last winning — invalid UTF-8, and nesting
-// deeper than maxJSONDepth.
-func checkJSON(data []byte) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(data))
-	var names []map[string]bool // per open object, its names folded to lower case
-	for {
-		tok, err := dec.ReadToken()
-		if err == io.EOF {
-			if dec.InputOffset() == 0 || len(bytes.TrimSpace(data)) == 0 {
-				return errors.New("malformed JSON: the body is empty")
-			}
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("malformed JSON: %s", strings.TrimPrefix(err.Error(), "jsontext: "))
-		}
-		switch tok.Kind() {
-		case '{', '[':
-			if dec.StackDepth() > maxJSONDepth {
-				return fmt.Errorf("JSON nested deeper than %d levels at %s", maxJSONDepth, dec.StackPointer())
-			}
-			if tok.Kind() == '{' {
-				names = append(names, nil)
-			}
-		case '}':
-			names = names[:len(names)-1]
-		case '"':
-			if kind, n := dec.StackIndex(dec.StackDepth()); kind == '{' && n%2 == 1 {
-				top := &names[len(names)-1]
-				folded := strings.ToLower(tok.String())
-				if (*top)[folded] {
-					return fmt.Errorf("duplicate member %q (names differing only in case count as one) at %s", tok.String(), dec.StackPointer())
-				}
-				if *top == nil {
-					*top = map[string]bool{}
-				}
-				(*top)[folded] = true
-			}
-		}
-	}
 }

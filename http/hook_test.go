@@ -3,6 +3,8 @@ package http_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +91,38 @@ func TestHookEndpointReply(t *testing.T) {
 	_, err = airlockhttp.NewClient(ts.URL, "airlock_nope").Hook(t.Context(), "gemini", []byte(`{}`), time.Second)
 	if err == nil {
 		t.Fatal("a refused token answered")
+	}
+}
+
+// TestHookEndpointRefusesAmbiguousPayloads: a hook payload whose keys
+// repeat or differ only in case, or whose text is not UTF-8, is refused
+// before anything is decided — the host's own deny when it posts the
+// payload itself, a problem for the hook command (which exits 2) — and
+// nothing is recorded.
+func TestHookEndpointRefusesAmbiguousPayloads(t *testing.T) {
+	ts := newTestServer(t)
+	for _, c := range []struct{ host, file, mention string }{
+		{"claude-code", "claude/pretooluse-tool-name-differing-in-case.json", `"TOOL_NAME"`},
+		{"claude-code", "claude/pretooluse-args-differing-in-case.json", "/tool_input/PATH"},
+		{"codex", "codex/pretooluse-event-name-kelvin-sign.json", `"hook_event_name"`},
+		{"gemini", "gemini/beforetool-invalid-utf8.json", "UTF-8"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			payload, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := takeSnapshot(t, ts)
+			defer before.unchanged(t, ts)
+			resp := ts.do(t, "POST", "/v1/hooks/"+c.host+"?hold=1s", ts.AgentSecret, "application/json", payload)
+			if resp.Status != http.StatusOK || !strings.Contains(string(resp.Body), "deny") || !strings.Contains(string(resp.Body), airlock.CodeInvalid) ||
+				!strings.Contains(string(resp.Body), strings.ReplaceAll(c.mention, `"`, `\"`)) {
+				t.Errorf("as the host posts it: %d %s, want 200, a deny naming %s and %s", resp.Status, resp.Body, airlock.CodeInvalid, c.mention)
+			}
+			resp = ts.doHeader(t, "POST", "/v1/hooks/"+c.host+"?hold=1s", ts.AgentSecret, "application/json", payload, http.Header{"Accept": {airlockhttp.HookReplyType}})
+			if p := resp.problem(t, http.StatusBadRequest, airlock.EINVALID); !strings.Contains(p.text(), c.mention) {
+				t.Errorf("as the hook command asks: %s, want it to name %s", p.text(), c.mention)
+			}
+		})
 	}
 }

@@ -399,6 +399,11 @@ func TestDuplicateKeysDifferingInCase(t *testing.T) {
 		{"action at the top", "/v1/check", ts.AgentSecret, `{"action":{"agent":"agent-1","tool":"read_file"},"ACTION":{"agent":"agent-1","tool":"delete_file"}}`},
 		{"status of a resolution", "/v1/approvals/" + enf.Approval.ID + "/resolution", ts.BobSecret,
 			`{"status":"rejected","action_hash":"` + hash + `","Status":"approved"}`},
+		// encoding/json folds more than ASCII: ſ (the long s) is s, K (the
+		// Kelvin sign) is k.
+		{"args and argſ", "/v1/check", ts.AgentSecret, `{"action":{"agent":"agent-1","tool":"read_file","args":{"path":"/work/a"},"argſ":{"path":"/etc/shadow"}}}`},
+		{"a Kelvin sign in args", "/v1/check", ts.AgentSecret, `{"action":{"agent":"agent-1","tool":"read_file","args":{"path":"/work/a","mask":1,"mas\u212a":2}}}`},
+		{"deep in args", "/v1/check", ts.AgentSecret, `{"action":{"agent":"agent-1","tool":"read_file","args":{"path":"/work/a","o":[{"x":{"Mode":1,"mode":2}}]}}}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			before := takeSnapshot(t, ts)

@@ -25,7 +25,6 @@ const (
 	DefaultCheckWait = 60 * time.Second // longest a check long-polls
 	maxBodyBytes     = 64 << 10         // every body but a check's
 	maxCheckBytes    = airlock.MaxArgsBytes + 64<<10
-	maxJSONDepth     = airlock.MaxArgsDepth + 8
 	maxHeaderBytes   = 16 << 10
 )
 

@@ -102,9 +102,7 @@ func (s *session) routed(ctx context.Context, req *jsonrpc.Request) (json.RawMes
 		return s.gather(ctx, "resources", req.Method, "resourceTemplates", s.noteTemplates)
 	case "prompts/list":
 		return s.gather(ctx, "prompts", req.Method, "prompts", s.renamePrompt)
-	case "prompts/get":
-		return s.byName(ctx, req, "name")
-	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+	case "resources/subscribe", "resources/unsubscribe":
 		return s.byURI(ctx, req)
 	case "completion/complete":
 		return s.complete(ctx, req)
@@ -215,22 +213,19 @@ func (s *session) renamePrompt(u *upstream, item json.RawMessage) json.RawMessag
 	return out
 }
 
-// byName routes a request whose params name a thing <server>__<name>.
-func (s *session) byName(ctx context.Context, req *jsonrpc.Request, key string) (json.RawMessage, error) {
-	var p map[string]json.RawMessage
-	var name string
-	if json.Unmarshal(req.Params, &p) != nil || json.Unmarshal(p[key], &name) != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: req.Method + " needs a " + key}
+// byServer finds the upstream and the name there of a thing the client
+// knows as <server>__<name>.
+func (s *session) byServer(name string) (*upstream, string, bool) {
+	server, rest, ok := strings.Cut(name, "__")
+	if !ok || rest == "" {
+		return nil, "", false
 	}
-	u, rest, ok := s.lookup(name)
-	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown %s %q: the gateway's are named <server>__<name>", key, name)}
+	for _, u := range s.ups {
+		if u.srv.Name == server {
+			return u, rest, true
+		}
 	}
-	params, err := setParam(req.Params, key, rest)
-	if err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-	}
-	return u.forward(ctx, req.Method, params)
+	return nil, "", false
 }
 
 // byURI routes a request on a resource to the upstream that listed it.
@@ -243,7 +238,7 @@ func (s *session) byURI(ctx context.Context, req *jsonrpc.Request) (json.RawMess
 	}
 	u := s.resourceServer(p.URI)
 	if u == nil {
-		return nil, &jsonrpc.Error{Code: -32002, Message: fmt.Sprintf("resource %s: no MCP server of the gateway listed it (list resources first)", p.URI)}
+		return nil, &jsonrpc.Error{Code: codeResourceNotFound, Message: fmt.Sprintf("resource %s: no MCP server of the gateway listed it (list resources first)", p.URI)}
 	}
 	return u.forward(ctx, req.Method, req.Params)
 }

@@ -10,33 +10,154 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/airlock-dev/airlock"
 )
 
-// callParams are the parts of a tools/call the gateway reads; the rest
-// passes on as it came.
+// callParams are the params of a tools/call as the gateway reads them:
+// these members, by their exact names. The upstream gets them re-encoded
+// from what was decided (callTool), so a member the gateway did not read
+// never reaches it.
 type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Meta      struct {
-		ProgressToken any `json:"progressToken"`
-	} `json:"_meta"`
+	Name      string         `json:"name"`
+	Arguments jsontext.Value `json:"arguments"`
+	Meta      requestMeta    `json:"_meta"`
+	// Task asks the server to run the call as a task and answer at once
+	// (MCP 2025-11-25; a tool may require it): how the answer comes, not
+	// what runs, so it goes on, in canonical form.
+	Task jsontext.Value `json:"task"`
+}
+
+// requestMeta is the part of a request's _meta the gateway keeps: the
+// client's progress token, which names the progress notifications of the
+// request — the upstream's, and the gateway's while it holds the request.
+// Every other member of _meta is dropped: it could carry to the server what
+// no one decided on.
+type requestMeta struct {
+	ProgressToken jsontext.Value `json:"progressToken"`
+}
+
+// token returns the progress token in canonical form, nil when there is
+// none. MCP's tokens are strings or numbers.
+func (m requestMeta) token() (jsontext.Value, error) {
+	v := bytes.TrimSpace(m.ProgressToken)
+	if len(v) == 0 || string(v) == "null" {
+		return nil, nil
+	}
+	if k := jsontext.Value(v).Kind(); k != '"' && k != '0' {
+		return nil, invalidParams("_meta.progressToken must be a string or a number")
+	}
+	t := jsontext.Value(bytes.Clone(v))
+	if err := t.Canonicalize(); err != nil {
+		return nil, invalidParams("_meta.progressToken: " + err.Error())
+	}
+	return t, nil
+}
+
+// invalidParams is the JSON-RPC error for params the gateway cannot read,
+// or reads more than one way.
+func invalidParams(msg string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
+}
+
+// readParams decodes params into v by exact member names (params are
+// checked already: no member repeats, even in another case).
+func readParams(method string, params json.RawMessage, v any) error {
+	if len(bytes.TrimSpace(params)) == 0 {
+		params = json.RawMessage(`{}`)
+	}
+	if err := jsonv2.Unmarshal(params, v); err != nil {
+		return invalidParams(method + " params: " + strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// withMeta returns the object obj (canonical JSON, as decided) with the
+// progress token in its _meta, when there is one: the params the upstream
+// gets.
+func withMeta(obj json.RawMessage, token jsontext.Value) json.RawMessage {
+	if token == nil {
+		return obj
+	}
+	out := make([]byte, 0, len(obj)+len(token)+32)
+	out = append(out, `{"_meta":{"progressToken":`...)
+	out = append(out, token...)
+	out = append(out, '}')
+	if rest := bytes.TrimPrefix(obj, []byte("{")); !bytes.Equal(rest, []byte("}")) {
+		out = append(out, ',')
+		out = append(out, rest...)
+	} else {
+		out = append(out, '}')
+	}
+	return out
+}
+
+// toolParams are the params of a decided tools/call, as the upstream gets
+// them: its name there, the arguments byte for byte as hashed, and the
+// task request (canonical) when the client made one.
+func toolParams(name string, args json.RawMessage, task jsontext.Value) (json.RawMessage, error) {
+	b := append([]byte(`{"arguments":`), args...)
+	b = append(b, `,"name":`...)
+	b, err := jsontext.AppendQuote(b, name)
+	if err != nil {
+		return nil, err
+	}
+	if task != nil {
+		b = append(b, `,"task":`...)
+		b = append(b, task...)
+	}
+	return append(b, '}'), nil
+}
+
+// taskOf returns a tools/call's task request in canonical form, nil when
+// there is none.
+func taskOf(v jsontext.Value) (jsontext.Value, error) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || string(v) == "null" {
+		return nil, nil
+	}
+	if v.Kind() != '{' {
+		return nil, invalidParams("tools/call task must be an object")
+	}
+	t := jsontext.Value(bytes.Clone(v))
+	if err := t.Canonicalize(); err != nil {
+		return nil, invalidParams("tools/call task: " + err.Error())
+	}
+	return t, nil
 }
 
 // callTool decides a tools/call and forwards it only when Airlock allows
 // it: at once, or once a person approved it while the call was held.
 // Everything else is answered with a tool result that says why, for the
-// model to read.
+// model to read. What the upstream gets is what was decided, re-encoded:
+// the tool's name, the arguments in the canonical form the action hash
+// covers, the progress token and the task request.
 func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
 	var p callParams
-	if err := json.Unmarshal(req.Params, &p); err != nil || p.Name == "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tools/call needs params with a tool name"}
+	if err := readParams(req.Method, req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, invalidParams("tools/call needs params with a tool name")
+	}
+	args, err := airlock.CanonicalArgs(json.RawMessage(p.Arguments))
+	if err != nil {
+		return nil, invalidParams("tools/call arguments: " + airlock.ErrorMessage(err))
+	}
+	token, err := p.Meta.token()
+	if err != nil {
+		return nil, err
+	}
+	task, err := taskOf(p.Task)
+	if err != nil {
+		return nil, err
 	}
 	u, name, ok := s.lookup(p.Name)
 	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: the gateway's tools are named <server>__<tool>", p.Name)}
+		return nil, invalidParams(fmt.Sprintf("unknown tool %q: the gateway's tools are named <server>__<tool>", p.Name))
 	}
 	list, err := u.listing(ctx)
 	if err != nil {
@@ -44,43 +165,77 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 	}
 	t := list.byName[name]
 	if t == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: MCP server %s does not list it", p.Name, u.srv.Name)}
+		return nil, invalidParams(fmt.Sprintf("unknown tool %q: MCP server %s does not list it", p.Name, u.srv.Name))
 	}
 	if t.refused != "" {
 		return refused(t.code, fmt.Sprintf("tool %s of MCP server %s is not offered: %s", name, u.srv.Name, t.refused), nil)
 	}
-	a := s.action(u, t, p, req.ID)
-	enf, err := s.checker.Check(ctx, a)
+	params, err := toolParams(name, args, task)
 	if err != nil {
-		return refused(airlock.CodeUnavailable, "Airlock could not be asked, so the call does not run: "+airlock.ErrorMessage(err), nil)
+		return nil, invalidParams(err.Error())
 	}
-	if enf.Pending && enf.Approval != nil {
-		if enf, err = s.hold(ctx, enf, p.Meta.ProgressToken); err != nil {
-			return nil, err
-		}
+	a := s.action(u, t, args, req.ID)
+	enf, err := s.decide(ctx, a, token)
+	if err != nil {
+		return nil, err
 	}
 	if !enf.Allowed {
 		return refused(enf.Code, enf.Message, enf.Approval)
 	}
-	params := req.Params
-	if s.g.Namespace {
-		if params, err = setParam(params, "name", name); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-		}
+	if !decidedAs(enf, a) {
+		return refused(airlock.CodeDenied, notDecidedAs, enf.Approval)
 	}
+	return s.forwardDecided(ctx, u, enf, "tools/call", withMeta(params, token), false)
+}
+
+// notDecidedAs says why a call does not run although Airlock allowed an
+// action: not this one.
+const notDecidedAs = "Airlock allowed an action other than this call (its arguments were changed when it was approved?), so the call does not run"
+
+// decidedAs reports whether what Airlock allowed is exactly a — the tool
+// and the arguments the gateway forwards — and not, say, an action a
+// reviewer edited: the gateway forwards only what was decided, never the
+// original in its place.
+func decidedAs(enf airlock.Enforcement, a airlock.Action) bool {
+	d := enf.Decision.Action
+	if d.Tool == "" && len(d.Args) == 0 {
+		return true // the checker did not say which action it decided: a's
+	}
+	if d.Tool != a.Tool {
+		return false
+	}
+	args, err := airlock.CanonicalArgs(d.Args)
+	return err == nil && bytes.Equal(args, a.Args)
+}
+
+// decide checks a, holding it while a person decides when the policy
+// asks. Airlock unreachable, the enforcement refuses with
+// CodeUnavailable; err is for a client that went away while it was held.
+func (s *session) decide(ctx context.Context, a airlock.Action, token jsontext.Value) (airlock.Enforcement, error) {
+	enf, err := s.checker.Check(ctx, a)
+	if err != nil {
+		return airlock.Enforcement{Code: airlock.CodeUnavailable,
+			Message: "Airlock could not be asked, so the call does not run: " + airlock.ErrorMessage(err)}, nil
+	}
+	if enf.Pending && enf.Approval != nil {
+		return s.hold(ctx, enf, token)
+	}
+	return enf, nil
+}
+
+// forwardDecided sends an allowed request to its upstream — params
+// encoded from what was decided — and records how it went.
+func (s *session) forwardDecided(ctx context.Context, u *upstream, enf airlock.Enforcement, method string, params json.RawMessage, keep bool) (json.RawMessage, error) {
 	start := time.Now()
-	result, callErr := u.forward(ctx, "tools/call", params)
-	s.ran(ctx, enf, time.Since(start), result, callErr, false)
+	result, callErr := u.forward(ctx, method, params)
+	s.ran(ctx, enf, time.Since(start), result, callErr, keep)
 	return result, callErr
 }
 
 // action is the Airlock action of a call: the gateway's agent, the tool
-// as mcp__<server>__<tool>, its arguments, the session and the request.
-func (s *session) action(u *upstream, t *tool, p callParams, id jsonrpc.ID) airlock.Action {
-	args := bytes.TrimSpace(p.Arguments)
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage(`{}`)
-	}
+// as mcp__<server>__<tool>, its arguments (canonical), the session and the
+// request.
+func (s *session) action(u *upstream, t *tool, args json.RawMessage, id jsonrpc.ID) airlock.Action {
 	a := airlock.Action{
 		Agent:     s.agent,
 		Tool:      "mcp__" + u.srv.Name + "__" + t.name,
@@ -109,7 +264,7 @@ func idText(id jsonrpc.ID) string {
 // that gave a progress token how it stands. When the client cancels the
 // call or goes away, the request stays pending: the identical call made
 // later collects its approval, once.
-func (s *session) hold(ctx context.Context, enf airlock.Enforcement, token any) (airlock.Enforcement, error) {
+func (s *session) hold(ctx context.Context, enf airlock.Enforcement, token jsontext.Value) (airlock.Enforcement, error) {
 	type answer struct {
 		enf airlock.Enforcement
 		err error
@@ -132,7 +287,7 @@ func (s *session) hold(ctx context.Context, enf airlock.Enforcement, token any) 
 		}
 		step++
 		s.notifyClient("notifications/progress", map[string]any{
-			"progressToken": token, "progress": step,
+			"progressToken": json.RawMessage(token), "progress": step,
 			"message": fmt.Sprintf("Waiting for a person to approve Airlock request %s (%s) until %s",
 				enf.Approval.ID, reviewersText(enf.Approval), enf.Approval.Expires.UTC().Format(time.RFC3339)),
 		})
@@ -200,6 +355,17 @@ func (s *session) ran(ctx context.Context, enf airlock.Enforcement, took time.Du
 // refused is the tool result of a call that did not run: isError set, and
 // a text that says the stable code, why, and what to do next.
 func refused(code, message string, ap *airlock.Approval) (json.RawMessage, error) {
+	text, meta := refusal(code, message, ap)
+	return json.Marshal(map[string]any{
+		"content": []map[string]string{{"type": "text", "text": text}},
+		"isError": true,
+		"_meta":   meta,
+	})
+}
+
+// refusal is the text of a refusal — the stable code, why, and what to do
+// next — and its _meta for a program: airlock/code and airlock/approval.
+func refusal(code, message string, ap *airlock.Approval) (string, map[string]any) {
 	if code == "" {
 		code = airlock.CodeDenied
 	}
@@ -211,11 +377,7 @@ func refused(code, message string, ap *airlock.Approval) (json.RawMessage, error
 	if ap != nil && ap.ID != "" {
 		meta["airlock/approval"] = ap.ID
 	}
-	return json.Marshal(map[string]any{
-		"content": []map[string]string{{"type": "text", "text": text}},
-		"isError": true,
-		"_meta":   meta,
-	})
+	return text, meta
 }
 
 // clip cuts s to at most n bytes, on a rune boundary.

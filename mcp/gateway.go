@@ -159,7 +159,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) erro
 	if g.Checker == nil {
 		return airlock.Errorf(airlock.EINVALID, "a stdio session needs a checker")
 	}
-	down := newStream(r, w, nil)
+	down := newStream(r, w, nil, true)
 	defer down.Close()
 	s := newSession(g, down, "", g.Agent, g.Checker)
 	if err := s.serve(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-dev/airlock"
@@ -137,8 +139,18 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case r.Method == http.MethodDelete:
 			hs.stop()
 			w.WriteHeader(http.StatusNoContent)
-		case r.Method == http.MethodGet || r.Method == http.MethodPost:
-			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		case r.Method == http.MethodGet:
+			hs.serve(w, r)
+		case r.Method == http.MethodPost:
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+			if err != nil {
+				http.Error(w, "read the request: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			if refuseAmbiguous(w, body) {
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			hs.serve(w, r)
 		default:
 			w.Header().Set("Allow", "GET, POST, DELETE")
@@ -165,6 +177,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if json.Unmarshal(body, &first) != nil || first.Method != "initialize" {
 		http.Error(w, "a session begins with initialize", http.StatusBadRequest)
+		return
+	}
+	if refuseAmbiguous(w, body) {
 		return
 	}
 	agent, checker, err := h.auth(r.Context(), token)
@@ -221,6 +236,32 @@ func (h *HTTPHandler) Close() error {
 	h.stop()
 	h.wg.Wait()
 	return nil
+}
+
+// refuseAmbiguous answers a POST whose message JSON readers could read two
+// ways (see ambiguous) with the JSON-RPC error, and reports whether it did.
+// A batch is refused whole.
+func refuseAmbiguous(w http.ResponseWriter, body []byte) bool {
+	if airlock.CheckJSON(body) == nil {
+		return false
+	}
+	var bad *malformed
+	if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+		if bad = ambiguous(body, msg); bad == nil {
+			return false // within a request's params: the session answers
+		}
+	} else {
+		bad = &malformed{code: jsonrpc.CodeInvalidRequest, err: fmt.Errorf("it can be read more than one way: %s", airlock.ErrorMessage(airlock.CheckJSON(body)))}
+	}
+	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: bad.id, Error: &jsonrpc.Error{Code: bad.code, Message: "not a JSON-RPC message: " + bad.err.Error()}})
+	if err != nil {
+		http.Error(w, bad.err.Error(), http.StatusBadRequest)
+		return true
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write(b)
+	return true
 }
 
 func unauthorized(w http.ResponseWriter, msg string) {

@@ -147,7 +147,7 @@ func TestServeHTTP(t *testing.T) {
 		t.Errorf("decisions recorded for %v, want each call's as mcp__<server>__<tool>", decided)
 	}
 	prompts, err := cs.ListPrompts(ctx, nil)
-	if err != nil || len(prompts.Prompts) == 0 || !strings.HasPrefix(prompts.Prompts[0].Name, "everything__") {
+	if err != nil || len(prompts.Prompts) == 0 || !strings.HasPrefix(prompts.Prompts[len(prompts.Prompts)-1].Name, "everything__") {
 		t.Fatalf("prompts/list: %v %v", asJSON(t, prompts), err)
 	}
 	if p, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "everything__simple-prompt"}); err != nil || len(p.Messages) == 0 {
@@ -160,9 +160,47 @@ func TestServeHTTP(t *testing.T) {
 	if r, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: res.Resources[0].URI}); err != nil || len(r.Contents) == 0 {
 		t.Errorf("resources/read: %v %v", r, err)
 	}
+	// Both were decided as the server's, by its own names.
+	if evs := decisionsOf(t, db, "mcp__everything__prompts/get"); len(evs) != 1 || !strings.Contains(string(evs[0].Payload), `"args":{"name":"simple-prompt"}`) {
+		t.Errorf("the prompt's decision: %v", evs)
+	}
+	if evs := decisionsOf(t, db, "mcp__everything__resources/read"); len(evs) != 1 || !strings.Contains(string(evs[0].Payload), res.Resources[0].URI) {
+		t.Errorf("the resource read's decision: %v", evs)
+	}
+
+	// Over HTTP too, params that can be read two ways are refused.
+	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":98,"method":"tools/call","params":{"name":"test__touch","arguments":{"path":"a"},"Arguments":{"path":"b"}}}`))
+	req.Header.Set("Authorization", "Bearer agent-secret")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "-32602") || !strings.Contains(string(body), `duplicate member \"Arguments\"`) {
+		t.Errorf("ambiguous params over HTTP: %s %s", resp.Status, body)
+	}
+
+	req, _ = http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":97,"method":"tools/call","params":{"name":"test__hello","arguments":{"name":"a"}},"params":{"name":"test__touch","arguments":{"path":"b"}}}`))
+	req.Header.Set("Authorization", "Bearer agent-secret")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "-32600") || !strings.Contains(string(body), `"id":97`) {
+		t.Errorf("params twice over HTTP: %s %s", resp.Status, body)
+	}
 
 	// Another valid token cannot ride on this session.
-	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`))
+	req, _ = http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`))
 	req.Header.Set("Authorization", "Bearer other-secret")
 	req.Header.Set("Mcp-Session-Id", cs.ID())
 	req.Header.Set("Content-Type", "application/json")

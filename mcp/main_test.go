@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,9 +33,27 @@ func TestMain(m *testing.M) {
 
 // testServer serves tools over stdio: hello greets, crash exits the
 // process, and rugpull redefines hello with another description (a rug
-// pull) and adds a tool, telling the client its tools changed.
+// pull) and adds a tool, telling the client its tools changed. It serves
+// files as file:// resources and a prompt too. With AIRLOCK_MCP_RECORD set,
+// it appends every byte it reads to that file: what the gateway forwarded.
 func testServer() {
 	s := sdk.NewServer(&sdk.Implementation{Name: "airlock-test-server", Version: "1"}, nil)
+	s.AddResourceTemplate(&sdk.ResourceTemplate{Name: "files", URITemplate: "file:///{+path}", MIMEType: "text/plain"},
+		func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			u, err := url.Parse(req.Params.URI)
+			if err != nil {
+				return nil, err
+			}
+			b, err := os.ReadFile(u.Path)
+			if err != nil {
+				return nil, sdk.ResourceNotFoundError(req.Params.URI)
+			}
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: string(b)}}}, nil
+		})
+	s.AddPrompt(&sdk.Prompt{Name: "greeting", Description: "Greets someone.", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Say hello to " + req.Params.Arguments["who"]}}}}, nil
+		})
 	type helloArgs struct {
 		Name string `json:"name"`
 	}
@@ -71,7 +90,40 @@ func testServer() {
 				})
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "changed"}}}, nil, nil
 		})
-	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	var transport sdk.Transport = &sdk.StdioTransport{}
+	if file := os.Getenv("AIRLOCK_MCP_RECORD"); file != "" {
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		transport = &sdk.IOTransport{Reader: io.NopCloser(io.TeeReader(os.Stdin, f)), Writer: os.Stdout}
+	}
+	s.AddTool(&sdk.Tool{Name: "echo", Description: "Answers its arguments as it got them.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	// dressed carries _meta and icons, which remeta and reicon change: a
+	// change a pin must see as much as one of its description.
+	dressed := func(meta sdk.Meta, icon string) {
+		s.AddTool(&sdk.Tool{Name: "dressed", Description: "Has metadata and icons.", Meta: meta, Icons: []sdk.Icon{{Source: icon}},
+			InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "dressed"}}}, nil
+			})
+	}
+	dressed(sdk.Meta{"ui/resourceUri": "ui://dressed/v1"}, "https://example.com/dressed.png")
+	sdk.AddTool(s, &sdk.Tool{Name: "remeta", Description: "Changes dressed's _meta."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			dressed(sdk.Meta{"ui/resourceUri": "ui://elsewhere/v2"}, "https://example.com/dressed.png")
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "changed"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "reicon", Description: "Changes dressed's icons."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			dressed(sdk.Meta{"ui/resourceUri": "ui://dressed/v1"}, "https://example.com/other.png")
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "changed"}}}, nil, nil
+		})
+	if err := s.Run(context.Background(), transport); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -85,6 +137,34 @@ func testServerSpec(t testing.TB, name string) mcp.Server {
 		t.Fatal(err)
 	}
 	return mcp.Server{Name: name, Command: exe, Env: []string{"AIRLOCK_MCP_TESTSERVER=1"}}
+}
+
+// recordingServerSpec is the test binary as an upstream that records what
+// it reads; the function returns the requests of method it got, each as
+// its params' bytes.
+func recordingServerSpec(t testing.TB, name string) (mcp.Server, func(method string) []string) {
+	t.Helper()
+	s := testServerSpec(t, name)
+	file := filepath.Join(t.TempDir(), "forwarded.jsonl")
+	s.Env = append(s.Env, "AIRLOCK_MCP_RECORD="+file)
+	return s, func(method string) []string {
+		t.Helper()
+		b, err := os.ReadFile(file)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, line := range strings.Split(string(b), "\n") {
+			var m struct {
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			if json.Unmarshal([]byte(line), &m) == nil && m.Method == method {
+				out = append(out, string(m.Params))
+			}
+		}
+		return out
+	}
 }
 
 // testPolicy decides the tests' calls.

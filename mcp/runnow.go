@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -69,19 +67,34 @@ func (s *session) runApproved(ap airlock.Approval) {
 
 func (s *session) runNow(u *upstream, tool string, ap airlock.Approval) {
 	log := s.g.logger().With("approval", ap.ID, "tool", ap.Action.Tool, "session", s.id)
-	list, err := u.listing(s.ctx)
+	// Exactly what was approved: the arguments in the form the action hash
+	// covers, never re-read another way.
+	args, err := airlock.CanonicalArgs(ap.Action.Args)
 	if err != nil {
-		log.Warn("run now: list the server's tools", "err", err)
+		log.Warn("run now: the approved arguments cannot be read", "err", err)
 		return
 	}
-	if t := list.byName[tool]; t == nil || t.refused != "" {
-		log.Warn("run now: the server does not offer the tool", "why", func() string {
-			if t == nil {
-				return "not listed"
-			}
-			return t.refused
-		}())
-		return
+	method, params := tool, args // a resource read or a prompt: the params are the arguments
+	if tool != airlock.MCPResourceRead && tool != airlock.MCPPromptGet {
+		list, err := u.listing(s.ctx)
+		if err != nil {
+			log.Warn("run now: list the server's tools", "err", err)
+			return
+		}
+		if t := list.byName[tool]; t == nil || t.refused != "" {
+			log.Warn("run now: the server does not offer the tool", "why", func() string {
+				if t == nil {
+					return "not listed"
+				}
+				return t.refused
+			}())
+			return
+		}
+		method = "tools/call"
+		if params, err = toolParams(tool, args, nil); err != nil {
+			log.Warn("run now: encode the call", "err", err)
+			return
+		}
 	}
 	enf, err := s.checker.Check(s.ctx, ap.Action)
 	switch {
@@ -93,12 +106,7 @@ func (s *session) runNow(u *upstream, tool string, ap airlock.Approval) {
 		log.Info("run now: not this session's to run", "code", enf.Code, "why", enf.Message)
 		return
 	}
-	params, err := json.Marshal(map[string]any{"name": tool, "arguments": ap.Action.Args})
-	if err != nil {
-		return
-	}
 	start := time.Now()
-	result, callErr := u.forward(s.ctx, "tools/call", params)
-	s.ran(context.WithoutCancel(s.ctx), enf, time.Since(start), result, callErr, true)
+	_, callErr := s.forwardDecided(s.ctx, u, enf, method, params, true)
 	log.Info("ran a call approved to run now", "took", time.Since(start), "err", callErr)
 }

@@ -140,8 +140,17 @@ func response(id jsonrpc.ID, result json.RawMessage, err error) *jsonrpc.Respons
 	return &jsonrpc.Response{ID: id, Error: we}
 }
 
-// handle answers one request of the client's.
+// handle answers one request of the client's. Its params are read once,
+// strictly: params that JSON readers could read two ways — a member name
+// that repeats or differs from another only in case, invalid UTF-8 — are
+// refused before anything reads them (airlock.CheckJSON), whatever the
+// method.
 func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
+	if len(req.Params) > 0 {
+		if err := airlock.CheckJSON(req.Params); err != nil {
+			return nil, invalidParams(req.Method + " params: " + airlock.ErrorMessage(err))
+		}
+	}
 	switch req.Method {
 	case "initialize":
 		return s.initialize(ctx, req.Params)
@@ -149,6 +158,10 @@ func (s *session) handle(ctx context.Context, req *jsonrpc.Request) (json.RawMes
 		return s.listTools(ctx)
 	case "tools/call":
 		return s.callTool(ctx, req)
+	case "resources/read":
+		return s.readResource(ctx, req)
+	case "prompts/get":
+		return s.getPrompt(ctx, req)
 	case "ping":
 		if len(s.ups) > 1 {
 			return json.RawMessage(`{}`), nil

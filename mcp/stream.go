@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/airlock-dev/airlock"
 )
 
 // conn is one side of a session, as the gateway reads and writes it: the
@@ -39,6 +41,7 @@ const maxLine = 16 << 20
 // stream is MCP's stdio transport: one JSON-RPC message per line. Reads
 // come from a goroutine, so that Close unblocks a Read.
 type stream struct {
+	strict bool // the client's: a message JSON readers could read two ways is malformed
 	items  chan streamItem
 	done   chan struct{}
 	w      io.Writer
@@ -53,9 +56,10 @@ type streamItem struct {
 }
 
 // newStream reads messages from r and writes them to w; close is called
-// once, by Close.
-func newStream(r io.Reader, w io.Writer, close func() error) *stream {
-	s := &stream{items: make(chan streamItem), done: make(chan struct{}), w: w, closer: close}
+// once, by Close. A strict stream (the client's) reads each message as
+// unambiguous (see ambiguous).
+func newStream(r io.Reader, w io.Writer, close func() error, strict bool) *stream {
+	s := &stream{items: make(chan streamItem), done: make(chan struct{}), w: w, closer: close, strict: strict}
 	go s.readLoop(bufio.NewReaderSize(r, 64<<10))
 	return s
 }
@@ -67,7 +71,7 @@ func (s *stream) readLoop(r *bufio.Reader) {
 		if errors.Is(err, errLineTooLong) {
 			items, err = []streamItem{{err: &malformed{code: jsonrpc.CodeInvalidRequest, err: err}}}, nil
 		} else {
-			items = decodeLine(line, err)
+			items = decodeLine(line, err, s.strict)
 		}
 		for _, it := range items {
 			select {
@@ -108,7 +112,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 
 // decodeLine reads a line's message, or each of a batch's (MCP before
 // 2025-06-18), and a read error after it.
-func decodeLine(line []byte, readErr error) []streamItem {
+func decodeLine(line []byte, readErr error, strict bool) []streamItem {
 	var items []streamItem
 	if line = bytes.TrimSpace(line); len(line) > 0 {
 		if line[0] == '[' {
@@ -117,10 +121,10 @@ func decodeLine(line []byte, readErr error) []streamItem {
 				items = append(items, streamItem{err: &malformed{code: jsonrpc.CodeInvalidRequest, err: fmt.Errorf("not a JSON-RPC batch: %v", err)}})
 			}
 			for _, raw := range batch {
-				items = append(items, decodeOne(raw))
+				items = append(items, decodeOne(raw, strict))
 			}
 		} else {
-			items = append(items, decodeOne(line))
+			items = append(items, decodeOne(line, strict))
 		}
 	}
 	if readErr != nil {
@@ -129,9 +133,14 @@ func decodeLine(line []byte, readErr error) []streamItem {
 	return items
 }
 
-func decodeOne(b []byte) streamItem {
+func decodeOne(b []byte, strict bool) streamItem {
 	msg, err := jsonrpc.DecodeMessage(b)
 	if err == nil {
+		if strict {
+			if bad := ambiguous(b, msg); bad != nil {
+				return streamItem{err: bad}
+			}
+		}
 		return streamItem{msg: msg}
 	}
 	m := &malformed{code: jsonrpc.CodeParseError, err: err}
@@ -146,6 +155,27 @@ func decodeOne(b []byte) streamItem {
 		m.id, _ = jsonrpc.MakeID(probe.ID)
 	}
 	return streamItem{err: m}
+}
+
+// ambiguous returns the error to answer a message of the client's with
+// when JSON readers could read it two ways (airlock.CheckJSON) — its own
+// members ("method" and "Method", "params" twice), or invalid UTF-8 —
+// and nil when it reads one way, or when the ambiguity lies within a
+// request's params alone: the session refuses those as invalid params,
+// naming the member, when it handles the request.
+func ambiguous(b []byte, msg jsonrpc.Message) *malformed {
+	err := airlock.CheckJSON(b)
+	if err == nil {
+		return nil
+	}
+	bad := &malformed{code: jsonrpc.CodeInvalidRequest, err: fmt.Errorf("it can be read more than one way: %s", airlock.ErrorMessage(err))}
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		if len(req.Params) > 0 && airlock.CheckJSON(req.Params) != nil {
+			return nil
+		}
+		bad.id = req.ID
+	}
+	return bad
 }
 
 // Read returns the next message; a *malformed error is a line that was not

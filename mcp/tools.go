@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/airlock-dev/airlock"
 )
 
@@ -160,7 +163,9 @@ func (u *upstream) readTools(raws []json.RawMessage) *toolList {
 	return list
 }
 
-// readTool reads one tool's definition.
+// readTool reads one tool's definition. One that JSON readers could read
+// two ways (a member repeated, or differing from another only in case) is
+// refused: the client would show one and the pin hold another.
 func readTool(raw json.RawMessage) (*tool, error) {
 	var d struct {
 		Name         string          `json:"name"`
@@ -169,20 +174,29 @@ func readTool(raw json.RawMessage) (*tool, error) {
 		InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 		Annotations  json.RawMessage `json:"annotations,omitempty"`
+		Meta         json.RawMessage `json:"_meta,omitempty"`
+		Icons        json.RawMessage `json:"icons,omitempty"`
 	}
-	if err := json.Unmarshal(raw, &d); err != nil {
+	ambiguous := airlock.CheckJSON(raw)
+	if err := jsonv2.Unmarshal(raw, &d, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)); err != nil {
 		return nil, err
 	}
 	if d.Name == "" {
 		return nil, fmt.Errorf("a tool without a name: %.200s", raw)
 	}
-	// The definition a person approves: what the model reads and what the
-	// tool accepts and claims.
+	// The definition a person approves: what the model reads, what the
+	// tool accepts and claims, and what the client shows or acts on beside
+	// it (_meta, such as an app's UI resource, and icons). A tool without
+	// _meta and icons hashes as it did before they were pinned.
 	def, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
 	}
 	t := &tool{name: d.Name, raw: raw, def: def}
+	if ambiguous != nil {
+		t.refused, t.code = "its definition can be read two ways: "+airlock.ErrorMessage(ambiguous), airlock.CodeInvalid
+		return t, nil
+	}
 	var a struct {
 		DestructiveHint *bool `json:"destructiveHint"`
 		OpenWorldHint   *bool `json:"openWorldHint"`

@@ -126,7 +126,7 @@ func (u *upstream) connect(ctx context.Context) (conn, error) {
 			<-exited
 		}
 		return nil
-	}), nil
+	}, false), nil
 }
 
 // headers adds the server's configured headers, and the protocol version

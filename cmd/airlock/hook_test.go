@@ -396,12 +396,23 @@ func TestHookBinaryFailsClosed(t *testing.T) {
 				{"bad flag", s.url, s.host, payload, []string{"--timeout", "soon"}},
 				{"bad server", "ftp://airlock.example", s.host, payload, nil},
 				{"zero timeout", s.url, s.host, payload, []string{"--timeout", "0s"}},
+				// A payload that could be read two ways: Airlock would decide
+				// on one reading while the host runs the other.
+				{"a key twice", s.url, s.host, bytes.Replace(payload, []byte(`"tool_input":{"command":"ls"`), []byte(`"tool_input":{"command":"rm -rf ~","command":"ls"`), 1), nil},
+				{"keys differing in case", s.url, s.host, bytes.Replace(payload, []byte(`"tool_name":"run_shell_command"`), []byte(`"tool_name":"run_shell_command","TOOL_NAME":"read_file"`), 1), nil},
+				{"keys differing in case", s.url, s.host, bytes.Replace(payload, []byte(`"tool_name":"Bash"`), []byte(`"tool_name":"Bash","TOOL_NAME":"Read"`), 1), nil},
 			}
 			for _, c := range cases {
+				if bytes.Equal(c.payload, payload) && strings.HasPrefix(c.name, "key") {
+					continue // the other host's spelling
+				}
 				t.Run(event+"/"+c.name, func(t *testing.T) {
 					r := p.run(t, c.url, c.token, hc.host, c.payload, c.args...)
 					if r.exit != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "AIRLOCK-") {
 						t.Fatalf("%+v: want exit 2 and one line naming the code", r)
+					}
+					if strings.HasPrefix(c.name, "key") && !strings.Contains(r.stderr, "duplicate member") {
+						t.Errorf("%+v: want the reason to name the duplicate member", r)
 					}
 				})
 			}

@@ -152,6 +152,58 @@ func TestMCPProxyInspector(t *testing.T) {
 	}
 }
 
+// TestMCPProxyInspectorResourcesAndPrompts: `airlock mcp proxy` in front
+// of the reference server, driven by the Inspector: a resources/read and a
+// prompts/get are held while a reviewer decides through the API — the
+// approved read returns the server's text and is recorded, the rejected
+// prompt is refused with the code and never reaches the server.
+func TestMCPProxyInspectorResourcesAndPrompts(t *testing.T) {
+	ins := mcptest.Bin(t, "mcp-inspector")
+	everything := mcptest.Bin(t, "mcp-server-everything")
+	s := newPolicyServer(t, "mcp-resources.yaml")
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "agent.token")
+	if err := os.WriteFile(tokenFile, []byte(s.host+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "mcp.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"everything": map[string]any{
+		"command": airlockBinary(t), "args": []string{"mcp", "proxy", "--name", "everything", "--server", s.url, "--token-file", tokenFile, "--", everything}}}})
+	if err := os.WriteFile(config, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := inspector{bin: ins, config: config, env: []string{"MCP_INSPECTOR_SECRET_STORE=memory"}}
+	held := func(what string, status airlock.ApprovalStatus, args ...string) (string, airlock.Approval) {
+		t.Helper()
+		done := make(chan string, 1)
+		go func() {
+			stdout, stderr := in.exec(t, "everything", args...)
+			done <- stdout + stderr
+		}()
+		ap, err := pendingFor(t.Context(), s, what)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, status, ap.ActionHash, "", airlock.SurfaceAPI); err != nil {
+			t.Fatal(err)
+		}
+		return <-done, ap
+	}
+	const uri = "demo://resource/static/document/architecture.md"
+	out, read := held(uri, airlock.StatusApproved, "--method", "resources/read", "--uri", uri)
+	if !strings.Contains(out, "Architecture") || read.Tool != "mcp__everything__resources/read" || read.Class != "mcp.resource.read" {
+		t.Fatalf("the approved resources/read (%s, %s): %s", read.Tool, read.Class, out)
+	}
+	out, prompt := held("Lyon", airlock.StatusRejected, "--method", "prompts/get", "--prompt-name", "args-prompt", "--prompt-args", "city=Lyon")
+	if !strings.Contains(out, airlock.CodeRejected) || strings.Contains(out, "weather in Lyon") || prompt.Tool != "mcp__everything__prompts/get" {
+		t.Fatalf("the rejected prompts/get (%s): %s", prompt.Tool, out)
+	}
+	page, err := airlockhttp.NewClient(s.url, s.admin).Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Limit: 10})
+	if err != nil || len(page.Events) != 1 || page.Events[0].ApprovalID != read.ID {
+		t.Errorf("executions: %v %v, want the approved read's alone", page.Events, err)
+	}
+}
+
 // TestRealClaudeMCP: Claude Code itself as the MCP client, its MCP
 // configuration naming `airlock mcp proxy` in front of the filesystem
 // server, one real turn against a scripted model: the model reads a file
@@ -197,7 +249,7 @@ func TestRealClaudeMCP(t *testing.T) {
 		t.Fatalf("turn: %v\n%s", err, turn)
 	}
 	if err := <-approved; err != nil {
-		t.Fatalf("approve: %v", err)
+		t.Fatalf("approve: %v (no write was held; the model was told %s)", err, turn)
 	}
 	if r := turn.Results[0]; r.IsError || !strings.Contains(r.Output, "claude-mcp-marker") {
 		t.Errorf("read_text_file: the model was told %q", r.Output)
