@@ -341,7 +341,7 @@ func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) 
 			if strings.HasPrefix(a.Tool, "mcp__") {
 				switch tool {
 				case MCPResourceRead:
-					return classifyResourceRead(server, x)
+					return classifyResourceRead(server, x, cat)
 				case MCPPromptGet:
 					// A prompt is a template the server fills in, but it fills
 					// it in by running its own code with the client's
@@ -465,7 +465,7 @@ var uriKeys = map[string]bool{"uri": true}
 // however it likes (a database row, a custom scheme, another host's file:
 // tier write), which Airlock cannot prove to be a read: those are generic,
 // for a policy that trusts a server to say otherwise.
-func classifyResourceRead(server string, x *activation) Classification {
+func classifyResourceRead(server string, x *activation, cat *sensitive.Catalogue) Classification {
 	args := x.args
 	if !x.decoded {
 		args = pickArgs(x.a.Args, uriKeys)
@@ -475,8 +475,8 @@ func classifyResourceRead(server string, x *activation) Classification {
 	if p, ok := fileURIPath(uri); ok {
 		c.Capability, c.Tier = CapWorkspaceRead, TierRead
 		c.Reason = "reads file " + p + " through MCP server " + server
-		raiseForCredentials(&c, []string{p}, "")
-		if c.Tier == TierRead && sensitive.HoldsSecrets(p) {
+		raiseForCredentials(&c, []string{p}, "", cat)
+		if c.Tier == TierRead && cat.HoldsSecrets(p) {
 			c.Class, c.Capability, c.Tier = ClassCredentialsRead, CapCredentialsRead, TierPrivileged
 			c.Reason = "reads a folder that holds secrets: " + p
 		}
