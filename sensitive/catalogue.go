@@ -827,23 +827,51 @@ func (c *Catalogue) matchVar(name string) *entry {
 // matchName reports whether a file of this name (one name, no directory)
 // is a secret wherever it is; with glob, whether the pattern may name one.
 func (c *Catalogue) matchName(kind Kind, name string, glob bool) bool {
+	pattern := glob && hasMeta(name)
 	for _, t := range c.orBuiltin().tables {
-		for _, e := range t.pos[kind].all {
+		ix := t.pos[kind]
+		try := func(e *entry) bool {
 			if e.anchor != anchorAny || len(e.segs) != 1 || e.segs[0].kind == segAny {
-				continue
+				return false
 			}
 			ok := false
-			if glob && hasMeta(name) {
+			if pattern {
 				ok = intersect(name, e.segs[0].text)
 			} else {
 				ok = globMatch(e.segs[0].text, name, false)
 			}
 			if !ok {
-				continue
+				return false
 			}
 			var buf [maxNames]string
 			n := split(name, buf[:0])
-			if t.neg[kind].match(&n, glob, true) == nil {
+			return t.neg[kind].match(&n, glob, true) == nil
+		}
+		if pattern {
+			// A pattern may meet any entry's pattern: try them all.
+			for _, e := range ix.all {
+				if try(e) {
+					return true
+				}
+			}
+			continue
+		}
+		// A literal name: the entries of that name, of its extension, and
+		// those the index could not key (a pattern such as .env*).
+		for _, e := range ix.base.lookup(name) {
+			if try(e) {
+				return true
+			}
+		}
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			for _, e := range ix.ext.lookup(name[i:]) {
+				if try(e) {
+					return true
+				}
+			}
+		}
+		for _, e := range ix.scan {
+			if try(e) {
 				return true
 			}
 		}

@@ -518,3 +518,42 @@ func FuzzSecret(f *testing.F) {
 		SecretName(p, true)
 	})
 }
+
+// TestMatchNameIndexed: looking a literal name up through the index finds
+// what trying every entry finds.
+func TestMatchNameIndexed(t *testing.T) {
+	c := Builtin()
+	brute := func(kind Kind, name string) bool {
+		for _, tb := range c.tables {
+			for _, e := range tb.pos[kind].all {
+				if e.anchor != anchorAny || len(e.segs) != 1 || e.segs[0].kind == segAny ||
+					!globMatch(e.segs[0].text, name, false) {
+					continue
+				}
+				var buf [maxNames]string
+				n := split(name, buf[:0])
+				if tb.neg[kind].match(&n, false, true) == nil {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	names := []string{"status", "test", "./...", "-n", "20", "README.md", "main.go", "id_rsa", "ID_RSA", "id_ed25519",
+		".env", ".env.local", ".env.example", ".ENV.Production", "key.pem", "server.KEY", "x.tfstate", "a.tfstate.backup",
+		".netrc", ".pgpass", "credentials", "credentials.json", "secrets.yaml", "token", ".npmrc", "config", "known_hosts"}
+	for _, tb := range c.tables {
+		for _, e := range tb.pos[KindSecret].all {
+			if len(e.segs) == 1 && e.segs[0].kind == segLit {
+				names = append(names, e.segs[0].text, strings.ToUpper(e.segs[0].text))
+			}
+		}
+	}
+	for _, kind := range []Kind{KindSecret, KindGateConfig, KindRunsLater} {
+		for _, name := range names {
+			if got, want := c.matchName(kind, name, false), brute(kind, name); got != want {
+				t.Errorf("matchName(%v, %q) = %v, trying every entry gives %v", kind, name, got, want)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -182,8 +183,9 @@ func (a *walker) loop(s *scope, from int, body syntax.Node, enter func(*scope), 
 
 // sameState reports whether two scopes leave later commands the same.
 func sameState(x, y *scope) bool {
-	return x.cwd == y.cwd && x.lost == y.lost && x.opaque == y.opaque && x.unseen == y.unseen && sameMap(x.vars, y.vars) &&
-		slices.EqualFunc(x.params, y.params, value.equal) && (x.params == nil) == (y.params == nil)
+	return x.cwd == y.cwd && x.lost == y.lost && x.opaque == y.opaque && x.unseen == y.unseen && x.xtrace == y.xtrace &&
+		sameMap(x.vars, y.vars) && slices.EqualFunc(x.params, y.params, value.equal) && (x.params == nil) == (y.params == nil) &&
+		maps.EqualFunc(x.funcs, y.funcs, slices.Equal)
 }
 
 // widen makes every variable whose value differs from before's only known

@@ -269,7 +269,9 @@ func (a *walker) walkBinary(s *scope, c *syntax.BinaryCmd, in input) error {
 		if err := a.walkStmt(ys, chain[i].Y, yin); err != nil {
 			return err
 		}
-		scopes[i].join(scopes[i].sub(), ys)
+		if !sameState(ys, scopes[i]) {
+			scopes[i].join(scopes[i].sub(), ys)
+		}
 	}
 	return nil
 }
@@ -359,19 +361,19 @@ func (a *walker) walkCall(s *scope, ce *syntax.CallExpr, in input) error {
 	}
 	// Each way the words may expand (a variable that may hold either of
 	// two strings) is classified; entries that repeat are recorded once.
+	pos := positionOf(ce.Pos())
+	if words := plainWords(ce.Args); words != nil {
+		if len(ce.Assigns) > 0 {
+			in.envs = assignedNames(ce.Assigns)
+		}
+		return a.callWords(s, words, in, pos) // nothing to expand: no substitution to walk
+	}
 	ways := [][]arg{nil}
 	for _, w := range ce.Args {
 		ways = product(ways, s.wordFields(w))
 	}
-	pos := positionOf(ce.Pos())
 	mark := len(a.cmds)
-	var envs []string
-	for _, as := range ce.Assigns {
-		if as.Name != nil {
-			envs = append(envs, as.Name.Value)
-		}
-	}
-	in.envs = envs
+	in.envs = assignedNames(ce.Assigns)
 	if len(ways) > 1 {
 		// Each way starts from the same state; what they leave joins.
 		branches := make([]*scope, 0, len(ways))
@@ -418,6 +420,35 @@ func (a *walker) callWords(s *scope, words []arg, in input, pos position) error 
 		return err
 	}
 	return a.stateAfter(s, c, pos)
+}
+
+// assignedNames are the variables prefix assignments set.
+func assignedNames(assigns []*syntax.Assign) []string {
+	var names []string
+	for _, as := range assigns {
+		if as.Name != nil {
+			names = append(names, as.Name.Value)
+		}
+	}
+	return names
+}
+
+// plainWords returns the words of a command when each is a plain literal
+// (git status, go test ./...), the common case, which expand to
+// themselves; nil when one has an expansion, a quote, an escape or braces.
+func plainWords(words []*syntax.Word) []arg {
+	out := make([]arg, len(words))
+	for i, w := range words {
+		if len(w.Parts) != 1 {
+			return nil
+		}
+		lit, ok := w.Parts[0].(*syntax.Lit)
+		if !ok || lit.Value == "" || strings.ContainsAny(lit.Value, "\\{~") {
+			return nil
+		}
+		out[i] = arg{val: lit.Value, text: lit.Value, static: true, glob: hasGlob(lit.Value)}
+	}
+	return out
 }
 
 // product is every way of following one of ways by one of more, bounded:
