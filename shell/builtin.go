@@ -20,7 +20,7 @@ var builtins = sync.OnceValue(func() map[string]rule {
 		"break": inertRule("leaves a loop"), "continue": inertRule("continues a loop"),
 		"test": testRule, "[": testRule,
 		"pwd": inertRule("prints the working directory"), "type": inertRule("describes a command"),
-		"hash": hash, "set": setRule, "shopt": inertRule("sets shell options"),
+		"hash": hash, "set": setRule, "shopt": shoptRule,
 		"unset": unset, "export": declare, "declare": declare, "local": declare, "readonly": declare,
 		"typeset": declare, "let": letRule, "umask": inertRule("sets the file mode mask"),
 		"ulimit": inertRule("sets resource limits"), "getopts": getopts, "jobs": jobsRule,
@@ -82,6 +82,73 @@ func letRule(c *call) effect {
 func setRule(c *call) effect {
 	if len(c.args) == 0 {
 		return printsEnvironment
+	}
+	for i := 0; i < len(c.args); i++ {
+		a := c.args[i]
+		switch {
+		case !a.static:
+			if !a.lenient {
+				return env("sets shell options only known at run time")
+			}
+		case a.val == "--" || a.val == "-":
+			return inert("sets the positional parameters")
+		case len(a.val) > 1 && (a.val[0] == '-' || a.val[0] == '+'):
+			for _, ch := range a.val[1:] {
+				switch {
+				case ch == 'o' && i+1 < len(c.args): // -o NAME, -euo pipefail
+					i++
+					if o := c.args[i]; !o.static || !inertSetOptions[o.val] {
+						return env("sets shell option " + o.text + ", which changes how the shell reads later commands")
+					}
+				case ch == 'o': // set -o alone prints the options
+				case !strings.ContainsRune(inertSetFlags, ch):
+					return env("sets shell option -" + string(ch) + ", which changes how the shell reads later commands")
+				}
+			}
+		default:
+			return inert("sets the positional parameters")
+		}
+	}
+	return inert("sets shell options")
+}
+
+// The shell options that leave how later commands are read as Airlock
+// reads them (bash(1), "The Set Builtin", "The Shopt Builtin"); any other
+// (set -k makes every NAME=VALUE word an environment variable, shopt -s
+// dotglob makes * match .env, cdable_vars makes cd follow a variable,
+// lastpipe runs a pipeline's last command in this shell) is privileged,
+// as a variable that changes what later commands run is.
+var (
+	inertSetFlags   = "abBCeEfhHmnPtTuvx"
+	inertSetOptions = stringSet("allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
+		"histexpand", "history", "ignoreeof", "interactive-comments", "monitor", "noclobber", "noexec", "noglob",
+		"nolog", "notify", "nounset", "onecmd", "physical", "pipefail", "verbose", "vi", "xtrace")
+	inertShoptOptions = stringSet("checkhash", "checkjobs", "checkwinsize", "cmdhist", "complete_fullquote",
+		"direxpand", "dirspell", "extglob", "extquote", "failglob", "force_fignore", "globasciiranges", "globstar",
+		"gnu_errfmt", "histappend", "histreedit", "histverify", "hostcomplete", "huponexit", "inherit_errexit",
+		"interactive_comments", "lithist", "localvar_inherit", "localvar_unset", "login_shell", "mailwarn",
+		"no_empty_cmd_completion", "nocaseglob", "nocasematch", "noexpand_translation", "nullglob", "progcomp",
+		"progcomp_alias", "promptvars", "shift_verbose", "sourcepath", "varredir_close", "assoc_expand_once",
+		"autocd", "cdspell", "checkwinsize", "compat31", "execfail")
+)
+
+// shoptRule is shopt: setting or unsetting an option not known to leave
+// later commands as Airlock reads them is privileged (see inertSetOptions).
+func shoptRule(c *call) effect {
+	p := getopt{}.parse(c.args)
+	if !p.has("-s", "-u") {
+		return inert("prints shell options")
+	}
+	o := p.has("-o")
+	for _, name := range p.ops {
+		switch {
+		case !name.static:
+			if !name.lenient {
+				return env("sets shell options only known at run time")
+			}
+		case o && !inertSetOptions[name.val], !o && !inertShoptOptions[name.val]:
+			return env("sets shell option " + name.text + ", which changes how the shell reads later commands")
+		}
 	}
 	return inert("sets shell options")
 }

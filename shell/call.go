@@ -15,6 +15,7 @@ type call struct {
 	args   []arg                // the words after the program (or after a subcommand, in sub-rules)
 	in     input                // its standard input
 	cwd    string               // its working directory, "" when unknown
+	start  string               // the action's working directory, "" when unknown
 	lost   bool                 // cwd is "" because a cd went somewhere only known at run time
 	envs   []string             // the variables its prefix assignments set (X=1 cmd)
 	xtrace bool                 // set -x: the shell prints its words before running it
@@ -125,6 +126,10 @@ func (c *call) raiseReads(e *effect, args ...arg) {
 		v, ok := a.pathValue()
 		if !ok {
 			continue
+		}
+		if throughLink(v) {
+			*e = linkRead(v)
+			return
 		}
 		if s, ok := secretRead(c.cat, c.resolve(v), a.glob); ok {
 			*e = s
@@ -339,6 +344,9 @@ var networkCode = []string{
 // secretIn finds a secret named in a word: the word itself, or a path
 // inside it.
 func (c *call) secretIn(v string, glob bool) (effect, bool) {
+	if !strings.HasPrefix(v, "-") && strings.Contains(v, "/") && throughLink(v) {
+		return linkRead(v), true
+	}
 	if !strings.HasPrefix(v, "-") && c.mayName(v, glob) {
 		if s, ok := secretRead(c.cat, c.resolve(v), glob); ok {
 			return s, true
@@ -346,6 +354,10 @@ func (c *call) secretIn(v string, glob bool) (effect, bool) {
 	}
 	var found effect
 	ok := eachPath(v, func(tok string) bool {
+		if throughLink(tok) {
+			found = linkRead(tok)
+			return true
+		}
 		s, ok := secretRead(c.cat, c.resolve(tok), glob)
 		found = s
 		return ok

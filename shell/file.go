@@ -596,6 +596,10 @@ func awkProgram(prog string, vars map[string][]string) (awkOps, error) {
 			next = toks[i+1]
 		}
 		switch {
+		case t.kind == '@' && next.kind == 'w' && next.text != "load" && next.text != "include" && next.text != "namespace":
+			// gawk's indirect call, @f(): the function is named at run
+			// time, and may be system().
+			ops.dynamic = true
 		case t.kind == 's' && awkNetFile(t.text):
 			ops.network = true
 		case t.kind == '@' && next.kind == 'w' && (next.text == "include" || next.text == "load"):

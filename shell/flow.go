@@ -45,6 +45,9 @@ func (a *walker) walkCase(s *scope, c *syntax.CaseClause, in input) error {
 	if err := a.walkWord(s, c.Word); err != nil {
 		return err
 	}
+	if err := a.secretCompared(s, c.Word); err != nil {
+		return err
+	}
 	branches := []*scope{s.sub()} // no pattern matched
 	var prev *scope
 	for _, item := range c.Items {
@@ -253,6 +256,11 @@ var stateless = sync.OnceValue(func() map[string]bool {
 // variables it reads, are only known at a call: a call walks the body
 // again with them (callFunction).
 func (a *walker) walkFuncDecl(s *scope, c *syntax.FuncDecl) error {
+	if c.Name == nil {
+		// The parser takes "()()" for a zsh anonymous function even in
+		// bash mode; bash rejects it.
+		return &parseError{int(c.Position.Line()), int(c.Position.Col()), "a function without a name is not bash"}
+	}
 	if c.Body == nil {
 		return nil
 	}
@@ -279,10 +287,7 @@ func (a *walker) callFunction(s *scope, c *call, bodies []*syntax.Stmt, pos posi
 	if err := a.add(commandOf(c.text(), c.name, inert("calls function "+c.name+", defined in the script"), pos)); err != nil {
 		return err
 	}
-	args := make([]value, 0, len(c.args))
-	for _, w := range c.words[1:] {
-		args = append(args, fieldValue(w))
-	}
+	args := valuesOf(c.words[1:])
 	branches := make([]*scope, 0, len(bodies))
 	for _, body := range bodies {
 		b := s.sub()

@@ -153,8 +153,20 @@ var gitGlobals = getopt{short: "Cc", long: names("--git-dir --work-tree --namesp
 func git(c *call) effect {
 	p := gitGlobals.split(c.args)
 	var risk effect
+	dir, known := c.cwd, c.cwd != "" && !c.lost // where git looks for the repository
+	here := true                                // no -C: git looks where the action runs
+	var workTree []arg
 	for _, o := range p.opts {
 		switch {
+		case o.name == "-C" && o.has:
+			here = false
+			if v, ok := o.val.pathValue(); ok && o.val.static && !throughLink(v) && known {
+				dir = resolvePath(dir, v)
+			} else {
+				known = false
+			}
+		case o.name == "--work-tree" && o.has:
+			workTree = append(workTree, o.val)
 		case o.name == "-c" && o.has:
 			risk = worse(risk, c.gitConfigArg(o.val))
 		case o.name == "--config-env":
@@ -169,6 +181,15 @@ func git(c *call) effect {
 		}
 	}
 	args := p.ops
+	if len(args) > 0 && args[0].static && !gitHome(c, dir, known, here) {
+		// A directory below the one the agent works in, or elsewhere,
+		// may hold another repository: a bare one is a directory of plain
+		// files (HEAD, objects, refs, config) that git finds by itself, and
+		// its configuration names commands git runs (a pager, gpg.program,
+		// core.fsmonitor, a diff driver).
+		risk = worse(risk, exec("uses the repository git finds from "+orElse(dir, "a directory only known at run time")+
+			", whose configuration may name commands git runs"))
+	}
 	var e effect
 	switch {
 	case len(args) == 0:
@@ -196,10 +217,65 @@ func git(c *call) effect {
 			return unknown("uses git's ext:: transport, which runs a command")
 		}
 	}
+	if e.tier < airlock.TierPrivileged && len(args) > 0 {
+		c.gitReadsFiles(&e, args, dir, workTree)
+	}
 	if risk.tier > e.tier && !e.none {
 		return risk
 	}
 	return e
+}
+
+// gitHome reports whether dir, where git looks for the repository, is the
+// directory the action runs in or one above it (where the repository the
+// agent works in is found). When the action's directory is not known, only
+// a git run where the action runs (no cd, no -C) is.
+func gitHome(c *call, dir string, known, here bool) bool {
+	if c.start == "" {
+		return here && c.cwd == "" && !c.lost
+	}
+	return known && (dir == c.start || strings.HasPrefix(c.start, strings.TrimSuffix(dir, "/")+"/"))
+}
+
+// gitReadsFiles raises e by the files a git command reads outside what the
+// repository holds: a work tree given elsewhere (--work-tree), the files
+// git grep and git diff read with --no-index, --untracked or
+// --no-exclude-standard (every file under the directory, hidden ones
+// included), and the REV:PATH objects it names (HEAD:.env).
+func (c *call) gitReadsFiles(e *effect, args []arg, dir string, workTree []arg) {
+	sub := args[0].val
+	rest := args[1:]
+	for _, w := range workTree {
+		if w.static {
+			c.raiseReadTree(e, literal(resolvePath(dir, w.val)))
+		} else if !w.lenient {
+			*e = worse(*e, maySecret("reads the work tree at "+w.text+", only known at run time"))
+		}
+	}
+	if (sub == "grep" || sub == "diff") && gitHas(rest, "--no-index", "--untracked", "--no-exclude-standard") {
+		tree := literal(orElse(dir, "."))
+		tree.under = true
+		ops := c.operands()
+		n := len(ops)
+		for _, op := range ops[1:n] {
+			if op.static && op.val != "--" && op.val != sub {
+				o := literal(resolvePath(dir, op.val))
+				o.under = true
+				c.raiseReads(e, o)
+			}
+		}
+		if sub == "grep" {
+			c.raiseReadTree(e, tree)
+		}
+	}
+	for _, a := range rest {
+		if !a.static || strings.Contains(a.val, "://") || strings.HasPrefix(a.val, "-") {
+			continue
+		}
+		if _, path, ok := strings.Cut(a.val, ":"); ok && path != "" {
+			c.raiseReads(e, literal(resolvePath(dir, strings.TrimPrefix(path, "./"))))
+		}
+	}
 }
 
 // gitOptions is how a git subcommand, which parses its options with

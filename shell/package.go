@@ -564,8 +564,10 @@ func pipVerb(c *call, p parsed) effect {
 	case "config", "cache":
 		ops := operands(rest)
 		switch {
-		case len(ops) > 0 && (ops[0].val == "get" || ops[0].val == "list" || ops[0].val == "debug" || ops[0].val == "info" || ops[0].val == "dir"):
-			return read("shows pip settings")
+		case sub == "config" && len(ops) > 0 && (ops[0].val == "get" || ops[0].val == "list" || ops[0].val == "debug"):
+			return maySecret("prints pip's settings, whose index URLs may hold passwords")
+		case len(ops) > 0 && (ops[0].val == "info" || ops[0].val == "dir" || ops[0].val == "list"):
+			return read("shows pip's cache")
 		case sub == "config" && p.has("--global", "--site"):
 			return install(airlock.TierPrivileged, "changes the system's pip settings")
 		case len(ops) > 0 && ops[0].val == "edit":

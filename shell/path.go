@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"strings"
+
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/sensitive"
 )
@@ -57,6 +59,55 @@ func verbFor(class airlock.Class) string {
 		return "installs packages"
 	}
 	return "writes"
+}
+
+// throughLink reports whether a path reaches a place its text does not
+// say, which a lexical check cannot follow: a ".." after a name that may be
+// a symbolic link (the kernel follows the link first, so
+// /proc/self/cwd/../.aws is the home's .aws, and /var/run/../home is
+// /home), or a directory reached through a descriptor or a process
+// (/dev/fd/3/.ssh after exec 3< ~, /proc/self/cwd/x).
+func throughLink(p string) bool {
+	segs := strings.Split(p, "/")
+	named := false
+	for i, s := range segs {
+		switch {
+		case s == "" || s == ".":
+		case s == "..":
+			if named {
+				return true
+			}
+		case i == 0 && strings.HasPrefix(s, "~"):
+			// the home, which the shell resolves
+		default:
+			named = true
+		}
+	}
+	var names []string
+	for _, s := range segs {
+		if s != "" && s != "." {
+			names = append(names, s)
+		}
+	}
+	if len(names) < 3 || segs[0] != "" {
+		return false
+	}
+	switch {
+	case names[0] == "dev" && names[1] == "fd", names[0] == "dev" && (names[1] == "stdin" || names[1] == "stdout" || names[1] == "stderr"):
+		return true // a directory open on a descriptor, and a path inside it
+	case names[0] == "proc":
+		for i, n := range names[2:] {
+			if (n == "cwd" || n == "fd" || n == "fdinfo" || n == "map_files") && i+3 < len(names) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// linkRead is the effect of reading through such a path.
+func linkRead(p string) effect {
+	return maySecret("reads " + p + ", whose place is only known when it runs (a \"..\" after a name that may be a symbolic link, or a directory open on a descriptor): it may be a secret")
 }
 
 // secretRead is the effect of reading p when it holds a secret (see

@@ -13,8 +13,15 @@ import (
 // read (and each built-in that changes nothing) to it; a part that is not
 // understood raises the command.
 
-// printsArgs are the built-ins that print their words.
-var printsArgs = stringSet("echo", "printf")
+// emptinessTest reports whether word i of c is the operand of test's (or
+// ['s) -n or -z, which only tells whether it is empty.
+func emptinessTest(c *call, i int) bool {
+	if c.name != "test" && c.name != "[" || i < 2 {
+		return false
+	}
+	op := c.words[i-1]
+	return op.static && (op.val == "-n" || op.val == "-z")
+}
 
 // maySecret is the effect of a command that may reveal a secret: it reads
 // or prints something only known at run time, which may be one.
@@ -35,14 +42,13 @@ func (c *call) prove(e effect) effect {
 	if e.none || e.tier > airlock.TierRead {
 		return e
 	}
-	// A built-in that changes nothing (cd, test) reveals nothing of what
-	// its words hold; echo and printf print them, and a read may print or
-	// send them.
-	if !e.inert || printsArgs[c.name] || c.xtrace {
-		for _, w := range c.words {
-			if !w.static && w.secret && !w.lenient {
-				return maySecret("prints or uses " + w.text + ", which holds " + w.from)
-			}
+	// A word that may hold a secret is printed (echo), sent, or quoted in
+	// an error message (cd "$TOKEN": no such directory), and a comparison
+	// tells it bit by bit; only test's -n and -z tell no more than whether
+	// it is empty.
+	for i, w := range c.words {
+		if !w.static && w.secret && !w.lenient && !emptinessTest(c, i) {
+			return maySecret("prints or uses " + w.text + ", which holds " + w.from)
 		}
 	}
 	if e.inert {
@@ -135,7 +141,8 @@ func (a *walker) stateAfter(s *scope, c *call, pos position) error {
 		}
 	case "set":
 		args := c.args
-		for i, w := range args {
+		for i := 0; i < len(args); i++ {
+			w := args[i]
 			if !w.static {
 				s.params = nil
 				return nil
@@ -148,14 +155,16 @@ func (a *walker) stateAfter(s *scope, c *call, pos position) error {
 				s.params = valuesOf(args[i:])
 				return nil
 			}
-			if w.val == "-o" || w.val == "+o" {
-				if i+1 < len(args) && args[i+1].static && args[i+1].val == "xtrace" {
-					s.xtrace = w.val == "-o"
-				}
-				return nil // set -o NAME: an option
-			}
+			on := w.val[0] == '-'
 			if strings.ContainsRune(w.val[1:], 'x') {
-				s.xtrace = w.val[0] == '-' // set -x traces every command, its words expanded
+				s.xtrace = on // set -x traces every command, its words expanded
+			}
+			if strings.ContainsRune(w.val[1:], 'o') && i+1 < len(args) {
+				// -o NAME (-euo pipefail): the next word is an option's name.
+				i++
+				if args[i].static && args[i].val == "xtrace" {
+					s.xtrace = on
+				}
 			}
 		}
 	case "shift":
@@ -215,8 +224,15 @@ var inertEnvs = stringSet("LANG", "LANGUAGE", "TZ", "TERM", "COLUMNS", "LINES", 
 	"PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "RUST_BACKTRACE", "RUST_LOG",
 	"CGO_ENABLED", "GOOS", "GOARCH", "GO111MODULE", "TERM_PROGRAM", "IFS")
 
-// valuesOf is what words hold, as positional parameters.
+// valuesOf is what words hold, as positional parameters: nil (not known)
+// when a word may be no field or several at run time, which moves the
+// ones after it.
 func valuesOf(words []arg) []value {
+	for _, w := range words {
+		if w.spread || w.glob {
+			return nil
+		}
+	}
 	out := make([]value, 0, len(words))
 	for _, w := range words {
 		out = append(out, fieldValue(w))

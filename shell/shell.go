@@ -80,6 +80,7 @@ func analyseShellWith(paths *sensitive.Catalogue, script, cwd string) ([]airlock
 	a := newWalker(paths)
 	defer a.release()
 	s := &scope{cwd: startDir(cwd)}
+	a.start = s.cwd
 	if err := a.walkScript(s, script); err != nil {
 		return nil, err
 	}
@@ -107,11 +108,12 @@ func analyseArgvWith(paths *sensitive.Catalogue, argv []string, cwd string) ([]a
 	a := newWalker(paths)
 	defer a.release()
 	s := &scope{cwd: startDir(cwd)}
+	a.start = s.cwd
 	words := make([]arg, len(argv))
 	for i, w := range argv {
 		words[i] = literal(w)
 	}
-	if err := a.runCall(s, &call{words: words, cwd: s.cwd, plainDir: &a.plainDir, cat: a.cat}, position{}); err != nil {
+	if err := a.runCall(s, &call{words: words, cwd: s.cwd, start: a.start, plainDir: &a.plainDir, cat: a.cat}, position{}); err != nil {
 		return nil, err
 	}
 	return a.cmds, nil
@@ -128,6 +130,7 @@ type walker struct {
 	// (sh -i < f | nc host port > f is a remote shell).
 	fifos    []string
 	plainDir string // see call.plainDir
+	start    string // the action's working directory (call.start)
 	steps    int    // statements walked, for maxSteps
 	// cat is the catalogue of sensitive paths the policy judges by (nil:
 	// the built-in one).

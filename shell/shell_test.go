@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -170,7 +171,7 @@ func TestAnalyseShell(t *testing.T) {
 		}},
 		{"dynamic cd", "cd /etc; cd $D; touch passwd", []shellEntry{
 			{"cd /etc", inert, read, ""},
-			{"cd $D", inert, read, ""},
+			{"cd $D", airlock.ClassCredentialsRead, priv, ""},
 			{"touch passwd", airlock.ClassFSWrite, write, ""},
 		}},
 		{"pushd and popd", "cd /tmp; pushd /etc; popd; touch hosts", []shellEntry{
@@ -266,8 +267,18 @@ func TestAnalyseShell(t *testing.T) {
 		{"git push refspecs", "git push origin main +dev", []shellEntry{
 			{"git push origin main +dev", airlock.ClassGitWrite, destr, ""},
 		}},
-		{"git global options", "git -C /x -c user.name=a --no-pager log", []shellEntry{
-			{"git -C /x -c user.name=a --no-pager log", airlock.ClassGitRead, read, ""},
+		{"git global options", "git -C /home/u -c user.name=a --no-pager log", []shellEntry{
+			{"git -C /home/u -c user.name=a --no-pager log", airlock.ClassGitRead, read, ""},
+		}},
+		// A directory that is not where the agent works may be another
+		// repository, a bare one committed as plain files, whose
+		// configuration names commands git runs.
+		{"git in another repository", "git -C /x log", []shellEntry{
+			{"git -C /x log", airlock.ClassProcessExec, write, ""},
+		}},
+		{"git in a subdirectory", "cd vendor/lib && git log", []shellEntry{
+			{"cd vendor/lib", airlock.ClassShellBuiltin, read, ""},
+			{"git log", airlock.ClassProcessExec, write, ""},
 		}},
 		{"git -c that runs a command", "git -c core.fsmonitor=./x status", []shellEntry{
 			{"git -c core.fsmonitor=./x status", airlock.ClassShellEnv, priv, ""},
@@ -756,6 +767,9 @@ func shellCheckValid(t *testing.T, input any, cmds []airlock.Command) {
 	}
 }
 
+// arg0 finds $0 in a script.
+var arg0 = regexp.MustCompile(`\$\{?[#!]?0`)
+
 func FuzzAnalyseShell(f *testing.F) {
 	for _, tc := range loadShellCorpus(f) {
 		f.Add(tc.script)
@@ -775,8 +789,9 @@ func FuzzAnalyseShell(f *testing.F) {
 		shellCheckValid(t, script, cmds)
 		// Run through bash -c, the script has the same effects: quoting and
 		// unquoting lose nothing.
-		if quoted, err := syntax.Quote(script, syntax.LangBash); err == nil {
-			if nested, err := analyseShell("bash -c -- "+quoted, "/home/u/project"); err == nil {
+		// The top's positional parameters are not known: they are passed on.
+		if quoted, err := syntax.Quote(script, syntax.LangBash); err == nil && !arg0.MatchString(script) {
+			if nested, err := analyseShell("bash -c -- "+quoted+` "$0" "$@"`, "/home/u/project"); err == nil {
 				shellCheckNested(t, script, cmds, nested)
 			}
 		}

@@ -242,7 +242,8 @@ func cloneVars(m map[string]value) map[string]value {
 // value is checked wherever it lands.
 func (s *scope) fieldsOf(w *syntax.Word) [][]arg {
 	if len(w.Parts) == 1 {
-		if lit, ok := w.Parts[0].(*syntax.Lit); ok && lit.Value != "" && !strings.ContainsRune(lit.Value, '\\') {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok && lit.Value != "" && !strings.ContainsRune(lit.Value, '\\') &&
+			stackTilde(lit.Value) == 0 {
 			// The common case: a plain word.
 			return [][]arg{{{val: lit.Value, text: lit.Value, static: true, glob: hasGlob(lit.Value)}}}
 		}
@@ -308,14 +309,15 @@ type field struct {
 	under   bool // the whole field is a file under directory b
 	subst   bool // the whole field is a process substitution
 	quoted  bool // it has a quoted part, so it is a field even if empty
+	spread  bool // see arg.spread
 }
 
 func (f field) arg() arg {
 	if f.dynamic != "" {
-		return arg{from: f.dynamic, secret: f.secret, lenient: f.lenient, subst: f.subst}
+		return arg{from: f.dynamic, secret: f.secret, lenient: f.lenient, subst: f.subst, spread: f.spread}
 	}
 	if f.under {
-		return arg{path: string(f.b), under: true, from: "a list of files under " + string(f.b)}
+		return arg{path: string(f.b), under: true, from: "a list of files under " + string(f.b), spread: f.spread}
 	}
 	return arg{val: string(f.b), static: true, glob: f.glob}
 }
@@ -377,6 +379,7 @@ func (x *expansion) dynamic(from string, secret, lenient bool) {
 			f.lenient = f.lenient && lenient
 		}
 		f.secret = f.secret || secret
+		f.spread = true
 		f.derive()
 	})
 }
@@ -433,6 +436,7 @@ func (x *expansion) value(v value, quoted bool) {
 				f.lenient = f.lenient && v.lenient
 			}
 			f.secret = f.secret || v.secret
+			f.spread = f.spread || !quoted
 			f.derive()
 			continue
 		}
@@ -440,6 +444,7 @@ func (x *expansion) value(v value, quoted bool) {
 		switch {
 		case a.under:
 			f := w.field()
+			f.spread = f.spread || !quoted
 			if len(f.b) == 0 && f.dynamic == "" && !f.under {
 				f.b, f.under = append(f.b, a.s...), true
 			} else {
@@ -455,6 +460,7 @@ func (x *expansion) value(v value, quoted bool) {
 			f.glob = f.glob || a.glob || !quoted && hasGlob(a.s)
 			if !splits && !quoted {
 				f.dynamic = "an expansion split by an IFS only known at run time"
+				f.spread = true
 			}
 		default:
 			x.splitInto(w, a, ifs)
@@ -503,9 +509,18 @@ func (s *scope) ifs() (string, bool) {
 
 // parts expands a word's parts.
 func (x *expansion) parts(parts []syntax.WordPart, quoted bool) {
-	for _, part := range parts {
+	for i, part := range parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
+			if n := stackTilde(p.Value); n > 0 && !quoted && i == 0 {
+				// ~+ is $PWD; ~- and ~N are the directory stack.
+				if p.Value[1] == '+' && n == 2 && x.s.cwd != "" && !x.s.lost {
+					x.literal(x.s.cwd, false, false)
+				} else {
+					x.dynamic("the directory stack ("+p.Value[:n]+")", false, false)
+				}
+				p = &syntax.Lit{Value: p.Value[n:]}
+			}
 			var b strings.Builder
 			if quoted {
 				unescape(&b, p.Value, "$`\"\\\n")
@@ -544,6 +559,26 @@ func (x *expansion) parts(parts []syntax.WordPart, quoted bool) {
 	}
 }
 
+// stackTilde returns the length of a word's tilde prefix that names the
+// working directory or the directory stack (~+, ~-, ~2, ~+1, ~-3), 0 if
+// it has none.
+func stackTilde(v string) int {
+	if len(v) < 2 || v[0] != '~' {
+		return 0
+	}
+	n := 1
+	if v[1] == '+' || v[1] == '-' {
+		n = 2
+	}
+	for n < len(v) && v[n] >= '0' && v[n] <= '9' {
+		n++
+	}
+	if n == 1 || n < len(v) && v[n] != '/' {
+		return 0 // ~ or ~user
+	}
+	return n
+}
+
 // param expands a parameter expansion.
 func (x *expansion) param(p *syntax.ParamExp, quoted bool) {
 	if p.Param == nil || p.Flags != nil || p.NestedParam != nil || p.Width || p.IsSet || len(p.Modifiers) > 0 {
@@ -579,6 +614,10 @@ func (x *expansion) param(p *syntax.ParamExp, quoted bool) {
 		return
 	}
 	x.value(x.s.operate(p, v), quoted)
+	if (name == "@" || p.Index != nil && isAllIndex(p.Index)) && v.list == nil && v.isDynamic() {
+		// "$@" of arguments only known at run time: any number of fields.
+		x.each(func(w *way) { w.field().spread = true })
+	}
 }
 
 func isAllIndex(i syntax.ArithmExpr) bool {
@@ -649,7 +688,10 @@ func (s *scope) operate(p *syntax.ParamExp, v value) value {
 	case p.Repl != nil:
 		orig, ok1 := staticWord(p.Repl.Orig)
 		with, ok2 := staticWord(p.Repl.With)
-		if !ok1 || !ok2 || v.isDynamic() || hasGlob(orig) || orig == "" || strings.ContainsAny(orig, "#%") {
+		// In bash 5.2, & in the replacement stands for the match
+		// (patsub_replacement): not computed here.
+		if !ok1 || !ok2 || v.isDynamic() || hasGlob(orig) || orig == "" || strings.ContainsAny(orig, "#%") ||
+			strings.ContainsAny(with, "&\\") {
 			return unknownOf("a string with a part replaced")
 		}
 		return v.mapAlts(func(a string) string {

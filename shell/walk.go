@@ -403,7 +403,7 @@ func (a *walker) callWords(s *scope, words []arg, in input, pos position) error 
 	if len(words) == 0 {
 		return nil // every word expanded to nothing
 	}
-	c := &call{words: words, in: in, cwd: s.cwd, lost: s.lost, envs: in.envs, xtrace: s.xtrace, plainDir: &a.plainDir, cat: a.cat}
+	c := &call{words: words, in: in, cwd: s.cwd, start: a.start, lost: s.lost, envs: in.envs, xtrace: s.xtrace, plainDir: &a.plainDir, cat: a.cat}
 	c.in.envs = nil
 	if head := words[0]; head.static && !head.glob {
 		if bodies, ok := s.funcs[head.val]; ok {
@@ -638,6 +638,10 @@ func (s *scope) chdir(c *call) {
 		return
 	}
 	v := ops[0].val
+	if throughLink(v) {
+		lose()
+		return
+	}
 	if v[0] != '/' && v[0] != '~' && s.cwd == "" {
 		return // relative to an unknown directory: still unknown
 	}
@@ -696,7 +700,7 @@ func (a *walker) runNested(s *scope, n *nested, pos position) error {
 		if len(n.argv) == 0 {
 			return nil
 		}
-		err = a.runCall(inner, &call{words: n.argv, in: n.in, cwd: inner.cwd, xargs: n.xargs, plainDir: &a.plainDir, cat: a.cat},
+		err = a.runCall(inner, &call{words: n.argv, in: n.in, cwd: inner.cwd, start: a.start, lost: inner.lost, xargs: n.xargs, plainDir: &a.plainDir, cat: a.cat},
 			pos)
 	default:
 		err = a.walkScript(inner, n.script)
@@ -1150,6 +1154,9 @@ func (a *walker) walkTest(s *scope, x syntax.TestExpr) error {
 		switch n := n.(type) {
 		case *syntax.BinaryTest:
 			switch n.Op {
+			case syntax.TsMatch, syntax.TsMatchShort, syntax.TsNoMatch, syntax.TsReMatch, syntax.TsBefore, syntax.TsAfter:
+				// Comparing a secret tells it, a pattern at a time.
+				err = a.secretCompared(s, n.X, n.Y)
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
 				pos := positionOf(n.Pos())
 				for _, operand := range []syntax.TestExpr{n.X, n.Y} {
@@ -1170,6 +1177,22 @@ func (a *walker) walkTest(s *scope, x syntax.TestExpr) error {
 		return true
 	})
 	return err
+}
+
+// secretCompared records a comparison of operands one of which may hold
+// a secret: its result tells the secret, bit by bit.
+func (a *walker) secretCompared(s *scope, operands ...syntax.Node) error {
+	for _, o := range operands {
+		w, ok := o.(*syntax.Word)
+		if !ok {
+			continue
+		}
+		if v := s.assignValue(w); v.secret && !v.lenient {
+			return a.add(commandOf(s.source(w), "", maySecret("compares "+s.source(w)+", which holds "+v.dynamic+
+				": the result tells it"), positionOf(w.Pos())))
+		}
+	}
+	return nil
 }
 
 // testVarSet analyses [[ -v NAME ]]: a subscript in NAME is evaluated.
@@ -1350,6 +1373,9 @@ func (a *walker) redirectTo(s *scope, r *syntax.Redirect, e effect, target arg) 
 		e = maySecret("reads a file only known at run time (" + target.text + ", which holds " +
 			orElse(target.from, "a value only known at run time") + "): it may be a secret")
 		return a.add(commandOf(s.redirText(r, target.text), "", e, pos))
+	}
+	if ok && r.Op == syntax.RdrIn && throughLink(v) {
+		return a.add(commandOf(s.redirText(r, target.text), "", linkRead(v), pos))
 	}
 	if ok {
 		p := resolvePath(s.cwd, v)

@@ -27,6 +27,10 @@ type arg struct {
 	from    string
 	secret  bool
 	lenient bool
+	// spread: at run time the word may be no field or several (an
+	// unquoted expansion only known then, "$@" of unknown arguments), so
+	// the words after it may land anywhere.
+	spread bool
 }
 
 // pathValue is the path a word names, for path checks, if known.

@@ -19,7 +19,7 @@ var wrappers = sync.OnceValue(func() map[string]rule {
 		"nsenter": privWrapper("nsenter", nsenterOpts, 0), "unshare": privWrapper("unshare", unshareOpts, 0),
 		"systemd-run": privWrapper("systemd-run", systemdRunOpts, 0),
 		"env":         envRule, "time": timeRule, "ionice": ionice, "chrt": chrt, "taskset": taskset, "flock": flock,
-		"nohup":   wrapper("nohup", getopt{flags: names("--help --version")}, 0),
+		"nohup":   nohup,
 		"nice":    wrapper("nice", niceOpts, 0),
 		"stdbuf":  wrapper("stdbuf", stdbufOpts, 0),
 		"setsid":  wrapper("setsid", setsidOpts, 0),
@@ -98,6 +98,17 @@ func wrapper(via string, g getopt, skip int) rule {
 		rest := g.split(c.args).ops
 		return c.runs(via, rest[min(skip, len(rest)):], read("runs no command"))
 	}
+}
+
+// nohup runs a command immune to hangups; when its output is a terminal it
+// writes it to nohup.out (in the directory, else in the home).
+func nohup(c *call) effect {
+	rest := getopt{flags: names("--help --version")}.split(c.args).ops
+	if len(rest) == 0 {
+		return read("runs no command")
+	}
+	c.run("nohup", rest, effect{})
+	return write(airlock.ClassFSWrite, "may write the command's output to nohup.out")
 }
 
 // privWrapper is a program that runs a command with more rights than the
@@ -356,9 +367,10 @@ func flock(c *call) effect {
 		return read("takes a lock")
 	}
 	e := effect{none: true}
-	lock := write(airlock.ClassFSWrite, "creates a lock file")
-	if c.raiseWrites(&lock, rest[0]); lock.tier == airlock.TierPrivileged {
-		e = lock
+	if !rest[0].static || !isFd(rest[0].val) {
+		// flock FILE CMD opens FILE, creating it.
+		e = write(airlock.ClassFSWrite, "creates a lock file "+rest[0].text)
+		c.raiseWrites(&e, rest[0])
 	}
 	if len(rest) > 1 && rest[1].static && (rest[1].val == "-c" || rest[1].val == "--command") && len(rest) > 2 {
 		c.runWords("flock -c", rest[2:3], c.in)
@@ -1116,6 +1128,16 @@ func fdExec(a arg) ([]arg, bool) {
 	return nil, false
 }
 
+// bashLike reports whether a shell takes bash's (POSIX sh's) option
+// letters.
+func bashLike(name string) bool {
+	switch name {
+	case "bash", "sh", "dash", "rbash":
+		return true
+	}
+	return false
+}
+
 // posixShell is sh, bash and their kin: -c STRING is parsed; a script file
 // runs; no script means code from standard input. A start-up file named
 // on the command line (--rcfile) runs too, and ksh93 -R writes a
@@ -1163,10 +1185,26 @@ loop:
 				case 's':
 					smode = true
 				case 'o', 'O':
-					i++ // the option's name is the next word
+					// The option's name is the next word; as with set and
+					// shopt, one not known to leave how commands are read
+					// as Airlock reads them is privileged.
+					if i < len(args) && bashLike(c.name) && v[0] == '-' {
+						n := args[i]
+						if !n.static || ch == 'o' && !inertSetOptions[n.val] || ch == 'O' && !inertShoptOptions[n.val] {
+							e = worse(e, env("starts a shell with option "+n.text+", which changes how it reads its commands"))
+						}
+					}
+					i++
 				case 'T':
 					if c.name == "mksh" {
 						i++ // the terminal to run on
+					}
+				default:
+					// bash -k makes every NAME=VALUE word an environment
+					// variable (see inertSetFlags); -i and -l read the
+					// user's own start-up files (Codex runs bash -lc).
+					if bashLike(c.name) && v[0] == '-' && !strings.ContainsRune(inertSetFlags+"ilrpD", ch) {
+						e = worse(e, env("starts a shell with option -"+string(ch)+", which changes how it reads its commands"))
 					}
 				case 'R':
 					if (c.name == "ksh" || c.name == "ksh93") && i < len(args) {
