@@ -202,8 +202,11 @@ func TestSecretFamilies(t *testing.T) {
 		{"/w/p/*.crt", true, ""},
 		{"/w/p/*key.pem", true, "credentials"},
 		{"~/.ssh/*.pub", true, ""},
-		{"/w/p/*", true, ""},
-		{"/w/p/.*", true, ""},
+		{"/w/p/*", true, ""},             // * skips hidden files
+		{"/w/p/.*", true, "credentials"}, // .* asks for them: .env
+		{"/w/p/.[!.]*", true, "credentials"},
+		{"/w/p/.[a-z]*", true, "credentials"},
+		{"/w/p/.git*", true, "credentials"}, // .git-credentials
 		// Not secrets.
 		{"/w/p/README.md", false, ""},
 		{"/w/p/src/settings.json", false, ""},
@@ -287,7 +290,8 @@ func TestGateConfig(t *testing.T) {
 		{"/w/p/.cursor/rules/go.mdc", false, ""},
 		{"/w/p/.github/workflows/ci.yml", false, ""},
 		{"/w/p/*", true, ""},
-		{"/w/p/.*", true, ""},
+		{"/w/p/.*", true, "Claude Code's settings"}, // rm -rf .* removes .claude
+		{"/w/p/[.]*", true, ""},                     // (any hidden name, not which)
 	} {
 		got, ok := GateConfig(tc.p, tc.glob)
 		if ok != (tc.want != "") || got != tc.want {
@@ -325,7 +329,8 @@ func TestPersists(t *testing.T) {
 		{"/w/p/.git/info/exclude", false, false},
 		{"/w/p/.gitignore", false, false},
 		{"/w/p/main.go", false, false},
-		{"/w/p/.*", true, false},
+		{"/w/p/.*", true, true}, // .envrc, .git/hooks
+		{"/w/p/[.]*", true, false},
 		{"/w/p/*", true, false},
 		{"/w/p/bin/build", false, false},
 	} {

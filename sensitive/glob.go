@@ -1,6 +1,7 @@
 package sensitive
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -414,10 +415,14 @@ func intersect(in, pat string) bool {
 }
 
 // saysEnough reports whether a shell pattern names something in
-// particular (".env*", "id_*"), rather than whatever is there ("*", ".*",
+// particular (".env*", "id_*"), rather than whatever is there ("*",
 // "[a-z]*"): only such a pattern counts against names that may be
-// anywhere.
+// anywhere. One that starts with a dot does: the shell's * skips hidden
+// files, and ".*" or ".[!.]*" asks for them, where .env and .npmrc live.
 func saysEnough(in string) bool {
+	if strings.HasPrefix(in, ".") {
+		return true
+	}
 	lits := 0
 	for i := 0; i < len(in); i++ {
 		switch in[i] {

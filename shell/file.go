@@ -1471,7 +1471,10 @@ func (c *call) raiseWriteTree(e *effect, dir arg) {
 		return
 	}
 	p := sensitive.Clean(c.resolve(v), "")
-	for _, pat := range []string{p + "/*", p + "/.*"} {
+	// ([.]* is any hidden name, without saying which: the catalogue
+	// counts it against its places under p, not against hidden names
+	// that may be anywhere, as it would ".*".)
+	for _, pat := range []string{p + "/*", p + "/[.]*"} {
 		if c.cat.Persists(pat, true) {
 			e.tier, e.cap, e.generic = airlock.TierPrivileged, airlock.CapHostAdmin, false
 			e.reason += " into " + p + ", where files run at login or grant access"

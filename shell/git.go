@@ -579,22 +579,22 @@ func gitRemote(c *call) effect {
 }
 
 func gitConfig(c *call) effect {
-	if gitHas(c.args, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list") {
-		return gitRead("reads git configuration")
-	}
 	ops := c.operands("-f", "--file", "--blob", "--default", "--comment", "--type", "--value")
+	if gitHas(c.args, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list") {
+		return c.gitConfigRead(ops)
+	}
 	key := arg{}
 	setting := !gitHas(c.args, "--unset", "--unset-all", "--remove-section", "--rename-section")
 	if len(ops) > 0 {
 		switch ops[0].val {
 		case "list", "get":
-			return gitRead("reads git configuration")
+			return c.gitConfigRead(ops[1:])
 		case "set", "unset", "rename-section", "remove-section", "edit":
 			setting = ops[0].val == "set"
 			ops = ops[1:]
 		default:
 			if len(ops) == 1 && !gitHas(c.args, "-e", "--edit") && setting {
-				return gitRead("reads git configuration")
+				return c.gitConfigRead(ops)
 			}
 		}
 	}
@@ -615,6 +615,44 @@ func gitConfig(c *call) effect {
 	e := gitWrite("changes git configuration")
 	c.raiseWrites(&e, gitValues(c.args, "f", "-f", "--file")...)
 	return worse(e, set)
+}
+
+// gitConfigRead is a git config that reads: the file it reads (-f, an
+// INI file such as ~/.aws/credentials reads as well as a git one), and the
+// keys it asks for. A key or pattern that names where git keeps a
+// credential (http.<url>.extraheader, as actions/checkout leaves it; a
+// password or token) reads a secret; so does
+// --get-urlmatch http, which prints every http.<url>.* setting.
+func (c *call) gitConfigRead(keys []arg) effect {
+	e := gitRead("reads git configuration")
+	c.raiseReads(&e, gitValues(c.args, "f", "-f", "--file")...)
+	urlmatch := gitHas(c.args, "--get-urlmatch")
+	for _, k := range keys {
+		switch {
+		case !k.static:
+			if !k.lenient {
+				e = worse(e, maySecret("reads a git setting named only at run time, which may hold a credential"))
+			}
+		case gitCredentialKey(k.val) || urlmatch && strings.EqualFold(k.val, "http"):
+			e = worse(e, maySecret("reads git setting "+k.text+", which holds a credential"))
+		}
+		if urlmatch {
+			break // the URL follows the section
+		}
+	}
+	return e
+}
+
+// gitCredentialKey reports whether a git configuration key, or a pattern
+// of keys (--get-regexp), names where a credential is kept.
+func gitCredentialKey(key string) bool {
+	k := strings.ToLower(key)
+	for _, w := range []string{"extraheader", "password", "passwd", "token", "secret", "authorization", "cookiefile"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func gitStash(c *call) effect {
