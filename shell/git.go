@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -315,12 +316,41 @@ func gitReader(reason string) rule {
 
 func gitWriter(reason string) rule { return fixed(gitWrite(reason)) }
 
-// gitIf is a subcommand that does yes when one of opts (space-separated)
-// is given, and no otherwise.
-func gitIf(opts string, yes, no effect) rule {
+// gitIf is subcommand sub, which does yes when one of opts
+// (space-separated) is given, and no otherwise. Its options are read as
+// git reads them (options.txt): a value is not an option (git clean -e -n
+// -f deletes), and the last of an option and its negation wins (git clean
+// -n --no-dry-run deletes).
+func gitIf(sub, opts string, yes, no effect) rule {
 	list := names(opts)
 	return func(c *call) effect {
-		if gitHas(c.args, list...) {
+		on := false
+		set := func(name string) {
+			switch {
+			case slices.Contains(list, name):
+				on = true
+			case strings.HasPrefix(name, "--no-") && slices.Contains(list, "--"+name[len("--no-"):]):
+				on = false
+			}
+		}
+		if spec := optionSpecs()["git "+sub]; spec != nil {
+			read, _, _ := spec.read(c.args)
+			for _, o := range read {
+				set(o.name)
+			}
+		} else {
+			for i, a := range c.args {
+				if a.static && a.val == "--" {
+					break
+				}
+				if a.static && strings.HasPrefix(a.val, "--no-") {
+					set(a.val)
+				} else if gitHas(c.args[i:i+1], list...) {
+					on = true
+				}
+			}
+		}
+		if on {
 			return yes
 		}
 		return no
@@ -399,17 +429,17 @@ func buildGitCommands() map[string]rule {
 		"remote-ext":     gitRemoteExt,
 		"http-push":      fixed(gitNet(airlock.ClassGitWrite, "pushes over HTTP")),
 		// Subcommands that one of their options turns into something else.
-		"switch": gitIf("-f --force --discard-changes -C --force-create",
+		"switch": gitIf("switch", "-f --force --discard-changes -C --force-create",
 			gitDestroy("switches branches, discarding changes or resetting a branch"), gitWrite("switches branches")),
-		"reset": gitIf("--hard", gitDestroy("discards commits and uncommitted changes (reset --hard)"),
+		"reset": gitIf("reset", "--hard", gitDestroy("discards commits and uncommitted changes (reset --hard)"),
 			gitWrite("moves HEAD or unstages changes")),
-		"clean": gitIf("-n --dry-run", gitRead("lists untracked files it would delete"),
+		"clean": gitIf("clean", "-n --dry-run", gitRead("lists untracked files it would delete"),
 			gitDestroy("deletes untracked files")),
-		"prune": gitIf("-n --dry-run", gitRead("lists unreachable objects"),
+		"prune": gitIf("prune", "-n --dry-run", gitRead("lists unreachable objects"),
 			gitDestroy("deletes unreachable objects")),
-		"update-ref":  gitIf("-d --stdin", gitDestroy("deletes or rewrites refs"), gitWrite("moves a ref")),
-		"hash-object": gitIf("-w", gitWrite("writes objects"), gitRead("hashes files")),
-		"fsck": gitIf("--lost-found", gitWrite("checks the repository, writing lost objects into .git/lost-found"),
+		"update-ref":  gitIf("update-ref", "-d --stdin", gitDestroy("deletes or rewrites refs"), gitWrite("moves a ref")),
+		"hash-object": gitIf("hash-object", "-w", gitWrite("writes objects"), gitRead("hashes files")),
+		"fsck": gitIf("fsck", "--lost-found", gitWrite("checks the repository, writing lost objects into .git/lost-found"),
 			gitRead("checks the repository")),
 	} {
 		gitCommands[name] = r
