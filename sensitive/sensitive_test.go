@@ -47,7 +47,7 @@ func TestSecret(t *testing.T) {
 		{"/home/u/project/.env", false, "credentials"},
 		{".env.production", false, "credentials"},
 		{".env.example", false, ""},
-		{".envrc", false, ""},
+		{".envrc", false, "credentials"}, // its own entry, not .env.*
 		{".environment", false, ""},
 		{"/home/u/project/.env*", true, "credentials"},
 	}
