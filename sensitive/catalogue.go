@@ -676,6 +676,9 @@ func (ix *index) matchGlob(n *pathNames) *entry {
 				return e
 			}
 		default:
+			if len(e.segs) == 1 && e.segs[0].kind == segLit && len(n.names) > 0 && onlyExtension(n.names[len(n.names)-1]) {
+				continue // a type of file (*.txt) does not say passwords.txt
+			}
 			lo, hi := e.positions(len(n.names))
 			if globstar {
 				lo, hi = 0, len(n.names)-1
@@ -738,6 +741,15 @@ func globNames(segs []pseg, names []string, prefix, globbed bool) bool {
 		segs, names = segs[1:], names[1:]
 	}
 	return len(names) == 0
+}
+
+// onlyExtension reports whether a shell pattern says only a type of file
+// (*.txt, *.tar.gz): like *, it reads whatever files of that type are
+// there, and counts against the catalogue's types (*.p12) and its names in
+// a particular place (config/database.yml) but not against a name that may
+// be anywhere (passwords.txt).
+func onlyExtension(in string) bool {
+	return strings.HasPrefix(in, "*.") && !hasMeta(in[1:])
 }
 
 // globMay reports whether a shell pattern may meet a catalogue name: the
@@ -836,7 +848,8 @@ func (c *Catalogue) matchName(kind Kind, name string, glob bool) bool {
 			}
 			ok := false
 			if pattern {
-				ok = intersect(name, e.segs[0].text)
+				// (globMay, which allocates nothing, first.)
+				ok = globMay(name, &e.segs[0]) && intersect(name, e.segs[0].text)
 			} else {
 				ok = globMatch(e.segs[0].text, name, false)
 			}

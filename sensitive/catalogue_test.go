@@ -296,6 +296,10 @@ func TestSecretFamilies(t *testing.T) {
 		{"/w/p/*.crt", true, ""},
 		{"/w/p/*key.pem", true, "credentials"},
 		{"~/.ssh/*.pub", true, ""},
+		{"/w/p/*.txt", true, ""}, // a type of file, not passwords.txt
+		{"/w/p/*.php", true, ""}, // nor wp-config.php
+		{"/w/p/*.p12", true, "credentials"},
+		{"/w/p/passw*.txt", true, "credentials"},
 		{"/w/p/*", true, ""},             // * skips hidden files
 		{"/w/p/.*", true, "credentials"}, // .* asks for them: .env
 		{"/w/p/.[!.]*", true, "credentials"},

@@ -272,8 +272,7 @@ type token struct {
 }
 
 // tokens splits a pattern into tokens (an unclosed "[" is a rune).
-func tokens(p string) []token {
-	var out []token
+func tokens(p string, out []token) []token {
 	for i := 0; i < len(p); {
 		switch p[i] {
 		case '*':
@@ -358,7 +357,9 @@ func intersect(in, pat string) bool {
 		}
 		return globMatch(in, pat, false)
 	}
-	a, b := tokens(in), tokens(pat)
+	// (Names are short: their tokens and states fit on the stack.)
+	var abuf, bbuf [32]token
+	a, b := tokens(in, abuf[:0]), tokens(pat, bbuf[:0])
 	if len(a) > maxIntersect || len(b) > maxIntersect {
 		return true
 	}
@@ -367,8 +368,15 @@ func intersect(in, pat string) bool {
 	// star may be left (epsilon), and a rune moves every side that is not
 	// a star. The state's last bit says whether a rune was read yet.
 	w := len(b) + 1
-	seen := make([]bool, 2*(len(a)+1)*w)
-	stack := []int{0}
+	var seenBuf [2048]bool
+	var seen []bool
+	if n := 2 * (len(a) + 1) * w; n <= len(seenBuf) {
+		seen = seenBuf[:n]
+	} else {
+		seen = make([]bool, n)
+	}
+	var stackBuf [64]int
+	stack := append(stackBuf[:0], 0)
 	seen[0] = true
 	push := func(i, j, started int) {
 		if s := (i*w+j)*2 + started; !seen[s] {
