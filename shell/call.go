@@ -16,6 +16,7 @@ type call struct {
 	in     input                // its standard input
 	cwd    string               // its working directory, "" when unknown
 	start  string               // the action's working directory, "" when unknown
+	gitSub string               // the git subcommand whose rule is deciding (see gitHas)
 	lost   bool                 // cwd is "" because a cd went somewhere only known at run time
 	envs   []string             // the variables its prefix assignments set (X=1 cmd)
 	xtrace bool                 // set -x: the shell prints its words before running it

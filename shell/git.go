@@ -207,7 +207,9 @@ func git(c *call) effect {
 			r = gitRemoteHelper
 		}
 		if r != nil {
+			c.gitSub = sub
 			e = c.delegate(args[1:], r)
+			c.gitSub = ""
 		} else {
 			e = exec("runs git " + sub + ", which Airlock does not know (an alias or an extension)")
 			e.generic = true
@@ -300,6 +302,26 @@ func gitValues(args []arg, shorts string, want ...string) []arg {
 // gitHas reports whether one of opts is given to a parse-options
 // subcommand, long options possibly shortened (--unsafe for
 // --unsafe-paths), short ones possibly bundled.
+// gitHas reports whether the subcommand deciding is given one of opts,
+// reading its words as git does where options.txt lists its options: a
+// value is not an option (git tag -m -l v1 makes a tag; git apply
+// --exclude --check applies). Where it does not, or a word is an option
+// the list does not know, every word that looks like one counts.
+func (c *call) gitHas(opts ...string) bool {
+	if spec := optionSpecs()["git "+c.gitSub]; spec != nil && c.gitSub != "" {
+		read, _, unknown := spec.read(c.args)
+		if unknown == "" {
+			for _, o := range read {
+				if slices.Contains(opts, o.name) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return gitHas(c.args, opts...)
+}
+
 func gitHas(args []arg, opts ...string) bool {
 	return getopt{flags: opts, partial: true}.has(args, opts...)
 }
@@ -462,13 +484,13 @@ func gitPush(c *call) effect {
 		return effect{class: airlock.ClassGitWrite, cap: airlock.CapNetworkEgress, tier: airlock.TierDestructive, reason: reason}
 	}
 	switch {
-	case gitHas(c.args, "-f", "--force", "--force-with-lease", "--force-if-includes"):
+	case c.gitHas("-f", "--force", "--force-with-lease", "--force-if-includes"):
 		return destroy("pushes to a remote with --force")
-	case gitHas(c.args, "--mirror"):
+	case c.gitHas("--mirror"):
 		return destroy("mirrors to a remote, overwriting its refs")
-	case gitHas(c.args, "-d", "--delete"):
+	case c.gitHas("-d", "--delete"):
 		return destroy("deletes remote refs")
-	case gitHas(c.args, "--prune"):
+	case c.gitHas("--prune"):
 		return destroy("deletes remote branches that do not exist locally")
 	}
 	ops := c.operands("--repo", "-o", "--push-option", "--receive-pack", "--exec", "--recurse-submodules")
@@ -559,21 +581,21 @@ func gitInit(c *call) effect {
 
 func gitBranch(c *call) effect {
 	switch {
-	case gitHas(c.args, "-D"), gitHas(c.args, "-d", "--delete") && gitHas(c.args, "-f", "--force"):
+	case c.gitHas("-D"), c.gitHas("-d", "--delete") && c.gitHas("-f", "--force"):
 		return gitDestroy("deletes a branch, even if unmerged")
-	case gitHas(c.args, "-M", "-C"):
+	case c.gitHas("-M", "-C"):
 		return gitDestroy("renames or copies a branch over an existing one")
-	case gitHas(c.args, "-d", "--delete"):
+	case c.gitHas("-d", "--delete"):
 		return gitWrite("deletes a branch")
-	case gitHas(c.args, "-m", "--move", "-c", "--copy", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description"):
+	case c.gitHas("-m", "--move", "-c", "--copy", "-u", "--set-upstream-to", "--unset-upstream", "--edit-description"):
 		return gitWrite("renames, copies or configures a branch")
 	}
 	ops := c.operands("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--format",
 		"--sort", "--column", "--color", "-t", "--track")
-	if len(ops) == 0 || gitHas(c.args, "-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "--verbose", "--show-current") {
+	if len(ops) == 0 || c.gitHas("-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "--verbose", "--show-current") {
 		return gitRead("lists branches")
 	}
-	if gitHas(c.args, "-f", "--force") {
+	if c.gitHas("-f", "--force") {
 		return gitDestroy("resets a branch with --force")
 	}
 	return gitWrite("creates a branch")
@@ -581,16 +603,16 @@ func gitBranch(c *call) effect {
 
 func gitTag(c *call) effect {
 	switch {
-	case gitHas(c.args, "-d", "--delete"):
+	case c.gitHas("-d", "--delete"):
 		return gitDestroy("deletes a tag")
-	case gitHas(c.args, "-v", "--verify", "-l", "--list", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged"):
+	case c.gitHas("-v", "--verify", "-l", "--list", "--contains", "--no-contains", "--points-at", "--merged", "--no-merged"):
 		return gitRead("lists tags")
 	}
 	ops := c.operands("-m", "--message", "-F", "--file", "-u", "--local-user", "--cleanup", "--sort", "--format", "--column", "-n")
 	if len(ops) == 0 {
 		return gitRead("lists tags")
 	}
-	if gitHas(c.args, "-f", "--force") {
+	if c.gitHas("-f", "--force") {
 		return gitDestroy("moves a tag with --force")
 	}
 	return gitWrite("creates a tag")
@@ -610,11 +632,11 @@ func gitRemote(c *call) effect {
 
 func gitConfig(c *call) effect {
 	ops := c.operands("-f", "--file", "--blob", "--default", "--comment", "--type", "--value")
-	if gitHas(c.args, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list") {
+	if c.gitHas("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "-l", "--list") {
 		return c.gitConfigRead(ops)
 	}
 	key := arg{}
-	setting := !gitHas(c.args, "--unset", "--unset-all", "--remove-section", "--rename-section")
+	setting := !c.gitHas("--unset", "--unset-all", "--remove-section", "--rename-section")
 	if len(ops) > 0 {
 		switch ops[0].val {
 		case "list", "get":
@@ -623,7 +645,7 @@ func gitConfig(c *call) effect {
 			setting = ops[0].val == "set"
 			ops = ops[1:]
 		default:
-			if len(ops) == 1 && !gitHas(c.args, "-e", "--edit") && setting {
+			if len(ops) == 1 && !c.gitHas("-e", "--edit") && setting {
 				return c.gitConfigRead(ops)
 			}
 		}
@@ -639,7 +661,7 @@ func gitConfig(c *call) effect {
 		}
 		set = c.gitConfigSet(key, value)
 	}
-	if gitHas(c.args, "--system") {
+	if c.gitHas("--system") {
 		return worse(effect{class: airlock.ClassGitWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged, reason: "changes the system-wide git configuration"}, set)
 	}
 	e := gitWrite("changes git configuration")
@@ -656,7 +678,7 @@ func gitConfig(c *call) effect {
 func (c *call) gitConfigRead(keys []arg) effect {
 	e := gitRead("reads git configuration")
 	c.raiseReads(&e, gitValues(c.args, "f", "-f", "--file")...)
-	urlmatch := gitHas(c.args, "--get-urlmatch")
+	urlmatch := c.gitHas("--get-urlmatch")
 	for _, k := range keys {
 		switch {
 		case !k.static:
@@ -723,7 +745,7 @@ func gitReflog(c *call) effect {
 }
 
 func gitCheckout(c *call) effect {
-	if gitHas(c.args, "-f", "--force", "--ours", "--theirs", "-p", "--patch", "--pathspec-from-file") {
+	if c.gitHas("-f", "--force", "--ours", "--theirs", "-p", "--patch", "--pathspec-from-file") {
 		return gitDestroy("discards uncommitted changes")
 	}
 	for _, a := range c.args {
@@ -742,7 +764,7 @@ func gitCheckout(c *call) effect {
 }
 
 func gitRestore(c *call) effect {
-	if gitHas(c.args, "-S", "--staged") && !gitHas(c.args, "-W", "--worktree") {
+	if c.gitHas("-S", "--staged") && !c.gitHas("-W", "--worktree") {
 		return gitWrite("unstages changes")
 	}
 	return gitDestroy("discards uncommitted changes to files")
@@ -750,9 +772,9 @@ func gitRestore(c *call) effect {
 
 func gitRm(c *call) effect {
 	switch {
-	case gitHas(c.args, "-n", "--dry-run"):
+	case c.gitHas("-n", "--dry-run"):
 		return gitRead("lists files it would remove")
-	case gitHas(c.args, "--cached"):
+	case c.gitHas("--cached"):
 		return gitWrite("stops tracking files")
 	}
 	return gitDestroy("deletes files from the work tree")
@@ -768,7 +790,7 @@ func gitGc(c *call) effect {
 }
 
 func gitSymbolicRef(c *call) effect {
-	if gitHas(c.args, "-d", "--delete") {
+	if c.gitHas("-d", "--delete") {
 		return gitDestroy("deletes a symbolic ref")
 	}
 	if len(c.operands("-m")) >= 2 {
@@ -830,11 +852,11 @@ func gitNotes(c *call) effect {
 // --unsafe-paths lets them be anywhere, --directory puts them under a
 // folder.
 func gitApply(c *call) effect {
-	if gitHas(c.args, "--check", "--stat", "--numstat", "--summary") && !gitHas(c.args, "--apply") {
+	if c.gitHas("--check", "--stat", "--numstat", "--summary") && !c.gitHas("--apply") {
 		return gitRead("checks a patch")
 	}
 	e := gitWrite("applies a patch")
-	if gitHas(c.args, "--unsafe-paths") {
+	if c.gitHas("--unsafe-paths") {
 		e = effect{class: airlock.ClassFSWrite, cap: airlock.CapHostAdmin, tier: airlock.TierPrivileged,
 			reason: "applies a patch to files outside the work tree (--unsafe-paths), wherever the patch says"}
 	}
@@ -915,7 +937,7 @@ func gitSparse(c *call) effect {
 }
 
 func gitReplace(c *call) effect {
-	if gitHas(c.args, "-l", "--list") || len(c.operands()) == 0 {
+	if c.gitHas("-l", "--list") || len(c.operands()) == 0 {
 		return gitRead("lists replacements")
 	}
 	return gitWrite("replaces objects")
@@ -947,7 +969,7 @@ func gitGrep(c *call) effect {
 
 // gitTrailers: interpret-trailers --in-place rewrites the files it is given.
 func gitTrailers(c *call) effect {
-	if !gitHas(c.args, "--in-place") {
+	if !c.gitHas("--in-place") {
 		return gitRead("formats trailers")
 	}
 	e := write(airlock.ClassFSWrite, "adds trailers to files in place")
@@ -957,7 +979,7 @@ func gitTrailers(c *call) effect {
 
 // gitMergeFile writes the merge into its first file, unless -p prints it.
 func gitMergeFile(c *call) effect {
-	if gitHas(c.args, "-p", "--stdout") {
+	if c.gitHas("-p", "--stdout") {
 		return gitRead("merges files, printing the result")
 	}
 	e := write(airlock.ClassFSWrite, "merges into a file")
