@@ -34,7 +34,8 @@ list and show need a reviewer or admin token; retry and test an admin one.`,
   airlock notifications retry 42
   airlock notifications test team-slack`,
 	}
-	cmd.AddCommand(newNotificationsListCmd(), newNotificationsShowCmd(), newNotificationsRetryCmd(), newNotificationsTestCmd())
+	cmd.AddCommand(newNotificationsListCmd(), newNotificationsShowCmd(), newNotificationsRetryCmd(), newNotificationsTestCmd(),
+		newNotificationsReceiveCmd())
 	return cmd
 }
 

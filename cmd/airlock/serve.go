@@ -66,7 +66,7 @@ pending (clients resume them by approval ID), nothing is lost.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&configPath, "config", "c", os.Getenv("AIRLOCK_CONFIG"), "configuration file (YAML; env AIRLOCK_CONFIG)")
-	f.StringVar(&listen, "listen", "", "address to listen on, overriding the configuration (default 127.0.0.1:8080)")
+	f.StringVar(&listen, "listen", os.Getenv("AIRLOCK_LISTEN"), "address to listen on, overriding the configuration (default 127.0.0.1:8080, env AIRLOCK_LISTEN)")
 	f.StringVar(&dataDir, "data", "", "data directory, overriding the configuration (default ./airlock-data, env AIRLOCK_DATA)")
 	return cmd
 }
