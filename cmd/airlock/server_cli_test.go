@@ -658,6 +658,9 @@ func TestPolicyServerMode(t *testing.T) {
 		t.Fatalf("explain --json: exit %d\n%s", code, stdout)
 	}
 	ts.want(t, "bob", []string{"policy", "explain", "--tool", "deploy"}, exitUsage, "needs --agent and --tool")
+	// Hints reach the server's decision as an agent's would.
+	ts.want(t, "bob", append(explain, "--hint", "read_only", "--hint", "tier=spend"), exitOK,
+		"hints:       tier=spend, read_only\n", "rule deploys")
 	// Nothing was recorded.
 	if head, _ := ts.db.Head(context.Background()); head != 4 {
 		t.Errorf("explain recorded events: head %d, want the 4 token events", head)
