@@ -72,6 +72,63 @@ type Hints struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// HintNames are the names of the hints, as JSON, policy tests and
+// conditions (hints.NAME) write them.
+var HintNames = []string{"tier", "needs_human", "read_only", "reason"}
+
+// Set sets the hint named name (one of HintNames) from its text: a tier's
+// name, true or false (empty means true), or a reason. An unknown name, or
+// a value the hint cannot take, is EINVALID, with the names it could be.
+func (h *Hints) Set(name, value string) error {
+	flag := func(dst *bool) error {
+		switch value {
+		case "", "true":
+			*dst = true
+		case "false":
+			*dst = false
+		default:
+			return Errorf(EINVALID, "hint %s is true or false, not %q", name, value)
+		}
+		return nil
+	}
+	switch name {
+	case "tier":
+		t, err := ParseRiskTier(value)
+		if err != nil {
+			return Errorf(EINVALID, "hint tier: %s", ErrorMessage(err))
+		}
+		h.Tier = t
+		return nil
+	case "needs_human":
+		return flag(&h.NeedsHuman)
+	case "read_only":
+		return flag(&h.ReadOnly)
+	case "reason":
+		h.Reason = value
+		return nil
+	}
+	return Errorf(EINVALID, "unknown hint %q%s", name, suggest(name, HintNames))
+}
+
+// String returns the hints as a CLI's --hint flags write them:
+// "read_only, tier=spend".
+func (h *Hints) String() string {
+	var parts []string
+	if h.Tier != 0 {
+		parts = append(parts, "tier="+h.Tier.String())
+	}
+	if h.NeedsHuman {
+		parts = append(parts, "needs_human")
+	}
+	if h.ReadOnly {
+		parts = append(parts, "read_only")
+	}
+	if h.Reason != "" {
+		parts = append(parts, "reason="+strconv.Quote(h.Reason))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // MustArgs marshals v (typically a map literal) into arguments for an
 // Action. It panics if v cannot be marshalled; use it for literals only.
 func MustArgs(v any) json.RawMessage {

@@ -251,6 +251,9 @@ func (d Decision) Explain() string {
 		line("code", "%s", d.Code)
 	}
 	line("action", "agent %s, tool %s", d.Action.Agent, d.Action.Tool)
+	if h := d.Action.Hints; h != nil && *h != (Hints{}) {
+		line("hints", "%s", h)
+	}
 	if !d.ActionHash.IsZero() {
 		line("hash", "sha256:%s", d.ActionHash)
 	}

@@ -146,11 +146,16 @@ type EffectiveRule struct {
 	Commands []string `json:"commands,omitempty"`
 	// MinTier is the least tier the rule matches, 0 for any.
 	MinTier RiskTier `json:"min_tier,omitzero"`
+	// MaxTier is the ceiling the rule states (max_tier), 0 when it states
+	// none.
+	MaxTier RiskTier `json:"max_tier,omitzero"`
 	// Ceiling is the highest tier a rule that loosens (auto, notify)
-	// reaches: its max_tier, else DefaultCeiling raised to its min_tier and
-	// to the tiers of the built-in classes it names. 0 for a rule that does
-	// not loosen. (A class a classifier defines reaches its own tier.)
+	// reaches, for any action it matches; 0 for a rule that does not
+	// loosen. Reach says how far for each kind of action it treats apart.
 	Ceiling RiskTier `json:"ceiling,omitzero"`
+	// Reach is how far a rule that loosens reaches, asked of the ceiling
+	// the gate decides by (see Reach).
+	Reach []Reach `json:"reach,omitempty"`
 	// Condition is the rule's `when:` expression as written, "" for none.
 	Condition string `json:"condition,omitempty"`
 	// Outcome is what the rule decides, 0 for a rule that only tags
@@ -160,6 +165,136 @@ type EffectiveRule struct {
 	Reviewers  []string      `json:"reviewers,omitempty"`
 	Notify     []string      `json:"notify,omitempty"`
 	Timeout    time.Duration `json:"timeout,omitempty"`
+}
+
+// Reach is how far a rule that loosens reaches for one kind of action it
+// may match: the highest tier at which the gate lets it apply. An action
+// above it gets its outcome from what comes next (another rule, the
+// default, the tier default). The kinds are those the gate's ceiling
+// treats apart: an unknown tool or command the rule names exactly (only
+// such a rule lets it run, and it reaches it whatever its tier), a class it
+// names exactly (a built-in class's own tier, a classifier's class the tier
+// it is given), and every other action it matches.
+type Reach struct {
+	// Tool, Command or Class names the kind; all empty: every other action
+	// the rule matches.
+	Tool    string `json:"tool,omitempty"`
+	Command string `json:"command,omitempty"`
+	Class   Class  `json:"class,omitempty"`
+	// Unknown is set when the tool or command is one no classifier knows.
+	Unknown bool     `json:"unknown,omitempty"`
+	Tier    RiskTier `json:"tier"`
+}
+
+// String returns "tier", or "tier for tool X (unknown, named exactly)".
+func (r Reach) String() string {
+	what := ""
+	switch {
+	case r.Tool != "":
+		what = "tool " + r.Tool
+	case r.Command != "":
+		what = "command " + r.Command
+	case r.Class != "":
+		what = "class " + string(r.Class)
+	default:
+		return r.Tier.String() + " otherwise"
+	}
+	if r.Unknown {
+		what += " (unknown, named exactly)"
+	}
+	return r.Tier.String() + " for " + what
+}
+
+// ReachText says how far a rule reaches, "" for one that does not loosen:
+// "up to network-egress", or, where kinds of action differ, "up to
+// privileged for tool deploy (unknown, named exactly), network-egress
+// otherwise".
+func (r *EffectiveRule) ReachText() string {
+	if len(r.Reach) == 0 {
+		if r.Ceiling == 0 {
+			return ""
+		}
+		return "up to " + r.Ceiling.String()
+	}
+	same := true
+	for _, x := range r.Reach {
+		same = same && x.Tier == r.Reach[0].Tier
+	}
+	if same {
+		return "up to " + r.Reach[0].Tier.String()
+	}
+	parts := make([]string, len(r.Reach))
+	for i, x := range r.Reach {
+		parts[i] = x.String()
+	}
+	return "up to " + strings.Join(parts, ", ")
+}
+
+// reach asks the gate's own ceiling (rule.aboveCeiling) how far the rule
+// reaches for each kind of action it may match, with the stack's
+// classification of the tools and commands it names exactly.
+func (s stack) reach(sh ShellAnalyser, r *rule) []Reach {
+	if !r.loosens() {
+		return nil
+	}
+	highest := func(x *activation) RiskTier {
+		for t := TierPrivileged; t > TierRead; t-- {
+			x.v.tier = t
+			if !r.aboveCeiling(x) {
+				return t
+			}
+		}
+		return TierRead
+	}
+	var out []Reach
+	other := true
+	if len(r.commands) == 0 && constrains(r.tools) {
+		unknown := 0
+		for _, p := range r.tools {
+			if !p.exact() {
+				continue
+			}
+			a := &Action{Agent: "-", Tool: p.text, Args: emptyArgs}
+			if c := s.classify(context.Background(), sh, &activation{a: a}); c.Class != ClassUnknown || c.Opaque != "" || len(c.Commands) > 0 {
+				continue
+			}
+			out = append(out, Reach{Tool: p.text, Unknown: true, Tier: highest(&activation{a: a, v: &view{class: ClassUnknown, index: -1}})})
+			unknown++
+		}
+		other = unknown < len(r.tools)
+	}
+	if sh != nil && constrains(r.commands) {
+		unknown := 0
+		for _, p := range r.commands {
+			if !p.exact() {
+				continue
+			}
+			a := &Action{Agent: "-", Tool: "Bash", Args: MustArgs(map[string]string{"command": p.text})}
+			c := s.classify(context.Background(), sh, &activation{a: a})
+			if len(c.Commands) != 1 || c.Commands[0].Class != ClassUnknown || c.Commands[0].Text != p.text {
+				continue
+			}
+			cmd := c.Commands[0]
+			out = append(out, Reach{Command: p.text, Unknown: true, Tier: highest(&activation{a: a, v: &view{class: ClassUnknown, cmd: &cmd}})})
+			unknown++
+		}
+		other = other && unknown < len(r.commands)
+	}
+	exactClasses := 0
+	for _, p := range r.classes {
+		if !p.exact() {
+			continue
+		}
+		exactClasses++
+		out = append(out, Reach{Class: Class(p.text), Tier: highest(&activation{a: &Action{}, v: &view{class: Class(p.text), index: -1}})})
+	}
+	if len(r.classes) > 0 && exactClasses == len(r.classes) {
+		other = false
+	}
+	if other || len(out) == 0 {
+		out = append(out, Reach{Tier: highest(&activation{a: &Action{}, v: &view{index: -1}})})
+	}
+	return out
 }
 
 // Conditional reports whether the rule has a condition, which depends on
@@ -186,10 +321,10 @@ func (p Position) String() string {
 // and defaults that hold for every agent. The result shares nothing with
 // the policies: changing it changes no decision.
 func (g *Gate) EffectivePolicy(agent string) EffectivePolicy {
-	return g.state.Load().layers.effective(agent)
+	return g.state.Load().layers.effective(g.shell, agent)
 }
 
-func (s stack) effective(agent string) EffectivePolicy {
+func (s stack) effective(sh ShellAnalyser, agent string) EffectivePolicy {
 	ag := s.agent(agent)
 	ep := EffectivePolicy{
 		Agent:        agent,
@@ -206,12 +341,12 @@ func (s stack) effective(agent string) EffectivePolicy {
 	// agent's entry can answer: those that hold for every action.
 	ep.NeedsHumanBy, _ = s.needsHuman(context.Background(), &activation{a: &Action{Agent: agent}}, nil, ag)
 	for _, p := range s {
-		ep.Layers = append(ep.Layers, p.effective(agent))
+		ep.Layers = append(ep.Layers, s.effectiveLayer(sh, p, agent))
 	}
 	return ep
 }
 
-func (p *Policy) effective(agent string) EffectiveLayer {
+func (s stack) effectiveLayer(sh ShellAnalyser, p *Policy, agent string) EffectiveLayer {
 	l := EffectiveLayer{
 		Policy: p.name, Layer: p.layer, File: p.file, Description: p.description,
 		Default: p.defaultOutcome, DefaultSource: p.defaultSource,
@@ -238,21 +373,21 @@ func (p *Policy) effective(agent string) EffectiveLayer {
 	// The order resolve tries them in: by step, then in file order.
 	rules := slices.Clone(p.rules)
 	slices.SortStableFunc(rules, func(a, b *rule) int { return cmp.Compare(a.step(), b.step()) })
-	l.Rules = p.effectiveRules(rules, agent, &l.Excluded)
-	l.Tags = p.effectiveRules(p.tagRules, agent, &l.Excluded)
+	l.Rules = s.effectiveRules(sh, p, rules, agent, &l.Excluded)
+	l.Tags = s.effectiveRules(sh, p, p.tagRules, agent, &l.Excluded)
 	return l
 }
 
 // effectiveRules returns the rules whose agent patterns match the agent,
 // and counts the others in excluded.
-func (p *Policy) effectiveRules(rules []*rule, agent string, excluded *int) []EffectiveRule {
+func (s stack) effectiveRules(sh ShellAnalyser, p *Policy, rules []*rule, agent string, excluded *int) []EffectiveRule {
 	var out []EffectiveRule
 	for _, r := range rules {
 		if !matchAny(r.agents, agent) {
 			*excluded++
 			continue
 		}
-		out = append(out, p.effectiveRule(r))
+		out = append(out, s.effectiveRule(sh, p, r))
 	}
 	return out
 }
@@ -270,14 +405,18 @@ func (p *Policy) effectiveFloors() []EffectiveFloor {
 	return fs
 }
 
-func (p *Policy) effectiveRule(r *rule) EffectiveRule {
-	return EffectiveRule{
+func (s stack) effectiveRule(sh ShellAnalyser, p *Policy, r *rule) EffectiveRule {
+	er := EffectiveRule{
 		ID: r.id, Description: r.description, At: p.at(r.pos), Step: stepNames[r.step()],
 		Agents: texts(r.agents), Tools: texts(r.tools), Classes: texts(r.classes), Commands: texts(r.commands),
-		MinTier: r.minTier, Ceiling: r.statedCeiling(), Condition: r.when.source(),
+		MinTier: r.minTier, MaxTier: r.maxTier, Reach: s.reach(sh, r), Condition: r.when.source(),
 		Outcome: r.outcome, NeedsHuman: r.needsHuman, Reviewers: slices.Clone(r.reviewers), Notify: slices.Clone(r.notify),
 		Timeout: r.timeout,
 	}
+	for _, x := range er.Reach {
+		er.Ceiling = max(er.Ceiling, x.Tier)
+	}
+	return er
 }
 
 // at places pos in the policy's file, or under its name when it has none,
@@ -449,8 +588,8 @@ func explainRules(b *strings.Builder, rules []EffectiveRule) {
 		}
 		fmt.Fprintf(b, "    %2d. %s: rule %s [%s] %s", i+1, verdict, r.ID, r.Step,
 			matches(r.Agents, r.Tools, r.Classes, r.Commands, r.MinTier))
-		if r.Ceiling != 0 {
-			fmt.Fprintf(b, " · up to %s", r.Ceiling)
+		if reach := r.ReachText(); reach != "" {
+			fmt.Fprintf(b, " · %s", reach)
 		}
 		if len(r.Reviewers) > 0 {
 			fmt.Fprintf(b, " · reviewers %s", strings.Join(r.Reviewers, ", "))

@@ -358,3 +358,79 @@ rules:
 	// team.yaml:7:5 ci-writes (agent × class): auto
 	// team.yaml:3:5 big-refunds (tool): ask when args.amount > 100
 }
+
+// reachPolicy has a rule for each kind of action the gate's ceiling treats
+// apart.
+const reachPolicy = `name: reach
+classifiers:
+  - {id: trust-fs-reads, tool: "mcp__fs__*", when: hints.read_only, class: mcp.read, tier: read}
+  - {id: payments, tool: "pay_*", class: spend, tier: spend}
+rules:
+  - {id: deploy, tool: deploy_prod, outcome: auto}
+  - {id: reads, tool: Read, outcome: auto}
+  - {id: mixed, tool: [Glob, wire_money], outcome: notify}
+  - {id: deletes, class: fs.delete, outcome: auto}
+  - {id: fs-reads, class: mcp.read, outcome: auto}
+  - {id: pay, tool: "pay_*", outcome: auto, max_tier: spend}
+  - {id: scripts, command: "./build.sh *", outcome: auto}
+`
+
+// TestEffectiveReachIsTheGates checks each reach the effective policy
+// labels a rule with against what the gate decides at the tier extremes:
+// an action of that kind at the labelled tier is decided by the rule, and
+// one tier above it is not. The label once said network-egress for an
+// unknown tool a rule names exactly, which the gate lets run whatever its
+// tier.
+func TestEffectiveReachIsTheGates(t *testing.T) {
+	g := newGate(t, "reach.yaml", reachPolicy)
+	// An action of each kind of each rule, by the kind as Reach names it.
+	actions := map[string]airlock.Action{
+		"deploy privileged for tool deploy_prod (unknown, named exactly)": {Tool: "deploy_prod"},
+		"reads network-egress otherwise":                                  {Tool: "Read", Args: airlock.MustArgs(map[string]any{"file_path": "README.md"})},
+		"mixed privileged for tool wire_money (unknown, named exactly)":   {Tool: "wire_money", Args: airlock.MustArgs(map[string]any{"amount": 5})},
+		"mixed network-egress otherwise":                                  {Tool: "Glob", Args: airlock.MustArgs(map[string]any{"pattern": "*.go"})},
+		"deletes destructive for class fs.delete":                         {Tool: "delete_file", Args: airlock.MustArgs(map[string]any{"path": "tmp/x"})},
+		"fs-reads privileged for class mcp.read":                          {Tool: "mcp__fs__read_text_file", Hints: &airlock.Hints{ReadOnly: true}},
+		"pay spend otherwise":                                             {Tool: "pay_invoice"},
+		"scripts network-egress otherwise":                                {Tool: "Bash", Args: airlock.MustArgs(map[string]any{"command": "./build.sh --fast"})},
+	}
+	ep := g.EffectivePolicy("coder-1")
+	seen := 0
+	for _, r := range ep.Layers[0].Rules {
+		if r.ID == "deploy" && r.ReachText() != "up to privileged" {
+			t.Errorf("rule deploy: %q, want up to privileged", r.ReachText())
+		}
+		for _, reach := range r.Reach {
+			key := r.ID + " " + reach.String()
+			a, ok := actions[key]
+			if !ok {
+				t.Errorf("no action to try %q (rule %s is labelled %q)", key, r.ID, r.ReachText())
+				continue
+			}
+			seen++
+			a.Agent = "coder-1"
+			for _, tier := range []airlock.RiskTier{reach.Tier, reach.Tier + 1} {
+				if !tier.Valid() {
+					continue // nothing is above privileged
+				}
+				at := a
+				h := airlock.Hints{Tier: tier}
+				if a.Hints != nil {
+					h.ReadOnly = a.Hints.ReadOnly
+				}
+				at.Hints = &h
+				d := g.Decide(context.Background(), at)
+				if d.Classification.Tier != tier {
+					t.Fatalf("%s: the action tried is %s, not %s: %s", key, d.Classification.Tier, tier, d)
+				}
+				byRule := d.Rule != nil && d.Rule.ID == r.ID && d.Outcome == r.Outcome
+				if want := tier == reach.Tier; byRule != want {
+					t.Errorf("%s: labelled %q, but at tier %s the gate decides %s", key, r.ReachText(), tier, d)
+				}
+			}
+		}
+	}
+	if seen != len(actions) {
+		t.Errorf("tried %d kinds, want the %d the table has", seen, len(actions))
+	}
+}

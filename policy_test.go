@@ -148,7 +148,9 @@ func TestPolicySchema(t *testing.T) {
 	var s struct {
 		Properties map[string]any `json:"properties"`
 		Defs       map[string]struct {
-			Properties map[string]any `json:"properties"`
+			Properties map[string]struct {
+				Properties map[string]any `json:"properties"`
+			} `json:"properties"`
 		} `json:"$defs"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -160,15 +162,23 @@ func TestPolicySchema(t *testing.T) {
 	}{
 		{"", policyFields}, {"floors", floorFields}, {"agent", agentFields}, {"classifier", classifierFields},
 		{"rule", ruleFields}, {"test", testFields}, {"action", actionFields}, {"default", defaultFields},
-		{"sensitivePaths", sensitivePathNames()},
+		{"sensitivePaths", sensitivePathNames()}, {"action.hints", hintFields},
 	} {
-		props := s.Properties
-		if tc.def != "" {
-			props = s.Defs[tc.def].Properties
-		}
 		var got []string
-		for k := range props {
-			got = append(got, k)
+		def, prop, nested := strings.Cut(tc.def, ".")
+		switch {
+		case def == "":
+			for k := range s.Properties {
+				got = append(got, k)
+			}
+		case nested:
+			for k := range s.Defs[def].Properties[prop].Properties {
+				got = append(got, k)
+			}
+		default:
+			for k := range s.Defs[def].Properties {
+				got = append(got, k)
+			}
 		}
 		want := slices.Clone(tc.fields)
 		slices.Sort(got)

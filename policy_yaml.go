@@ -59,7 +59,7 @@ var (
 	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human"}
 	testFields       = []string{"name", "action", "expect"}
 	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints"}
-	hintFields       = []string{"tier", "needs_human", "reason"}
+	hintFields       = HintNames
 	expectFields     = []string{"outcome", "rule", "source", "class", "tier", "needs_human", "code", "overridden"}
 )
 
@@ -375,6 +375,7 @@ func (d *policyDecoder) action(n ast.Node, where string) Action {
 			d.fields(n, where+".hints", []field{
 				{"tier", func(n ast.Node) { h.Tier = d.tier(n, where+".hints.tier") }},
 				{"needs_human", func(n ast.Node) { d.boolean(n, where+".hints.needs_human", &h.NeedsHuman) }},
+				{"read_only", func(n ast.Node) { d.boolean(n, where+".hints.read_only", &h.ReadOnly) }},
 				{"reason", func(n ast.Node) { d.str(n, where+".hints.reason", &h.Reason) }},
 			})
 			a.Hints = h

@@ -13,8 +13,9 @@ const StarterPolicyFile = "builtin:starter.yaml"
 //go:embed starter.yaml
 var starterYAML string
 
-// StarterPolicySource is the YAML text of the starter policy, for `airlock
-// policy show` and for people who want to copy it as a starting point.
+// StarterPolicySource is the YAML text of the starter policy (`airlock
+// policy show` prints what it compiles to), for people who want to copy it
+// as a starting point.
 // StarterPolicy parses its own copy, so changing this slice changes nothing
 // the gate enforces.
 var StarterPolicySource = []byte(starterYAML)

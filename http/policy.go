@@ -7,15 +7,30 @@ import (
 	"github.com/airlock-dev/airlock"
 )
 
-// PolicyLayer describes one policy of the stack in force.
+// PolicyLayer is one policy of the stack in force: its name, file and
+// layer, what it holds (its default, floors, classifiers, rules and how far
+// each reaches) and the hash of its file.
 type PolicyLayer struct {
-	Name        string        `json:"name"`
-	File        string        `json:"file"`
-	Layer       airlock.Layer `json:"layer"`
-	Description string        `json:"description,omitempty"`
+	airlock.PolicyContents
 	// SHA256 is the hash of the file's bytes as loaded, hex ("" when the
 	// server was not told).
 	SHA256 string `json:"sha256,omitempty"`
+}
+
+// NewPolicyStack describes the gate's stack, each layer with the hash
+// files gives for its file ("" for one files does not name).
+func NewPolicyStack(g *airlock.Gate, files []airlock.PolicySource) PolicyStack {
+	st := PolicyStack{Layers: []PolicyLayer{}}
+	for i, c := range g.Contents() {
+		l := PolicyLayer{PolicyContents: c}
+		// The watcher's record and the gate agree but for a reload
+		// between the two reads: a hash is given only for the same file.
+		if i < len(files) && files[i].File == c.File && files[i].Name == c.Name {
+			l.SHA256 = files[i].SHA256
+		}
+		st.Layers = append(st.Layers, l)
+	}
+	return st
 }
 
 // PolicyStack is the stack in force, from the organisation down.
@@ -60,17 +75,8 @@ func (s *Server) getPolicy(ctx context.Context, _ *struct{}) (*policyOutput, err
 	if _, err := s.allow(ctx, "read the policy", airlock.RoleAgent, airlock.RoleReviewer, airlock.RoleAdmin); err != nil {
 		return nil, err
 	}
-	out := &policyOutput{Body: PolicyStack{Layers: []PolicyLayer{}}}
 	files := s.policyFiles()
-	for i, p := range s.Enforcer.Gate.Layers() {
-		l := PolicyLayer{Name: p.Name(), File: p.File(), Layer: p.Layer(), Description: p.Description()}
-		// The watcher's record and the gate agree but for a reload
-		// between the two reads: a hash is given only for the same file.
-		if i < len(files.InForce) && files.InForce[i].File == l.File && files.InForce[i].Name == l.Name {
-			l.SHA256 = files.InForce[i].SHA256
-		}
-		out.Body.Layers = append(out.Body.Layers, l)
-	}
+	out := &policyOutput{Body: NewPolicyStack(s.Enforcer.Gate, files.InForce)}
 	out.Body.Stale = files.Stale
 	return out, nil
 }

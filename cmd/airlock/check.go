@@ -369,6 +369,7 @@ func isTerminal(w io.Writer) bool {
 type actionFlags struct {
 	a              airlock.Action
 	args, hintTier string
+	hints          []string // NAME or NAME=VALUE, one --hint each
 }
 
 func (af *actionFlags) register(f *pflag.FlagSet, session string) {
@@ -379,6 +380,7 @@ func (af *actionFlags) register(f *pflag.FlagSet, session string) {
 	f.StringVar(&af.a.SessionID, "session", "", session)
 	f.StringVar(&af.a.RequestedBy, "requested-by", "", "the person the agent acts for (who then cannot approve it)")
 	f.StringVar(&af.hintTier, "hint-tier", "", "a risk tier the agent claims (it can only raise)")
+	f.StringArrayVar(&af.hints, "hint", nil, "a hint that comes with the action, NAME or NAME=VALUE, repeatable: read_only, needs_human, tier=TIER, reason=TEXT")
 }
 
 // action builds and validates the action; a problem is a usage error.
@@ -388,12 +390,22 @@ func (af *actionFlags) action(command string) (airlock.Action, error) {
 		return a, usageError("%s needs --agent and --tool", command)
 	}
 	a.Args = json.RawMessage(af.args)
+	var h airlock.Hints
 	if af.hintTier != "" {
 		t, err := airlock.ParseRiskTier(af.hintTier)
 		if err != nil {
 			return a, usageError("--hint-tier: %s", airlock.ErrorMessage(err))
 		}
-		a.Hints = &airlock.Hints{Tier: t}
+		h.Tier = t
+	}
+	for _, s := range af.hints {
+		name, value, _ := strings.Cut(s, "=")
+		if err := h.Set(name, value); err != nil {
+			return a, usageError("--hint %s: %s", s, airlock.ErrorMessage(err))
+		}
+	}
+	if h != (airlock.Hints{}) {
+		a.Hints = &h
 	}
 	if err := a.Validate(); err != nil {
 		return a, usageError("the action is not valid: %s", airlock.ErrorMessage(err))

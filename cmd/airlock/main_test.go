@@ -8,6 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
 // runCLI runs the command line and returns its exit code and output.
@@ -71,6 +76,23 @@ func TestPolicyCommands(t *testing.T) {
 			"--args", `{"a":1,"a":2}`}, exitUsage, []string{`duplicate object member name "a"`}},
 		{"explain with a bad hint", []string{"policy", "explain", "testdata/policy.yaml", "--agent", "a", "--tool", "t",
 			"--hint-tier", "huge"}, exitUsage, []string{`unknown risk tier "huge"`}},
+		{"test with hints", []string{"policy", "test", "-v", "testdata/readonly.yaml"}, exitOK,
+			[]string{"PASS a read the server claims runs (testdata/readonly.yaml:6:5)", "ok: 2 test(s) passed"}},
+		{"test with an unknown hint", []string{"policy", "test", "testdata/badhint.yaml"}, exitCheck,
+			[]string{`testdata/badhint.yaml:3:63: unknown field "readonly" in tests[0].action.hints (did you mean "read_only"? valid: needs_human, read_only, reason, tier)`}},
+		{"explain with a hint", []string{"policy", "explain", "testdata/readonly.yaml", "--agent", "a", "--tool", "mcp__fs__read_text_file",
+			"--args", `{"path":"README.md"}`, "--hint", "read_only"}, exitOK,
+			[]string{"outcome:     auto", "hints:       read_only\n", "class:       mcp.read", "classifier trust-fs-reads"}},
+		{"explain without the hint", []string{"policy", "explain", "testdata/readonly.yaml", "--agent", "a", "--tool", "mcp__fs__read_text_file",
+			"--args", `{"path":"README.md"}`, "--hint", "read_only=false", "--hint", "tier=read"}, exitOK,
+			[]string{"outcome:     ask", "class:       mcp.call"}},
+		{"explain with hints and a tier", []string{"policy", "explain", "testdata/readonly.yaml", "--agent", "a", "--tool", "mcp__fs__read_text_file",
+			"--hint", "read_only", "--hint", "tier=spend", "--hint", "needs_human"}, exitOK,
+			[]string{"outcome:     suggest", "hints:       tier=spend, needs_human, read_only\n", "risk tier:   spend"}},
+		{"explain with an unknown hint", []string{"policy", "explain", "testdata/readonly.yaml", "--agent", "a", "--tool", "t",
+			"--hint", "readonly"}, exitUsage, []string{`--hint readonly: unknown hint "readonly" (did you mean "read_only"? valid: needs_human, read_only, reason, tier)`}},
+		{"explain with a bad hint value", []string{"policy", "explain", "testdata/readonly.yaml", "--agent", "a", "--tool", "t",
+			"--hint", "read_only=yes"}, exitUsage, []string{`--hint read_only=yes: hint read_only is true or false, not "yes"`}},
 		{"effective", []string{"policy", "effective", "testdata/policy.yaml", "--agent", "coder-1"}, exitOK,
 			[]string{"agent:        coder-1\n", "project layer: demo (testdata/policy.yaml)",
 				"1. auto: rule git-status [tool] tool Bash · command git status * · up to network-egress (testdata/policy.yaml:3:5)",
@@ -148,4 +170,86 @@ func TestReadmeNamesTheServer(t *testing.T) {
 			t.Errorf("the walkthrough does not say %q before its first command", want)
 		}
 	}
+}
+
+// TestPolicyShowFiles: policy show prints the stack the files make, as
+// YAML that reads back, as a table and as data, and the starter for a
+// configuration without policies.
+func TestPolicyShowFiles(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "policy", "show", "testdata/show.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"# The policy stack of the policy files given, from the top layer down.\n",
+		"  - name: show\n    layer: project\n    file: testdata/show.yaml\n    sha256: ",
+		"    default: {outcome: notify, max_tier: write} # testdata/show.yaml:4:10\n",
+		"        destructive: ask                 # destructive and above: at least ask (testdata/show.yaml:7:11)\n",
+		"      coder-1:                           # testdata/show.yaml:10:3\n        preset: standard\n        owner: alice\n",
+		"      - id: deploy                       # testdata/show.yaml:16:5 · step tool\n" +
+			"        description: the deploy tool runs on its own\n        tool: deploy_prod\n" +
+			"        outcome: auto                    # up to privileged\n",
+		"        tool: [Read, Grep]\n        when: \"args.file_path.startsWith(\\\"/tmp\\\")\"\n        outcome: auto                    # up to network-egress\n",
+		"      - id: deletes-need-a-person        # testdata/show.yaml:29:5 · step class\n        class: fs.delete\n        needs_human: true\n",
+		"    sensitive_paths:\n      secrets: ~/work/vault/**\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("policy show lacks %q:\n%s", want, stdout)
+		}
+	}
+	// The YAML reads back as what it shows.
+	var doc struct {
+		Layers []struct {
+			Name  string `yaml:"name"`
+			Layer string `yaml:"layer"`
+			Rules []struct {
+				ID      string `yaml:"id"`
+				When    string `yaml:"when"`
+				Outcome string `yaml:"outcome"`
+			} `yaml:"rules"`
+		} `yaml:"layers"`
+	}
+	if err := yaml.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("policy show is not YAML: %v\n%s", err, stdout)
+	}
+	if len(doc.Layers) != 1 || doc.Layers[0].Layer != "project" || len(doc.Layers[0].Rules) != 4 ||
+		doc.Layers[0].Rules[1].When != `args.file_path.startsWith("/tmp")` || doc.Layers[0].Rules[3].Outcome != "" {
+		t.Errorf("policy show reads back as %+v", doc)
+	}
+
+	wantRun(t, []string{"policy", "show", "--table", "testdata/show.yaml"}, exitOK,
+		"LAYER    NAME  FILE                SHA256", "project  show  testdata/show.yaml",
+		"policy default              what no rule matches", "up to write",
+		"rule deploy                 tool deploy_prod", "up to privileged      testdata/show.yaml:16:5",
+		"rule deletes-need-a-person  class fs.delete", "tag + needs-human")
+
+	code, stdout, _ = runCLI(t, "policy", "show", "--json", "testdata/show.yaml")
+	var st airlockhttp.PolicyStack
+	if code != exitOK || json.Unmarshal([]byte(stdout), &st) != nil || len(st.Layers) != 1 {
+		t.Fatalf("policy show --json: exit %d\n%s", code, stdout)
+	}
+	l := st.Layers[0]
+	if l.Name != "show" || len(l.SHA256) != 64 || l.Default != airlock.Notify || l.DefaultCeiling != airlock.TierWrite ||
+		len(l.Floors) != 2 || len(l.Agents) != 1 || len(l.Classifiers) != 1 || len(l.Rules) != 4 || l.Tests != 1 ||
+		len(l.SensitivePaths["secrets"]) != 1 {
+		t.Errorf("policy show --json: %+v", l)
+	}
+	if r := l.Rules[0]; r.ID != "deploy" || r.Ceiling != airlock.TierPrivileged || len(r.Reach) != 1 || !r.Reach[0].Unknown {
+		t.Errorf("rule deploy as data: %+v", r)
+	}
+
+	// The configuration's policies, and the starter without any.
+	dir := t.TempDir()
+	abs, _ := filepath.Abs("testdata/show.yaml")
+	writeFile(t, filepath.Join(dir, "with.yaml"), "policies: ["+abs+"]\n")
+	writeFile(t, filepath.Join(dir, "without.yaml"), "listen: 127.0.0.1:8080\n")
+	wantRun(t, []string{"policy", "show", "--config", filepath.Join(dir, "with.yaml")}, exitOK,
+		"# The policy stack of the policy files "+filepath.Join(dir, "with.yaml")+" names", "  - name: show\n")
+	wantRun(t, []string{"policy", "show", "--config", filepath.Join(dir, "without.yaml")}, exitOK,
+		"which names no policy file: the built-in starter policy", "  - name: starter\n    layer: organisation\n    file: \"builtin:starter.yaml\"\n",
+		"        write: ask ", "      - id: needs-a-human ")
+
+	wantRun(t, []string{"policy", "show", "--json", "--table", "testdata/show.yaml"}, exitUsage, "--json and --table are two formats")
+	wantRun(t, []string{"policy", "show", "--config", filepath.Join(dir, "with.yaml"), "testdata/show.yaml"}, exitUsage, "not both")
+	wantRun(t, []string{"policy", "show", "testdata/broken.yaml"}, exitCheck, "testdata/broken.yaml:3:5")
 }

@@ -25,14 +25,15 @@ func newPolicyCmd() *cobra.Command {
 		Short: "Check, test and explain policies",
 		Long: `Policies are YAML files (see docs/POLICY.md). Several files form a stack,
 given from the top layer down: organisation, project, agent, then session.
-Given no files, explain and show ask the server about the stack in force
-there (--server, $AIRLOCK_TOKEN; see 'airlock --help').`,
+Given no files, explain, effective and show ask the server about the stack
+in force there (--server, $AIRLOCK_TOKEN; see 'airlock --help').`,
 		Example: `  airlock policy lint policy.yaml
   airlock policy test org.yaml project.yaml
   airlock policy explain policy.yaml --agent coder-1 --tool Bash --args '{"command":"make deploy"}'
   airlock policy explain --agent coder-1 --tool Bash --args '{"command":"make deploy"}'
   airlock policy effective --agent coder-1
-  airlock policy show`,
+  airlock policy show
+  airlock policy show org.yaml project.yaml --table`,
 	}
 	cmd.AddCommand(newPolicyLintCmd(), newPolicyTestCmd(), newPolicyExplainCmd(), newPolicyEffectiveCmd(), newPolicyShowCmd(), newPolicySchemaCmd())
 	return cmd
@@ -253,73 +254,6 @@ func effectivePolicy(cmd *cobra.Command, files []string, agent string) (airlock.
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a session policy, not shown: a running session pushes it for itself\n", p)
 	}
 	return gate.EffectivePolicy(agent), nil
-}
-
-func newPolicyShowCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "show",
-		Short: "Print the policy stack in force on the server",
-		Long: `Show prints the policies the server decides by, from the top layer down
-(organisation, project, agent, session): each one's layer, name, file, the
-SHA-256 of the file as loaded (its first 12 digits) and description.
-
-When the policy files on the server's disk are not the ones in force (their
-last reload was refused: a file that does not load, failing tests), it says
-so after the stack, with the full SHA-256 of each file on disk and in force
-and every error, and exits 0: the stack shown is the one deciding.`,
-		Example: `  airlock policy show
-  airlock policy show --json`,
-		Args: argsNone(),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := newClient(cmd)
-			if err != nil {
-				return err
-			}
-			stack, err := c.Policy(cmd.Context())
-			if err != nil {
-				return serverFailed(c, err)
-			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				if stack.Layers == nil {
-					stack.Layers = []airlockhttp.PolicyLayer{}
-				}
-				return writeJSON(out, stack)
-			}
-			if len(stack.Layers) == 0 {
-				fmt.Fprintln(out, "no policy: the server decides by the risk-tier defaults alone")
-				return nil
-			}
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "LAYER\tNAME\tFILE\tSHA256\tDESCRIPTION")
-			for _, l := range stack.Layers {
-				file, sum, desc := l.File, l.SHA256, l.Description
-				if file == "" {
-					file = "-"
-				}
-				if len(sum) > 12 {
-					sum = sum[:12]
-				}
-				if sum == "" {
-					sum = "-"
-				}
-				if desc == "" {
-					desc = "-"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.Layer, visible.Escaped(l.Name), visible.Escaped(file), visible.Escaped(sum), visible.Escaped(desc))
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			if stack.Stale != nil {
-				writeStalePolicy(out, stack.Stale)
-			}
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stack as JSON")
-	return cmd
 }
 
 // writeStalePolicy says that the policy files on the server's disk are not

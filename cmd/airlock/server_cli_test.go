@@ -658,15 +658,21 @@ func TestPolicyServerMode(t *testing.T) {
 		t.Fatalf("explain --json: exit %d\n%s", code, stdout)
 	}
 	ts.want(t, "bob", []string{"policy", "explain", "--tool", "deploy"}, exitUsage, "needs --agent and --tool")
+	// Hints reach the server's decision as an agent's would.
+	ts.want(t, "bob", append(explain, "--hint", "read_only", "--hint", "tier=spend"), exitOK,
+		"hints:       tier=spend, read_only\n", "rule deploys")
 	// Nothing was recorded.
 	if head, _ := ts.db.Head(context.Background()); head != 4 {
 		t.Errorf("explain recorded events: head %d, want the 4 token events", head)
 	}
 
-	ts.want(t, "bob", []string{"policy", "show"}, exitOK, "LAYER", "project", "enforce", "airlocktest.yaml")
+	ts.want(t, "bob", []string{"policy", "show"}, exitOK, "# The policy stack in force on the server at "+ts.url,
+		"  - name: enforce\n    layer: project\n", "      - id: deploys ", "airlocktest.yaml:15:5 · step tool")
+	ts.want(t, "bob", []string{"policy", "show", "--table"}, exitOK, "LAYER", "project", "enforce", "airlocktest.yaml", "rule deploys")
 	code, stdout, _ = ts.run(t, "agent", "policy", "show", "--json")
 	var stack airlockhttp.PolicyStack
-	if code != exitOK || json.Unmarshal([]byte(stdout), &stack) != nil || len(stack.Layers) != 1 || stack.Layers[0].Name != "enforce" {
+	if code != exitOK || json.Unmarshal([]byte(stdout), &stack) != nil || len(stack.Layers) != 1 || stack.Layers[0].Name != "enforce" ||
+		!slices.ContainsFunc(stack.Layers[0].Rules, func(r airlock.EffectiveRule) bool { return r.ID == "deploys" }) {
 		t.Fatalf("policy show --json: exit %d\n%s", code, stdout)
 	}
 	ts.want(t, "bob", []string{"policy", "effective", "--agent", "agent-1"}, exitOK,
