@@ -21,9 +21,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is the build's version, reported by the API.
-var version = "dev"
-
 func newServeCmd() *cobra.Command {
 	var configPath, listen, dataDir string
 	cmd := &cobra.Command{
@@ -152,7 +149,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Notifier, m.closers = notes.notifier, notes.closers
 	m.Server = &airlockhttp.Server{
-		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: version, Checkpoints: m.Checkpoints,
+		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: readBuildInfo().Version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
 		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{}, PolicyFiles: watcher.State,
 	}
