@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -173,7 +174,17 @@ func (m *Main) Run(ctx context.Context) error {
 	for i, p := range layers {
 		names[i] = p.File()
 	}
-	m.Logger.Info("airlock serving", "url", m.Server.URL(), "data", cfg.DataDir, "store", cfg.Store.Driver, "policy", names)
+	// The inbox always shows requests; the channels tell people elsewhere.
+	channels := make([]string, len(notes.specs))
+	for i, spec := range notes.specs {
+		channels[i] = spec.Name + ":" + spec.Type
+	}
+	listed := strings.Join(channels, ",")
+	if len(channels) == 0 {
+		listed = "none (the inbox only)"
+	}
+	m.Logger.Info("airlock serving", "url", m.Server.URL(), "data", cfg.DataDir, "store", cfg.Store.Driver, "policy", names,
+		"channels", listed)
 	return nil
 }
 
@@ -219,8 +230,12 @@ func (m *Main) bootstrap(ctx context.Context, configured int) error {
 		return nil
 	}
 	existing, err := m.Enforcer.Store.Tokens(ctx)
-	if err != nil || len(existing) > 0 {
+	if err != nil {
 		return err
+	}
+	if len(existing) > 0 {
+		m.recoverHint(existing)
+		return nil
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -242,6 +257,35 @@ Make tokens for agents and reviewers with:
 
 `, secret)
 	return nil
+}
+
+// recoverHint says, at a start that prints no admin token, where the one
+// printed at the first start went and how to get another: a person who
+// ran the server once to try it has usually lost it.
+func (m *Main) recoverHint(tokens []airlock.Token) {
+	now, live := time.Now(), false
+	for _, t := range tokens {
+		if t.Role == airlock.RoleAdmin && t.Revoked.IsZero() && (t.Expires.IsZero() || now.Before(t.Expires)) {
+			live = true
+		}
+	}
+	where := "--data " + m.Config.DataDir
+	if f := m.Config.File(); f != "" {
+		where = "--config " + f
+	}
+	if m.Config.Store.Driver != "sqlite" {
+		where = "" // recover writes SQLite only: another admin makes one with token create
+	}
+	what := "The admin token was printed at this data's first start and is not shown again."
+	if !live {
+		what = "No admin token is left: each was revoked or has expired."
+	}
+	fmt.Fprintf(m.Stdout, "\n%s\n", what)
+	if where != "" {
+		fmt.Fprintf(m.Stdout, "Lost it? Make a new one (while this server runs, too) with:\n    airlock token recover %s\n\n", where)
+	} else {
+		fmt.Fprintf(m.Stdout, "Lost it? Another admin makes one with:\n    airlock token create --role admin --name NAME\n\n")
+	}
 }
 
 // configTokens turns the configuration's tokens into the server's.
