@@ -92,6 +92,7 @@ type Main struct {
 	closers []func() error // after the server and background work stop
 
 	closeStore func() error
+	unlock     func() error // releases the SQLite store's lock, after it closes
 }
 
 // Run opens the store, loads the policy, starts the background work and
@@ -107,8 +108,24 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	// The configuration and the policy are checked before anything is made
+	// on disk: a mistake leaves no data directory, database or key behind.
+	watcher := &policyWatcher{
+		Files: cfg.Policies, Logger: m.Logger.With("component", "policy"),
+		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies,
+	}
+	if err := watcher.Load(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
+	}
+	if cfg.Store.Driver == "sqlite" {
+		unlock, err := lockStore(cfg.Store.Path)
+		if err != nil {
+			return err
+		}
+		m.unlock = unlock
 	}
 
 	store, db, closeStore, err := openStore(ctx, cfg, m.Logger)
@@ -123,11 +140,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.Checkpoints = checkpoints
-
-	watcher := &policyWatcher{
-		Files: cfg.Policies, Log: store, Logger: m.Logger.With("component", "policy"),
-		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies, Metrics: metrics.Registry,
+	if err := m.verifyChain(ctx); err != nil {
+		return err
 	}
+
+	watcher.Log, watcher.Metrics = store, metrics.Registry
 	gate, err := watcher.Start(ctx)
 	if err != nil {
 		return err
@@ -188,6 +205,30 @@ func (m *Main) Run(ctx context.Context) error {
 	return nil
 }
 
+// verifyChain checks the audit log's chain at start, as the checkpointer
+// does before it signs: from the last checkpoint on, which keeps a start
+// fast however long the log (the checkpoint's own signature vouches for
+// what is before it; 'airlock audit verify' walks the whole log). A broken
+// chain is a warning, not a refusal to start: the gate keeps recording.
+func (m *Main) verifyChain(ctx context.Context) error {
+	from, head, err := m.Checkpoints.VerifyTail(ctx)
+	switch {
+	case airlock.ErrorCode(err) == airlock.ECONFLICT:
+		m.Logger.Warn("the audit log's chain does not verify; run 'airlock audit verify' to see where", "err", airlock.ErrorMessage(err))
+		fmt.Fprintf(m.Stdout, "\nWARNING: the audit log's chain does not verify: %s\nRun 'airlock audit verify' to see where.\n\n",
+			airlock.ErrorMessage(err))
+		return nil
+	case err != nil:
+		return fmt.Errorf("verify the audit log: %w", err)
+	case from > 0:
+		m.Logger.Info("audit chain verified since the last checkpoint ('airlock audit verify' checks the whole log)",
+			"from_seq", from, "head_seq", head)
+	case head > 0:
+		m.Logger.Info("audit chain verified", "head_seq", head)
+	}
+	return nil
+}
+
 // URL is the server's base URL once it runs.
 func (m *Main) URL() string {
 	if m.Server == nil {
@@ -219,6 +260,10 @@ func (m *Main) Close() error {
 	}
 	if m.closeStore != nil {
 		errs = append(errs, m.closeStore())
+	}
+	if m.unlock != nil {
+		errs = append(errs, m.unlock())
+		m.unlock = nil
 	}
 	return errors.Join(errs...)
 }

@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +61,78 @@ func TestServeLogsChannels(t *testing.T) {
 	}
 	if want := `channels="none (the inbox only)"`; !strings.Contains(logs.String(), want) {
 		t.Errorf("the start's log has no %q:\n%s", want, logs)
+	}
+}
+
+// A broken policy stops the start before anything is made on disk.
+func TestServeBadPolicyMakesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	policy := filepath.Join(t.TempDir(), "p.yaml")
+	writeFile(t, policy, "rules:\n  - tool: x\n    outcom: auto\n")
+	_, _, _, err := runLogged(t, dir, func(c *Config) { c.Policies = []string{policy} })
+	if err == nil || !strings.Contains(err.Error(), `unknown field "outcom"`) {
+		t.Fatalf("start: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused start made the data directory: %v", err)
+	}
+}
+
+// Two servers on one SQLite data directory: the second refuses, saying
+// who holds it; once the first stops, a server starts there again.
+func TestServeLocksTheStore(t *testing.T) {
+	dir := t.TempDir()
+	first, _, _, err := runLogged(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = runLogged(t, dir, nil)
+	want := fmt.Sprintf("another airlock serve (pid %d) already serves %s", os.Getpid(), filepath.Join(dir, "airlock.db"))
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a second server on the same store: %v, want %q", err, want)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := runLogged(t, dir, nil); err != nil {
+		t.Fatalf("after the first stopped: %v", err)
+	}
+}
+
+// A start verifies the audit chain, from the last checkpoint on, and warns
+// when it is broken.
+func TestServeVerifiesTheChain(t *testing.T) {
+	dir := t.TempDir()
+	m, _, _, err := runLogged(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil { // signs a last checkpoint
+		t.Fatal(err)
+	}
+	m, logs, out, err := runLogged(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "audit chain verified since the last checkpoint"; !strings.Contains(logs.String(), want) || strings.Contains(out, "WARNING") {
+		t.Errorf("a restart's log has no %q:\n%s%s", want, logs, out)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The last event, the checkpoint Close signed, edited.
+	tamper(t, filepath.Join(dir, "airlock.db"), `DROP TRIGGER events_no_update`,
+		`UPDATE events SET payload = X'7B7D' WHERE seq = (SELECT max(seq) FROM events)`)
+	_, logs, out, err = runLogged(t, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"WARNING: the audit log's chain does not verify: ", "Run 'airlock audit verify' to see where."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("a start over a broken chain printed no %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(logs.String(), "level=WARN msg=\"the audit log's chain does not verify") {
+		t.Errorf("a start over a broken chain logged no warning:\n%s", logs)
 	}
 }
