@@ -457,6 +457,10 @@ type ApprovalFilter struct {
 	// Search keeps the requests whose ID, agent, tool, class, trace or
 	// summary contains it, ignoring ASCII case.
 	Search string
+	// IDPrefix keeps the requests whose ID starts with it, ignoring ASCII
+	// case: a person names a request by the first characters of its ID,
+	// as git names a commit.
+	IDPrefix string
 	// Oldest lists the oldest first; the default is newest first.
 	Oldest bool
 	// ByDeadline lists the request whose deadline comes first (the most

@@ -379,3 +379,39 @@ func openDB(t *testing.T, path string) *sqlite.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// VerifyTail verifies what Sign would, from the latest checkpoint on, and
+// says where it started; its errors do not speak of signing.
+func TestCheckpointerVerifyTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "airlock.db")
+	db := openDB(t, path)
+	skey, _ := airlocktest.CheckpointKey(t, 1)
+	c, _ := airlock.NewCheckpointer(db, skey)
+	if from, head, err := c.VerifyTail(t.Context()); from != 0 || head != 0 || err != nil {
+		t.Fatalf("an empty log: from %d, head %d, %v", from, head, err)
+	}
+	appendEvents(t, db, 4)
+	if from, head, err := c.VerifyTail(t.Context()); from != 0 || head != 4 || err != nil {
+		t.Fatalf("no checkpoint: from %d, head %d, %v; want 0, 4", from, head, err)
+	}
+	if _, _, err := c.Sign(t.Context()); err != nil { // of seq 4, recorded at 5
+		t.Fatal(err)
+	}
+	appendEvents(t, db, 2)
+	db.Close()
+
+	db = openDB(t, path)
+	c, _ = airlock.NewCheckpointer(db, skey)
+	if from, head, err := c.VerifyTail(t.Context()); from != 4 || head != 7 || err != nil {
+		t.Fatalf("after a checkpoint: from %d, head %d, %v; want 4, 7", from, head, err)
+	}
+	db.Close()
+	airlocktest.TamperSQLite(t, path, `UPDATE events SET agent = 'x' WHERE seq = 6`)
+	db = openDB(t, path)
+	c, _ = airlock.NewCheckpointer(db, skey)
+	_, _, err := c.VerifyTail(t.Context())
+	if airlock.ErrorCode(err) != airlock.ECONFLICT || !strings.Contains(err.Error(), "audit log chain broken at seq 6") ||
+		strings.Contains(err.Error(), "signed") {
+		t.Fatalf("a tail edited after the checkpoint: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -146,7 +147,7 @@ func (c *Checkpointer) Sign(ctx context.Context) (sc SignedCheckpoint, signed bo
 			return sc, false, nil
 		}
 	}
-	if err := c.verifyTo(ctx, head); err != nil {
+	if err := c.verifyTo(ctx, head, "; no checkpoint signed"); err != nil {
 		return sc, false, err
 	}
 	cp := Checkpoint{Origin: c.origin, Seq: head.Seq, Hash: head.Hash}
@@ -164,37 +165,70 @@ func (c *Checkpointer) Sign(ctx context.Context) (sc SignedCheckpoint, signed bo
 	return sc, true, nil
 }
 
+// VerifyTail verifies the log's chain as Sign does before it signs: from
+// this key's latest checkpoint, which the log must still hold, or from seq 1
+// when there is none, up to the head. from is the sequence number it
+// verified after (0: the whole log), head the head's. A later Sign resumes
+// where it stopped. Errors: ECONFLICT (the chain is broken, or no longer
+// holds the checkpoint), EUNAVAILABLE.
+func (c *Checkpointer) VerifyTail(ctx context.Context) (from, head int64, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	evs, err := c.log.Events(ctx, EventFilter{Newest: true, Limit: 1})
+	if err != nil || len(evs) == 0 {
+		return 0, 0, err
+	}
+	if err := c.resume(ctx, evs[0], ""); err != nil {
+		return 0, 0, err
+	}
+	from = c.checked
+	return from, evs[0].Seq, c.verifyTo(ctx, evs[0], "")
+}
+
 func (c *Checkpointer) setLatest(sc SignedCheckpoint) {
 	c.lmu.Lock()
 	defer c.lmu.Unlock()
 	c.latest = &sc
 }
 
+// resume, the first time, sets where verification starts: this key's
+// latest checkpoint, if the log still holds it; else seq 1. then ends
+// its errors' messages ("; no checkpoint signed").
+func (c *Checkpointer) resume(ctx context.Context, head Event, then string) error {
+	if c.started {
+		return nil
+	}
+	sc, ok, err := LatestCheckpoint(ctx, c.log.Events)
+	if err != nil {
+		if then != "" {
+			return fmt.Errorf("%w: %s", err, strings.TrimPrefix(then, "; "))
+		}
+		return err
+	}
+	if ok && sc.Key == c.key {
+		err := CheckCheckpoint(ctx, sc.Checkpoint, ChainReport{HeadSeq: head.Seq}, c.log.Events)
+		var ce *CheckpointError
+		switch {
+		case errors.As(err, &ce):
+			return Errorf(ECONFLICT, "the log no longer holds this server's checkpoint of seq %d: %s%s", sc.Seq, ce.Msg, then)
+		case err != nil:
+			return err
+		}
+		c.checked, c.hash, c.origin = sc.Seq, sc.Hash, sc.Origin
+	}
+	c.started = true
+	return nil
+}
+
 // verifyTo verifies the chain from where the checkpointer last verified it
-// up to head, and learns the log's origin on the way.
-func (c *Checkpointer) verifyTo(ctx context.Context, head Event) error {
-	if !c.started {
-		// Resume from this key's latest checkpoint, if the log still holds
-		// it; else verify from seq 1.
-		sc, ok, err := LatestCheckpoint(ctx, c.log.Events)
-		if err != nil {
-			return fmt.Errorf("%w: no checkpoint signed", err)
-		}
-		if ok && sc.Key == c.key {
-			err := CheckCheckpoint(ctx, sc.Checkpoint, ChainReport{HeadSeq: head.Seq}, c.log.Events)
-			var ce *CheckpointError
-			switch {
-			case errors.As(err, &ce):
-				return Errorf(ECONFLICT, "the log no longer holds this server's checkpoint of seq %d: %s; no checkpoint signed", sc.Seq, ce.Msg)
-			case err != nil:
-				return err
-			}
-			c.checked, c.hash, c.origin = sc.Seq, sc.Hash, sc.Origin
-		}
-		c.started = true
+// up to head, and learns the log's origin on the way. then ends its
+// errors' messages.
+func (c *Checkpointer) verifyTo(ctx context.Context, head Event, then string) error {
+	if err := c.resume(ctx, head, then); err != nil {
+		return err
 	}
 	if head.Seq < c.checked {
-		return Errorf(ECONFLICT, "log truncated: head seq %d < seq %d, verified before; no checkpoint signed", head.Seq, c.checked)
+		return Errorf(ECONFLICT, "log truncated: head seq %d < seq %d, verified before%s", head.Seq, c.checked, then)
 	}
 	v := ResumeChain(c.checked, c.hash)
 	origin := c.origin
@@ -208,7 +242,7 @@ func (c *Checkpointer) verifyTo(ctx context.Context, head Event) error {
 		}
 		for i := range evs {
 			if err := v.Check(&evs[i]); err != nil {
-				return Errorf(ECONFLICT, "%v; no checkpoint signed", err)
+				return Errorf(ECONFLICT, "%v%s", err, then)
 			}
 			if evs[i].Seq == 1 {
 				origin = LogOrigin(evs[i].Hash)
@@ -218,9 +252,9 @@ func (c *Checkpointer) verifyTo(ctx context.Context, head Event) error {
 	}
 	switch seq, h := v.Head(); {
 	case seq < head.Seq:
-		return Errorf(ECONFLICT, "audit log chain broken at seq %d: missing; no checkpoint signed", seq+1)
+		return Errorf(ECONFLICT, "audit log chain broken at seq %d: missing%s", seq+1, then)
 	case h != head.Hash:
-		return Errorf(ECONFLICT, "log rewritten: seq %d hash sha256:%s differs from the one verified before; no checkpoint signed", seq, head.Hash)
+		return Errorf(ECONFLICT, "log rewritten: seq %d hash sha256:%s differs from the one verified before%s", seq, head.Hash, then)
 	}
 	c.checked, c.hash, c.origin = head.Seq, head.Hash, origin
 	return nil

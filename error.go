@@ -99,6 +99,12 @@ func ErrorMessage(err error) string {
 	return "Internal error."
 }
 
+// DidYouMean returns the suffix an error about an unknown name ends with: "
+// (did you mean …? valid: …)" when one valid name is close to got, else "
+// (valid: …)"; "" when there are none. Policy and configuration errors
+// share it, so that they read alike.
+func DidYouMean(got string, valid []string) string { return suggest(got, valid) }
+
 // suggest returns a " (did you mean …?)" or "; valid: …" suffix listing the
 // valid alternatives for an unknown name, closest first.
 func suggest(got string, valid []string) string {

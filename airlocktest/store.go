@@ -784,6 +784,11 @@ func testFindFilters(t *testing.T, s airlock.Store, clock *Clock) {
 		{"search with a filter", airlock.ApprovalFilter{Search: "fs.", Agent: "a"}, []string{c.ID, a.ID}},
 		{"search wildcards are literal", airlock.ApprovalFilter{Search: "%"}, nil},
 		{"search underscore is literal", airlock.ApprovalFilter{Search: "_"}, nil},
+		{"ID prefix", airlock.ApprovalFilter{IDPrefix: c.ID[:len(c.ID)-1]}, []string{c.ID}},
+		{"ID prefix, any case", airlock.ApprovalFilter{IDPrefix: strings.ToUpper(b.ID[:len(b.ID)-1])}, []string{b.ID}},
+		{"ID prefix of all", airlock.ApprovalFilter{IDPrefix: commonPrefix(a.ID, b.ID, c.ID)}, []string{c.ID, b.ID, a.ID}},
+		{"ID prefix is not a search", airlock.ApprovalFilter{IDPrefix: c.ID[1:]}, nil},
+		{"ID prefix wildcards are literal", airlock.ApprovalFilter{IDPrefix: "%"}, nil},
 	} {
 		if got := ids(tt.f); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
@@ -1252,4 +1257,15 @@ func testRacingResolvers(t *testing.T, s airlock.Store, _ *Clock) {
 			t.Fatalf("round %d: %d resolution events, want %d", i, len(evs), i+1)
 		}
 	}
+}
+
+// commonPrefix is the longest prefix every one of ss starts with.
+func commonPrefix(ss ...string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
 }

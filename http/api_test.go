@@ -529,6 +529,8 @@ func TestApprovalListing(t *testing.T) {
 		{"pending or rejected", airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending, airlock.StatusRejected}}, rev},
 		{"tool", airlock.ApprovalFilter{Tool: "propose"}, []string{ids[5]}},
 		{"search", airlock.ApprovalFilter{Search: "PROPOSE"}, []string{ids[5]}},
+		{"ID prefix", airlock.ApprovalFilter{IDPrefix: ids[3][:len(ids[3])-1]}, []string{ids[3]}},
+		{"ID prefix of none", airlock.ApprovalFilter{IDPrefix: "f"}, nil},
 		{"settled, the last settled first", airlock.ApprovalFilter{BySettled: true}, []string{ids[1]}},
 		{"agent", airlock.ApprovalFilter{Agent: "agent-1"}, rev},
 		{"other agent", airlock.ApprovalFilter{Agent: "agent-2"}, nil},

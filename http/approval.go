@@ -19,6 +19,7 @@ type listApprovalsInput struct {
 	CreatedAfter  string `query:"created_after" doc:"RFC 3339 time."`
 	ActionHash    string `query:"action_hash"`
 	Search        string `query:"search" maxLength:"200" doc:"Only requests whose ID, agent, tool, class, trace or summary contains this, ignoring ASCII case."`
+	IDPrefix      string `query:"id_prefix" maxLength:"36" doc:"Only requests whose ID starts with this, ignoring ASCII case: how a person names a request by the first characters of its ID." example:"01937b6c"`
 	Oldest        bool   `query:"oldest" doc:"Oldest first; the default is newest first."`
 	ByDeadline    bool   `query:"by_deadline" doc:"The request whose deadline comes first, first (the most urgent); overrides oldest."`
 	BySettled     bool   `query:"by_settled" doc:"Settled requests only, the most recently settled first (with oldest: the first settled first); overrides by_deadline."`
@@ -35,7 +36,7 @@ func (s *Server) listApprovals(ctx context.Context, in *listApprovalsInput) (*ap
 	if err != nil {
 		return nil, err
 	}
-	f := airlock.ApprovalFilter{Class: in.Class, Tool: in.Tool, Search: in.Search, Oldest: in.Oldest, ByDeadline: in.ByDeadline,
+	f := airlock.ApprovalFilter{Class: in.Class, Tool: in.Tool, Search: in.Search, IDPrefix: in.IDPrefix, Oldest: in.Oldest, ByDeadline: in.ByDeadline,
 		BySettled: in.BySettled, Cursor: in.Cursor, Limit: in.Limit}
 	if f.Agent, err = s.scopeAgent(ctx, t, in.Agent, "approval requests"); err != nil {
 		return nil, err

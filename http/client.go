@@ -212,6 +212,7 @@ func (c *Client) Approvals(ctx context.Context, f airlock.ApprovalFilter) (airlo
 	set(q, "tool", f.Tool)
 	set(q, "cursor", f.Cursor)
 	set(q, "search", f.Search)
+	set(q, "id_prefix", f.IDPrefix)
 	if len(f.Status) > 0 {
 		s := make([]string, len(f.Status))
 		for i, st := range f.Status {

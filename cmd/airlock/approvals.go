@@ -30,9 +30,14 @@ may run exactly once.
 These commands ask the Airlock server (--server, $AIRLOCK_TOKEN; see
 'airlock --help'); list and show with --db FILE read a database file
 directly instead, read-only. Approving and rejecting need a reviewer or
-admin token: the server records the token's person as the reviewer.`,
+admin token: the server records the token's person as the reviewer.
+
+An ID may be given by its first characters, as git names a commit
+(01937b6c), when no other request's ID starts with them; an ambiguous
+start lists the requests it names.`,
 		Example: `  airlock approvals list --status pending
   airlock approvals show 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f
+  airlock approvals show 01937b6c
   airlock approvals approve 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --reason "release window"
   airlock approvals reject 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --reason "not during the freeze"
   airlock approvals watch --agent coder-1
@@ -240,14 +245,23 @@ was resolved. It asks the server, or reads the database file --db names.`,
 				if err != nil {
 					return err
 				}
-				ap, err := c.Approval(cmd.Context(), args[0])
+				failed := func(err error) error { return serverFailed(c, err) }
+				id, err := resolveApprovalID(cmd.Context(), args[0], c.Approvals, failed)
 				if err != nil {
-					return serverFailed(c, err)
+					return err
+				}
+				ap, err := c.Approval(cmd.Context(), id)
+				if err != nil {
+					return failed(err)
 				}
 				return print(ap)
 			}
 			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
-				ap, err := db.Approval(cmd.Context(), args[0])
+				id, err := resolveApprovalID(cmd.Context(), args[0], db.FindApprovals, storeFailed)
+				if err != nil {
+					return err
+				}
+				ap, err := db.Approval(cmd.Context(), id)
 				if err != nil {
 					return storeFailed(err)
 				}
@@ -493,7 +507,11 @@ reject exits 1.`
 		if err != nil {
 			return err
 		}
-		ctx, id, out := cmd.Context(), args[0], cmd.OutOrStdout()
+		ctx, out := cmd.Context(), cmd.OutOrStdout()
+		id, err := resolveApprovalID(ctx, args[0], c.Approvals, func(err error) error { return serverFailed(c, err) })
+		if err != nil {
+			return err
+		}
 		ap, err := c.Approval(ctx, id)
 		if err != nil {
 			return serverFailed(c, err)
@@ -545,7 +563,11 @@ how; then cancel exits 1.`,
 			if err != nil {
 				return err
 			}
-			ctx, id, out := cmd.Context(), args[0], cmd.OutOrStdout()
+			ctx, out := cmd.Context(), cmd.OutOrStdout()
+			id, err := resolveApprovalID(ctx, args[0], c.Approvals, func(err error) error { return serverFailed(c, err) })
+			if err != nil {
+				return err
+			}
 			got, err := c.Cancel(ctx, id, strings.TrimSpace(reason), airlock.SurfaceCLI)
 			return reportChange(ctx, c, id, got, err, asJSON, out)
 		},

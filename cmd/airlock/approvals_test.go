@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/airlock-dev/airlock"
+	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
 // tableNames returns, in order, the names of td's requests whose IDs start
@@ -261,4 +262,36 @@ func TestArgsText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An approval ID may be given by its first characters, as git names a
+// commit; an ambiguous start lists the requests it names, an unknown one
+// says so.
+func TestApprovalIDPrefix(t *testing.T) {
+	ts := newTestServer(t)
+	agent := airlockhttp.NewClient(ts.url, ts.secrets["agent"])
+	var ids []string
+	for _, env := range []string{"prod", "staging"} {
+		enf, err := agent.Check(t.Context(), airlock.Action{Agent: "agent-1", Tool: "deploy", Args: json.RawMessage(`{"env":"` + env + `"}`)}, 0)
+		if err != nil || !enf.Pending {
+			t.Fatalf("check: %+v, %v", enf, err)
+		}
+		ids = append(ids, enf.Approval.ID)
+	}
+	common := 0
+	for common < len(ids[0]) && ids[0][common] == ids[1][common] {
+		common++
+	}
+	unique := ids[1][:common+1]
+	ts.want(t, "bob", []string{"approvals", "show", unique}, exitOK, "id:           "+ids[1], `"env": "staging"`)
+	ts.want(t, "bob", []string{"approvals", "show", strings.ToUpper(unique)}, exitOK, "id:           "+ids[1])
+	ts.want(t, "bob", []string{"approvals", "show", ids[0][:common]}, exitUsage,
+		"airlock: approval ID "+ids[0][:common]+" is ambiguous", ids[0]+"  pending", ids[1]+"  pending", "give more of the ID")
+	ts.want(t, "bob", []string{"approvals", "show", "ffff"}, exitCheck, "not_found: no approval request's ID starts with ffff")
+	ts.want(t, "bob", []string{"approvals", "show", "deploy%"}, exitUsage, `"deploy%" is not an approval ID`)
+	ts.want(t, "", []string{"approvals", "show", unique, "--db", ts.db.Path}, exitOK, "id:           "+ids[1])
+	ts.want(t, "bob", []string{"approvals", "approve", unique, "--reason", "ok"}, exitOK, "approved")
+	ts.want(t, "bob", []string{"approvals", "reject", ids[0][:common+1], "--reason", "no"}, exitOK, "rejected")
+	// Whole IDs are taken as they are.
+	ts.want(t, "bob", []string{"approvals", "show", ids[0]}, exitOK, "id:           "+ids[0])
 }

@@ -106,7 +106,7 @@ func missingToken(cmd *cobra.Command, server string) error {
 	return usageError(`%s needs a token for the Airlock server at %s: set %s (or --token-file FILE).
 An admin creates one with 'airlock token create --role reviewer --name YOU'
 (for an agent: --role agent --agent ID); 'airlock serve' prints the admin
-token at its first start.%s`, cmd.CommandPath(), server, envToken, alt)
+token at its first start, and 'airlock token recover' makes a new one.%s`, cmd.CommandPath(), server, envToken, alt)
 }
 
 // serverFailed reports an error from the server, or from reaching it, as a

@@ -303,7 +303,7 @@ func decodeConfigFile(path string, v any) (*configSource, error) {
 			return nil, err
 		}
 		if err := yaml.NodeToValue(s.root, v, yaml.Strict()); err != nil {
-			return nil, s.yamlError(err)
+			return nil, s.yamlError(suggestField(err, s.root, reflect.TypeOf(v)))
 		}
 	}
 	return s, nil
@@ -799,4 +799,136 @@ func validEnvName(s string) bool {
 		}
 	}
 	return true
+}
+
+// suggestField adds to a strict decoder's "unknown field" error the fields
+// valid where it stands, the closest first, as policy errors do; any other
+// error is returned as it is.
+func suggestField(err error, root ast.Node, t reflect.Type) error {
+	var ye yaml.Error
+	if !errors.As(err, &ye) {
+		return err
+	}
+	msg, tk := ye.GetMessage(), ye.GetToken()
+	key, ok := strings.CutPrefix(msg, "unknown field ")
+	if !ok || tk == nil || tk.Position == nil {
+		return err
+	}
+	if k, err := strconv.Unquote(key); err == nil {
+		key = k
+	}
+	names, ok := fieldsAt(root, t, tk.Position.Line, tk.Position.Column)
+	if !ok {
+		return err
+	}
+	return &posError{line: tk.Position.Line, col: tk.Position.Column, msg: msg + airlock.DidYouMean(key, names)}
+}
+
+// fieldsAt returns the YAML names of the fields of the struct that the
+// mapping holding the key at line:col decodes into, walking the syntax
+// tree and the Go type t together.
+func fieldsAt(n ast.Node, t reflect.Type, line, col int) ([]string, bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var pairs []*ast.MappingValueNode
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode:
+		pairs = v.Values
+	case *ast.MappingValueNode:
+		pairs = []*ast.MappingValueNode{v}
+	case *ast.SequenceNode:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return nil, false
+		}
+		for _, e := range v.Values {
+			if names, ok := fieldsAt(e, t.Elem(), line, col); ok {
+				return names, true
+			}
+		}
+		return nil, false
+	default:
+		return nil, false
+	}
+	for _, kv := range pairs {
+		key := kv.Key.GetToken()
+		var vt reflect.Type
+		switch t.Kind() {
+		case reflect.Struct:
+			if key != nil && key.Position != nil && key.Position.Line == line && key.Position.Column == col {
+				return yamlFields(t), true
+			}
+			vt = yamlField(t, key.Value)
+		case reflect.Map:
+			vt = t.Elem()
+		}
+		if vt != nil {
+			if names, ok := fieldsAt(kv.Value, vt, line, col); ok {
+				return names, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// yamlFields returns the YAML names of struct type t's fields, those of
+// inlined structs included.
+func yamlFields(t reflect.Type) []string {
+	var names []string
+	for f := range yamlStructFields(t) {
+		names = append(names, f.name)
+	}
+	return names
+}
+
+// yamlField returns the type of struct type t's field named key in YAML,
+// nil when there is none.
+func yamlField(t reflect.Type, key string) reflect.Type {
+	for f := range yamlStructFields(t) {
+		if f.name == key {
+			return f.typ
+		}
+	}
+	return nil
+}
+
+type namedField struct {
+	name string
+	typ  reflect.Type
+}
+
+// yamlStructFields yields the fields of struct type t as the YAML decoder
+// names them: by their yaml tag, else their lowercased Go name.
+func yamlStructFields(t reflect.Type) func(func(namedField) bool) {
+	return func(yield func(namedField) bool) {
+		for f := range t.Fields() {
+			if !f.IsExported() {
+				continue
+			}
+			name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "-" {
+				continue
+			}
+			if strings.Contains(opts, "inline") || (f.Anonymous && name == "") {
+				ft := f.Type
+				for ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Struct {
+					for g := range yamlStructFields(ft) {
+						if !yield(g) {
+							return
+						}
+					}
+					continue
+				}
+			}
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			if !yield(namedField{name, f.Type}) {
+				return
+			}
+		}
+	}
 }

@@ -210,9 +210,13 @@ func TestConfigErrors(t *testing.T) {
 		src  string
 		want []string // each line of the error, after "<file>:"
 	}{
-		{"unknown field", "listen: :8080\nlisten_addr: :9090\n", []string{`2:1: unknown field "listen_addr"`}},
-		{"unknown nested field", "store:\n  driver: sqlite\n  dns: x\n", []string{`3:3: unknown field "dns"`}},
-		{"unknown token field", "tokens:\n  - role: admin\n    secrt: x\n", []string{`3:5: unknown field "secrt"`}},
+		{"unknown field", "listen: :8080\nlisten_addr: :9090\n", []string{`2:1: unknown field "listen_addr" (valid: checkpoint, data_dir, grant_ttl, listen, `}},
+		{"misspelt field", "lisen: :8080\n", []string{`1:1: unknown field "lisen" (did you mean "listen"? valid: checkpoint, `}},
+		{"unknown nested field", "store:\n  driver: sqlite\n  dns: x\n", []string{`3:3: unknown field "dns" (did you mean "dsn"? valid: driver, dsn, dsn_file, path, schema)`}},
+		{"unknown field in a flow mapping", "store: {driver: sqlite, dns: x}\n", []string{`1:25: unknown field "dns" (did you mean "dsn"?`}},
+		{"unknown token field", "tokens:\n  - role: admin\n    secrt: x\n", []string{`3:5: unknown field "secrt" (did you mean "secret"? valid: agent, name, role, secret, secret_file)`}},
+		{"unknown channel field", "notifications:\n  channels:\n    - {name: a, type: webhook, ulr: x}\n", []string{`3:32: unknown field "ulr" (did you mean "url"?`}},
+		{"unknown field far from any", "timeouts:\n  zzzzzzzz: 1s\n", []string{`2:3: unknown field "zzzzzzzz" (valid: check_wait, read_header, shutdown, sweep)`}},
 		{"wrong type", "listen: [a, b]\n", []string{"1:9: wrong type: expected a string, found a sequence"}},
 		{"a mapping for a list", "policies: {a: b}\n", []string{"1:11: mapping was used where sequence is expected"}},
 		{"a scalar for a mapping", "timeouts: 5s\n", []string{"1:11: string was used where mapping is expected"}},

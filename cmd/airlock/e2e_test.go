@@ -372,3 +372,43 @@ func TestE2ELostAdminToken(t *testing.T) {
 	wantRun(t, []string{"token", "recover", "--data", empty}, exitUsage, "no airlock database at "+filepath.Join(empty, "airlock.db"))
 	wantRun(t, []string{"token", "recover", "--data", dir, "--name", ""}, exitUsage, "--name")
 }
+
+// A start that prints no admin token says where it went and how to make
+// another: a person who tried the server once has usually lost it.
+func TestE2ERestartSaysHowToRecover(t *testing.T) {
+	dir := t.TempDir()
+	m, admin := startMain(t, dir, "127.0.0.1:0")
+	if admin == "" {
+		t.Fatal("a fresh server printed no admin token")
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	restart := func(want ...string) *Main {
+		t.Helper()
+		m, out, err := runMain(t, dir, "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("the start printed no %q:\n%s", w, out)
+			}
+		}
+		return m
+	}
+	m = restart("The admin token was printed at this data's first start", "airlock token recover --data "+dir)
+	c := airlockhttp.NewClient(m.URL(), admin)
+	tokens, err := c.Tokens(t.Context())
+	if err != nil || len(tokens) != 1 {
+		t.Fatalf("tokens: %v, %v", tokens, err)
+	}
+	if _, err := c.RevokeToken(t.Context(), tokens[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m = restart("No admin token is left", "airlock token recover --data "+dir)
+	m.Close()
+}

@@ -88,18 +88,22 @@ func newRootCmd() *cobra.Command {
 		Long: `Airlock classifies every action an AI agent attempts, decides by a layered
 policy whether it runs, waits for a person, is only proposed, or is refused,
 and records every decision.`,
+		Version:       readBuildInfo().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("%s: %v", c.CommandPath(), err)
+		// The command's path names the program ("airlock policy lint: …"):
+		// usageError's "airlock: " before it would say it twice.
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %v\nRun '%s --help' for usage.", c.CommandPath(), err, c.CommandPath())}
 	})
 	root.AddCommand(newServeCmd())
 	root.AddCommand(newPolicyCmd())
 	root.AddCommand(newAuditCmd())
 	root.AddCommand(newApprovalsCmd())
 	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd(), newHookCmd(), newMCPCmd(), newNotificationsCmd())
-	root.AddCommand(newStoreCmd())
+	root.AddCommand(newStoreCmd(), newVersionCmd())
 	addServerFlags(root) // and cobra's own 'completion' command stays enabled
 	return root
 }

@@ -253,3 +253,17 @@ func TestPolicyShowFiles(t *testing.T) {
 	wantRun(t, []string{"policy", "show", "--config", filepath.Join(dir, "with.yaml"), "testdata/show.yaml"}, exitUsage, "not both")
 	wantRun(t, []string{"policy", "show", "testdata/broken.yaml"}, exitCheck, "testdata/broken.yaml:3:5")
 }
+
+// TestReadmeSaysHowToRecover: the walkthrough's first step, which prints the
+// one-time admin token, says how to get another when it is lost.
+func TestReadmeSaysHowToRecover(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, step, _ := strings.Cut(string(b), "**1. Start the server**")
+	step, _, _ = strings.Cut(step, "**2.")
+	if !strings.Contains(step, "airlock token recover") {
+		t.Errorf("the walkthrough's step 1 does not name 'airlock token recover':\n%s", step)
+	}
+}

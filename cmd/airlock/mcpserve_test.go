@@ -60,7 +60,7 @@ mcpServers:
 		{"sse", "mcpServers:\n  a:\n    type: sse\n    url: http://x/sse\n", "sse.yaml:3:11: mcpServers.a.type: SSE servers are not supported"},
 		{"both", "mcpServers:\n  a:\n    command: x\n    url: http://x/mcp\n", "both.yaml:3:5: mcpServers.a: server a: give a command or a url, not both"},
 		{"bad name", "mcpServers:\n  a__b:\n    command: x\n", "bad-name.yaml:3:5: mcpServers.a__b: server name \"a__b\""},
-		{"typo", "mcpServers:\n  a:\n    comand: x\n", "typo.yaml:3:5: unknown field \"comand\""},
+		{"typo", "mcpServers:\n  a:\n    comand: x\n", "typo.yaml:3:5: unknown field \"comand\" (did you mean \"command\"?"},
 		{"unset env", "mcpServers:\n  a:\n    url: ${NOT_SET_ANYWHERE}\n", "unset-env.yaml:3:10:"},
 		{"server and data", "server: http://h:1\ndata: d\nmcpServers: {a: {command: x}}\n", "server-and-data.yaml:1:9: server: give server, or data and config, not both"},
 	} {

@@ -66,6 +66,7 @@ type policyWatcher struct {
 	now func() time.Time
 
 	mu      sync.Mutex             // serialises loads
+	loaded  *loadedStack           // checked by Load, put in force by Start
 	current []airlock.PolicySource // the stack in force, as audited
 	seen    []fileStat             // the files as last loaded (or refused), for Run's cheap check
 	pending []fileStat             // the files as changed since seen, waiting to settle
@@ -155,43 +156,76 @@ func (w *policyWatcher) Start(ctx context.Context) (*airlock.Gate, error) {
 			return nil, err
 		}
 	}
-	var (
-		layers  []*airlock.Policy
-		sources []airlock.PolicySource
-	)
-	stats := statFiles(w.Files)
-	if len(w.Files) == 0 {
-		p := airlock.StarterPolicy()
-		layers = []*airlock.Policy{p}
-		sources = []airlock.PolicySource{{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: hashHex(airlock.StarterPolicySource)}}
-	} else {
+	l := w.loaded
+	w.loaded = nil
+	if l == nil {
 		var err error
-		if layers, sources, err = loadStack(w.Files); err != nil {
+		if l, err = w.load(); err != nil {
 			return nil, err
 		}
 	}
-	gate, err := airlock.NewGate(shell.Analyser{}, layers...) // checks the stack's order and runs its tests
-	if err != nil {
-		return nil, stackError(err)
-	}
-	if w.Check != nil {
-		if err := w.Check(layers); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.audit(ctx, "start", sources); err != nil {
+	if err := w.audit(ctx, "start", l.sources); err != nil {
 		return nil, err
 	}
+	gate := l.gate
 	if w.Gate != nil {
-		if err := w.Gate.Replace(layers...); err != nil {
+		if err := w.Gate.Replace(l.layers...); err != nil {
 			return nil, stackError(err)
 		}
 		gate = w.Gate
 	}
-	w.Gate, w.current, w.seen = gate, sources, stats
-	w.files.Store(&airlockhttp.PolicyFiles{InForce: sources})
-	w.logger().Info("policy stack loaded", attrPolicyReason, "start", attrPolicyFiles, describeSources(sources))
+	w.Gate, w.current, w.seen = gate, l.sources, l.stats
+	w.files.Store(&airlockhttp.PolicyFiles{InForce: l.sources})
+	w.logger().Info("policy stack loaded", attrPolicyReason, "start", attrPolicyFiles, describeSources(l.sources))
 	return gate, nil
+}
+
+// loadedStack is a stack read and checked, not yet in force.
+type loadedStack struct {
+	layers  []*airlock.Policy
+	sources []airlock.PolicySource
+	stats   []fileStat
+	gate    *airlock.Gate
+}
+
+// Load reads the stack and checks it — every file loads, its tests pass,
+// Check accepts it — without recording anything; Start then puts it in
+// force. The server loads before it makes anything on disk, so that a
+// broken policy leaves no data directory, database or key behind.
+func (w *policyWatcher) Load() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	l, err := w.load()
+	if err != nil {
+		return err
+	}
+	w.loaded = l
+	return nil
+}
+
+func (w *policyWatcher) load() (*loadedStack, error) {
+	l := &loadedStack{stats: statFiles(w.Files)}
+	if len(w.Files) == 0 {
+		p := airlock.StarterPolicy()
+		l.layers = []*airlock.Policy{p}
+		l.sources = []airlock.PolicySource{{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: hashHex(airlock.StarterPolicySource)}}
+	} else {
+		var err error
+		if l.layers, l.sources, err = loadStack(w.Files); err != nil {
+			return nil, err
+		}
+	}
+	gate, err := airlock.NewGate(shell.Analyser{}, l.layers...) // checks the stack's order and runs its tests
+	if err != nil {
+		return nil, stackError(err)
+	}
+	l.gate = gate
+	if w.Check != nil {
+		if err := w.Check(l.layers); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // Reload reloads the stack from the files for reason ("file changed",

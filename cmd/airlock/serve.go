@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -20,9 +21,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 )
-
-// version is the build's version, reported by the API.
-var version = "dev"
 
 func newServeCmd() *cobra.Command {
 	var configPath, listen, dataDir string
@@ -94,6 +92,7 @@ type Main struct {
 	closers []func() error // after the server and background work stop
 
 	closeStore func() error
+	unlock     func() error // releases the SQLite store's lock, after it closes
 }
 
 // Run opens the store, loads the policy, starts the background work and
@@ -109,8 +108,24 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	// The configuration and the policy are checked before anything is made
+	// on disk: a mistake leaves no data directory, database or key behind.
+	watcher := &policyWatcher{
+		Files: cfg.Policies, Logger: m.Logger.With("component", "policy"),
+		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies,
+	}
+	if err := watcher.Load(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data directory: %w", err)
+	}
+	if cfg.Store.Driver == "sqlite" {
+		unlock, err := lockStore(cfg.Store.Path)
+		if err != nil {
+			return err
+		}
+		m.unlock = unlock
 	}
 
 	store, db, closeStore, err := openStore(ctx, cfg, m.Logger)
@@ -125,11 +140,11 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.Checkpoints = checkpoints
-
-	watcher := &policyWatcher{
-		Files: cfg.Policies, Log: store, Logger: m.Logger.With("component", "policy"),
-		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies, Metrics: metrics.Registry,
+	if err := m.verifyChain(ctx); err != nil {
+		return err
 	}
+
+	watcher.Log, watcher.Metrics = store, metrics.Registry
 	gate, err := watcher.Start(ctx)
 	if err != nil {
 		return err
@@ -152,7 +167,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Notifier, m.closers = notes.notifier, notes.closers
 	m.Server = &airlockhttp.Server{
-		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: version, Checkpoints: m.Checkpoints,
+		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: readBuildInfo().Version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
 		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{}, PolicyFiles: watcher.State,
 	}
@@ -176,7 +191,41 @@ func (m *Main) Run(ctx context.Context) error {
 	for i, p := range layers {
 		names[i] = p.File()
 	}
-	m.Logger.Info("airlock serving", "url", m.Server.URL(), "data", cfg.DataDir, "store", cfg.Store.Driver, "policy", names)
+	// The inbox always shows requests; the channels tell people elsewhere.
+	channels := make([]string, len(notes.specs))
+	for i, spec := range notes.specs {
+		channels[i] = spec.Name + ":" + spec.Type
+	}
+	listed := strings.Join(channels, ",")
+	if len(channels) == 0 {
+		listed = "none (the inbox only)"
+	}
+	m.Logger.Info("airlock serving", "url", m.Server.URL(), "data", cfg.DataDir, "store", cfg.Store.Driver, "policy", names,
+		"channels", listed)
+	return nil
+}
+
+// verifyChain checks the audit log's chain at start, as the checkpointer
+// does before it signs: from the last checkpoint on, which keeps a start
+// fast however long the log (the checkpoint's own signature vouches for
+// what is before it; 'airlock audit verify' walks the whole log). A broken
+// chain is a warning, not a refusal to start: the gate keeps recording.
+func (m *Main) verifyChain(ctx context.Context) error {
+	from, head, err := m.Checkpoints.VerifyTail(ctx)
+	switch {
+	case airlock.ErrorCode(err) == airlock.ECONFLICT:
+		m.Logger.Warn("the audit log's chain does not verify; run 'airlock audit verify' to see where", "err", airlock.ErrorMessage(err))
+		fmt.Fprintf(m.Stdout, "\nWARNING: the audit log's chain does not verify: %s\nRun 'airlock audit verify' to see where.\n\n",
+			airlock.ErrorMessage(err))
+		return nil
+	case err != nil:
+		return fmt.Errorf("verify the audit log: %w", err)
+	case from > 0:
+		m.Logger.Info("audit chain verified since the last checkpoint ('airlock audit verify' checks the whole log)",
+			"from_seq", from, "head_seq", head)
+	case head > 0:
+		m.Logger.Info("audit chain verified", "head_seq", head)
+	}
 	return nil
 }
 
@@ -212,6 +261,10 @@ func (m *Main) Close() error {
 	if m.closeStore != nil {
 		errs = append(errs, m.closeStore())
 	}
+	if m.unlock != nil {
+		errs = append(errs, m.unlock())
+		m.unlock = nil
+	}
 	return errors.Join(errs...)
 }
 
@@ -222,8 +275,12 @@ func (m *Main) bootstrap(ctx context.Context, configured int) error {
 		return nil
 	}
 	existing, err := m.Enforcer.Store.Tokens(ctx)
-	if err != nil || len(existing) > 0 {
+	if err != nil {
 		return err
+	}
+	if len(existing) > 0 {
+		m.recoverHint(existing)
+		return nil
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -245,6 +302,35 @@ Make tokens for agents and reviewers with:
 
 `, secret)
 	return nil
+}
+
+// recoverHint says, at a start that prints no admin token, where the one
+// printed at the first start went and how to get another: a person who
+// ran the server once to try it has usually lost it.
+func (m *Main) recoverHint(tokens []airlock.Token) {
+	now, live := time.Now(), false
+	for _, t := range tokens {
+		if t.Role == airlock.RoleAdmin && t.Revoked.IsZero() && (t.Expires.IsZero() || now.Before(t.Expires)) {
+			live = true
+		}
+	}
+	where := "--data " + m.Config.DataDir
+	if f := m.Config.File(); f != "" {
+		where = "--config " + f
+	}
+	if m.Config.Store.Driver != "sqlite" {
+		where = "" // recover writes SQLite only: another admin makes one with token create
+	}
+	what := "The admin token was printed at this data's first start and is not shown again."
+	if !live {
+		what = "No admin token is left: each was revoked or has expired."
+	}
+	fmt.Fprintf(m.Stdout, "\n%s\n", what)
+	if where != "" {
+		fmt.Fprintf(m.Stdout, "Lost it? Make a new one (while this server runs, too) with:\n    airlock token recover %s\n\n", where)
+	} else {
+		fmt.Fprintf(m.Stdout, "Lost it? Another admin makes one with:\n    airlock token create --role admin --name NAME\n\n")
+	}
 }
 
 // configTokens turns the configuration's tokens into the server's.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -762,5 +763,80 @@ func TestCompleteApprovalIDs(t *testing.T) {
 	_, stdout, stderr := ts.run(t, "", "__complete", "approvals", "approve", "")
 	if !strings.Contains(stdout, id+"\t") {
 		t.Errorf("__complete approvals approve: %q %q", stdout, stderr)
+	}
+}
+
+// token create --out writes the secret to a file in a directory that need
+// not exist (docs/HOSTS.md's ~/.config/airlock/ on a fresh HOME), and makes
+// no token when the file cannot be written.
+func TestTokenCreateOut(t *testing.T) {
+	ts := newTestServer(t)
+	home := t.TempDir()
+	file := filepath.Join(home, ".config", "airlock", "claude.token")
+	stdout := ts.want(t, "admin", []string{"token", "create", "--role", "agent", "--agent", "claude-laptop", "--out", file}, exitOK,
+		"created agent token ", "for agent claude-laptop", "secret written to "+file+" (mode 0600)")
+	if strings.Contains(stdout, "airlock_") {
+		t.Errorf("the secret is printed:\n%s", stdout)
+	}
+	for path, want := range map[string]os.FileMode{file: 0o600, filepath.Dir(file): 0o700 | os.ModeDir} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode() != want {
+			t.Errorf("%s: %v, err %v; want mode %v", path, fi.Mode(), err, want)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(file)); len(entries) != 1 {
+		t.Errorf("the directory holds %d files, want the token's only", len(entries))
+	}
+	// The file is a token file as the hook and the proxy read it.
+	ts.want(t, "", []string{"approvals", "list", "--token-file", file}, exitOK, "no approval requests match")
+
+	tokens := func() int {
+		toks, err := ts.db.Tokens(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(toks)
+	}
+	before := tokens()
+	blocked := filepath.Join(home, "blocked")
+	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{filepath.Join(blocked, "x.token"), home} {
+		ts.want(t, "admin", []string{"token", "create", "--role", "agent", "--agent", "a", "--out", out}, exitCheck,
+			"airlock: --out: ", "no token created")
+	}
+	if got := tokens(); got != before {
+		t.Errorf("%d tokens made although the secret could not be written", got-before)
+	}
+}
+
+// A secret that could not be written after its token was made is not
+// lost: the token is revoked.
+func TestLostSecretRevokes(t *testing.T) {
+	ts := newTestServer(t)
+	c := airlockhttp.NewClient(ts.url, ts.secrets["admin"])
+	nt, err := c.CreateToken(t.Context(), airlock.RoleAgent, "", "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := newTokenCreateCmd()
+	cmd.SetContext(t.Context())
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	err = lostSecret(cmd, c, nt, errors.New("write the secret to x: disk full"))
+	if err == nil || !strings.Contains(err.Error(), "disk full; token "+nt.Token.ID+" was created and is now revoked") {
+		t.Errorf("err %v", err)
+	}
+	if strings.Contains(out.String(), nt.Secret) {
+		t.Errorf("a revoked token's secret is printed: %s", out.String())
+	}
+	toks, err := ts.db.Tokens(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range toks {
+		if tok.ID == nt.Token.ID && tok.Revoked.IsZero() {
+			t.Errorf("token %s is not revoked", tok.ID)
+		}
 	}
 }

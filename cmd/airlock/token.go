@@ -140,9 +140,9 @@ func recoverAdmin(cmd *cobra.Command, path, name string) (airlock.Token, string,
 
 func newTokenCreateCmd() *cobra.Command {
 	var (
-		role, name, agent string
-		expires           time.Duration
-		asJSON            bool
+		role, name, agent, outFile string
+		expires                    time.Duration
+		asJSON                     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "create --role agent --agent A | --role reviewer|admin --name N [--expires 720h]",
@@ -152,12 +152,18 @@ hash: the secret is not shown again, so store it now and hand it over
 through a private channel. Its holder gives it to airlock in $AIRLOCK_TOKEN
 or a file named by --token-file (mode 0600), never on a command line.
 
+--out FILE writes the secret to FILE (mode 0600) instead of printing it,
+making its directory (0700) when missing. The file is made ready first: a
+directory that cannot be written stops the command before the server
+makes the token, so no secret is lost and no token is left unused.
+
   --role agent --agent A       checks actions as agent A, and nothing else
   --role reviewer --name N     resolves requests as person N
   --role admin --name N        everything, as person N
 
 A token lives until revoked, or until --expires has passed.`,
 		Example: `  airlock token create --role agent --agent coder-1 --name "coder-1 on ci"
+  airlock token create --role agent --agent claude-laptop --out ~/.config/airlock/claude.token
   airlock token create --role reviewer --name bob --expires 720h
   airlock token create --role admin --name ops --json > ops-token.json`,
 		Args: argsNone(),
@@ -181,23 +187,46 @@ A token lives until revoked, or until --expires has passed.`,
 			if err != nil {
 				return err
 			}
-			t, err := c.CreateToken(cmd.Context(), r, name, agent, expires)
+			// The file is made ready before the token exists: a secret
+			// that cannot be written is never created.
+			var file *secretFile
+			if outFile != "" {
+				if file, err = prepareSecretFile(outFile); err != nil {
+					return checkFailed(fmt.Errorf("airlock: --out: %w; no token created", err))
+				}
+			}
+			ctx := cmd.Context()
+			t, err := c.CreateToken(ctx, r, name, agent, expires)
 			if err != nil {
+				if file != nil {
+					file.abort()
+				}
 				return serverInvalid(c, err)
 			}
 			out := cmd.OutOrStdout()
-			if asJSON {
+			if file != nil {
+				if err := file.commit(t.Secret); err != nil {
+					return lostSecret(cmd, c, t, err)
+				}
+				t.Secret = "" // in the file, and nowhere else
+			}
+			switch {
+			case asJSON:
 				if err := writeJSON(out, t); err != nil {
 					return checkFailed(err)
 				}
-			} else {
+			case file != nil:
+				fmt.Fprintf(out, "created %s token %s for %s (expires %s)\n", t.Token.Role, t.Token.ID,
+					tokenHolder(&t.Token), expiresText(t.Token.Expires))
+				fmt.Fprintf(out, "secret written to %s (mode 0600)\n", visible.Escaped(outFile))
+			default:
 				fmt.Fprintf(out, "created %s token %s for %s (expires %s)\n", t.Token.Role, t.Token.ID,
 					tokenHolder(&t.Token), expiresText(t.Token.Expires))
 				fmt.Fprintf(out, "secret: %s\n", t.Secret)
 			}
 			// A script reading --json needs no advice on standard error; a
-			// person does.
-			if errOut := cmd.ErrOrStderr(); !asJSON || isTerminal(errOut) {
+			// person does; a secret in a file needs none.
+			if errOut := cmd.ErrOrStderr(); file == nil && (!asJSON || isTerminal(errOut)) {
 				fmt.Fprintln(errOut, "airlock: store the secret now: the server keeps only its hash and it is not shown again.")
 			}
 			return nil
@@ -209,6 +238,7 @@ A token lives until revoked, or until --expires has passed.`,
 	f.StringVar(&name, "name", "", "the person a reviewer or admin token authenticates; a label for an agent token")
 	f.DurationVar(&expires, "expires", 0, "how long the token is valid (720h); 0: until revoked")
 	f.BoolVar(&asJSON, "json", false, "print the token and its secret as JSON")
+	f.StringVar(&outFile, "out", "", "write the secret to this file (mode 0600; its directory is made, 0700) instead of printing it")
 	_ = cmd.RegisterFlagCompletionFunc("role", cobra.FixedCompletions(
 		[]cobra.Completion{"agent", "reviewer", "admin"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -338,4 +368,17 @@ func expiresText(t time.Time) string {
 		return "never"
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// lostSecret reports a secret that could not be written to its file after
+// the server made its token: the token is revoked, so that none is left
+// whose secret nobody holds; if even that fails, the secret is printed.
+func lostSecret(cmd *cobra.Command, c *airlockhttp.Client, t airlockhttp.NewToken, werr error) error {
+	if _, err := c.RevokeToken(cmd.Context(), t.Token.ID); err == nil {
+		return checkFailed(fmt.Errorf("airlock: %v; token %s was created and is now revoked: run the command again", werr, t.Token.ID))
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "created %s token %s for %s (expires %s)\nsecret: %s\n", t.Token.Role, t.Token.ID,
+		tokenHolder(&t.Token), expiresText(t.Token.Expires), t.Secret)
+	return checkFailed(fmt.Errorf("airlock: %v, nor could the token be revoked: its secret is printed above; "+
+		"store it now, or revoke token %s", werr, t.Token.ID))
 }

@@ -80,6 +80,9 @@ func (r Reader) FindApprovals(ctx context.Context, f airlock.ApprovalFilter, sca
 	if f.Search != "" {
 		where = append(where, d.Like(a, searchColumns, "%"+likeEscaper.Replace(f.Search)+"%"))
 	}
+	if f.IDPrefix != "" {
+		where = append(where, d.Like(a, []string{"id"}, likeEscaper.Replace(f.IDPrefix)+"%"))
+	}
 	order, cmp := "id DESC", "<"
 	if f.Oldest {
 		order, cmp = "id ASC", ">"
