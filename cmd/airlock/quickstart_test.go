@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock-dev/airlock/hook/hosttest"
 )
 
 // The quick starts are run from their Markdown, as a user pastes them: each
@@ -43,11 +45,17 @@ import (
 //
 // Each quick start's server listens where its doc says, unless that port is
 // taken on this machine: then on a free one, named to every command with
-// AIRLOCK_SERVER and to serve with AIRLOCK_LISTEN, as the README tells a
-// user whose server listens elsewhere.
-var quickstarts = []struct{ name, file string }{
-	{"readme", "../../README.md"},
-	{"notifications", "../../docs/NOTIFICATIONS.md"},
+// AIRLOCK_SERVER and to serve with AIRLOCK_LISTEN, and written for
+// 127.0.0.1:8080 where a command names it, as the README tells a user
+// whose server listens elsewhere.
+var quickstarts = []struct {
+	name, file string
+	// then is what the person does after the doc's blocks (runs the agent).
+	then func(t *testing.T, r *quickstartRun)
+}{
+	{"readme", "../../README.md", nil},
+	{"hosts", "../../docs/HOSTS.md", claudeAfterQuickstart},
+	{"notifications", "../../docs/NOTIFICATIONS.md", nil},
 }
 
 func TestQuickstarts(t *testing.T) {
@@ -63,7 +71,11 @@ func TestQuickstarts(t *testing.T) {
 			if len(blocks) == 0 {
 				t.Fatalf("%s has no <!-- quickstart %s … --> blocks", qs.file, qs.name)
 			}
-			newQuickstartRun(t).run(t, blocks)
+			r := newQuickstartRun(t)
+			r.run(t, blocks)
+			if qs.then != nil {
+				qs.then(t, r)
+			}
 		})
 	}
 }
@@ -193,6 +205,7 @@ func qsFields(s string) ([]string, error) {
 type quickstartRun struct {
 	dir, home string
 	env       []string
+	listen    string // where the server listens when 127.0.0.1:8080 is taken
 	vars      map[string]string
 	bgs       map[string]*qsProcess
 }
@@ -243,11 +256,14 @@ func newQuickstartRun(t *testing.T) *quickstartRun {
 	}
 	// A fresh user: no Airlock variables, a new HOME, the machine's PATH.
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "AIRLOCK_") && k != "HOME" && !strings.HasPrefix(k, "XDG_") {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "AIRLOCK_") && k != "HOME" && k != "PATH" &&
+			!strings.HasPrefix(k, "XDG_") {
 			r.env = append(r.env, kv)
 		}
 	}
-	r.env = append(r.env, "HOME="+r.home)
+	// The binaries are on PATH, as go install leaves them, and beside
+	// the work (./airlock), as go build -o . does.
+	r.env = append(r.env, "HOME="+r.home, "PATH="+r.dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if l, err := net.Listen("tcp", "127.0.0.1:8080"); err == nil {
 		l.Close()
 	} else {
@@ -258,6 +274,7 @@ func newQuickstartRun(t *testing.T) *quickstartRun {
 		addr := l.Addr().String()
 		l.Close()
 		r.env = append(r.env, "AIRLOCK_SERVER=http://"+addr, "AIRLOCK_LISTEN="+addr)
+		r.listen = addr
 		t.Logf("127.0.0.1:8080 is taken here: the server listens on %s", addr)
 	}
 	t.Cleanup(func() {
@@ -349,6 +366,9 @@ func (r *quickstartRun) script(b qsBlock) (string, error) {
 			return "", fmt.Errorf("fill=%s:%s: the block has no %q", f[0], f[1], f[0])
 		}
 		text = strings.ReplaceAll(text, f[0], v)
+	}
+	if r.listen != "" {
+		text = strings.ReplaceAll(text, "127.0.0.1:8080", r.listen)
 	}
 	env := filepath.Join(r.dir, ".term-"+b.term)
 	var s strings.Builder
@@ -447,4 +467,31 @@ func qsIndent(s string) string {
 		b.WriteString("\t| " + sc.Text() + "\n")
 	}
 	return b.String()
+}
+
+// claudeAfterQuickstart runs the agent as HOSTS' quick start ends: "Then
+// run the agent as usual." A real Claude Code (hook/testdata/hosts), driven
+// by a scripted model, in the quick start's HOME, where the doc's install
+// wrote the hook: a read runs, a destructive command is refused until a
+// person decides.
+func claudeAfterQuickstart(t *testing.T, r *quickstartRun) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	turn, err := hosttest.RunClaude(ctx, hosttest.Options{Dir: r.dir, Home: r.home, Calls: []hosttest.Call{
+		{Tool: "Bash", Input: map[string]any{"command": "ls"}},
+		{Tool: "Bash", Input: map[string]any{"command": "rm -rf build"}},
+	}})
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, turn)
+	}
+	if len(turn.Results) != 2 {
+		t.Fatalf("claude answered %d of 2 calls\n%s", len(turn.Results), turn)
+	}
+	t.Logf("claude ran ls: %q; rm -rf build: %q", turn.Results[0].Output, turn.Results[1].Output)
+	if !strings.Contains(turn.Results[0].Output, "airlock-hook") {
+		t.Errorf("ls through the gate did not run: %q", turn.Results[0].Output)
+	}
+	if !strings.Contains(turn.Results[1].Output, "AIRLOCK-") {
+		t.Errorf("rm -rf build was not stopped by Airlock: %q", turn.Results[1].Output)
+	}
 }
