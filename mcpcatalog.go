@@ -112,7 +112,25 @@ func classifyKnownMCP(server, tool string, x *activation, cat *sensitive.Catalog
 		}
 		reads = append(reads, p)
 	}
-	raiseForCredentials(&c, reads, x.a.Cwd, cat)
-	raiseForSystemPaths(&c, stringsArg(args, k.t.Write), x.a.Cwd, cat)
+	raiseForCredentials(&c, orHome(reads, x.a.Cwd), x.a.Cwd, cat)
+	raiseForSystemPaths(&c, orHome(stringsArg(args, k.t.Write), x.a.Cwd), x.a.Cwd, cat)
 	return c, true
+}
+
+// orHome adds, when the action has no working directory, each relative
+// path as it would be in a home directory: a server resolves a relative
+// path against a directory Airlock does not see (the filesystem server,
+// against each directory it may reach, which may be a home), so
+// .aws/credentials is judged as ~/.aws/credentials too.
+func orHome(paths []string, cwd string) []string {
+	if cwd != "" {
+		return paths
+	}
+	out := paths
+	for _, p := range paths {
+		if p != "" && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "~") {
+			out = append(out, "~/"+p)
+		}
+	}
+	return out
 }

@@ -144,6 +144,25 @@ func TestCatalogKnownMCPServers(t *testing.T) {
 			}
 		})
 	}
+	// Without a working directory, a relative path may be in a home
+	// directory: the filesystem server resolves it against the directories
+	// it may reach.
+	for _, tc := range []struct {
+		tool, path string
+		class      Class
+		tier       RiskTier
+	}{
+		{"read_text_file", ".aws/credentials", ClassCredentialsRead, TierPrivileged},
+		{"read_text_file", "README.md", ClassFSRead, TierRead},
+		{"write_file", ".bashrc", ClassFSWrite, TierPrivileged},
+		{"write_file", ".claude/settings.json", ClassGateConfigure, TierPrivileged},
+		{"write_file", "notes.txt", ClassFSWrite, TierWrite},
+	} {
+		c := classifyKnown(t, "filesystem", tc.tool, "", map[string]any{"path": tc.path})
+		if c.Class != tc.class || c.Tier != tc.tier {
+			t.Errorf("%s %s without a cwd: %s (%s), want %s (%s)", tc.tool, tc.path, c.Class, c.Tier, tc.class, tc.tier)
+		}
+	}
 	// The server's name for the tool is not the catalogue's: a built-in
 	// tool named with mcp_server, or Gemini's form, stays as it was.
 	for _, tool := range []string{"Read", "mcp_fs_read_text_file"} {
