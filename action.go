@@ -53,6 +53,17 @@ type Action struct {
 	// Hints are the agent's own (or an adapter's) statements about risk. They
 	// can only make the decision stricter.
 	Hints *Hints `json:"hints,omitempty"`
+	// MCPServer names, for an MCP tool (mcp__<server>__<tool>), the server
+	// of the MCP server catalogue (package mcpcatalog) that the executor
+	// runs the call on: "filesystem", "github". The MCP gateway sets it from
+	// the command its operator configured, never from what the server says
+	// about itself. A tool the catalogue lists for that server is then
+	// classified as the catalogue says — its paths like Read's and Write's,
+	// its URLs like WebFetch's — instead of as mcp.call; any other tool,
+	// or a name the catalogue does not know, changes nothing. It tells no
+	// more than naming a built-in tool would: the executor that sets it is
+	// the one that runs the call.
+	MCPServer string `json:"mcp_server,omitempty"`
 }
 
 // Hints let an agent or an adapter raise an action's risk, never lower it.
@@ -155,6 +166,7 @@ func (a Action) validateFields() error {
 	for _, f := range []struct{ name, value string }{
 		{"agent", a.Agent}, {"tool", a.Tool}, {"session_id", a.SessionID},
 		{"trace_id", a.TraceID}, {"call_id", a.CallID}, {"requested_by", a.RequestedBy},
+		{"mcp_server", a.MCPServer},
 	} {
 		if err := validateName(f.name, f.value); err != nil {
 			return err
@@ -587,8 +599,8 @@ func ParseHash(s string) (Hash, error) {
 var hashBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // appendCanonical appends the RFC 8785 canonical JSON of the part of an
-// action an approval binds: agent, args, cwd, hints, requested_by,
-// session_id, tool — already in canonical member order, so the object is
+// action an approval binds: agent, args, cwd, hints, mcp_server (when
+// set), requested_by, session_id, tool — already in canonical member order, so the object is
 // assembled directly, with strings quoted and the arguments canonicalized
 // by the JSON library. trace_id and call_id are left out on purpose: a
 // retry of the same action carries new ones and must match its grant.
@@ -632,6 +644,9 @@ func (a Action) appendCanonical(b []byte) ([]byte, error) {
 	} else {
 		b = append(b, "null"...)
 	}
+	if a.MCPServer != "" { // only when set: the hashes of actions before it existed stay as they were
+		str(`,"mcp_server":`, a.MCPServer)
+	}
 	str(`,"requested_by":`, a.RequestedBy)
 	str(`,"session_id":`, a.SessionID)
 	str(`,"tool":`, a.Tool)
@@ -651,8 +666,8 @@ func (a Action) CanonicalJSON() ([]byte, error) {
 }
 
 // Hash validates the action and returns its hash: SHA-256 over the RFC 8785
-// canonical JSON of agent, tool, args, cwd, session_id, requested_by and
-// hints. Key order and whitespace in args do not change it; any other byte
+// canonical JSON of agent, tool, args, cwd, session_id, requested_by,
+// hints and mcp_server. Key order and whitespace in args do not change it; any other byte
 // does. An invalid action has no hash (EINVALID, as Validate).
 func (a Action) Hash() (Hash, error) {
 	var h Hash

@@ -339,6 +339,9 @@ func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) 
 	if !ok {
 		if server, tool, ok := mcpTool(a.Tool); ok {
 			if strings.HasPrefix(a.Tool, "mcp__") {
+				if c, ok := classifyKnownMCP(server, tool, x, cat); ok {
+					return c
+				}
 				switch tool {
 				case MCPResourceRead:
 					return classifyResourceRead(server, x, cat)
@@ -764,8 +767,10 @@ type CatalogEntry struct {
 }
 
 // Catalog lists the built-in catalog, sorted by tool name. MCP tools
-// (mcp__<server>__<tool>) are class mcp.call, tier write, unless a policy
-// classifier says otherwise; the MCP gateway's resource reads
+// (mcp__<server>__<tool>) are class mcp.call, tier write, unless the action
+// names a server of the MCP server catalogue that lists the tool
+// (Action.MCPServer, package mcpcatalog) or a policy classifier says
+// otherwise; the MCP gateway's resource reads
 // (mcp__<server>__resources/read) are class mcp.resource.read, judged by
 // their URI, and its prompts (mcp__<server>__prompts/get) class
 // mcp.prompt.get, tier write; unknown tools are class unknown.

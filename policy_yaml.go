@@ -58,7 +58,7 @@ var (
 	defaultFields    = []string{"outcome", "max_tier"}
 	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human"}
 	testFields       = []string{"name", "action", "expect"}
-	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints"}
+	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints", "mcp_server"}
 	hintFields       = HintNames
 	expectFields     = []string{"outcome", "rule", "source", "class", "tier", "needs_human", "code", "overridden"}
 )
@@ -370,6 +370,7 @@ func (d *policyDecoder) action(n ast.Node, where string) Action {
 		{"trace_id", func(n ast.Node) { d.str(n, where+".trace_id", &a.TraceID) }},
 		{"call_id", func(n ast.Node) { d.str(n, where+".call_id", &a.CallID) }},
 		{"requested_by", func(n ast.Node) { d.str(n, where+".requested_by", &a.RequestedBy) }},
+		{"mcp_server", func(n ast.Node) { d.str(n, where+".mcp_server", &a.MCPServer) }},
 		{"hints", func(n ast.Node) {
 			h := &Hints{}
 			d.fields(n, where+".hints", []field{

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/mcpcatalog"
 )
 
 // callParams are the params of a tools/call as the gateway reads them:
@@ -234,7 +235,12 @@ func (s *session) forwardDecided(ctx context.Context, u *upstream, enf airlock.E
 
 // action is the Airlock action of a call: the gateway's agent, the tool
 // as mcp__<server>__<tool>, its arguments (canonical), the session and the
-// request.
+// request, and the catalogue's name for the server when it knows it.
+//
+// The server's annotations raise the tier of a tool the catalogue does not
+// list. Of a tool it lists, Airlock knows what it does, as it knows the
+// built-in tools: the filesystem server marks write_file destructive since
+// it may overwrite a file, which Write does too, and Write is a write.
 func (s *session) action(u *upstream, t *tool, args json.RawMessage, id jsonrpc.ID) airlock.Action {
 	a := airlock.Action{
 		Agent:     s.agent,
@@ -242,9 +248,14 @@ func (s *session) action(u *upstream, t *tool, args json.RawMessage, id jsonrpc.
 		Args:      args,
 		SessionID: s.id,
 		CallID:    idText(id),
+		MCPServer: u.known,
 	}
-	if t.tier != 0 || t.readOnly {
-		a.Hints = &airlock.Hints{Tier: t.tier, ReadOnly: t.readOnly, Reason: "the MCP server's annotations on " + t.name}
+	tier := t.tier
+	if _, ok := mcpcatalog.Lookup(u.known, t.name); ok {
+		tier = 0
+	}
+	if tier != 0 || t.readOnly {
+		a.Hints = &airlock.Hints{Tier: tier, ReadOnly: t.readOnly, Reason: "the MCP server's annotations on " + t.name}
 	}
 	return a
 }

@@ -27,9 +27,11 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/mcpcatalog"
 )
 
 // Server is one upstream MCP server, as a client's mcpServers block
@@ -48,6 +50,30 @@ type Server struct {
 	// request to it (its credentials: never the client's token).
 	URL     string
 	Headers map[string]string
+	// Catalog names the server of the MCP server catalogue this is
+	// ("filesystem", "github"; package mcpcatalog), whose tools Airlock
+	// then classifies like the built-in tools: the gateway's actions carry
+	// it as Action.MCPServer. Empty, it follows from Command and Args, or
+	// from URL (mcpcatalog.Identify) — from what the operator configured,
+	// never from what the server says about itself; "none" says the server
+	// is not one the catalogue knows, whatever its command.
+	Catalog string
+}
+
+// CatalogNone is the Catalog of a server whose command looks like a known
+// server's but is not (a fork, a wrapper): its calls are mcp.call.
+const CatalogNone = "none"
+
+// Known returns the catalogue's name for the server: Catalog, or what its
+// command or URL runs; "" when the catalogue does not know it.
+func (s Server) Known() string {
+	switch s.Catalog {
+	case CatalogNone:
+		return ""
+	case "":
+		return mcpcatalog.Identify(s.Command, s.Args, s.URL)
+	}
+	return s.Catalog
 }
 
 // serverName is what a server's name may be: it becomes part of tool
@@ -63,6 +89,12 @@ func (s Server) Validate() error {
 		return airlock.Errorf(airlock.EINVALID, "server %s: give a command or a url", s.Name)
 	case s.Command != "" && s.URL != "":
 		return airlock.Errorf(airlock.EINVALID, "server %s: give a command or a url, not both", s.Name)
+	case s.Catalog != "" && s.Catalog != CatalogNone && !mcpcatalog.Known(s.Catalog):
+		var names []string
+		for _, k := range mcpcatalog.Servers() {
+			names = append(names, k.Name)
+		}
+		return airlock.Errorf(airlock.EINVALID, "server %s: catalog %q is not a server Airlock knows (%s, or %s)", s.Name, s.Catalog, strings.Join(names, ", "), CatalogNone)
 	}
 	return nil
 }

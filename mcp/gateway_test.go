@@ -181,8 +181,11 @@ func TestGateFilesystem(t *testing.T) {
 	}
 	done := write("approved.txt", "yes")
 	ap := pending(t, db, "mcp__fs__write_file")
-	if ap.Tier != airlock.TierDestructive {
-		t.Errorf("write_file's request is tier %s: its destructiveHint should raise it to destructive", ap.Tier)
+	// The catalogue knows the filesystem server's write_file: a write, as
+	// Write is, whatever its destructiveHint (TestKnownServerStarter has
+	// the hint raise it when the server is not the catalogue's).
+	if ap.Class != string(airlock.ClassFSWrite) || ap.Tier != airlock.TierWrite {
+		t.Errorf("write_file's request is %s (%s), want fs.write (write)", ap.Class, ap.Tier)
 	}
 	if _, err := os.Stat(filepath.Join(root, "approved.txt")); err == nil {
 		t.Fatal("the write ran before anyone approved it")

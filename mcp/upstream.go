@@ -23,6 +23,8 @@ import (
 type upstream struct {
 	s   *session
 	srv Server
+	// known is the MCP server catalogue's name for it (Server.Known).
+	known string
 
 	mu      sync.Mutex
 	c       conn  // nil while it is not running
@@ -39,7 +41,7 @@ type upstream struct {
 }
 
 func newUpstream(s *session, srv Server) *upstream {
-	return &upstream{s: s, srv: srv, calls: map[jsonrpc.ID]chan *jsonrpc.Response{}, down: errors.New("not started")}
+	return &upstream{s: s, srv: srv, known: srv.Known(), calls: map[jsonrpc.ID]chan *jsonrpc.Response{}, down: errors.New("not started")}
 }
 
 // errDown is a call to an upstream that is not running.

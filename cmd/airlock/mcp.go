@@ -139,9 +139,9 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 
 func newMCPProxyCmd() *cobra.Command {
 	var (
-		name, url string
-		headers   []string
-		gf        gateFlags
+		name, url, catalog string
+		headers            []string
+		gf                 gateFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy [--name NAME] {--url URL | -- COMMAND ARGS...}",
@@ -160,7 +160,10 @@ becomes
 Each tools/call is decided by Airlock as the action mcp__NAME__TOOL with the
 call's arguments, by the Airlock server at --server or $AIRLOCK_SERVER with
 the agent token in $AIRLOCK_TOKEN or --token-file (or, with --data, by an
-embedded store). Allowed calls go through; a call that asks is held until a
+embedded store). A server of Airlock's MCP server catalogue, known by the
+package, image or program the command runs (or by --catalog), has its
+tools classified like the built-in tools: the filesystem server's
+read_text_file as Read, its write_file as Write. Allowed calls go through; a call that asks is held until a
 person decides, with progress notifications when the client asked for
 them; every refusal is a tool result with isError set and the stable code,
 for the model to read. Tool definitions are pinned at the first listing.
@@ -169,7 +172,7 @@ Standard output is the MCP channel: logs go to standard error.`,
   airlock mcp proxy --name search --url https://mcp.example.com/mcp --header "Authorization=Bearer $SEARCH_KEY"
   airlock mcp proxy --data ~/.airlock --agent laptop --name fs -- mcp-server-filesystem /work`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			srv := mcp.Server{Name: name, URL: url}
+			srv := mcp.Server{Name: name, URL: url, Catalog: catalog}
 			switch {
 			case url != "" && len(args) > 0:
 				return usageError("give --url or a command after --, not both")
@@ -191,8 +194,13 @@ Standard output is the MCP channel: logs go to standard error.`,
 				}
 				srv.Headers[strings.TrimSpace(k)] = v
 			}
-			if err := srv.Validate(); err != nil {
+			bare := srv
+			bare.Catalog = ""
+			if err := bare.Validate(); err != nil {
 				return usageError("%s (give --name)", airlock.ErrorMessage(err))
+			}
+			if err := srv.Validate(); err != nil {
+				return usageError("--catalog: %s", airlock.ErrorMessage(err))
 			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)).With("component", "mcp")
 			checker, agent, release, err := gf.open(cmd, logger)
@@ -210,6 +218,7 @@ Standard output is the MCP channel: logs go to standard error.`,
 	cmd.Flags().SetInterspersed(false) // the upstream's command line is its own
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in Airlock's tool names, mcp__NAME__TOOL (default: from the command or URL)")
 	cmd.Flags().StringVar(&url, "url", "", "a streamable HTTP MCP server's endpoint, instead of a command")
+	cmd.Flags().StringVar(&catalog, "catalog", "", "the server of Airlock's MCP server catalogue this is (filesystem, github, ...: its tools are classified like the built-in tools), or none (default: from the command or URL)")
 	cmd.Flags().StringArrayVar(&headers, "header", nil, "NAME=VALUE: a header sent to the --url server with every request (repeatable)")
 	gf.add(cmd)
 	return cmd

@@ -62,6 +62,13 @@ type MCPServerConfig struct {
 	// request to it (its credentials, never a client's token).
 	URL     string            `yaml:"url"`
 	Headers map[string]string `yaml:"headers"`
+	// Catalog names the server of Airlock's MCP server catalogue this is
+	// (filesystem, git, fetch, memory, time, everything, github,
+	// playwright, postgres, slack): its tools are then classified like the
+	// built-in tools (docs/MCP.md, Known servers). By default it follows from
+	// the command and args, or the url; none: not a server the catalogue
+	// knows, whatever its command (a fork, a wrapper).
+	Catalog string `yaml:"catalog"`
 	// Disabled leaves the server out.
 	Disabled bool `yaml:"disabled"`
 	// Timeout, AlwaysAllow and AutoApprove are clients' own settings: read
@@ -105,7 +112,7 @@ func (c GatewayConfig) servers() []mcp.Server {
 		if sc.Disabled {
 			continue
 		}
-		s := mcp.Server{Name: name, Command: sc.Command, Args: sc.Args, Dir: sc.Cwd, URL: sc.URL, Headers: sc.Headers}
+		s := mcp.Server{Name: name, Command: sc.Command, Args: sc.Args, Dir: sc.Cwd, URL: sc.URL, Headers: sc.Headers, Catalog: sc.Catalog}
 		for _, k := range slices.Sorted(maps.Keys(sc.Env)) {
 			s.Env = append(s.Env, k+"="+sc.Env[k])
 		}
@@ -156,6 +163,12 @@ func (c GatewayConfig) validate() error {
 		s := mcp.Server{Name: name, Command: sc.Command, URL: sc.URL}
 		if err := s.Validate(); err != nil {
 			at(airlock.ErrorMessage(err), "mcpServers", name)
+		}
+		if sc.Catalog != "" {
+			// Its name and command are checked above: this is the catalogue's.
+			if err := (mcp.Server{Name: "x", Command: "x", Catalog: sc.Catalog}).Validate(); err != nil {
+				at(strings.Replace(airlock.ErrorMessage(err), "server x: ", "", 1), "mcpServers", name, "catalog")
+			}
 		}
 		if sc.URL != "" && len(sc.Args) > 0 {
 			at("args go with a command, not a url", "mcpServers", name, "args")

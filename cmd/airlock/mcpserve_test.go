@@ -40,6 +40,9 @@ mcpServers:
   search:
     url: https://mcp.example.com/mcp
     headers: {Authorization: "Bearer ${SEARCH_KEY}"}
+  myfs:
+    command: ./my-fs-fork
+    catalog: none
   old:
     command: old-server
     disabled: true
@@ -49,9 +52,15 @@ mcpServers:
 		t.Fatal(err)
 	}
 	srvs := c.servers()
-	if c.Listen != "127.0.0.1:8090" || c.Path != "/mcp" || len(srvs) != 2 || srvs[0].Name != "fs" || srvs[1].Name != "search" {
+	if c.Listen != "127.0.0.1:8090" || c.Path != "/mcp" || len(srvs) != 3 || srvs[0].Name != "fs" || srvs[1].Name != "myfs" || srvs[2].Name != "search" {
 		t.Fatalf("config: %+v, servers %+v", c, srvs)
 	}
+	// The gateway knows the filesystem server by its package; the fork is
+	// declared not to be it; the search server is none the catalogue knows.
+	if srvs[0].Known() != "filesystem" || srvs[1].Known() != "" || srvs[2].Known() != "" {
+		t.Errorf("known as %q, %q, %q", srvs[0].Known(), srvs[1].Known(), srvs[2].Known())
+	}
+	srvs = append(srvs[:1], srvs[2:]...)
 	if srvs[0].Dir != filepath.Join(dir, "work") || srvs[0].Env[0] != "DEBUG=1" || srvs[1].Headers["Authorization"] != "Bearer k-123" {
 		t.Errorf("servers: %+v", srvs)
 	}
@@ -62,6 +71,7 @@ mcpServers:
 		{"bad name", "mcpServers:\n  a__b:\n    command: x\n", "bad-name.yaml:3:5: mcpServers.a__b: server name \"a__b\""},
 		{"typo", "mcpServers:\n  a:\n    comand: x\n", "typo.yaml:3:5: unknown field \"comand\" (did you mean \"command\"?"},
 		{"unset env", "mcpServers:\n  a:\n    url: ${NOT_SET_ANYWHERE}\n", "unset-env.yaml:3:10:"},
+		{"bad catalog", "mcpServers:\n  a:\n    command: x\n    catalog: filesytem\n", `bad-catalog.yaml:4:14: mcpServers.a.catalog: catalog "filesytem" is not a server Airlock knows (everything, fetch, filesystem,`},
 		{"server and data", "server: http://h:1\ndata: d\nmcpServers: {a: {command: x}}\n", "server-and-data.yaml:1:9: server: give server, or data and config, not both"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
