@@ -115,13 +115,39 @@ func (s *Server) readable(ctx context.Context, id, what string) (*airlock.Token,
 	return t, ap, nil
 }
 
-func (s *Server) getApproval(ctx context.Context, in *approvalIDInput) (*approvalOutput, error) {
+// ApprovalWithRuns is a request with the runs of its action that kept a
+// result: an approved proposal an executor ran now (run_now) carries what
+// it returned.
+type ApprovalWithRuns struct {
+	airlock.Approval
+	Runs []airlock.Execution `json:"runs,omitempty" doc:"The runs of the request's action that kept what it returned (an executor running an approved proposal now), oldest first."`
+}
+
+type approvalWithRunsOutput struct {
+	Body ApprovalWithRuns
+}
+
+func (s *Server) getApproval(ctx context.Context, in *approvalIDInput) (*approvalWithRunsOutput, error) {
 	_, ap, err := s.readable(ctx, in.ID, "read approval requests")
 	if err != nil {
 		return nil, err
 	}
-	return &approvalOutput{Body: ap}, nil
+	evs, err := s.store().Events(ctx, airlock.EventFilter{ApprovalID: ap.ID, Kind: airlock.EventActionExecuted, Limit: maxRuns})
+	if err != nil {
+		return nil, err
+	}
+	d := ApprovalWithRuns{Approval: ap}
+	for _, x := range airlock.Executions(evs) {
+		if len(x.Result) > 0 {
+			d.Runs = append(d.Runs, x)
+		}
+	}
+	return &approvalWithRunsOutput{Body: d}, nil
 }
+
+// maxRuns bounds the runs a request's detail carries; a one-shot grant
+// runs once.
+const maxRuns = 20
 
 type resolveInput struct {
 	ID   string `path:"id" doc:"The approval request's ID."`

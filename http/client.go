@@ -251,9 +251,16 @@ func (c *Client) Approvals(ctx context.Context, f airlock.ApprovalFilter) (airlo
 
 // Approval returns one request.
 func (c *Client) Approval(ctx context.Context, id string) (airlock.Approval, error) {
-	var ap airlock.Approval
-	err := c.do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id), nil, nil, &ap)
-	return ap, err
+	d, err := c.ApprovalRuns(ctx, id)
+	return d.Approval, err
+}
+
+// ApprovalRuns is the request with its ID and the runs of its action
+// that kept a result (an approved proposal the MCP gateway ran now).
+func (c *Client) ApprovalRuns(ctx context.Context, id string) (ApprovalWithRuns, error) {
+	var d ApprovalWithRuns
+	err := c.do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id), nil, nil, &d)
+	return d, err
 }
 
 // Resolve approves or rejects a request as the token's person; h is the

@@ -1198,42 +1198,11 @@ type RunResult struct {
 // runsOf reads the execution records that kept a result.
 func runsOf(evs []airlock.Event) []RunResult {
 	var out []RunResult
-	for _, e := range evs {
-		if e.Kind != airlock.EventActionExecuted {
+	for _, x := range airlock.Executions(evs) {
+		if len(x.Result) == 0 {
 			continue
 		}
-		var p struct {
-			Status string          `json:"status"`
-			Error  string          `json:"error"`
-			Result json.RawMessage `json:"result"`
-		}
-		if json.Unmarshal(e.Payload, &p) != nil || len(p.Result) == 0 {
-			continue
-		}
-		out = append(out, RunResult{Seq: e.Seq, Time: e.Time, Status: p.Status, Error: p.Error, Text: resultText(p.Result)})
+		out = append(out, RunResult{Seq: x.Seq, Time: x.Time, Status: x.Status, Error: x.Error, Text: x.ResultText()})
 	}
 	return out
-}
-
-// resultText is an MCP tool result's text content, else the value pretty
-// printed.
-func resultText(raw json.RawMessage) string {
-	var r struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(raw, &r) == nil && len(r.Content) > 0 {
-		var parts []string
-		for _, c := range r.Content {
-			if c.Type == "text" {
-				parts = append(parts, c.Text)
-			} else {
-				parts = append(parts, "["+c.Type+"]")
-			}
-		}
-		return strings.Join(parts, "\n")
-	}
-	return prettyArgs(raw)
 }

@@ -227,13 +227,13 @@ was resolved. It asks the server, or reads the database file --db names.`,
 		Args:              argsExactly(1, "one approval ID"),
 		ValidArgsFunction: completeApprovalID(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			print := func(ap airlock.Approval) error {
+			print := func(d airlockhttp.ApprovalWithRuns) error {
 				out := cmd.OutOrStdout()
 				var err error
 				if asJSON {
-					err = writeJSON(out, ap)
+					err = writeJSON(out, d)
 				} else {
-					_, err = io.WriteString(out, approvalText(&ap, time.Now()))
+					_, err = io.WriteString(out, approvalText(&d.Approval, time.Now())+runsText(d.Runs, time.Now()))
 				}
 				if err != nil {
 					return checkFailed(err)
@@ -250,11 +250,11 @@ was resolved. It asks the server, or reads the database file --db names.`,
 				if err != nil {
 					return err
 				}
-				ap, err := c.Approval(cmd.Context(), id)
+				d, err := c.ApprovalRuns(cmd.Context(), id)
 				if err != nil {
 					return failed(err)
 				}
-				return print(ap)
+				return print(d)
 			}
 			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
 				id, err := resolveApprovalID(cmd.Context(), args[0], db.FindApprovals, storeFailed)
@@ -265,7 +265,11 @@ was resolved. It asks the server, or reads the database file --db names.`,
 				if err != nil {
 					return storeFailed(err)
 				}
-				return print(ap)
+				evs, err := db.Events(cmd.Context(), airlock.EventFilter{ApprovalID: id, Kind: airlock.EventActionExecuted, Limit: 20})
+				if err != nil {
+					return storeFailed(err)
+				}
+				return print(airlockhttp.ApprovalWithRuns{Approval: ap, Runs: keptRuns(airlock.Executions(evs))})
 			})
 		},
 	}
@@ -447,6 +451,7 @@ func newApprovalsResolveCmd(status airlock.ApprovalStatus) *cobra.Command {
 	var (
 		reason, hash   string
 		asJSON, runNow bool
+		wait           time.Duration
 	)
 	verb := "approve"
 	cmd := &cobra.Command{
@@ -462,7 +467,8 @@ An ask request releases its waiting agent; an approved suggest or
 needs-human request is a one-shot grant: the same action may run once.
 With --run-now, an executor that holds the tool (the MCP gateway, for an
 mcp__<server>__<tool> call) runs it now instead of when the agent retries,
-and its result is recorded with the request.
+and its result is recorded with the request: approve waits for it (--wait)
+and prints what it returned; 'approvals show' prints it later.
 
 Only a reviewer the rule names, the agent's owner or an admin may approve,
 never the agent, nor the person the action was requested for. A request
@@ -528,7 +534,10 @@ reject exits 1.`
 		}
 		got, err := c.ResolveWith(ctx, airlock.Resolution{ApprovalID: id, Status: status, ActionHash: h, Reason: reason,
 			Surface: airlock.SurfaceCLI, RunNow: runNow})
-		return reportChange(ctx, c, id, got, err, asJSON, out)
+		if err := reportChange(ctx, c, id, got, err, asJSON, out); err != nil || !got.RunNow {
+			return err
+		}
+		return awaitRun(ctx, c, &got, wait, asJSON, out)
 	}
 	f := cmd.Flags()
 	if status == airlock.StatusRejected {
@@ -536,6 +545,7 @@ reject exits 1.`
 	} else {
 		f.StringVar(&reason, "reason", "", "why, for the record")
 		f.BoolVar(&runNow, "run-now", false, "a proposal: have the MCP gateway that holds the tool run it now")
+		f.DurationVar(&wait, "wait", 30*time.Second, "with --run-now: how long to wait for the run and print what it returned")
 	}
 	f.StringVar(&hash, "hash", "", "the action hash you reviewed; "+verb+" only if the request still holds exactly that action")
 	f.BoolVar(&asJSON, "json", false, "print the resolved request as JSON")
@@ -737,12 +747,73 @@ func settledText(ap *airlock.Approval) string {
 		visible.Escaped(ap.ResolvedBy), at, visible.Escaped(string(ap.Surface)), becauseText(ap.Reason))
 }
 
+// keptRuns are the runs that kept what the action returned.
+func keptRuns(xs []airlock.Execution) []airlock.Execution {
+	var out []airlock.Execution
+	for _, x := range xs {
+		if len(x.Result) > 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// runsText renders the runs of a request's action with what each returned.
+func runsText(runs []airlock.Execution, now time.Time) string {
+	var b strings.Builder
+	for _, x := range runs {
+		fmt.Fprintf(&b, "run:          %s, %s (took %s, audit event %d)\n", x.Status, timeText(x.Time, now),
+			time.Duration(x.Duration).Round(time.Millisecond), x.Seq)
+		if x.Error != "" {
+			fmt.Fprintf(&b, "  error: %s\n", visible.Escaped(x.Error))
+		}
+		b.WriteString("  returned:\n")
+		b.WriteString(indent(indent(visible.EscapedLines(strings.TrimRight(x.ResultText(), "\n")))))
+	}
+	return b.String()
+}
+
+// awaitRun waits, up to wait, for the executor to run a request approved
+// to run now, and prints what it returned.
+func awaitRun(ctx context.Context, c *airlockhttp.Client, ap *airlock.Approval, wait time.Duration, asJSON bool, out io.Writer) error {
+	deadline := time.Now().Add(wait)
+	for {
+		d, err := c.ApprovalRuns(ctx, ap.ID)
+		if err != nil {
+			return serverFailed(c, err)
+		}
+		if len(d.Runs) > 0 {
+			if asJSON {
+				return nil // the JSON printed is the resolved request; approvals show --json has its runs
+			}
+			_, err := io.WriteString(out, runsText(d.Runs, time.Now()))
+			return err
+		}
+		if !time.Now().Before(deadline) {
+			if !asJSON {
+				fmt.Fprintf(out, "not run yet: the MCP gateway runs it when a session of agent %s with its server is open, "+
+					"until %s; airlock approvals show %s prints what it returned\n", visible.Escaped(ap.Agent),
+					ap.GrantExpires.UTC().Format(time.RFC3339), ap.ID)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
 // resolvedText reports a resolution just made.
 func resolvedText(ap *airlock.Approval) string {
 	s := fmt.Sprintf("%s approval %s: %s by %s at %s via %s%s", ap.Status, visible.Escaped(ap.ID),
 		visible.Escaped(ap.Summary), visible.Escaped(ap.ResolvedBy), ap.ResolvedAt.UTC().Format(time.RFC3339),
 		visible.Escaped(string(ap.Surface)), becauseText(ap.Reason))
-	if ap.Status == airlock.StatusApproved && ap.IsGrant() && !ap.GrantExpires.IsZero() {
+	switch {
+	case ap.Status == airlock.StatusApproved && ap.RunNow:
+		s += "\nthe MCP gateway that holds the tool runs it now, once"
+	case ap.Status == airlock.StatusApproved && ap.IsGrant() && !ap.GrantExpires.IsZero():
 		s += fmt.Sprintf("\nthe same action may now run once, until %s", ap.GrantExpires.UTC().Format(time.RFC3339))
 	}
 	return s

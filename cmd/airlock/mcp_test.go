@@ -296,27 +296,21 @@ func TestMCPProxyRunNow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bob := airlockhttp.NewClient(s.url, s.bob)
-	if _, err := bob.ResolveWith(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved, ActionHash: ap.ActionHash, RunNow: true}); err != nil {
-		t.Fatal(err)
+	// Bob approves it to run now from the CLI, which waits for the run and
+	// prints what the tool returned.
+	t.Setenv("AIRLOCK_TOKEN", s.bob)
+	code, stdout, stderr := runCLI(t, "approvals", "approve", ap.ID, "--run-now", "--server", s.url)
+	if code != exitOK || !strings.Contains(stdout, "the MCP gateway that holds the tool runs it now, once") ||
+		!strings.Contains(stdout, "run:          ok, ") || !strings.Contains(stdout, "Successfully created directory") {
+		t.Fatalf("approve --run-now: exit %d\n%s%s", code, stdout, stderr)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		page, err := bob.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, ApprovalID: ap.ID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(page.Events) > 0 {
-			if ev := page.Events[0]; ev.Outcome != "ok" || !strings.Contains(string(ev.Payload), "Successfully created directory") {
-				t.Fatalf("the execution record: %s", ev.Payload)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the proposal approved to run now did not run")
-		}
-		time.Sleep(50 * time.Millisecond)
+	// The request carries the run with what it returned: in the API, and
+	// in approvals show.
+	d, err := airlockhttp.NewClient(s.url, s.bob).ApprovalRuns(t.Context(), ap.ID)
+	if err != nil || len(d.Runs) != 1 || d.Runs[0].Status != "ok" || !strings.Contains(d.Runs[0].ResultText(), "Successfully created directory") {
+		t.Fatalf("GET /v1/approvals/%s: %+v %v", ap.ID, d.Runs, err)
 	}
+	wantRun(t, []string{"approvals", "show", ap.ID, "--server", s.url}, exitOK, "run:          ok, ", "  returned:\n    Successfully created directory")
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		t.Fatalf("the directory: %v", err)
 	}
