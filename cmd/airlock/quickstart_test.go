@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -42,6 +43,7 @@ import (
 //	capture=VAR:RE  VAR is RE's first group in the block's output
 //	expect=RE     the output matches RE; exit=N its exit code (default 0)
 //	skip=WHY      it is not run (WHY says where it is exercised instead)
+//	cwd=repo      it is pasted in the clone of Airlock (go build ./cmd/...)
 //
 // Each quick start's server listens where its doc says, unless that port is
 // taken on this machine: then on a free one, named to every command with
@@ -56,6 +58,7 @@ var quickstarts = []struct {
 	{"readme", "../../README.md", nil},
 	{"hosts", "../../docs/HOSTS.md", claudeAfterQuickstart},
 	{"notifications", "../../docs/NOTIFICATIONS.md", nil},
+	{"mcp", "../../docs/MCP.md", nil},
 }
 
 func TestQuickstarts(t *testing.T) {
@@ -88,6 +91,7 @@ type qsBlock struct {
 	term, bg    string
 	wait, until string
 	watch       string
+	inRepo      bool
 	fills       [][2]string // TEXT, VAR
 	captures    [][2]string // VAR, RE
 	expects     []string
@@ -148,6 +152,11 @@ func quickstartBlocks(file, name string) ([]qsBlock, error) {
 				}
 			case "skip":
 				b.skip = v
+			case "cwd":
+				if v != "repo" {
+					return nil, fmt.Errorf("%s:%d: cwd=%q: only cwd=repo is known", file, i+1, v)
+				}
+				b.inRepo = true
 			default:
 				return nil, fmt.Errorf("%s:%d: unknown quickstart field %q", file, i+1, k)
 			}
@@ -206,6 +215,7 @@ type quickstartRun struct {
 	dir, home string
 	env       []string
 	listen    string // where the server listens when 127.0.0.1:8080 is taken
+	ended     []int  // the process groups of the blocks run in the foreground
 	vars      map[string]string
 	bgs       map[string]*qsProcess
 }
@@ -261,6 +271,24 @@ func newQuickstartRun(t *testing.T) *quickstartRun {
 			r.env = append(r.env, kv)
 		}
 	}
+	// Go keeps its module and build caches where it did (a fresh HOME
+	// would move them), and the MCP servers and client the docs run with
+	// npx are the ones mcp/testdata/servers pins (npm ci there), found
+	// in the working directory's node_modules as npx finds a project's.
+	for _, k := range []string{"GOPATH", "GOMODCACHE", "GOCACHE", "GOFLAGS"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.env = append(r.env, k+"="+strings.TrimSpace(string(out)))
+	}
+	if mods, err := filepath.Abs("../../mcp/testdata/servers/node_modules"); err == nil {
+		if _, err := os.Stat(mods); err == nil {
+			if err := os.Symlink(mods, filepath.Join(r.dir, "node_modules")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	// The binaries are on PATH, as go install leaves them, and beside
 	// the work (./airlock), as go build -o . does.
 	r.env = append(r.env, "HOME="+r.home, "PATH="+r.dir+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -278,7 +306,11 @@ func newQuickstartRun(t *testing.T) *quickstartRun {
 		t.Logf("127.0.0.1:8080 is taken here: the server listens on %s", addr)
 	}
 	t.Cleanup(func() {
-		// As a person stops each terminal: ^C to its process group.
+		// As a person closes each terminal: what a block left running in
+		// the background ends; ^C to each that still runs.
+		for _, pgid := range r.ended {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		}
 		for _, p := range r.bgs {
 			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGINT)
 		}
@@ -336,9 +368,17 @@ func (r *quickstartRun) run(t *testing.T, blocks []qsBlock) {
 		default:
 			ctx, cancel := context.WithTimeout(t.Context(), qsTimeout)
 			cmd := r.command(ctx, script)
+			if b.inRepo {
+				cmd.Dir = repoRoot(t)
+			}
 			raw, err := cmd.CombinedOutput()
 			cancel()
 			out, code = string(raw), exitCode(err)
+			if errors.Is(err, exec.ErrWaitDelay) {
+				// bash ended; what it left in the background kept the output.
+				code = cmd.ProcessState.ExitCode()
+			}
+			r.ended = append(r.ended, cmd.Process.Pid)
 		}
 		t.Logf("%s (terminal %s):\n%s\n%s", b.where(), b.term, strings.TrimSpace(b.text), qsIndent(out))
 		if b.bg == "" && b.watch == "" && code != b.exit {
@@ -387,6 +427,9 @@ func (r *quickstartRun) command(ctx context.Context, script string) *exec.Cmd {
 	// and what it started.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// What a block left running in the background (cmd &) keeps the
+	// output open; its terminal is read until bash ends.
+	cmd.WaitDelay = time.Second
 	return cmd
 }
 
@@ -494,4 +537,13 @@ func claudeAfterQuickstart(t *testing.T, r *quickstartRun) {
 	if !strings.Contains(turn.Results[1].Output, "AIRLOCK-") {
 		t.Errorf("rm -rf build was not stopped by Airlock: %q", turn.Results[1].Output)
 	}
+}
+
+// repoRoot is the clone this test runs in.
+func repoRoot(t *testing.T) string {
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
