@@ -286,7 +286,8 @@ func (s stack) reach(sh ShellAnalyser, r *rule) []Reach {
 			continue
 		}
 		exactClasses++
-		out = append(out, Reach{Class: Class(p.text), Tier: highest(&activation{a: &Action{}, v: &view{class: Class(p.text), index: -1}})})
+		v := &view{class: Class(p.text), index: -1, classed: s.classifiedTier(Class(p.text))}
+		out = append(out, Reach{Class: Class(p.text), Tier: highest(&activation{a: &Action{}, v: v})})
 	}
 	if len(r.classes) > 0 && exactClasses == len(r.classes) {
 		other = false
@@ -295,6 +296,20 @@ func (s stack) reach(sh ShellAnalyser, r *rule) []Reach {
 		out = append(out, Reach{Tier: highest(&activation{a: &Action{}, v: &view{index: -1}})})
 	}
 	return out
+}
+
+// classifiedTier is the highest tier the stack's classifiers give class,
+// 0 when none defines it.
+func (s stack) classifiedTier(class Class) RiskTier {
+	var t RiskTier
+	for _, p := range s {
+		for _, cl := range p.classifiers {
+			if cl.class == class {
+				t = max(t, cl.tier)
+			}
+		}
+	}
+	return t
 }
 
 // Conditional reports whether the rule has a condition, which depends on

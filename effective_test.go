@@ -380,7 +380,8 @@ rules:
 // an action of that kind at the labelled tier is decided by the rule, and
 // one tier above it is not. The label once said network-egress for an
 // unknown tool a rule names exactly, which the gate lets run whatever its
-// tier.
+// tier; and a class a classifier defines once reached any tier its hints
+// raised it to (a tool whose server says it reads and destroys).
 func TestEffectiveReachIsTheGates(t *testing.T) {
 	g := newGate(t, "reach.yaml", reachPolicy)
 	// An action of each kind of each rule, by the kind as Reach names it.
@@ -390,7 +391,7 @@ func TestEffectiveReachIsTheGates(t *testing.T) {
 		"mixed privileged for tool wire_money (unknown, named exactly)":   {Tool: "wire_money", Args: airlock.MustArgs(map[string]any{"amount": 5})},
 		"mixed network-egress otherwise":                                  {Tool: "Glob", Args: airlock.MustArgs(map[string]any{"pattern": "*.go"})},
 		"deletes destructive for class fs.delete":                         {Tool: "delete_file", Args: airlock.MustArgs(map[string]any{"path": "tmp/x"})},
-		"fs-reads privileged for class mcp.read":                          {Tool: "mcp__fs__read_text_file", Hints: &airlock.Hints{ReadOnly: true}},
+		"fs-reads network-egress for class mcp.read":                      {Tool: "mcp__fs__read_text_file", Hints: &airlock.Hints{ReadOnly: true}},
 		"pay spend otherwise":                                             {Tool: "pay_invoice"},
 		"scripts network-egress otherwise":                                {Tool: "Bash", Args: airlock.MustArgs(map[string]any{"command": "./build.sh --fast"})},
 	}
@@ -432,5 +433,22 @@ func TestEffectiveReachIsTheGates(t *testing.T) {
 	}
 	if seen != len(actions) {
 		t.Errorf("tried %d kinds, want the %d the table has", seen, len(actions))
+	}
+}
+
+// TestClassifierClassKeepsItsTier: a rule that names a class a classifier
+// defines reaches that classifier's tier, not one the action's hints raise
+// it to: an MCP server that says its tool both only reads and destroys
+// does not get it run by a rule for reads.
+func TestClassifierClassKeepsItsTier(t *testing.T) {
+	g := newGate(t, "reach.yaml", reachPolicy)
+	read := airlock.Action{Agent: "coder-1", Tool: "mcp__fs__read_text_file", Hints: &airlock.Hints{ReadOnly: true}}
+	if d := g.Decide(context.Background(), read); d.Outcome != airlock.Auto || d.Rule == nil || d.Rule.ID != "fs-reads" {
+		t.Fatalf("a read the classifier trusts: %s, want auto by fs-reads", d)
+	}
+	both := read
+	both.Hints = &airlock.Hints{ReadOnly: true, Tier: airlock.TierDestructive}
+	if d := g.Decide(context.Background(), both); d.Outcome.Runs() {
+		t.Fatalf("a read that also says it destroys: %s, want a person", d)
 	}
 }

@@ -176,8 +176,11 @@ type view struct {
 	class      Class
 	capability Capability
 	tier       RiskTier
-	cmd        *Command // nil unless the view is a shell command
-	index      int      // the command's index, -1 for the action itself
+	// classed is the tier the classification gave, before the action's
+	// hints raised tier: what a class a policy classifier defines carries.
+	classed RiskTier
+	cmd     *Command // nil unless the view is a shell command
+	index   int      // the command's index, -1 for the action itself
 }
 
 // verdict is the outcome of one view and how it came about.
@@ -292,6 +295,9 @@ func viewsOf(c *Classification, h *Hints) []view {
 	}
 	if len(vs) == 0 {
 		vs = []view{{class: c.Class, capability: c.Capability, tier: c.Tier, index: -1}}
+	}
+	for i := range vs {
+		vs[i].classed = vs[i].tier
 	}
 	if h != nil && h.Tier > 0 {
 		for i := range vs {

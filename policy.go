@@ -167,7 +167,10 @@ func (r *rule) ceiling(x *activation) RiskTier {
 	if slices.ContainsFunc(r.classes, func(p pattern) bool { return p.exact() && p.text == string(v.class) }) {
 		natural, builtin := classTiers[v.class]
 		if !builtin {
-			natural = v.tier
+			// The classifier's tier, not one the action's hints raised:
+			// a server that says its tool both reads and destroys does
+			// not take a rule for its reads past what they are.
+			natural = cmp.Or(v.classed, v.tier)
 		}
 		c = max(c, natural)
 	}
