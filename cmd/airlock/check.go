@@ -16,6 +16,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/mcpcatalog"
 	"github.com/airlock-dev/airlock/visible"
 )
 
@@ -379,6 +380,7 @@ func (af *actionFlags) register(f *pflag.FlagSet, session string) {
 	f.StringVar(&af.a.Cwd, "cwd", "", "the working directory of the tool")
 	f.StringVar(&af.a.SessionID, "session", "", session)
 	f.StringVar(&af.a.RequestedBy, "requested-by", "", "the person the agent acts for (who then cannot approve it)")
+	f.StringVar(&af.a.MCPServer, "mcp-server", "", "for an MCP tool (mcp__<server>__<tool>): the known server the gateway fronts (filesystem, git, github, …: docs/MCP.md, Known servers)")
 	f.StringVar(&af.hintTier, "hint-tier", "", "a risk tier the agent claims (it can only raise)")
 	f.StringArrayVar(&af.hints, "hint", nil, "a hint that comes with the action, NAME or NAME=VALUE, repeatable: read_only, needs_human, tier=TIER, reason=TEXT")
 }
@@ -388,6 +390,14 @@ func (af *actionFlags) action(command string) (airlock.Action, error) {
 	a := af.a
 	if a.Agent == "" || a.Tool == "" {
 		return a, usageError("%s needs --agent and --tool", command)
+	}
+	if a.MCPServer != "" && !mcpcatalog.Known(a.MCPServer) {
+		var names []string
+		for _, srv := range mcpcatalog.Servers() {
+			names = append(names, srv.Name)
+		}
+		return a, usageError("--mcp-server: %q is not a server of Airlock's MCP catalogue%s", a.MCPServer,
+			airlock.DidYouMean(a.MCPServer, names))
 	}
 	a.Args = json.RawMessage(af.args)
 	var h airlock.Hints
