@@ -579,7 +579,7 @@ func (l *EffectiveLayer) explain(b *strings.Builder, line func(indent, label, fo
 	if len(l.Classifiers) > 0 {
 		b.WriteString(in + "classifiers, for every agent:\n")
 		for _, c := range l.Classifiers {
-			fmt.Fprintf(b, "%s  %s: %s → class %s, %s", in, c.ID, matches(nil, c.Tools, nil, c.Commands, 0), c.Class, c.Tier)
+			fmt.Fprintf(b, "%s  %s: %s → class %s, %s", in, c.ID, MatchText(nil, c.Tools, nil, c.Commands, 0), c.Class, c.Tier)
 			if c.Condition != "" {
 				fmt.Fprintf(b, ", conditional: when %s", c.Condition)
 			}
@@ -602,7 +602,7 @@ func explainRules(b *strings.Builder, rules []EffectiveRule) {
 			verdict += " + needs-human"
 		}
 		fmt.Fprintf(b, "    %2d. %s: rule %s [%s] %s", i+1, verdict, r.ID, r.Step,
-			matches(r.Agents, r.Tools, r.Classes, r.Commands, r.MinTier))
+			MatchText(r.Agents, r.Tools, r.Classes, r.Commands, r.MinTier))
 		if reach := r.ReachText(); reach != "" {
 			fmt.Fprintf(b, " · %s", reach)
 		}
@@ -622,8 +622,9 @@ func explainRules(b *strings.Builder, rules []EffectiveRule) {
 	}
 }
 
-// matches says what patterns match, "every action" for none.
-func matches(agents, tools, classes, commands []string, minTier RiskTier) string {
+// MatchText says, for a person, what a rule's or classifier's patterns
+// match ("tool Bash · command git status *"), "every action" for none.
+func MatchText(agents, tools, classes, commands []string, minTier RiskTier) string {
 	var parts []string
 	for _, m := range []struct {
 		what string

@@ -450,14 +450,14 @@ func writePolicyTable(out io.Writer, st airlockhttp.PolicyStack) error {
 			row(l, "floor", what, "at least "+f.Outcome.String(), "", f.At)
 		}
 		for _, c := range l.Classifiers {
-			m := tableMatches(nil, c.Tools, nil, c.Commands, 0)
+			m := airlock.MatchText(nil, c.Tools, nil, c.Commands, 0)
 			if c.Condition != "" {
 				m += " · when " + c.Condition
 			}
 			row(l, "classifier "+c.ID, m, fmt.Sprintf("class %s, %s", c.Class, c.Tier), "", c.At)
 		}
 		for _, r := range l.Rules {
-			m := tableMatches(r.Agents, r.Tools, r.Classes, r.Commands, r.MinTier)
+			m := airlock.MatchText(r.Agents, r.Tools, r.Classes, r.Commands, r.MinTier)
 			if r.Condition != "" {
 				m += " · when " + r.Condition
 			}
@@ -478,24 +478,4 @@ func writePolicyTable(out io.Writer, st airlockhttp.PolicyStack) error {
 		writeStalePolicy(out, st.Stale)
 	}
 	return nil
-}
-
-// tableMatches says what patterns match, "every action" for none.
-func tableMatches(agents, tools, classes, commands []string, minTier airlock.RiskTier) string {
-	var parts []string
-	for _, m := range []struct {
-		what string
-		pats []string
-	}{{"agent", agents}, {"tool", tools}, {"class", classes}, {"command", commands}} {
-		if len(m.pats) > 0 {
-			parts = append(parts, m.what+" "+strings.Join(m.pats, ", "))
-		}
-	}
-	if minTier != 0 {
-		parts = append(parts, minTier.String()+" or above")
-	}
-	if len(parts) == 0 {
-		return "every action"
-	}
-	return strings.Join(parts, " · ")
 }
