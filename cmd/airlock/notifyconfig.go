@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
-	"net/mail"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -321,26 +319,15 @@ func (n *NotificationsConfig) validate(src *configSource) []error {
 	return errs
 }
 
-var (
-	slackUser  = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
-	feishuUser = regexp.MustCompile(`^ou_[0-9a-zA-Z]{8,}$`)
-)
-
-// userIDProblem says what is wrong with a channel's user ID, "" if nothing.
+// userIDProblem says what is wrong with a channel's user ID, "" if nothing:
+// each provider knows its own IDs.
 func userIDProblem(typ, id string) string {
-	switch typ {
-	case "slack":
-		if !slackUser.MatchString(id) {
-			return fmt.Sprintf("%q is not a Slack user ID (like U024BE7LH: the member ID in a profile's menu)", id)
-		}
-	case "feishu":
-		if !feishuUser.MatchString(id) {
-			return fmt.Sprintf("%q is not a Feishu open_id (ou_…)", id)
-		}
-	case "email":
-		if a, err := mail.ParseAddress(id); err != nil || a.Address != id {
-			return fmt.Sprintf("%q is not a mail address (like bob@example.com)", id)
-		}
+	check := map[string]func(string) error{"slack": slack.CheckUserID, "feishu": feishu.CheckUserID, "email": email.CheckUserID}[typ]
+	if check == nil {
+		return ""
+	}
+	if err := check(id); err != nil {
+		return err.Error()
 	}
 	return ""
 }

@@ -106,6 +106,15 @@ type Channel struct {
 	now      func() time.Time
 }
 
+// CheckUserID checks a user ID a configuration maps to an Airlock
+// identity: a bare mail address.
+func CheckUserID(id string) error {
+	if a, err := netmail.ParseAddress(id); err != nil || a.Address != id {
+		return fmt.Errorf("%q is not a mail address (like bob@example.com)", id)
+	}
+	return nil
+}
+
 // New checks cfg and returns its channel.
 func New(cfg Config) (*Channel, error) {
 	c := &Channel{

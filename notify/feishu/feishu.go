@@ -180,6 +180,18 @@ type Channel struct {
 // writes into cards (open_id ou_…, chat_id oc_…).
 var ids = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 
+// openID is a Feishu user's open_id.
+var openID = regexp.MustCompile(`^ou_[0-9a-zA-Z]{8,}$`)
+
+// CheckUserID checks a user ID a configuration maps to an Airlock
+// identity: an open_id (ou_…).
+func CheckUserID(id string) error {
+	if !openID.MatchString(id) {
+		return fmt.Errorf("%q is not a Feishu open_id (ou_…)", id)
+	}
+	return nil
+}
+
 // New checks cfg and returns its channel. Its errors never hold a secret.
 func New(cfg Config) (*Channel, error) {
 	switch {

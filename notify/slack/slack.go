@@ -130,6 +130,15 @@ var (
 	userID = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
 )
 
+// CheckUserID checks a user ID a configuration maps to an Airlock
+// identity: the member ID in a profile's menu.
+func CheckUserID(id string) error {
+	if !userID.MatchString(id) {
+		return fmt.Errorf("%q is not a Slack user ID (like U024BE7LH: the member ID in a profile's menu)", id)
+	}
+	return nil
+}
+
 // New checks cfg and returns its channel. Its errors never hold a token
 // or the signing secret.
 func New(cfg Config) (*Channel, error) {
