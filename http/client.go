@@ -685,3 +685,109 @@ func (c *Client) HookAsk(ctx context.Context, host string, payload []byte, hold 
 	}
 	return r, err
 }
+
+// LastEvents returns the last n events that f selects and match keeps
+// (nil: every one), oldest first, with the sequence number of the last
+// event f selects (0 for none), from which a follower streams on. The API
+// pages forward only: it finds the last event in about 2·log2(seq)
+// one-event requests, then reads windows backwards from it.
+func (c *Client) LastEvents(ctx context.Context, f airlock.EventFilter, match func(airlock.Event) bool, n int) ([]airlock.Event, int64, error) {
+	if match == nil {
+		match = func(airlock.Event) bool { return true }
+	}
+	last, err := c.lastEventSeq(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	evs, err := c.lastEvents(ctx, f, match, last, n)
+	return evs, last, err
+}
+
+// lastEventSeq finds the sequence number of the last event f selects, 0
+// when none does. The API pages forward only, so it searches: each probe
+// asks for one event after a sequence number, about 2·log2(seq) requests.
+func (c *Client) lastEventSeq(ctx context.Context, f airlock.EventFilter) (int64, error) {
+	f.Limit = 1
+	probe := func(after int64) (int64, bool, error) {
+		f.AfterSeq = after
+		page, err := c.Events(ctx, f)
+		if err != nil || len(page.Events) == 0 {
+			return 0, false, err
+		}
+		return page.Events[0].Seq, true, nil
+	}
+	lo, ok, err := probe(0)
+	if err != nil || !ok {
+		return 0, err
+	}
+	// Gallop up to a bound with no event after it, then bisect: lo is
+	// always an event's seq, and no event lies after hi.
+	var hi int64
+	for step := int64(1); ; step *= 2 {
+		s, ok, err := probe(lo + step)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			hi = lo + step
+			break
+		}
+		lo = s
+	}
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		s, ok, err := probe(mid)
+		switch {
+		case err != nil:
+			return 0, err
+		case ok:
+			lo = s
+		default:
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+// lastEvents returns the last n events up to seq last that f and match
+// select, oldest first. It reads windows backwards from last, each four
+// times wider than the one before, until it has n events or reaches the
+// start of the log.
+func (c *Client) lastEvents(ctx context.Context, f airlock.EventFilter, match func(airlock.Event) bool, last int64, n int) ([]airlock.Event, error) {
+	if n == 0 || last == 0 {
+		return nil, nil
+	}
+	var got []airlock.Event // oldest first
+	hi, width := last, int64(n)
+	for hi > 0 && len(got) < n {
+		lo := max(0, hi-width)
+		var window []airlock.Event
+		f.AfterSeq, f.Limit = lo, airlock.MaxPageSize
+		for {
+			page, err := c.Events(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			done := len(page.Events) == 0 || page.NextAfter == 0
+			for _, e := range page.Events {
+				if e.Seq > hi {
+					done = true
+					break
+				}
+				if match(e) {
+					window = append(window, e)
+				}
+			}
+			if done {
+				break
+			}
+			f.AfterSeq = page.NextAfter
+		}
+		got = append(window, got...)
+		hi, width = lo, width*4
+	}
+	if len(got) > n {
+		got = got[len(got)-n:]
+	}
+	return got, nil
+}

@@ -519,11 +519,7 @@ agent's events.`,
 			if prefix {
 				filter.Kind = "" // the page API matches kinds exactly: filter here
 			}
-			last, err := lastEventSeq(ctx, c, filter)
-			if err != nil {
-				return serverInvalid(c, err)
-			}
-			evs, err := lastEvents(ctx, c, filter, match, last, n)
+			evs, last, err := c.LastEvents(ctx, filter, match, n)
 			if err != nil {
 				return serverInvalid(c, err)
 			}
@@ -602,93 +598,4 @@ func refusedRow(e airlock.Event) (who, what string) {
 		what = e.Agent + ": " + r.Action
 	}
 	return r.Subject, "  " + visible.Escaped(what)
-}
-
-// lastEventSeq finds the sequence number of the last event f selects, 0
-// when none does. The API pages forward only, so it searches: each probe
-// asks for one event after a sequence number, about 2·log2(seq) requests.
-func lastEventSeq(ctx context.Context, c *airlockhttp.Client, f airlock.EventFilter) (int64, error) {
-	f.Limit = 1
-	probe := func(after int64) (int64, bool, error) {
-		f.AfterSeq = after
-		page, err := c.Events(ctx, f)
-		if err != nil || len(page.Events) == 0 {
-			return 0, false, err
-		}
-		return page.Events[0].Seq, true, nil
-	}
-	lo, ok, err := probe(0)
-	if err != nil || !ok {
-		return 0, err
-	}
-	// Gallop up to a bound with no event after it, then bisect: lo is
-	// always an event's seq, and no event lies after hi.
-	var hi int64
-	for step := int64(1); ; step *= 2 {
-		s, ok, err := probe(lo + step)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			hi = lo + step
-			break
-		}
-		lo = s
-	}
-	for hi > lo {
-		mid := lo + (hi-lo)/2
-		s, ok, err := probe(mid)
-		switch {
-		case err != nil:
-			return 0, err
-		case ok:
-			lo = s
-		default:
-			hi = mid
-		}
-	}
-	return lo, nil
-}
-
-// lastEvents returns the last n events up to seq last that f and match
-// select, oldest first. It reads windows backwards from last, each four
-// times wider than the one before, until it has n events or reaches the
-// start of the log.
-func lastEvents(ctx context.Context, c *airlockhttp.Client, f airlock.EventFilter, match func(airlock.Event) bool, last int64, n int) ([]airlock.Event, error) {
-	if n == 0 || last == 0 {
-		return nil, nil
-	}
-	var got []airlock.Event // oldest first
-	hi, width := last, int64(n)
-	for hi > 0 && len(got) < n {
-		lo := max(0, hi-width)
-		var window []airlock.Event
-		f.AfterSeq, f.Limit = lo, airlock.MaxPageSize
-		for {
-			page, err := c.Events(ctx, f)
-			if err != nil {
-				return nil, err
-			}
-			done := len(page.Events) == 0 || page.NextAfter == 0
-			for _, e := range page.Events {
-				if e.Seq > hi {
-					done = true
-					break
-				}
-				if match(e) {
-					window = append(window, e)
-				}
-			}
-			if done {
-				break
-			}
-			f.AfterSeq = page.NextAfter
-		}
-		got = append(window, got...)
-		hi, width = lo, width*4
-	}
-	if len(got) > n {
-		got = got[len(got)-n:]
-	}
-	return got, nil
 }
