@@ -20,6 +20,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/policywatch"
 )
 
 // Config is the configuration of `airlock serve`, read from a YAML file
@@ -187,7 +188,7 @@ const (
 	defaultListen     = "127.0.0.1:8080"
 	defaultDataDir    = "./airlock-data"
 	defaultDBFile     = "airlock.db"
-	defaultPolicyPoll = Duration(time.Second)
+	defaultPolicyPoll = Duration(policywatch.DefaultInterval)
 	defaultCheckWait  = Duration(60 * time.Second)
 	defaultShutdown   = Duration(30 * time.Second)
 	defaultReadHeader = Duration(10 * time.Second)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/mcp"
+	"github.com/airlock-dev/airlock/policywatch"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -106,7 +107,7 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 	if err != nil {
 		return nil, nil, storeFailed(err)
 	}
-	watcher := &policyWatcher{Files: cfg.Policies, Log: db, Logger: logger.With("component", "policy"),
+	watcher := &policywatch.Watcher{Files: cfg.Policies, Log: db, Logger: logger.With("component", "policy"),
 		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies}
 	gate, err := watcher.Start(ctx)
 	if err != nil {

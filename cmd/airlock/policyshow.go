@@ -16,6 +16,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/policywatch"
 	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/visible"
 )
@@ -97,7 +98,7 @@ func policyStack(cmd *cobra.Command, files []string, configPath string) (airlock
 			if err != nil {
 				return none, "", checkFailed(err)
 			}
-			src := airlock.PolicySource{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: hashHex(airlock.StarterPolicySource)}
+			src := airlock.PolicySource{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: policywatch.Hash(airlock.StarterPolicySource)}
 			return airlockhttp.NewPolicyStack(gate, []airlock.PolicySource{src}),
 				"of " + configPath + ", which names no policy file: the built-in starter policy", nil
 		}
@@ -136,7 +137,7 @@ func filesStack(cmd *cobra.Command, files []string) (airlockhttp.PolicyStack, *a
 	for _, p := range gate.Layers() {
 		src := airlock.PolicySource{Name: p.Name(), File: p.File(), Layer: p.Layer()}
 		if b, err := os.ReadFile(p.File()); err == nil {
-			src.SHA256 = hashHex(b)
+			src.SHA256 = policywatch.Hash(b)
 		}
 		sources = append(sources, src)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/policywatch"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -133,7 +134,7 @@ func sourceOf(t *testing.T, name, file string, layer airlock.Layer) airlock.Poli
 	if err != nil {
 		t.Fatal(err)
 	}
-	return airlock.PolicySource{Name: name, File: file, Layer: layer, SHA256: hashHex(b)}
+	return airlock.PolicySource{Name: name, File: file, Layer: layer, SHA256: policywatch.Hash(b)}
 }
 
 // writeOutcome decides a write_file action.
@@ -143,10 +144,10 @@ func writeOutcome(g *airlock.Gate) airlock.Outcome {
 
 // startWatcher starts a watcher on the files with a logger writing to the
 // returned buffer.
-func startWatcher(t *testing.T, log airlock.AuditLog, files ...string) (*policyWatcher, *syncBuffer) {
+func startWatcher(t *testing.T, log airlock.AuditLog, files ...string) (*policywatch.Watcher, *syncBuffer) {
 	t.Helper()
 	buf := &syncBuffer{}
-	w := &policyWatcher{Files: files, Log: log, Logger: slog.New(slog.NewTextHandler(buf, nil))}
+	w := &policywatch.Watcher{Files: files, Log: log, Logger: slog.New(slog.NewTextHandler(buf, nil))}
 	if _, err := w.Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -183,7 +184,7 @@ func TestWatcherStartStarter(t *testing.T) {
 	}
 	got := policyChanges(t, db)
 	want := []airlock.PolicyChange{{Reason: "start", Layers: []airlock.PolicySource{{
-		Name: "starter", File: airlock.StarterPolicyFile, Layer: airlock.LayerOrganisation, SHA256: hashHex(airlock.StarterPolicySource),
+		Name: "starter", File: airlock.StarterPolicyFile, Layer: airlock.LayerOrganisation, SHA256: policywatch.Hash(airlock.StarterPolicySource),
 	}}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("events:\ngot  %+v\nwant %+v", got, want)
@@ -206,7 +207,7 @@ func TestWatcherStartRefused(t *testing.T) {
 			org, project := policyFiles(t)
 			writeFile(t, org, tc.org)
 			writeFile(t, project, tc.project)
-			w := &policyWatcher{Files: []string{org, project}, Log: db}
+			w := &policywatch.Watcher{Files: []string{org, project}, Log: db}
 			_, err := w.Start(context.Background())
 			if err == nil {
 				t.Fatal("Start succeeded")
@@ -373,7 +374,7 @@ func TestWatcherAuditFails(t *testing.T) {
 
 	// Nothing starts unaudited either.
 	log.setFail(errors.New("disk full"))
-	w2 := &policyWatcher{Files: []string{org, project}, Log: log}
+	w2 := &policywatch.Watcher{Files: []string{org, project}, Log: log}
 	if _, err := w2.Start(context.Background()); err == nil || w2.Gate != nil {
 		t.Errorf("Start: got %v, gate %v; want the audit error", err, w2.Gate)
 	}
@@ -427,37 +428,6 @@ func TestWatcherRunPoll(t *testing.T) {
 	}
 	if got := log.changes(t); len(got) != 2 || got[1].Reason != "file changed" {
 		t.Errorf("events: %+v", got)
-	}
-}
-
-// TestWatcherSettles checks that a poll loads a change only once the files
-// have stopped changing, so that a file written in place is not read
-// half-written.
-func TestWatcherSettles(t *testing.T) {
-	org, project := policyFiles(t)
-	w, _ := startWatcher(t, &memLog{}, org, project)
-	if w.settledChange() {
-		t.Fatal("a change before any edit")
-	}
-	writeFile(t, project, "")
-	if w.settledChange() {
-		t.Fatal("the first poll after an edit loads it")
-	}
-	writeFile(t, project, projectDeny) // still being written
-	if w.settledChange() {
-		t.Fatal("a file still changing is loaded")
-	}
-	if !w.settledChange() {
-		t.Fatal("a settled change is not loaded")
-	}
-	if changed, err := w.Reload(context.Background(), "file changed"); !changed || err != nil {
-		t.Fatalf("Reload: got %v, %v", changed, err)
-	}
-	if w.settledChange() {
-		t.Fatal("a change after the reload")
-	}
-	if got, want := writeOutcome(w.Gate), airlock.Deny; got != want {
-		t.Errorf("write_file: got %s, want %s", got, want)
 	}
 }
 
@@ -585,7 +555,7 @@ func TestWatcherRefusalVisible(t *testing.T) {
 	org, project := policyFiles(t)
 	reg := prometheus.NewRegistry()
 	refusedAt := time.Date(2026, 11, 28, 9, 30, 0, 0, time.UTC)
-	w := &policyWatcher{Files: []string{org, project}, Log: db, Metrics: reg, now: func() time.Time { return refusedAt }}
+	w := &policywatch.Watcher{Files: []string{org, project}, Log: db, Metrics: reg, Now: func() time.Time { return refusedAt }}
 	if _, err := w.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -601,7 +571,7 @@ func TestWatcherRefusalVisible(t *testing.T) {
 	if _, err := w.Reload(context.Background(), "SIGHUP"); err == nil {
 		t.Fatal("Reload of a broken file: no error")
 	}
-	onDisk := []airlock.PolicyFileOnDisk{{File: org, SHA256: inForce[0].SHA256}, {File: project, SHA256: hashHex([]byte(projectUnknownField))}}
+	onDisk := []airlock.PolicyFileOnDisk{{File: org, SHA256: inForce[0].SHA256}, {File: project, SHA256: policywatch.Hash([]byte(projectUnknownField))}}
 	wantErrors := []string{`project.yaml:3:36: unknown field "outcom"`}
 
 	// The audit log.
@@ -666,7 +636,7 @@ func TestWatcherRefusalVisible(t *testing.T) {
 		t.Fatalf("Reload after the fix: %v, %v", changed, err)
 	}
 	st = w.State()
-	if st.Stale != nil || len(st.InForce) != 2 || st.InForce[1].SHA256 != hashHex([]byte(projectDeny)) {
+	if st.Stale != nil || len(st.InForce) != 2 || st.InForce[1].SHA256 != policywatch.Hash([]byte(projectDeny)) {
 		t.Errorf("after the fix: %+v, want the new stack and not stale", st)
 	}
 	if got := gathered(t, reg, "airlock_policy_stale"); got != 0 {
@@ -686,7 +656,7 @@ func TestWatcherRefusalUnaudited(t *testing.T) {
 	log := &memLog{}
 	org, project := policyFiles(t)
 	reg := prometheus.NewRegistry()
-	w := &policyWatcher{Files: []string{org, project}, Log: log, Metrics: reg}
+	w := &policywatch.Watcher{Files: []string{org, project}, Log: log, Metrics: reg}
 	if _, err := w.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -730,7 +700,7 @@ func TestServeRefusedReload(t *testing.T) {
 	}
 	t.Setenv(envToken, admin)
 	t.Setenv(envServer, m.URL())
-	goodSum, brokenSum := hashHex(good), hashHex([]byte(projectUnknownField))
+	goodSum, brokenSum := policywatch.Hash(good), policywatch.Hash([]byte(projectUnknownField))
 
 	writeFile(t, policy, projectUnknownField)
 	waitFor(t, func() bool { return strings.Contains(get("/readyz"), "policy stale") })
@@ -779,7 +749,7 @@ func TestServeRefusedReload(t *testing.T) {
 		t.Errorf("/metrics after the fix: airlock_policy_stale is not 0")
 	}
 	if code, stdout, _ := runCLI(t, "policy", "show"); code != exitOK || strings.Contains(stdout, "STALE") ||
-		!strings.Contains(stdout, hashHex([]byte(string(good) + "\n# fixed\n"))[:12]) {
+		!strings.Contains(stdout, policywatch.Hash([]byte(string(good) + "\n# fixed\n"))[:12]) {
 		t.Errorf("policy show after the fix: exit %d\n%s", code, stdout)
 	}
 }

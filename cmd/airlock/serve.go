@@ -17,6 +17,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/notify"
+	"github.com/airlock-dev/airlock/policywatch"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -110,7 +111,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	// The configuration and the policy are checked before anything is made
 	// on disk: a mistake leaves no data directory, database or key behind.
-	watcher := &policyWatcher{
+	watcher := &policywatch.Watcher{
 		Files: cfg.Policies, Logger: m.Logger.With("component", "policy"),
 		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies,
 	}

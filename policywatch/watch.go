@@ -1,4 +1,6 @@
-package main
+// Package policywatch keeps a gate's policy stack in step with its files:
+// each change is checked, audited and only then put in force.
+package policywatch
 
 import (
 	"context"
@@ -22,6 +24,9 @@ import (
 	"github.com/airlock-dev/airlock/shell"
 )
 
+// DefaultInterval is how often Run checks the files when Interval is 0.
+const DefaultInterval = time.Second
+
 // Log attribute keys of the policy watcher.
 const (
 	attrPolicyReason  = "reason"
@@ -30,7 +35,7 @@ const (
 	attrPolicyError   = "err"
 )
 
-// policyWatcher keeps a gate's stack in step with policy files: on a change
+// Watcher keeps a gate's stack in step with policy files: on a change
 // or SIGHUP the whole stack is reloaded, and swapped in atomically only if
 // every file loads and the stack's tests pass; a broken policy is reported
 // and the previous stack stays in force. Each change is audited
@@ -44,7 +49,7 @@ const (
 // (airlock_policy_stale, State) until a reload succeeds or the files are
 // put back as they were, so that nobody believes a policy is in force that
 // is not.
-type policyWatcher struct {
+type Watcher struct {
 	// Files are the policy files from the top layer down. Empty: the
 	// built-in starter policy, never reloaded.
 	Files []string
@@ -54,7 +59,7 @@ type policyWatcher struct {
 	Log airlock.AuditLog
 	// Logger reports reloads and refused policies; nil discards.
 	Logger *slog.Logger
-	// Interval is how often Run checks the files; 0 means 1s.
+	// Interval is how often Run checks the files; 0: DefaultInterval.
 	Interval time.Duration
 
 	// Check, when set, vets a stack beyond its own checks (the channels
@@ -62,8 +67,8 @@ type policyWatcher struct {
 	Check func([]*airlock.Policy) error
 	// Metrics, when set, is where Start registers the watcher's metrics.
 	Metrics prometheus.Registerer
-	// now is the clock of refusals; nil: time.Now.
-	now func() time.Time
+	// Now is the clock of refusals; nil: time.Now.
+	Now func() time.Time
 
 	mu      sync.Mutex             // serialises loads
 	loaded  *loadedStack           // checked by Load, put in force by Start
@@ -100,7 +105,7 @@ func statFiles(files []string) []fileStat {
 // State reports the files of the stack in force and, while the files on
 // disk were refused, what they are. Safe to call at any time, without
 // waiting for a reload under way.
-func (w *policyWatcher) State() airlockhttp.PolicyFiles {
+func (w *Watcher) State() airlockhttp.PolicyFiles {
 	if f := w.files.Load(); f != nil {
 		return *f
 	}
@@ -109,7 +114,7 @@ func (w *policyWatcher) State() airlockhttp.PolicyFiles {
 
 // registerMetrics creates the watcher's metrics, and registers them with
 // w.Metrics when set.
-func (w *policyWatcher) registerMetrics() error {
+func (w *Watcher) registerMetrics() error {
 	w.refusals = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "airlock_policy_reload_refused_total",
 		Help: "Reloads of the policy files that were refused (a file that does not load, failing policy tests, an unaudited change): the previous stack stayed in force.",
@@ -134,7 +139,7 @@ func (w *policyWatcher) registerMetrics() error {
 	return nil
 }
 
-func (w *policyWatcher) logger() *slog.Logger {
+func (w *Watcher) logger() *slog.Logger {
 	if w.Logger == nil {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -145,7 +150,7 @@ func (w *policyWatcher) logger() *slog.Logger {
 // audits it with reason "start" and returns the gate enforcing it (w.Gate,
 // created if nil). It fails, leaving w.Gate unchanged, if a file does not
 // load, the stack's tests fail or the change cannot be audited.
-func (w *policyWatcher) Start(ctx context.Context) (*airlock.Gate, error) {
+func (w *Watcher) Start(ctx context.Context) (*airlock.Gate, error) {
 	if w.Log == nil {
 		return nil, errors.New("policy watcher: no audit log")
 	}
@@ -192,7 +197,7 @@ type loadedStack struct {
 // Check accepts it — without recording anything; Start then puts it in
 // force. The server loads before it makes anything on disk, so that a
 // broken policy leaves no data directory, database or key behind.
-func (w *policyWatcher) Load() error {
+func (w *Watcher) Load() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	l, err := w.load()
@@ -203,12 +208,12 @@ func (w *policyWatcher) Load() error {
 	return nil
 }
 
-func (w *policyWatcher) load() (*loadedStack, error) {
+func (w *Watcher) load() (*loadedStack, error) {
 	l := &loadedStack{stats: statFiles(w.Files)}
 	if len(w.Files) == 0 {
 		p := airlock.StarterPolicy()
 		l.layers = []*airlock.Policy{p}
-		l.sources = []airlock.PolicySource{{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: hashHex(airlock.StarterPolicySource)}}
+		l.sources = []airlock.PolicySource{{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: Hash(airlock.StarterPolicySource)}}
 	} else {
 		var err error
 		if l.layers, l.sources, err = loadStack(w.Files); err != nil {
@@ -234,7 +239,7 @@ func (w *policyWatcher) load() (*loadedStack, error) {
 // its change must be audited, before the gate enforces it; on any failure
 // the error is logged, problem by problem, and returned, and the previous
 // stack stays in force. Start must have succeeded.
-func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool, err error) {
+func (w *Watcher) Reload(ctx context.Context, reason string) (changed bool, err error) {
 	if len(w.Files) == 0 {
 		return false, nil // the starter policy never changes
 	}
@@ -283,7 +288,7 @@ func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool
 		err = stackError(w.Gate.Replace(layers...))
 	}
 	if err != nil {
-		probs := problems(err)
+		probs := Problems(err)
 		for _, p := range probs {
 			log.Error("policy problem", attrPolicyProblem, p)
 		}
@@ -302,10 +307,10 @@ func (w *policyWatcher) Reload(ctx context.Context, reason string) (changed bool
 // order, so that whoever sees the state finds the event. A refusal that
 // cannot be audited (the store is down, which may be why the reload was
 // refused) is logged; the metric and the state still say it.
-func (w *policyWatcher) refused(ctx context.Context, log *slog.Logger, reason string, probs []string, read []airlock.PolicySource) {
+func (w *Watcher) refused(ctx context.Context, log *slog.Logger, reason string, probs []string, read []airlock.PolicySource) {
 	now := time.Now
-	if w.now != nil {
-		now = w.now
+	if w.Now != nil {
+		now = w.Now
 	}
 	onDisk := make([]airlock.PolicyFileOnDisk, len(read))
 	for i, s := range read {
@@ -328,10 +333,10 @@ func (w *policyWatcher) refused(ctx context.Context, log *slog.Logger, reason st
 // not read half-written (Reload then compares hashes). Failures are logged
 // by Reload; the previous stack stays in force. A change that keeps both
 // size and modification time is only seen on SIGHUP.
-func (w *policyWatcher) Run(ctx context.Context, hup <-chan os.Signal) {
+func (w *Watcher) Run(ctx context.Context, hup <-chan os.Signal) {
 	interval := w.Interval
 	if interval <= 0 {
-		interval = time.Duration(defaultPolicyPoll)
+		interval = DefaultInterval
 	}
 	var tick <-chan time.Time
 	if len(w.Files) > 0 {
@@ -360,7 +365,7 @@ func (w *policyWatcher) Run(ctx context.Context, hup <-chan os.Signal) {
 // settledChange reports whether a file's size, modification time or
 // existence differs from when it was last loaded, and has stayed the same
 // since the previous call.
-func (w *policyWatcher) settledChange() bool {
+func (w *Watcher) settledChange() bool {
 	now := statFiles(w.Files)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -382,7 +387,7 @@ func sameStats(a, b []fileStat) bool {
 }
 
 // audit records a change of stack to sources.
-func (w *policyWatcher) audit(ctx context.Context, reason string, sources []airlock.PolicySource) error {
+func (w *Watcher) audit(ctx context.Context, reason string, sources []airlock.PolicySource) error {
 	rec := airlock.PolicyChange{Reason: reason, Layers: sources, Previous: w.current}.Record()
 	if _, err := w.Log.Append(ctx, rec); err != nil {
 		return fmt.Errorf("audit the policy change (%s): %w", reason, err)
@@ -421,7 +426,7 @@ func readStack(files []string) ([][]byte, []airlock.PolicySource, error) {
 			continue
 		}
 		srcs[i] = b
-		sources[i].SHA256 = hashHex(b)
+		sources[i].SHA256 = Hash(b)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, sources, err
@@ -477,13 +482,13 @@ func stackError(err error) error {
 	return err
 }
 
-// problems lists an error's problems one by one: each file:line:col of a
+// Problems lists an error's problems one by one: each file:line:col of a
 // policy error, each error joined into err.
-func problems(err error) []string {
+func Problems(err error) []string {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		var out []string
 		for _, e := range j.Unwrap() {
-			out = append(out, problems(e)...)
+			out = append(out, Problems(e)...)
 		}
 		return out
 	}
@@ -512,7 +517,8 @@ func describeSources(sources []airlock.PolicySource) string {
 	return strings.Join(parts, ", ")
 }
 
-func hashHex(b []byte) string {
+// Hash is a policy file's SHA-256, in hex, as PolicySource.SHA256 holds it.
+func Hash(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
