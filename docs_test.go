@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // modulePackages returns the directories of this module that hold a Go
@@ -131,4 +132,58 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 			t.Errorf("docs/ARCHITECTURE.md's package table names %s, which is not a package of the module", name)
 		}
 	}
+}
+
+// TestBenchmarksSummary: docs/BENCHMARKS.md's summary has a row for every
+// issue the notebook below it has a section of, and each row's link leads
+// to a heading of the notebook.
+func TestBenchmarksSummary(t *testing.T) {
+	src, err := os.ReadFile("docs/BENCHMARKS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, notebook, ok := strings.Cut(string(src), "\n## The notebook\n")
+	if !ok {
+		t.Fatal(`docs/BENCHMARKS.md has no "## The notebook" after its summary`)
+	}
+	slugs := map[string]bool{}
+	issues := map[string]bool{}
+	for line := range strings.Lines(notebook) {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		heading := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		slugs[headingSlug(heading)] = true
+		for _, m := range regexp.MustCompile(`\(issue (\d+)`).FindAllStringSubmatch(heading, -1) {
+			issues[m[1]] = true
+		}
+	}
+	rows := regexp.MustCompile(`(?m)^\| \[(\d+)\]\(#([^)]*)\) \|`).FindAllStringSubmatch(summary, -1)
+	summarised := map[string]bool{}
+	for _, r := range rows {
+		summarised[r[1]] = true
+		if !slugs[r[2]] {
+			t.Errorf("docs/BENCHMARKS.md's summary links issue %s to #%s, which is no heading of the notebook", r[1], r[2])
+		}
+	}
+	for issue := range issues {
+		if !summarised[issue] {
+			t.Errorf("docs/BENCHMARKS.md's notebook has a section of issue %s and its summary no row for it", issue)
+		}
+	}
+}
+
+// headingSlug is the anchor GitHub gives a Markdown heading: lower case,
+// punctuation dropped, spaces as hyphens.
+func headingSlug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
