@@ -1,6 +1,5 @@
-// Package hook makes Airlock the hook program of coding-agent hosts —
-// Claude Code, OpenAI Codex CLI and Gemini CLI: it turns a host's hook
-// payload into an airlock.Action and Airlock's answer back into the host's.
+// Package hook translates agent hosts' hook calls into airlock.Actions and
+// Airlock's answers back into the host's: Claude Code, Codex and Gemini CLI.
 //
 // The package decides nothing: the Gate decides, the store records, and
 // each host file (claude.go, codex.go, gemini.go) only translates. Every

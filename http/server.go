@@ -1,6 +1,8 @@
-// Package http serves Airlock's JSON API (versioned under /v1, described by
-// the OpenAPI 3.1 document at /openapi.json) and holds the Go client that
-// talks to it.
+// Package http is Airlock's HTTP surface: the JSON API under /v1 (OpenAPI
+// 3.1 at /openapi.json), the reviewers' web inbox, and the Go client.
+//
+// The server also answers agent hosts' hook calls (POST /v1/hooks/{host}),
+// chat providers' callbacks and Prometheus (/metrics).
 package http
 
 import (

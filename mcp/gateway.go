@@ -1,7 +1,8 @@
 // Package mcp puts Airlock between MCP clients and MCP servers: every
-// tools/call is decided by Airlock before it reaches the server, and every
-// tool's definition is pinned so that a server cannot change what a tool
-// does behind the approvals given for it.
+// tools/call is decided before it reaches the server, every tool is pinned.
+//
+// A tool's definition is pinned so that a server cannot change what the
+// tool does behind the approvals given for it.
 //
 // The gateway works on JSON-RPC messages, not on the SDK's typed API: every
 // method it does not gate — initialize, resources, prompts, completion,

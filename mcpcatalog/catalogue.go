@@ -1,8 +1,9 @@
 // Package mcpcatalog is what Airlock knows about the MCP servers teams run
-// most: how an operator's command names each one, and what each of its
-// tools does (a class, a tier, the arguments that are paths or URLs), so
-// that the MCP gateway's calls of a known server are classified like the
-// built-in tools. The knowledge is data, in catalogue.tsv, each server with
+// most, so that a known server's tool calls are classified like built-ins.
+//
+// For each server: how an operator's command names it, and what each of
+// its tools does (a class, a tier, the arguments that are paths or URLs).
+// The knowledge is data, in catalogue.tsv, each server with
 // the published tool list it was read from.
 //
 // A server is known by what the operator configured it to run — a package,

@@ -1,7 +1,9 @@
 // Package postgres is Airlock's store on PostgreSQL, for several replicas
-// of the server on one database: the audit log, approval requests, trust
-// records and the notification outbox, with the same guarantees as the
-// embedded SQLite store across every replica.
+// of the server on one database.
+//
+// It keeps the audit log, approval requests, trust records and the
+// notification outbox, with the same guarantees as the embedded SQLite
+// store across every replica.
 //
 // Every write transaction, of any replica, takes the chain's lock (a
 // transaction-level advisory lock of the schema) and then reads the

@@ -1,6 +1,8 @@
-// Package sensitive knows which file paths matter to a gate: those whose
-// reading reveals a secret, whose writing runs code later, configures the
-// gate itself or changes the system. What it knows is a catalogue kept as
+// Package sensitive knows which file paths matter to a gate: secrets,
+// places that run code later, the gate's own configuration, the system.
+//
+// Reading one reveals a secret; writing one runs code later, configures
+// the gate itself or changes the system. What it knows is a catalogue kept as
 // data (catalogue.tsv), each entry with its source; a policy may add to it.
 //
 // The checks are lexical: Airlock decides before anything runs and does not

@@ -1,6 +1,8 @@
 // Package sqlite is Airlock's embedded store: the audit log, approval
-// requests, trust records and the notification outbox in one SQLite file,
-// through a pure-Go driver, durable against power loss.
+// requests, trust records and the notification outbox in one SQLite file.
+//
+// It uses a pure-Go driver (no cgo), and a commit is durable against
+// power loss.
 //
 // One batch writes at a time, led by a caller. Concurrent callers' writes
 // are batched into one transaction (group commit) and each caller returns

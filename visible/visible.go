@@ -1,8 +1,9 @@
-// Package visible shows text that agents or people wrote (names,
-// arguments, paths, reasons) so that nothing in it can hide: a character
-// that is invisible, or that changes how the text around it reads, is
-// written as an escape (\u202e, \x1b, \t) that a surface marks. The web
-// inbox, the chat channels and the CLI show text through it alike.
+// Package visible shows text that agents or people wrote so that nothing
+// in it can hide, for the web inbox, the chat channels and the CLI alike.
+//
+// In names, arguments, paths and reasons, a character that is invisible,
+// or that changes how the text around it reads, is written as an escape
+// (\u202e, \x1b, \t) that a surface marks.
 package visible
 
 import (

@@ -1,5 +1,5 @@
-// Command airlock is the gate in front of AI agents' side effects: it
-// checks policies, explains decisions and (later) serves approvals.
+// Command airlock is the gate in front of AI agents' side effects: the
+// server (airlock serve), the people's CLI, the hook and MCP adapters.
 //
 // Exit codes: 0 success, 1 a check failed (lint errors, failing policy
 // tests, a policy that does not load), 2 the command was used wrongly.

@@ -1,9 +1,9 @@
-// Package hosttest runs one real turn of an agent host (Claude Code, Codex,
-// Gemini CLI) against a scripted model served from the test, so that hook
-// tests exercise the hosts' real hook machinery. It is imported only by tests.
+// Package hosttest runs one real turn of an agent host against a scripted
+// model, so that hook tests exercise the hosts' real hook machinery.
 //
-// The hosts are the npm packages pinned in hook/testdata/hosts; install them
-// with `cd hook/testdata/hosts && npm ci`. The model is a local HTTP server on
+// It is imported only by tests. The hosts (Claude Code, Codex, Gemini CLI)
+// are the npm packages pinned in hook/testdata/hosts; install them with
+// `cd hook/testdata/hosts && npm ci`. The model is a local HTTP server on
 // 127.0.0.1: each turn makes the tool calls in Options.Calls, one per model
 // turn, then ends with a short text answer. The caller writes the hook
 // settings into Options.Dir (or Options.Home) beforehand; the harness writes

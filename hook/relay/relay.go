@@ -1,6 +1,7 @@
 // Package relay carries one hook call of an agent host to the Airlock
-// server and the server's answer back: what the hook process prints and how
-// it exits. The server parses the payload, decides and renders the host's
+// server, and the server's answer back as the hook's output and exit code.
+//
+// The server parses the payload, decides and renders the host's
 // answer; relay only carries it, and blocks the call (exit code 2 with a
 // one-line reason) whenever it cannot get that answer.
 //

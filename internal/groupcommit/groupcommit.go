@@ -1,6 +1,7 @@
-// Package groupcommit batches the writes of concurrent callers into shared
-// transactions, for the stores (sqlite, postgres): one commit, and one
-// fsync, for many callers.
+// Package groupcommit batches concurrent callers' writes into shared
+// transactions for the stores (sqlite, postgres): one commit for many.
+//
+// One commit, and one fsync, for many callers.
 //
 // There is no writer goroutine: the caller that finds no batch running
 // leads one itself — its own op and every op queued meanwhile — so a lone

@@ -1,7 +1,8 @@
 // Package sqlstore holds what the SQL stores (sqlite, postgres) read the
-// same way: the listings' filters, orders and cursors and the trust
-// summaries, written once, with each store's Dialect spelling the terms
-// its database writes differently.
+// same way: the listings' filters, orders and cursors, the trust summaries.
+//
+// They are written once, with each store's Dialect spelling the terms its
+// database writes differently.
 package sqlstore
 
 import (

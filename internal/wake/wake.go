@@ -1,7 +1,8 @@
-// Package wake wakes the in-process waiters of a key — an approval's ID,
-// the audit log, the deliveries — when a commit changes it: the stores'
-// wake-ups, so that a waiting check returns the moment its request is
-// settled, without polling.
+// Package wake is the stores' wake-ups: it wakes the in-process waiters of
+// a key when a commit changes it, so that waiting never needs polling.
+//
+// A key is an approval's ID, the audit log or the deliveries: a waiting
+// check returns the moment its request is settled.
 package wake
 
 import (

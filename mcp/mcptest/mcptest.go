@@ -1,7 +1,8 @@
-// Package mcptest finds the real MCP servers and the MCP client the
-// gateway's tests run: @modelcontextprotocol/server-everything,
-// server-filesystem and the MCP Inspector, pinned in mcp/testdata/servers
-// (npm ci there).
+// Package mcptest finds the real MCP servers and the MCP client that the
+// gateway's tests run, pinned in mcp/testdata/servers (npm ci there).
+//
+// They are @modelcontextprotocol/server-everything, server-filesystem and
+// the MCP Inspector.
 package mcptest
 
 import (

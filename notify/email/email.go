@@ -1,6 +1,8 @@
 // Package email delivers Airlock's notices as plain-text mail through an
-// SMTP submission server, to the people of a notice whom the channel maps
-// (its users: mail address → Airlock identity).
+// SMTP submission server.
+//
+// It mails the people of a notice whom the channel maps (its users: mail
+// address → Airlock identity).
 //
 // SMTP: STARTTLS on port 587 by default, implicit TLS ("tls", port 465),
 // or no TLS ("none", port 25) to a relay on this host only; AUTH (PLAIN or

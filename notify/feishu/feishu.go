@@ -1,6 +1,8 @@
-// Package feishu delivers Airlock's notices to Feishu (飞书) or Lark as
-// interactive cards sent by a custom app's bot, and lets the people who see
-// a request approve or reject it with the card's buttons (Channel.Handler).
+// Package feishu delivers Airlock's notices to Feishu (飞书) or Lark, and
+// lets the people who see a request approve or reject it from the card.
+//
+// Notices are interactive cards sent by a custom app's bot; the clicks on
+// a card's buttons arrive at Channel.Handler.
 //
 // # Setup
 //

@@ -1,6 +1,8 @@
-// Package notifytest runs channels end to end in tests: a real SQLite
-// store, an enforcer deciding by airlocktest.Policy, and a Notifier
-// delivering through the channels under test.
+// Package notifytest runs notification channels end to end in tests, from
+// a decision to a delivery through the channels under test.
+//
+// It holds a real SQLite store, an enforcer deciding by
+// airlocktest.Policy, and a Notifier delivering through the channels.
 package notifytest
 
 import (

@@ -1,6 +1,7 @@
 // Package webhook delivers Airlock's notices as HTTP POSTs signed by the
-// Standard Webhooks specification (https://www.standardwebhooks.com):
-// headers webhook-id (the delivery's idempotency key, the same on every
+// Standard Webhooks specification (https://www.standardwebhooks.com).
+//
+// Headers: webhook-id (the delivery's idempotency key, the same on every
 // attempt), webhook-timestamp (Unix seconds) and webhook-signature
 // ("v1,<base64 HMAC-SHA256 of id.timestamp.body>", one per secret,
 // space-separated, while secrets rotate).
