@@ -47,7 +47,7 @@ type argRaise struct {
 	reason     string
 }
 
-// catalog is the built-in classification of tool names (DESIGN §1): the
+// catalog is the built-in classification of tool names (docs/POLICY.md, Classification): the
 // file, process, host, store, metadata, checkpoint, agent-state, SSE, MCP
 // and git builtins, and the tools of common coding agents.
 var catalog = map[string]toolSpec{

@@ -187,3 +187,36 @@ func headingSlug(heading string) string {
 	}
 	return b.String()
 }
+
+// TestNoCitationOfAMissingDesign: the code and the docs cite pages that are
+// in the tree; the specification they once cited by section is not.
+func TestNoCitationOfAMissingDesign(t *testing.T) {
+	cite := regexp.MustCompile(`DESIGN(\.md| §)`)
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); n == "node_modules" || n == "testdata" && p != "testdata" || strings.HasPrefix(n, ".") && p != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if ext := path.Ext(p); ext != ".go" && ext != ".md" && ext != ".txtar" || strings.HasSuffix(p, "docs_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if cite.MatchString(line) {
+				t.Errorf("%s:%d cites a DESIGN page that is not in the tree: %s", p, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

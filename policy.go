@@ -133,7 +133,7 @@ func (r *rule) loosens() bool { return r.outcome.Runs() }
 
 // defaultLoosens reports whether the policy's default lets actions run
 // without a person: then it keeps to a ceiling, as a rule that loosens
-// does (DESIGN §2: the same ceiling holds for every path that loosens).
+// does (docs/POLICY.md: the same ceiling holds for every path that loosens).
 func (p *Policy) defaultLoosens() bool { return p.defaultOutcome.Runs() }
 
 // defaultCeiling is the highest tier the policy's default reaches when it
@@ -328,7 +328,7 @@ func constrains(ps []pattern) bool {
 	return false
 }
 
-// Steps of the resolution order (DESIGN §2), most specific first.
+// Steps of the resolution order (docs/POLICY.md, the resolution order), most specific first.
 const (
 	stepAgentTool  = iota // a rule for this agent and this tool (or command)
 	stepAgentClass        // a rule for this agent and this class

@@ -4,7 +4,7 @@ import "github.com/airlock-dev/airlock/sensitive"
 
 // A ShellAnalyser finds every command that a shell script would run, or
 // that a program run without a shell would run through its wrappers (sudo,
-// env, sh -c ...), so that the gate decides each one (DESIGN §1). Package
+// env, sh -c ...), so that the gate decides each one (docs/POLICY.md, Classification). Package
 // shell implements it over a real bash parser.
 //
 // An analyser never returns a partial list: when it cannot analyse a script
