@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -95,9 +94,7 @@ func (db *DB) RequestApproval(ctx context.Context, ap airlock.Approval, rec airl
 		return ap, false, err
 	}
 	var joined bool
-	req := ap
 	err = db.exec(ctx, func(w *wtx) error {
-		ap, joined = req, false
 		now := w.now()
 		existing, err := w.pending(ap.ActionHash, ap.Outcome)
 		switch {
@@ -155,8 +152,8 @@ func (w *wtx) settle(ap *airlock.Approval, rec airlock.Record) error {
 	w.later(`WITH u AS (UPDATE approvals SET status = $1, resolved_by = $2, resolved_at = $3, reason = $4, surface = $5,
 		grant_expires = $6, run_now = $7 WHERE id = $8 AND status = 'pending' RETURNING 1)
 		SELECT 1 / count(*)::int FROM u`,
-		[]any{string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires),
-			ap.RunNow, ap.ID}, nil)
+		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires),
+		ap.RunNow, ap.ID)
 	w.writes++
 	w.append(rec, ap.ID)
 	w.changed = append(w.changed, ap.ID)
@@ -229,24 +226,17 @@ func (db *DB) ExpireApproval(ctx context.Context, id string) (airlock.Approval, 
 func (db *DB) ExpireDue(ctx context.Context, limit int) ([]airlock.Approval, error) {
 	var out []airlock.Approval
 	err := db.exec(ctx, func(w *wtx) error {
-		out = out[:0]
 		now := w.now()
 		rows, err := w.query(`SELECT `+approvalColumns+` FROM approvals
 			WHERE status = 'pending' AND expires <= $1 ORDER BY expires, id LIMIT $2 FOR UPDATE`,
 			now.UnixNano(), airlock.PageSize(limit))
+		if err == nil {
+			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ap airlock.Approval, err error) {
+				err = scanApproval(r, &ap)
+				return
+			})
+		}
 		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var ap airlock.Approval
-			if err := scanApproval(rows, &ap); err != nil {
-				rows.Close()
-				return err
-			}
-			out = append(out, ap)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		for i := range out {
@@ -290,17 +280,10 @@ func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record
 	if err := rec.Prepare(); err != nil {
 		return airlock.Approval{}, err
 	}
-	// An approval this DB just saw approved (WaitApproval,
-	// CollectableApproval) is collected in one round trip, on what it saw:
-	// once approved, only its use changes, and the use's guard checks that
-	// in the database.
-	seen, known := db.approved.take(id)
 	var ap airlock.Approval
-	err := db.submit(ctx, write{oneTrip: known, fn: func(w *wtx) error {
+	err := db.exec(ctx, func(w *wtx) error {
 		var err error
-		if w.assumed {
-			ap = seen
-		} else if ap, err = w.approval(id); err != nil {
+		if ap, err = w.approval(id); err != nil {
 			return err
 		}
 		used, err := ap.Collect(w.now())
@@ -308,7 +291,7 @@ func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record
 			return err
 		}
 		return w.markUsed(&ap, rec, used)
-	}})
+	})
 	return ap, err
 }
 
@@ -326,7 +309,6 @@ func (db *DB) CollectableApproval(ctx context.Context, agent string, h airlock.H
 	if err != nil {
 		return ap, db.unavailable("read approval", err)
 	}
-	db.approved.put(ap)
 	return ap, nil
 }
 
@@ -362,9 +344,6 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 		}
 		if err != nil || ap.Status != airlock.StatusPending {
 			unsubscribe()
-			if err == nil {
-				db.approved.put(ap)
-			}
 			if err != nil && ctx.Err() != nil {
 				return ap, ctx.Err()
 			}
@@ -407,25 +386,14 @@ func (db *DB) rereadState(ctx context.Context, ap *airlock.Approval) error {
 
 // markUsed records that an approved request was used (a grant, or an
 // ask's collection) and appends the caller's record, then the use. Every
-// caller found it approved and unused — locking the row (FOR UPDATE), or,
-// in a batch on an assumed head, as it was seen approved before (a settled
-// request is never settled again: only its use changes) — so the update is
-// sent with the commit (wtx.later); its condition guards it: an update
-// that changes no row aborts the batch (see settle), and a batch on an
-// assumed head runs again, reading the row. The condition names the row
-// by its key alone, so that no partial index of approved requests, whose
-// scan grows with them, can serve it.
+// caller found it approved and unused, locking the row (FOR UPDATE), so
+// the update is sent with the commit (wtx.later); its condition guards it:
+// an update that changes no row aborts the batch (see settle). The
+// condition names the row by its key alone, so that no partial index of
+// approved requests, whose scan grows with them, can serve it.
 func (w *wtx) markUsed(ap *airlock.Approval, rec, used airlock.Record) error {
-	if w.assumed && w.use == nil {
-		// The batch's one statement records it (insertRows).
-		w.use = &approvalUse{id: ap.ID, at: nanos(ap.GrantUsed)}
-		w.writes++
-		w.append(rec, ap.ID)
-		w.append(used, ap.ID)
-		return nil
-	}
 	w.later(`WITH u AS (UPDATE approvals SET grant_used = $1 WHERE id = $2 AND grant_used = 0 RETURNING 1)
-		SELECT 1 / count(*)::int FROM u`, []any{nanos(ap.GrantUsed), ap.ID}, nil)
+		SELECT 1 / count(*)::int FROM u`, nanos(ap.GrantUsed), ap.ID)
 	w.writes++
 	w.append(rec, ap.ID)
 	w.append(used, ap.ID)
@@ -441,51 +409,4 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// The approvals a DB keeps as seen approved: at most maxApproved, each of
-// an action whose arguments are at most maxApprovedArgs bytes (a larger
-// one is collected the two-trip way).
-const (
-	maxApproved     = 256
-	maxApprovedArgs = 16 << 10
-)
-
-// approvedCache holds approved ask requests, unused when read, that a
-// check may be about to collect (see CollectApproval). A settled request
-// never changes again but for its use, which the collection's guard checks
-// in the database: what the cache holds is the row but for that.
-type approvedCache struct {
-	mu sync.Mutex
-	m  map[string]airlock.Approval
-}
-
-// put keeps ap if it is an approved ask request not used yet, of a small
-// enough action.
-func (c *approvedCache) put(ap airlock.Approval) {
-	if ap.Outcome != airlock.Ask || ap.Status != airlock.StatusApproved || !ap.GrantUsed.IsZero() ||
-		len(ap.Action.Args) > maxApprovedArgs {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]airlock.Approval)
-	}
-	if _, ok := c.m[ap.ID]; !ok && len(c.m) >= maxApproved {
-		for id := range c.m { // any one: a waiter that never collects leaves its request here
-			delete(c.m, id)
-			break
-		}
-	}
-	c.m[ap.ID] = ap
-}
-
-// take removes and returns the approval kept for id.
-func (c *approvedCache) take(id string) (airlock.Approval, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ap, ok := c.m[id]
-	delete(c.m, id)
-	return ap, ok
 }

@@ -6,16 +6,12 @@
 // store across every replica.
 //
 // Every write transaction, of any replica, takes the chain's lock (a
-// transaction-level advisory lock of the schema) and then reads the
-// chain's head from the events table — or checks, in the statement that
-// writes its rows, that it is still the one the replica's last batch left
-// (or another's notification told of), aborting otherwise: the audit log has one writer
-// at a time and one gapless chain. While other replicas write, a batch of
-// appends is sealed by the database under the lock instead (sealRows).
-// Within a replica, concurrent callers' writes are batched into one
-// transaction (group commit), as in package sqlite. Changes wake waiters
-// at once in the replica that made them, and in the others through
-// LISTEN/NOTIFY.
+// transaction-level advisory lock of the schema), reads the chain's head
+// from the events table and seals its events on it in Go: the audit log
+// has one writer at a time and one gapless chain. Within a replica,
+// concurrent callers' writes are batched into one transaction (group
+// commit), as in package sqlite. Changes wake waiters at once in the
+// replica that made them, and in the others through LISTEN/NOTIFY.
 package postgres
 
 import (
@@ -102,50 +98,15 @@ type DB struct {
 	// notice as one delivery for no channel.
 	router atomic.Pointer[airlock.Router]
 
-	writes groupcommit.Queue[write]
+	writes groupcommit.Queue[func(*wtx) error]
 	hub    wake.Hub
 
-	// last is the chain's head as this DB's last committed batch left it
-	// (or read it), for the next batch's one-round-trip attempt (see
-	// DB.run). Only the batch leader reads or writes last and contendedUntil:
-	// one leader at a time, handed over under mu.
-	last chainHead
-	// contendedUntil: another replica was seen writing lately (a batch
-	// found the head moved, or not where this DB's last batch left it);
-	// until then, batches do not try a head they assume.
-	contendedUntil time.Time
-	// alwaysAssume (tests) makes every append-only batch try one round
-	// trip, contended or not.
-	alwaysAssume bool
-	// ignoreHints (tests) makes batches assume only the head their own
-	// replica's last batch left, never one hinted.
-	ignoreHints bool
-	// hinted is the latest head another replica's notification told of
-	// (listener.wake), until the next batch takes it: that batch assumes
-	// it when it is ahead of last. A hint is only a guess: a batch sealed
-	// on it checks it under the lock.
-	hinted atomic.Pointer[chainHead]
-	// tip is last as the batch leader left it, for the hinter.
-	tip atomic.Pointer[chainHead]
-	// noSealing keeps the database from sealing a batch's events (tests;
-	// and for good once it sealed one unlike Go, a bug): a contended
-	// batch reads the head under the lock and seals here. The batch
-	// leader's, like last.
-	noSealing bool
-	// sealed counts batches whose events the database sealed.
-	sealed atomic.Int64
-	// oneTrip counts batches committed in one round trip, twoTrips those
-	// committed reading under the lock; headMoved, attempts that found the
-	// head moved and ran again; batchFailures, batches that failed.
-	oneTrip, twoTrips, headMoved, batchFailures atomic.Int64
-
-	// approved are approvals seen approved, for a collection without a
-	// read (CollectApproval).
-	approved approvedCache
+	// batches counts the write batches committed that wrote something;
+	// batchFailures, those that failed.
+	batches, batchFailures atomic.Int64
 
 	clock  clock
 	listen *listener
-	hints  *hinter
 }
 
 // NewDB returns a store for the database at dsn; set its fields, then call
@@ -182,8 +143,7 @@ func (db *DB) Open(ctx context.Context) error {
 		// ends its session rather than stall every other replica.
 		rp["idle_in_transaction_session_timeout"] = strconv.FormatInt(timeout.Milliseconds(), 10)
 	}
-	// The writer's one-round-trip batches run as implicit transactions
-	// and rely on it (see insertRows); so do the readers' single reads.
+	// The readers' single reads rely on it; the writer states it.
 	rp["default_transaction_isolation"] = "read committed"
 	if _, ok := rp["application_name"]; !ok {
 		rp["application_name"] = "airlock"
@@ -226,7 +186,6 @@ func (db *DB) Open(ctx context.Context) error {
 		return err
 	}
 	db.listen = l
-	db.hints = db.startHinter()
 	db.startClock()
 	return nil
 }
@@ -240,9 +199,6 @@ func (db *DB) Close() error {
 	}
 	if !db.writes.Close() {
 		return nil // closed already
-	}
-	if db.hints != nil {
-		db.hints.stop()
 	}
 	if db.listen != nil {
 		db.listen.stop()

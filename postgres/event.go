@@ -19,11 +19,7 @@ func (db *DB) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, 
 		return nil, err
 	}
 	var out []airlock.Event
-	err := db.execAppend(ctx, func(w *wtx) error {
-		out = w.append(rec, "")
-		return nil
-	})
-	if err != nil {
+	if err := db.exec(ctx, func(w *wtx) error { out = w.append(rec, ""); return nil }); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -1,9 +1,6 @@
 package postgres
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // ListenerPID returns the server process of db's listener connection, 0
 // while it is disconnected.
@@ -23,29 +20,6 @@ func Setting(db *DB, name string) (string, error) {
 	return v, err
 }
 
-// AlwaysAssume makes every append-only batch of db try one round trip on
-// the head its last batch left, even after another replica moved it.
-func AlwaysAssume(db *DB) { db.alwaysAssume = true }
-
-// IgnoreHints makes db's batches assume only the head its own last batch
-// left, not one another replica's notification told of.
-func IgnoreHints(db *DB) { db.ignoreHints = true }
-
-// Sealed reports how many of db's batches the database sealed.
-func Sealed(db *DB) int64 { return db.sealed.Load() }
-
-// Contend makes db behave as if it had just seen another replica write:
-// its batches of appends are sealed by the database.
-func Contend(db *DB) { db.contendedUntil = time.Now().Add(time.Hour) }
-
-// NoSealing keeps the database from sealing db's batches: a contended
-// batch reads the head under the lock and seals it in Go.
-func NoSealing(db *DB) { db.noSealing = true }
-
-// OneTrip reports how many of db's batches committed in one round trip,
-// and how many attempts found the head moved and ran again.
-func OneTrip(db *DB) (committed, moved int64) { return db.oneTrip.Load(), db.headMoved.Load() }
-
 // Waiting returns how many of db's waiters wait for approval id.
 func Waiting(db *DB, id string) int { return db.hub.Waiting(id) }
 
@@ -57,12 +31,3 @@ func PoolSize(db *DB) int { return int(db.pool.Config().MaxConns) }
 
 // Channel returns the NOTIFY channel of db's schema.
 func Channel(db *DB) string { return db.channel }
-
-// Hinted returns the seq of the head a notification told db of and no
-// batch has taken yet, 0 when there is none.
-func Hinted(db *DB) int64 {
-	if h := db.hinted.Load(); h != nil {
-		return h.seq
-	}
-	return 0
-}

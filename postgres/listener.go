@@ -164,8 +164,7 @@ func (l *listener) follow(ctx context.Context, conn *pgx.Conn) error {
 }
 
 // wake publishes the changes a notification names, unless this DB sent it
-// (its own commit woke its waiters already). The head it tells of is
-// noted first, so that a write its waiters make at once may assume it.
+// (its own commit woke its waiters already).
 func (l *listener) wake(payload string) {
 	origin, rest, _ := strings.Cut(payload, " ")
 	if origin == l.db.origin {
@@ -173,35 +172,14 @@ func (l *listener) wake(payload string) {
 	}
 	var keys []string
 	for _, k := range strings.Fields(rest) {
-		switch {
-		case strings.HasPrefix(k, "h:"):
-			if h, ok := parseHeadNotice(k); ok {
-				l.db.hint(h)
+		for key, word := range noticeWords {
+			if k == word {
+				keys = append(keys, key)
 			}
-		case k == "e":
-			keys = append(keys, eventsKey)
-		case k == "d":
-			keys = append(keys, deliveriesKey)
-		case k == "s":
-			keys = append(keys, sessionsKey)
-		case strings.HasPrefix(k, "a:"):
-			keys = append(keys, k[2:])
+		}
+		if id, ok := strings.CutPrefix(k, "a:"); ok {
+			keys = append(keys, id)
 		}
 	}
 	l.db.hub.Publish(keys)
-}
-
-// hint notes h as the chain's head another replica committed, unless a
-// later one was noted (notifications of one channel arrive in commit
-// order, but the hints sent after a commit may lag behind).
-func (db *DB) hint(h chainHead) {
-	for {
-		cur := db.hinted.Load()
-		if cur != nil && cur.seq >= h.seq {
-			return
-		}
-		if db.hinted.CompareAndSwap(cur, &h) {
-			return
-		}
-	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,23 +145,12 @@ func TestReplicasRaceToCollectAndExpire(t *testing.T) {
 // TestReplicasAppendOneChain: concurrent appends from two replicas form one
 // gapless chain: no sequence number skipped, repeated or forked.
 func TestReplicasAppendOneChain(t *testing.T) {
-	for _, mode := range []string{"sealed by the database", "sealed by each replica"} {
-		t.Run(mode, func(t *testing.T) {
-			dbs := replicas(t, 2, nil)
-			if mode == "sealed by each replica" {
-				for _, db := range dbs {
-					postgres.NoSealing(db)
-				}
-			}
-			appendOneChain(t, dbs)
-		})
-	}
+	appendOneChain(t, replicas(t, 2, nil))
 }
 
 // appendOneChain has 16 callers over dbs append two events at a time.
 // Every other record also queues a delivery, linked to its own first event
-// or to the caller's last record's: each must name the event meant, though
-// only the database knows its seq when it writes a batch it seals.
+// or to the caller's last record's: each must name the event meant.
 func appendOneChain(t *testing.T, dbs []*postgres.DB) {
 	const callers, each = 16, 25
 	var wg sync.WaitGroup
@@ -237,18 +225,11 @@ func appendOneChain(t *testing.T, dbs []*postgres.DB) {
 }
 
 // TestReplicasAlternateAppends: two replicas take turns, one append each,
-// so that every batch's one-round-trip attempt is sealed on a head the
-// other replica has moved: each must commit nothing, run again on the real
-// head (sealed by the database), and the chain stay one — seqs 1..N, no
-// fork, no row of a failed attempt left behind. Alone, a replica commits
-// in one round trip.
+// so that every batch finds the head where the other replica left it: the
+// chain stays one — seqs 1..N, no fork, no row left behind.
 func TestReplicasAlternateAppends(t *testing.T) {
 	dsn, schema := pgtest.NewSchema(t)
 	dbs := []*postgres.DB{OpenSchema(t, dsn, schema, nil), OpenSchema(t, dsn, schema, nil)}
-	for _, db := range dbs {
-		postgres.AlwaysAssume(db)
-		postgres.IgnoreHints(db)
-	}
 	rec := func(agent string) airlock.Record {
 		return airlock.Record{
 			Events: []airlock.Event{airlocktest.Event("decision", agent)},
@@ -274,25 +255,8 @@ func TestReplicasAlternateAppends(t *testing.T) {
 	for range alone {
 		appendOn(dbs[0], "alone")
 	}
-	if one, moved := postgres.OneTrip(dbs[0]); one != alone-1 || moved != 0 {
-		t.Fatalf("alone: %d of %d batches in one round trip, %d found the head moved; want %d, 0", one, alone, moved, alone-1)
-	}
 	for i := range turns {
 		appendOn(dbs[i%2], fmt.Sprint("turn-", i%2))
-	}
-	// Turn 0 is dbs[0]'s again, on its own head: one round trip. dbs[1]
-	// knew no head before turn 1. Every later turn was sealed on a head
-	// the other replica had moved.
-	one0, moved0 := postgres.OneTrip(dbs[0])
-	one1, moved1 := postgres.OneTrip(dbs[1])
-	if one0 != alone || one1 != 0 || moved0+moved1 != turns-2 {
-		t.Fatalf("one round trip: %d and %d batches, head moved: %d and %d; want %d and 0, %d in all",
-			one0, one1, moved0, moved1, alone, turns-2)
-	}
-	// Each batch that found the head moved ran again sealed by the
-	// database, and so did each replica's first, which knew no head.
-	if sealed := postgres.Sealed(dbs[0]) + postgres.Sealed(dbs[1]); sealed != moved0+moved1+2 {
-		t.Fatalf("%d batches sealed by the database, want %d", sealed, moved0+moved1+2)
 	}
 	total := int64(alone + turns)
 	for _, db := range dbs {
@@ -477,11 +441,10 @@ func killListener(t *testing.T, via, victim *postgres.DB) {
 	}
 }
 
-// TestReplicasHintEvents: an append of events alone (an auto decision's
-// record) sends no notification in its transaction; its hint, sent after
-// the commit, still wakes the other replica's event waiters at once —
-// they do not wait for their (hour-long) poll.
-func TestReplicasHintEvents(t *testing.T) {
+// TestReplicasAppendWakes: an append of events alone (an auto decision's
+// record) wakes the other replica's event waiters at once — they do not
+// wait for their (hour-long) poll.
+func TestReplicasAppendWakes(t *testing.T) {
 	dbs := replicas(t, 2, nil)
 	a, b := dbs[0], dbs[1]
 	for range 3 {
@@ -516,12 +479,10 @@ func mustWake(t *testing.T, woke <-chan error, failure string) {
 	}
 }
 
-// TestReplicasCollectInOneTrip: a check waiting on replica A for a request
-// that replica B approves collects it in one round trip — B's
-// notification tells A the chain's new head, and A saw the request
-// approved in its wait, so nothing is read first. It is still collected
-// once: a second collection, on either replica, is refused as used.
-func TestReplicasCollectInOneTrip(t *testing.T) {
+// TestReplicasCollectAfterWait: a check waiting on replica A for a request
+// that replica B approves is woken and collects it, once: a second
+// collection, on either replica, is refused as used.
+func TestReplicasCollectAfterWait(t *testing.T) {
 	dbs := replicas(t, 2, nil)
 	a, b := dbs[0], dbs[1]
 	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
@@ -552,15 +513,10 @@ func TestReplicasCollectInOneTrip(t *testing.T) {
 		for postgres.Waiting(a, ap.ID) == 0 {
 			time.Sleep(time.Millisecond)
 		}
-		one, moved := postgres.OneTrip(a)
 		if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
 			t.Fatal(err)
 		}
 		mustWake(t, collected, "the check on replica A was not released by the approval on replica B")
-		if one2, moved2 := postgres.OneTrip(a); one2 != one+1 || moved2 != moved {
-			t.Fatalf("collection %d: %d batches in one round trip and %d that found the head moved, want 1 and 0",
-				i, one2-one, moved2-moved)
-		}
 		for _, db := range dbs {
 			if _, err := db.CollectApproval(t.Context(), ap.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
 				t.Fatalf("second collection: %v, want %s", err, airlock.CodeUsed)
@@ -573,125 +529,51 @@ func TestReplicasCollectInOneTrip(t *testing.T) {
 }
 
 // TestReplicasCollectWhatAnotherUsed: replica A sees a request approved,
-// then replica B collects it. A's collection, made in one statement on
-// what A saw — on an assumed head, or sealed by the database — finds the
-// request used: nothing of that attempt is written, and the collection,
-// run again reading the row, is refused as used. Unused, it is collected
-// in that one statement.
+// then replica B collects it. A's collection finds the request used and is
+// refused: nothing of it is written. Unused, it is collected.
 func TestReplicasCollectWhatAnotherUsed(t *testing.T) {
-	for _, mode := range []string{"on an assumed head", "sealed by the database"} {
-		t.Run(mode, func(t *testing.T) {
-			dbs := replicas(t, 2, nil)
-			a, b := dbs[0], dbs[1]
-			rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
-			settle := func(n int) airlock.Approval {
-				ap, _, err := a.RequestApproval(t.Context(),
-					airlocktest.NewApproval("a", fmt.Sprint("deploy ", n), airlock.Ask, time.Hour), airlock.Record{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
-					t.Fatal(err)
-				}
-				if got, err := a.WaitApproval(t.Context(), ap.ID); err != nil || got.Status != airlock.StatusApproved {
-					t.Fatalf("wait: %s, %v; want approved", got.Status, err)
-				}
-				// A appends, so that its next batch knows the chain's head.
-				if _, err := a.Append(t.Context(), rec); err != nil {
-					t.Fatal(err)
-				}
-				if mode == "sealed by the database" {
-					postgres.Contend(a)
-				} else {
-					postgres.AlwaysAssume(a)
-				}
-				return ap
-			}
-			trips := func() int64 {
-				one, _ := postgres.OneTrip(a)
-				return one + postgres.Sealed(a)
-			}
-
-			used := settle(0)
-			if _, err := b.CollectApproval(t.Context(), used.ID, rec); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := a.Append(t.Context(), rec); err != nil { // the head again, after B's write
-				t.Fatal(err)
-			}
-			head, err := a.Head(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := trips()
-			if _, err := a.CollectApproval(t.Context(), used.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
-				t.Fatalf("collection of a request used on another replica: %v, want %s", err, airlock.CodeUsed)
-			}
-			if after, err := a.Head(t.Context()); err != nil || after != head {
-				t.Fatalf("head %d after the refused collection (%v), want %d: nothing written", after, err, head)
-			}
-			if n := trips() - before; n != 0 {
-				t.Fatalf("the refused collection committed %d batches in one round trip, want 0", n)
-			}
-
-			unused := settle(1)
-			before = trips()
-			if _, err := a.CollectApproval(t.Context(), unused.ID, rec); err != nil {
-				t.Fatal(err)
-			}
-			if n := trips() - before; n != 1 {
-				t.Fatalf("the collection committed %d batches in one round trip, want 1", n)
-			}
-			if _, err := b.CollectApproval(t.Context(), unused.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
-				t.Fatalf("second collection: %v, want %s", err, airlock.CodeUsed)
-			}
-			for _, db := range dbs {
-				airlocktest.MustVerify(t, db)
-			}
-		})
-	}
-}
-
-// TestReplicasForgedHead: a notification that tells of a head the chain
-// does not have — stale, or forged by anyone who may NOTIFY on the
-// database — costs the next batch one attempt, never the chain: nothing of
-// that attempt is written, the batch runs again on the real head, and the
-// batches after it go on in one round trip.
-func TestReplicasForgedHead(t *testing.T) {
-	dsn, schema := pgtest.NewSchema(t)
-	a := OpenSchema(t, dsn, schema, nil)
+	dbs := replicas(t, 2, nil)
+	a, b := dbs[0], dbs[1]
 	rec := airlock.Record{Events: []airlock.Event{airlocktest.Event("decision", "a")}}
-	for range 2 {
-		if _, err := a.Append(t.Context(), rec); err != nil {
+	settle := func(n int) airlock.Approval {
+		ap, _, err := a.RequestApproval(t.Context(),
+			airlocktest.NewApproval("a", fmt.Sprint("deploy ", n), airlock.Ask, time.Hour), airlock.Record{})
+		if err != nil {
 			t.Fatal(err)
 		}
+		if _, err := b.ResolveApproval(t.Context(), airlocktest.Approve(ap)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := a.WaitApproval(t.Context(), ap.ID); err != nil || got.Status != airlock.StatusApproved {
+			t.Fatalf("wait: %s, %v; want approved", got.Status, err)
+		}
+		return ap
 	}
-	conn := connect(t, dsn)
-	forged := "someone h:1000:" + strings.Repeat("ab", 32) + " e"
-	if _, err := conn.Exec(t.Context(), `SELECT pg_notify($1, $2)`, postgres.Channel(a), forged); err != nil {
+
+	used := settle(0)
+	if _, err := b.CollectApproval(t.Context(), used.ID, rec); err != nil {
 		t.Fatal(err)
 	}
-	for postgres.Hinted(a) != 1000 {
-		time.Sleep(time.Millisecond)
-	}
-	one, moved := postgres.OneTrip(a)
-	if _, err := a.Append(t.Context(), rec); err != nil {
+	head, err := a.Head(t.Context())
+	if err != nil {
 		t.Fatal(err)
 	}
-	if one2, moved2 := postgres.OneTrip(a); one2 != one || moved2 != moved+1 {
-		t.Fatalf("the append after a forged head: %d batches in one round trip, %d that found the head moved; want 0, 1",
-			one2-one, moved2-moved)
+	if _, err := a.CollectApproval(t.Context(), used.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
+		t.Fatalf("collection of a request used on another replica: %v, want %s", err, airlock.CodeUsed)
 	}
-	time.Sleep(150 * time.Millisecond) // past the contention the failed attempt marked
-	if _, err := a.Append(t.Context(), rec); err != nil {
+	if after, err := a.Head(t.Context()); err != nil || after != head {
+		t.Fatalf("head %d after the refused collection (%v), want %d: nothing written", after, err, head)
+	}
+
+	unused := settle(1)
+	if _, err := a.CollectApproval(t.Context(), unused.ID, rec); err != nil {
 		t.Fatal(err)
 	}
-	if one3, moved3 := postgres.OneTrip(a); one3 != one+1 || moved3 != moved+1 {
-		t.Fatalf("the next append: %d batches in one round trip, %d more that found the head moved; want 1, 0",
-			one3-one, moved3-moved-1)
+	if _, err := b.CollectApproval(t.Context(), unused.ID, rec); airlock.ErrorCode(err) != airlock.CodeUsed {
+		t.Fatalf("second collection: %v, want %s", err, airlock.CodeUsed)
 	}
-	if rep := airlocktest.MustVerify(t, a); rep.Events != 4 {
-		t.Fatalf("verified %d events, want 4", rep.Events)
+	for _, db := range dbs {
+		airlocktest.MustVerify(t, db)
 	}
 }
 
