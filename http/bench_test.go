@@ -314,6 +314,15 @@ func timed(b *testing.B, wall, cpu *time.Duration, round func() time.Duration) {
 	*cpu += benchCPU(b) - c0
 }
 
+// alternate runs a round's legs, each first in turn: round r starts with
+// leg r mod len(legs) and goes on in order, so that no leg always runs
+// first (after the other's garbage, in its warmed caches) or last.
+func alternate(round int, legs []func()) {
+	for i := range legs {
+		legs[(round+i)%len(legs)]()
+	}
+}
+
 // reportCPU reports the CPU time per request in microseconds, and the
 // cores used while the requests ran.
 func reportCPU(b *testing.B, n int, wall, cpu time.Duration, prefix string) {
@@ -355,18 +364,24 @@ func benchAlone(b *testing.B, run func(env *benchEnv, b *testing.B, first int, l
 // BenchmarkHTTPCheckAuto32Paired alternates rounds of benchRound requests
 // by 32 clients to the bare hop and as many auto checks to the API, the
 // same bodies and headers to both, so that both see the machine at the
-// same moments. An op is one request of each. Goal: ratio (check req/s
-// over hop req/s) at least 0.5.
+// same moments; the pairs alternate which round runs first. An op is one
+// request of each. Goal: ratio (check req/s over hop req/s) at least 0.5.
 func BenchmarkHTTPCheckAuto32Paired(b *testing.B) {
 	env := newBenchEnv(b)
 	hopLat := make([]time.Duration, b.N)
 	checkLat := make([]time.Duration, b.N)
 	var hop, check, hopCPU, checkCPU time.Duration
 	b.ResetTimer()
-	for done := 0; done < b.N; {
+	for round, done := 0, 0; done < b.N; round++ {
 		n := min(benchRound, b.N-done)
-		timed(b, &hop, &hopCPU, func() time.Duration { return env.hop32(b, done, hopLat[done:done+n]) })
-		timed(b, &check, &checkCPU, func() time.Duration { return env.checks32(b, done, checkLat[done:done+n]) })
+		alternate(round, []func(){
+			func() {
+				timed(b, &hop, &hopCPU, func() time.Duration { return env.hop32(b, done, hopLat[done:done+n]) })
+			},
+			func() {
+				timed(b, &check, &checkCPU, func() time.Duration { return env.checks32(b, done, checkLat[done:done+n]) })
+			},
+		})
 		done += n
 	}
 	b.StopTimer()
@@ -386,7 +401,7 @@ func BenchmarkHTTPCheckAuto32Paired(b *testing.B) {
 // BenchmarkHTTPCheckAuto32Split is a diagnosis, not a goal: it adds to
 // the paired rounds a third, the same decisions made in process by 32
 // goroutines calling the API's Enforcer.Check on the same store, without
-// HTTP. store-req/s bounds what the API could reach with a free HTTP
+// HTTP; each of the three legs runs first in turn. store-req/s bounds what the API could reach with a free HTTP
 // layer; cpu-µs (per request, clients and servers) and cores (CPU seconds
 // per second while the round ran) tell whether a leg is short of CPU or
 // waiting.
@@ -395,11 +410,13 @@ func BenchmarkHTTPCheckAuto32Split(b *testing.B) {
 	lat := make([]time.Duration, benchRound)
 	var hop, check, store, hopCPU, checkCPU, storeCPU time.Duration
 	b.ResetTimer()
-	for done := 0; done < b.N; {
+	for round, done := 0, 0; done < b.N; round++ {
 		n := min(benchRound, b.N-done)
-		timed(b, &hop, &hopCPU, func() time.Duration { return env.hop32(b, done, lat[:n]) })
-		timed(b, &check, &checkCPU, func() time.Duration { return env.checks32(b, done, lat[:n]) })
-		timed(b, &store, &storeCPU, func() time.Duration { return env.store32(b, b.N+done, lat[:n]) })
+		alternate(round, []func(){
+			func() { timed(b, &hop, &hopCPU, func() time.Duration { return env.hop32(b, done, lat[:n]) }) },
+			func() { timed(b, &check, &checkCPU, func() time.Duration { return env.checks32(b, done, lat[:n]) }) },
+			func() { timed(b, &store, &storeCPU, func() time.Duration { return env.store32(b, b.N+done, lat[:n]) }) },
+		})
 		done += n
 	}
 	b.StopTimer()
