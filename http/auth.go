@@ -41,7 +41,11 @@ func (c *tokenCache) forget(id string) {
 // lookup finds the token with this secret: configured tokens first, then
 // the store.
 func (s *Server) lookup(ctx context.Context, secret string) (airlock.Token, error) {
-	h := airlock.HashTokenSecret(secret)
+	return s.lookupHash(ctx, airlock.HashTokenSecret(secret))
+}
+
+// lookupHash is lookup by the secret's hash.
+func (s *Server) lookupHash(ctx context.Context, h airlock.Hash) (airlock.Token, error) {
 	for _, t := range s.tokens.configured {
 		if t.Secret == h {
 			return t.Token, nil
@@ -116,7 +120,8 @@ func (s *Server) authenticated(r *http.Request) (context.Context, *Problem) {
 	if !ok {
 		return nil, s.refuse(ctx, nil, "", codeUnauthenticated, "no bearer token: send Authorization: Bearer <token> (airlock token create)")
 	}
-	t, err := s.lookup(ctx, secret)
+	h := airlock.HashTokenSecret(secret)
+	t, err := s.lookupHash(ctx, h)
 	switch {
 	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
 		return nil, s.refuse(ctx, nil, "", codeUnauthenticated, "unknown token")
@@ -126,7 +131,7 @@ func (s *Server) authenticated(r *http.Request) (context.Context, *Problem) {
 	case !t.Live(time.Now()):
 		return nil, s.refuse(ctx, &t, "", codeUnauthenticated, "the token was revoked or has expired")
 	}
-	ctx = context.WithValue(ctx, secretKey, airlock.HashTokenSecret(secret))
+	ctx = context.WithValue(ctx, secretKey, h)
 	return context.WithValue(ctx, principalKey, &t), nil
 }
 

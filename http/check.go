@@ -1,19 +1,28 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"sync"
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/danielgtaylor/huma/v2"
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 type checkInput struct {
-	Body struct {
-		Action airlock.Action `json:"action" doc:"The action the agent attempts. An agent token may only check actions of its own agent."`
-		Wait   string         `json:"wait,omitempty" doc:"How long to wait for an ask to be settled before answering with the request still pending (a Go duration such as \"30s\", capped by the server). Empty: answer at once." example:"30s"`
-	}
+	Body checkBody
+}
+
+// checkBody is an alias, not a type: the schema keeps its name.
+type checkBody = struct {
+	Action airlock.Action `json:"action" doc:"The action the agent attempts. An agent token may only check actions of its own agent."`
+	Wait   string         `json:"wait,omitempty" doc:"How long to wait for an ask to be settled before answering with the request still pending (a Go duration such as \"30s\", capped by the server). Empty: answer at once." example:"30s"`
 }
 
 type enforcementOutput struct {
@@ -214,4 +223,133 @@ func (s *Server) checkLinks(ctx context.Context, agent string, h airlock.Hash, s
 		}
 	}
 	return nil
+}
+
+// checkRoute is the route an agent calls before each tool call: the one
+// whose cost every tool call pays.
+const checkRoute = "POST /v1/check"
+
+// checkReadTimeout bounds reading a check's body, as huma bounds every
+// body it reads (huma.Operation.BodyReadTimeout's default).
+const checkReadTimeout = 5 * time.Second
+
+// quickChecks serves POST /v1/check without huma's generic pass over the
+// body (decoding it into an `any` to validate it against the schema, then
+// again into the struct, by reflection) when the body is plainly one the
+// schema takes: strict JSON (airlock.CheckJSON), no null, no number that
+// might not fit a float64, every member
+// known and of its type, the action's agent and tool given, the arguments
+// an object. Anything else — a query, another content type or Accept, a
+// body too large, malformed or merely unusual — goes on to huma with the
+// body as read, so that every refusal is huma's, word for word. An answer
+// is written as huma writes it.
+func (s *Server) quickChecks(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/check" || r.URL.RawQuery != "" || s.noQuickCheck ||
+			!jsonContent(r.Header.Get("Content-Type")) || !acceptsJSON(r.Header["Accept"]) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		buf := checkBodies.Get().(*bytes.Buffer)
+		defer func() {
+			if buf.Cap() <= 64<<10 {
+				buf.Reset()
+				checkBodies.Put(buf)
+			}
+		}()
+		_ = huma.SetReadDeadline(w, time.Now().Add(checkReadTimeout))
+		n, err := buf.ReadFrom(io.LimitReader(r.Body, maxCheckBytes))
+		in := new(checkInput)
+		if err != nil || n == maxCheckBytes || !decodeCheck(buf.Bytes(), &in.Body) {
+			// huma reads the body again, from the start, and answers.
+			r.Body = replayBody{io.MultiReader(bytes.NewReader(bytes.Clone(buf.Bytes())), r.Body), r.Body}
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Pattern = checkRoute
+		ctx := r.Context()
+		out, err := s.check(ctx, in)
+		if err != nil {
+			p := s.problem(ctx, err).(*Problem)
+			writeJSON(w, "application/problem+json", p.Status, p)
+			return
+		}
+		writeJSON(w, "application/json", http.StatusOK, &out.Body)
+	})
+}
+
+var checkBodies = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 1024)) }}
+
+// replayBody is a body partly read, read again from its start.
+type replayBody struct {
+	io.Reader
+	io.Closer
+}
+
+// jsonContent reports whether a request's Content-Type is one huma reads
+// as this API's JSON, and no other.
+func jsonContent(ct string) bool { return ct == "" || ct == "application/json" }
+
+// acceptsJSON reports whether huma answers a request with these Accept
+// headers in application/json, plainly.
+func acceptsJSON(accept []string) bool {
+	switch {
+	case len(accept) == 0:
+		return true
+	case len(accept) > 1:
+		return false
+	}
+	return accept[0] == "application/json" || accept[0] == "*/*"
+}
+
+// decodeCheck decodes a check's body into dst if it is plainly one huma's
+// schema takes (see quickChecks), and reports whether it did. It refuses
+// more than the schema does — a null anywhere, an action without its agent
+// or tool, a number with an exponent — so that whatever it takes, huma would have taken alike.
+func decodeCheck(data []byte, dst *checkBody) bool {
+	if unusualJSON(data) || airlock.CheckJSON(data) != nil ||
+		jsonv2.Unmarshal(data, dst, jsonv2.RejectUnknownMembers(true)) != nil {
+		return false
+	}
+	a := &dst.Action
+	args := bytes.TrimLeft(a.Args, " \t\r\n")
+	return a.Agent != "" && a.Tool != "" && (len(a.Args) == 0 || (len(args) > 0 && args[0] == '{'))
+}
+
+// unusualJSON reports whether a JSON text holds, outside its strings, a
+// null or a number with an exponent or of more than 300 characters. The
+// schema refuses null where a string or an object is due, which a Go
+// decoder takes as the zero value; huma's validating decode refuses a
+// number beyond float64's range, which only those numbers can be. A body
+// with one is left to huma.
+func unusualJSON(data []byte) bool {
+	in := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case in:
+		case c == 'n':
+			return true
+		case c == '-' || ('0' <= c && c <= '9'):
+			j := i
+			for ; j < len(data) && bytes.IndexByte([]byte("0123456789+-."), data[j]) >= 0; j++ {
+			}
+			if j-i > 300 || (j < len(data) && (data[j] == 'e' || data[j] == 'E')) {
+				return true
+			}
+			i = j - 1
+		}
+	}
+	return false
+}
+
+// writeJSON writes v as huma writes an answer: its content type and status,
+// then the body in strictJSON's form.
+func writeJSON(w http.ResponseWriter, contentType string, status int, v any) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	_ = strictJSON.Marshal(w, v)
 }

@@ -7,3 +7,7 @@ const (
 	SessionCheckEvery = sessionCheckEvery
 	SessionRoundGap   = sessionRoundGap
 )
+
+// SetQuickCheck turns the quick path of POST /v1/check on or off, before
+// the handler is built.
+func (s *Server) SetQuickCheck(on bool) { s.noQuickCheck = !on }
