@@ -100,6 +100,13 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 		return nil, nil, checkFailed(err)
 	}
 	cfg.overrideDataDir(dataDir)
+	// As serve does: the policy is checked before anything is made on
+	// disk, so that a mistake leaves no data directory or database behind.
+	watcher := &policywatch.Watcher{Files: cfg.Policies, Logger: logger.With("component", "policy"),
+		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies}
+	if err := watcher.Load(); err != nil {
+		return nil, nil, checkFailed(err)
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, nil, checkFailed(fmt.Errorf("airlock: data directory: %w", err))
 	}
@@ -107,8 +114,7 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 	if err != nil {
 		return nil, nil, storeFailed(err)
 	}
-	watcher := &policywatch.Watcher{Files: cfg.Policies, Log: db, Logger: logger.With("component", "policy"),
-		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies}
+	watcher.Log = db
 	gate, err := watcher.Start(ctx)
 	if err != nil {
 		closeStore()

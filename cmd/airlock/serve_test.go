@@ -136,3 +136,18 @@ func TestServeVerifiesTheChain(t *testing.T) {
 		t.Errorf("a start over a broken chain logged no warning:\n%s", logs)
 	}
 }
+
+// The embedded MCP gateway (mcp proxy --data) starts as serve does: a
+// broken policy stops it before anything is made on disk.
+func TestEmbeddedBadPolicyMakesNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	policy := filepath.Join(t.TempDir(), "p.yaml")
+	writeFile(t, policy, "rules:\n  - tool: x\n    outcom: auto\n")
+	config := filepath.Join(t.TempDir(), "airlock.yaml")
+	writeFile(t, config, "policies: ["+policy+"]\n")
+	wantRun(t, []string{"mcp", "proxy", "--config", config, "--data", dir, "--agent", "a", "--name", "x", "--", "true"},
+		exitCheck, `unknown field "outcom"`)
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused start made the data directory: %v", err)
+	}
+}
