@@ -169,48 +169,19 @@ func TestServeHTTP(t *testing.T) {
 	}
 
 	// Over HTTP too, params that can be read two ways are refused.
-	req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":98,"method":"tools/call","params":{"name":"test__touch","arguments":{"path":"a"},"Arguments":{"path":"b"}}}`))
-	req.Header.Set("Authorization", "Bearer agent-secret")
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body := postMCP(t, srv.URL, "agent-secret", cs.ID(),
+		`{"jsonrpc":"2.0","id":98,"method":"tools/call","params":{"name":"test__touch","arguments":{"path":"a"},"Arguments":{"path":"b"}}}`)
 	if !strings.Contains(string(body), "-32602") || !strings.Contains(string(body), `duplicate member \"Arguments\"`) {
 		t.Errorf("ambiguous params over HTTP: %s %s", resp.Status, body)
 	}
-
-	req, _ = http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":97,"method":"tools/call","params":{"name":"test__hello","arguments":{"name":"a"}},"params":{"name":"test__touch","arguments":{"path":"b"}}}`))
-	req.Header.Set("Authorization", "Bearer agent-secret")
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
+	resp, body = postMCP(t, srv.URL, "agent-secret", cs.ID(),
+		`{"jsonrpc":"2.0","id":97,"method":"tools/call","params":{"name":"test__hello","arguments":{"name":"a"}},"params":{"name":"test__touch","arguments":{"path":"b"}}}`)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "-32600") || !strings.Contains(string(body), `"id":97`) {
 		t.Errorf("params twice over HTTP: %s %s", resp.Status, body)
 	}
 
 	// Another valid token cannot ride on this session.
-	req, _ = http.NewRequest("POST", srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`))
-	req.Header.Set("Authorization", "Bearer other-secret")
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
+	if resp, _ := postMCP(t, srv.URL, "other-secret", cs.ID(), `{"jsonrpc":"2.0","id":99,"method":"tools/list"}`); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("another token on the session: %s", resp.Status)
 	}
 
@@ -243,19 +214,7 @@ func TestServeHTTPIdle(t *testing.T) {
 	t.Cleanup(func() { srv.Close(); h.Close() })
 	post := func(session, body string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer x")
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		resp, _ := postMCP(t, srv.URL, "x", session, body)
 		return resp
 	}
 	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
@@ -307,4 +266,24 @@ func TestServeOneServerDown(t *testing.T) {
 		!strings.Contains(text(r), airlock.CodeUnavailable) || !strings.Contains(text(r), "not running") {
 		t.Errorf("a call to the server that did not start: %v %v, want %s saying it is not running", asJSON(t, r), err, airlock.CodeUnavailable)
 	}
+}
+
+// postMCP posts one JSON-RPC message to a streamable HTTP endpoint with a
+// bearer token and, when given, a session, and returns the answer read.
+func postMCP(t *testing.T, url, token, session, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, b
 }

@@ -282,12 +282,17 @@ func newQuickstartRun(t *testing.T) *quickstartRun {
 		}
 		r.env = append(r.env, k+"="+strings.TrimSpace(string(out)))
 	}
-	if mods, err := filepath.Abs("../../mcp/testdata/servers/node_modules"); err == nil {
-		if _, err := os.Stat(mods); err == nil {
-			if err := os.Symlink(mods, filepath.Join(r.dir, "node_modules")); err != nil {
-				t.Fatal(err)
-			}
+	mods, err := filepath.Abs("../../mcp/testdata/servers/node_modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch _, err := os.Stat(mods); {
+	case err == nil:
+		if err := os.Symlink(mods, filepath.Join(r.dir, "node_modules")); err != nil {
+			t.Fatal(err)
 		}
+	case os.Getenv("CI") == "true":
+		t.Fatalf("the pinned MCP servers and client are missing (npm ci in mcp/testdata/servers): %v", err)
 	}
 	// The binaries are on PATH, as go install leaves them, and beside
 	// the work (./airlock), as go build -o . does.
