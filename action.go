@@ -316,10 +316,10 @@ func CanonicalArgs(raw json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(v), nil
 }
 
-// pickArgs decodes only the top-level members of raw (already validated)
+// PickArgs decodes only the top-level members of raw (already validated)
 // named in want, skipping the rest unread: classification looks at a path
 // or a command, not at a file's content.
-func pickArgs(raw []byte, want map[string]bool) map[string]any {
+func PickArgs(raw []byte, want map[string]bool) map[string]any {
 	s, ok := openArgs(raw)
 	if !ok {
 		return nil
@@ -349,11 +349,11 @@ func pickArgs(raw []byte, want map[string]bool) map[string]any {
 	}
 }
 
-// firstArg returns the value of the best ranked (lowest) of the top-level
+// FirstArg returns the value of the best ranked (lowest) of the top-level
 // members of raw that want ranks: what pickArgs would hold under that name,
 // read the same way, without building a map. The action's summary needs
 // one argument, on every decision.
-func firstArg(raw []byte, want map[string]int) (any, bool) {
+func FirstArg(raw []byte, want map[string]int) (any, bool) {
 	s, ok := openArgs(raw)
 	if !ok {
 		return nil, false
@@ -422,9 +422,9 @@ func (s *scanner) nextName() (name []byte, ok bool) {
 	return []byte(unquoted), true
 }
 
-// decodeArgs decodes raw, already validated, into Go values: objects as
+// DecodeArgs decodes raw, already validated, into Go values: objects as
 // map[string]any, integers that fit as int64, other numbers as float64.
-func decodeArgs(raw []byte) (map[string]any, error) {
+func DecodeArgs(raw []byte) (map[string]any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil

@@ -120,7 +120,7 @@ func TestActionValidate(t *testing.T) {
 }
 
 func TestDecodeArgsNumbers(t *testing.T) {
-	m, err := decodeArgs([]byte(`{"i":42,"neg":-7,"f":1.5,"e":1e3,"big":1e300}`))
+	m, err := DecodeArgs([]byte(`{"i":42,"neg":-7,"f":1.5,"e":1e3,"big":1e300}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,16 +455,21 @@ func TestEffectHash(t *testing.T) {
 	}
 }
 
-// TestFirstArg holds firstArg to the member pickArgs would give the
-// summary, valid arguments or not.
+// TestFirstArg holds FirstArg to the member PickArgs would give by the
+// same ranking, valid arguments or not.
 func TestFirstArg(t *testing.T) {
+	summaryArgs := []string{"command", "cmd", "file_path", "path", "url", "notebook_path", "pattern", "query", "ref", "branch"}
+	summaryRank := map[string]int{}
+	for i, k := range summaryArgs {
+		summaryRank[k] = i
+	}
 	for _, raw := range []string{
 		``, `null`, `[]`, `{}`, `{"path":"/a"}`, `{"path":"/a","command":"ls"}`, `{"command":"ls","path":"/a"}`,
 		`{"x":1,"url":{"a":[1,2]},"ref":3}`, `{"pa\u0074h":"/esc"}`, `{"path":"/a","path":"/b"}`, `{"branch":1e400,"path":"/a"}`,
 		`{"path":"/a","query":1e400}`, `{"path":"/a",`, `{"path":`, `{bad`, ` {"cmd" : "x" } `, `{"cmd":"\ud800"}`,
 	} {
 		want, wantOK := any(nil), false
-		vals := pickArgs([]byte(raw), map[string]bool{"command": true, "cmd": true, "file_path": true, "path": true,
+		vals := PickArgs([]byte(raw), map[string]bool{"command": true, "cmd": true, "file_path": true, "path": true,
 			"url": true, "notebook_path": true, "pattern": true, "query": true, "ref": true, "branch": true})
 		for _, k := range summaryArgs {
 			if v, ok := vals[k]; ok {
@@ -472,9 +477,9 @@ func TestFirstArg(t *testing.T) {
 				break
 			}
 		}
-		got, ok := firstArg([]byte(raw), summaryRank)
+		got, ok := FirstArg([]byte(raw), summaryRank)
 		if ok != wantOK || !reflect.DeepEqual(got, want) {
-			t.Errorf("firstArg(%s) = %v, %v; want %v, %v", raw, got, ok, want, wantOK)
+			t.Errorf("FirstArg(%s) = %v, %v; want %v, %v", raw, got, ok, want, wantOK)
 		}
 	}
 }

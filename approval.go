@@ -327,7 +327,7 @@ type approvalChange struct {
 // agent's owner and the person who asked for the action (when different)
 // are told the result.
 func (ap *Approval) changed(kind string, admin bool) Record {
-	ev := newEvent(kind, &ap.Action, string(ap.Status), ap.ID, approvalChange{
+	ev := NewEvent(kind, &ap.Action, string(ap.Status), ap.ID, approvalChange{
 		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
 		By: ap.ResolvedBy, Admin: admin, Reason: ap.Reason, Surface: ap.Surface,
 		Waited: Duration(ap.ResolvedAt.Sub(ap.Created)), GrantUntil: ap.GrantExpires, RunNow: ap.RunNow,
@@ -350,7 +350,7 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 
 // trustRecord is the outcome of a settled ask request for the agent.
 func (ap *Approval) trustRecord() TrustRecord {
-	out, label, code := askResult(ap.Status)
+	out, label, code := AskResult(ap.Status)
 	return TrustRecord{
 		Agent: ap.Agent, Class: Class(ap.Class), Outcome: out, Tier: ap.Tier, TraceID: ap.TraceID,
 		Label: label, Tool: ap.Tool, AutonomyClass: ap.Detail.AutonomyClass, Code: code,
@@ -358,9 +358,9 @@ func (ap *Approval) trustRecord() TrustRecord {
 	}
 }
 
-// askResult maps a settled ask request to its trust outcome, label and
+// AskResult maps a settled ask request to its trust outcome, label and
 // refusal code.
-func askResult(s ApprovalStatus) (TrustOutcome, string, string) {
+func AskResult(s ApprovalStatus) (TrustOutcome, string, string) {
 	switch s {
 	case StatusApproved:
 		return TrustSuccess, LabelApprovalGranted, ""
@@ -401,7 +401,7 @@ func (ap *Approval) reviewers() []string {
 // event, and the notice that tells its reviewers it waits. (A request
 // joined by an identical action is not requested again: no second notice.)
 func (ap *Approval) Requested() Record {
-	ev := newEvent(EventApprovalRequested, &ap.Action, ap.Outcome.String(), ap.ID, ap)
+	ev := NewEvent(EventApprovalRequested, &ap.Action, ap.Outcome.String(), ap.ID, ap)
 	who := ap.reviewers()
 	return Record{Events: []Event{ev}, Notifications: []Notification{{
 		Recipients: who, Reviewers: who, Route: ap.Detail.Notify, Kind: EventApprovalRequested,
@@ -413,7 +413,7 @@ func (ap *Approval) Requested() Record {
 // ask's collection) and returns the event the store must append with it.
 func (ap *Approval) UseGrant(now time.Time) Record {
 	ap.GrantUsed = now
-	ev := newEvent(EventGrantUsed, &ap.Action, string(ap.Status), ap.ID, approvalChange{
+	ev := NewEvent(EventGrantUsed, &ap.Action, string(ap.Status), ap.ID, approvalChange{
 		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
 		By: ap.ResolvedBy, Surface: ap.Surface, Waited: Duration(now.Sub(ap.Created)), GrantUntil: ap.GrantExpires,
 	})
@@ -508,9 +508,9 @@ func marshalJSON(v any) json.RawMessage {
 	return b
 }
 
-// decision rebuilds, from the request, the decision that queued it: what a
+// Decision rebuilds, from the request, the decision that queued it: what a
 // caller resuming the wait gets back.
-func (ap *Approval) decision() Decision {
+func (ap *Approval) Decision() Decision {
 	return Decision{
 		Outcome: ap.Outcome, NeedsHuman: ap.NeedsHuman, Action: ap.Action, ActionHash: ap.ActionHash,
 		Classification: Classification{Class: Class(strings.TrimSuffix(ap.Class, NeedsHumanSuffix)), Tier: ap.Tier, Capability: ap.Capability},

@@ -374,7 +374,7 @@ func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) 
 	}
 	args := x.args // decoded already when a condition ran first
 	if !x.decoded {
-		args = pickArgs(a.Args, catalogKeys)
+		args = PickArgs(a.Args, catalogKeys)
 	}
 	for _, r := range raises {
 		if v, ok := args[r.key].(string); ok && slices.Contains(r.values, v) && r.tier > c.Tier {
@@ -471,7 +471,7 @@ var uriKeys = map[string]bool{"uri": true}
 func classifyResourceRead(server string, x *activation, cat *sensitive.Catalogue) Classification {
 	args := x.args
 	if !x.decoded {
-		args = pickArgs(x.a.Args, uriKeys)
+		args = PickArgs(x.a.Args, uriKeys)
 	}
 	uri, _ := args["uri"].(string)
 	c := Classification{Class: ClassMCPResourceRead, Source: "catalog"}

@@ -155,7 +155,7 @@ func (c *Checkpointer) Sign(ctx context.Context) (sc SignedCheckpoint, signed bo
 	if err != nil {
 		return sc, false, err
 	}
-	rec := Record{Events: []Event{newEvent(EventCheckpoint, nil, "", "", checkpointPayload{Note: msg, Key: c.key})}}
+	rec := Record{Events: []Event{NewEvent(EventCheckpoint, nil, "", "", checkpointPayload{Note: msg, Key: c.key})}}
 	got, err := c.log.Append(ctx, rec)
 	if err != nil {
 		return sc, false, err

@@ -71,6 +71,13 @@ var classTiers = map[Class]RiskTier{
 	ClassShellBuiltin: TierRead, ClassSpend: TierSpend, ClassUnknown: TierPrivileged, ClassGateConfigure: TierPrivileged,
 }
 
+// Tier returns the natural risk tier of a built-in class, and whether c is
+// one.
+func (c Class) Tier() (RiskTier, bool) {
+	t, ok := classTiers[c]
+	return t, ok
+}
+
 // Capability names the permission a class of action needs
 // ("workspace.write_text", "network.egress").
 type Capability string

@@ -92,7 +92,7 @@ type activation struct {
 func (x *activation) argsMap() map[string]any {
 	if !x.decoded {
 		x.decoded = true
-		x.args, _ = decodeArgs(x.a.Args) // validated before any decision
+		x.args, _ = DecodeArgs(x.a.Args) // validated before any decision
 		if x.args == nil {
 			x.args = map[string]any{}
 		}

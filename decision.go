@@ -215,7 +215,7 @@ func (d Decision) Runs() bool { return d.Outcome.Runs() && d.Code == "" }
 func (d Decision) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s %s %s (%s) by %s", d.Outcome, d.Action.Agent, d.Action.Tool,
-		d.Classification.Class, d.Classification.Tier, d.decidedBy())
+		d.Classification.Class, d.Classification.Tier, d.DecidedBy())
 	if d.NeedsHuman {
 		b.WriteString(", needs-human")
 	}
@@ -231,7 +231,7 @@ func (d Decision) String() string {
 	return b.String()
 }
 
-func (d Decision) decidedBy() string {
+func (d Decision) DecidedBy() string {
 	if d.Rule != nil {
 		return d.Rule.String()
 	}
@@ -295,9 +295,9 @@ func (d Decision) Explain() string {
 		}
 	}
 	if d.Command > 0 {
-		line("decided by", "command %d: %s", d.Command, d.decidedBy())
+		line("decided by", "command %d: %s", d.Command, d.DecidedBy())
 	} else {
-		line("decided by", "%s", d.decidedBy())
+		line("decided by", "%s", d.DecidedBy())
 	}
 	if d.Preset != PresetNone {
 		line("preset", "%s", d.Preset)

@@ -254,7 +254,7 @@ func (s stack) reach(sh ShellAnalyser, r *rule) []Reach {
 			if !p.exact() {
 				continue
 			}
-			a := &Action{Agent: "-", Tool: p.text, Args: emptyArgs}
+			a := &Action{Agent: "-", Tool: p.text, Args: []byte("{}")}
 			if c := s.classify(context.Background(), sh, &activation{a: a}); c.Class != ClassUnknown || c.Opaque != "" || len(c.Commands) > 0 {
 				continue
 			}

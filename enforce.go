@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -34,65 +35,7 @@ type Enforcer struct {
 	waiters map[string]int // callers of this process blocked per request
 }
 
-// Guard enforces actions for an agent. The in-process Enforcer is one and
-// the HTTP client (package http) is another, so an agent switches between
-// an embedded gate and a remote server by changing one line.
-type Guard interface {
-	// Enforce decides the action and carries the decision out, blocking
-	// while an ask request waits for a person. It never fails: a zero
-	// Enforcement is a refusal.
-	Enforce(ctx context.Context, a Action) Enforcement
-	// Run calls fn only when the action is allowed, and records how it went.
-	Run(ctx context.Context, a Action, fn func(context.Context) error) (Enforcement, error)
-}
-
 var _ Guard = (*Enforcer)(nil)
-
-// Enforcement is what happened to one action. The zero value is a refusal:
-// callers run the action only when Allowed is set.
-type Enforcement struct {
-	// Allowed is set when the action may run now.
-	Allowed bool `json:"allowed"`
-	// Code is the stable refusal code when it may not.
-	Code string `json:"code,omitempty"`
-	// Message says what was attempted, under which rule, and what to do next.
-	Message string `json:"message"`
-	// Pending is set when an ask request waits for a person and the caller
-	// chose not to block (Check): it may Await the request by its ID.
-	Pending bool `json:"pending,omitempty"`
-	// Label is the enforcement label of the trust record (LabelAuto, ...).
-	Label    string   `json:"label"`
-	Decision Decision `json:"decision"`
-	// Approval is the request queued, joined, waited on or used as a grant.
-	Approval *Approval `json:"approval,omitempty"`
-	// Seq is the sequence number of the decision's audit event.
-	Seq int64 `json:"seq,omitempty"`
-	// Err is the cause of an AIRLOCK-UNAVAILABLE refusal.
-	Err error `json:"-"`
-	// Consent, on an execution record, says who let the action run when it
-	// was not Airlock: ConsentHost when the host's user consented at its own
-	// prompt, ConsentNone when nothing Airlock decided allowed it (a host
-	// ran a call its hook never cleared).
-	Consent string `json:"consent,omitempty"`
-}
-
-// Consent values of an execution record.
-const (
-	// ConsentHost: the host's own user let it run (CheckAtHost), not Airlock.
-	ConsentHost = "host"
-	// ConsentNone: no decision of Airlock allowed it.
-	ConsentNone = "none"
-)
-
-// Refusal is the error Run returns when the gate did not allow the action.
-type Refusal struct{ Enforcement Enforcement }
-
-func (r *Refusal) Error() string { return r.Enforcement.Code + ": " + r.Enforcement.Message }
-
-// ErrorCode lets airlock.ErrorCode read the refusal code.
-func (r *Refusal) Unwrap() error {
-	return &Error{Code: r.Enforcement.Code, Message: r.Enforcement.Message}
-}
 
 // Enforce decides the action and carries the decision out:
 //   - auto runs; notify runs and queues a notice to the agent's owner;
@@ -138,7 +81,7 @@ func (e *Enforcer) CheckAtHost(ctx context.Context, a Action) Enforcement {
 		return e.unavailable(enf, err)
 	}
 	enf.Seq = evs[0].Seq
-	enf.Message = fmt.Sprintf("%s needs a person's consent (%s): the host asks its user", actionName(&d), d.decidedBy())
+	enf.Message = fmt.Sprintf("%s needs a person's consent (%s): the host asks its user", actionName(&d), d.DecidedBy())
 	return enf
 }
 
@@ -163,7 +106,7 @@ func (e *Enforcer) Await(ctx context.Context, id string) (Enforcement, error) {
 		return Enforcement{}, Errorf(EINVALID, "approval %s is a %s request: once approved, retry the same action instead of waiting on it",
 			id, ap.Detail.AutonomyClass)
 	}
-	d := ap.decision()
+	d := ap.Decision()
 	enf := Enforcement{Decision: d, Label: LabelApprovalGranted}
 	got, waitErr := e.wait(ctx, ap, nil)
 	if got.Status == StatusPending && ctx.Err() != nil {
@@ -247,7 +190,7 @@ const MaxResultBytes = 64 << 10
 // than MaxResultBytes (then cut). Errors: EUNAVAILABLE.
 func (e *Enforcer) RanWith(ctx context.Context, enf Enforcement, took time.Duration, result json.RawMessage, runErr error) error {
 	d := &enf.Decision
-	p := executedPayload{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: Duration(took), Consent: enf.Consent}
+	p := ActionExecuted{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: Duration(took), Consent: enf.Consent}
 	if len(result) > 0 {
 		p.Result = keptResult(result)
 	}
@@ -256,22 +199,12 @@ func (e *Enforcer) RanWith(ctx context.Context, enf Enforcement, took time.Durat
 		p.Status, p.Error = "failed", runErr.Error()
 		rec.Trust = append(rec.Trust, trustRecord(d, TrustFailure, LabelExecutionFailed, "", approvalID(enf.Approval)))
 	}
-	rec.Events = append(rec.Events, newEvent(EventActionExecuted, &d.Action, p.Status, approvalID(enf.Approval), p))
+	rec.Events = append(rec.Events, NewEvent(EventActionExecuted, &d.Action, p.Status, approvalID(enf.Approval), p))
 	if _, err := e.Store.Append(ctx, rec); err != nil {
 		e.logger().Error("record executed action", "agent", d.Action.Agent, "tool", d.Action.Tool, "err", err)
 		return Errorf(EUNAVAILABLE, "%s ran but its result could not be recorded: %v", d.Action.Tool, err)
 	}
 	return nil
-}
-
-type executedPayload struct {
-	DecisionSeq int64           `json:"decision_seq,omitempty"`
-	ActionHash  Hash            `json:"action_hash"`
-	Status      string          `json:"status"`
-	Error       string          `json:"error,omitempty"`
-	Duration    Duration        `json:"duration"`
-	Consent     string          `json:"consent,omitempty"`
-	Result      json.RawMessage `json:"result,omitempty"`
 }
 
 // keptResult is a result as an execution record keeps it: the JSON value
@@ -342,7 +275,7 @@ func (e *Enforcer) run(ctx context.Context, d *Decision) Enforcement {
 	if d.Outcome == Notify {
 		label = LabelNotify
 	}
-	by := d.decidedBy() // once, for the event and the message
+	by := d.DecidedBy() // once, for the event and the message
 	rec := Record{
 		Events: []Event{decisionEventBy(d, label, "", by)},
 		Trust:  []TrustRecord{trustRecord(d, TrustSuccess, label, "", "")},
@@ -378,11 +311,11 @@ func (e *Enforcer) refuse(ctx context.Context, d *Decision, label string, extra 
 	enf.Seq = evs[0].Seq
 	switch label {
 	case LabelShadow:
-		enf.Message = fmt.Sprintf("%s was not run: shadow mode (%s) records it as what would have happened", actionName(d), d.decidedBy())
+		enf.Message = fmt.Sprintf("%s was not run: shadow mode (%s) records it as what would have happened", actionName(d), d.DecidedBy())
 	case LabelInvalid:
 		enf.Message = fmt.Sprintf("%s was refused: %s", actionName(d), d.Classification.Reason)
 	default:
-		enf.Message = fmt.Sprintf("%s is denied by %s", actionName(d), d.decidedBy())
+		enf.Message = fmt.Sprintf("%s is denied by %s", actionName(d), d.DecidedBy())
 	}
 	return enf
 }
@@ -430,7 +363,7 @@ func (e *Enforcer) propose(ctx context.Context, d *Decision) Enforcement {
 			actionName(d), d.NeedsHumanBy, verb, got.ID)
 	} else {
 		enf.Message = fmt.Sprintf("%s was not run: %s suggests it, %s proposal %s; retry the same action once it is approved",
-			actionName(d), d.decidedBy(), verb, got.ID)
+			actionName(d), d.DecidedBy(), verb, got.ID)
 	}
 	return enf
 }
@@ -530,7 +463,7 @@ func (e *Enforcer) ask(ctx context.Context, d *Decision) Enforcement {
 func (e *Enforcer) settle(enf Enforcement, ap Approval, waitErr error, gone bool) Enforcement {
 	d := &enf.Decision
 	enf.Approval, enf.Pending = &ap, false
-	_, enf.Label, enf.Code = askResult(ap.Status)
+	_, enf.Label, enf.Code = AskResult(ap.Status)
 	switch {
 	case ap.Status == StatusPending: // the store failed while waiting
 		return e.unavailable(enf, waitErr)
@@ -703,7 +636,7 @@ func (e *Enforcer) newApproval(d *Decision) Approval {
 		Reviewers: d.Reviewers, Owner: d.Owner, Timeout: timeout, Status: StatusPending,
 		Detail: ApprovalDetail{
 			AutonomyClass: autonomy, RequiresHuman: d.NeedsHuman, Code: d.Code,
-			Rule: d.decidedBy(), Decision: clipText(d.Explain(), maxExplainText), Notify: d.Notify,
+			Rule: d.DecidedBy(), Decision: clipText(d.Explain(), maxExplainText), Notify: d.Notify,
 		},
 	}
 	if ap.Outcome == Suggest {
@@ -759,10 +692,10 @@ func (c *CommandNote) Verdict() string {
 }
 
 func decisionEvent(d *Decision, label, approvalID string) Event {
-	return decisionEventBy(d, label, approvalID, d.decidedBy())
+	return decisionEventBy(d, label, approvalID, d.DecidedBy())
 }
 
-// decisionEventBy is decisionEvent for a caller that has d.decidedBy() at
+// decisionEventBy is decisionEvent for a caller that has d.DecidedBy() at
 // hand already.
 func decisionEventBy(d *Decision, label, approvalID, decidedBy string) Event {
 	p := decisionPayload{
@@ -784,12 +717,12 @@ func decisionEventBy(d *Decision, label, approvalID, decidedBy string) Event {
 		}
 		p.Commands = append(p.Commands, n)
 	}
-	return newEvent(EventDecision, &d.Action, d.Outcome.String(), approvalID, p)
+	return NewEvent(EventDecision, &d.Action, d.Outcome.String(), approvalID, p)
 }
 
 // proposalEvent records a skipped action: what would have run.
 func proposalEvent(d *Decision, approvalID string) Event {
-	return newEvent(EventProposal, &d.Action, d.Outcome.String(), approvalID, struct {
+	return NewEvent(EventProposal, &d.Action, d.Outcome.String(), approvalID, struct {
 		Action     Action   `json:"action"`
 		ActionHash Hash     `json:"action_hash"`
 		Class      Class    `json:"class"`
@@ -845,7 +778,7 @@ func clipText(s string, n int) string {
 		return s
 	}
 	cut := n
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
@@ -877,11 +810,11 @@ func summarize(a *Action) string {
 		}
 	}
 	var s string
-	if v, ok := firstArg(a.Args, summaryRank); ok {
+	if v, ok := FirstArg(a.Args, summaryRank); ok {
 		if str, ok := v.(string); ok {
 			s = str
-		} else {
-			s = string(marshalJSON(v))
+		} else if b, err := json.Marshal(v); err == nil {
+			s = string(b)
 		}
 	}
 	if s == "" && len(a.Args) > 0 && string(a.Args) != "{}" {
@@ -893,7 +826,7 @@ func summarize(a *Action) string {
 	s = collapseSpace(s)
 	if len(s) > maxSummary {
 		cut := maxSummary
-		for cut > 0 && !isRuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
 		s = s[:cut] + "…"
@@ -924,5 +857,3 @@ func collapseSpace(s string) string {
 	}
 	return s
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -228,9 +228,9 @@ func PageSize(limit int) int {
 	return limit
 }
 
-// newEvent returns an event with its payload marshalled from v. Payloads
+// NewEvent returns an event with its payload marshalled from v. Payloads
 // are built from Airlock's own types, so a marshalling failure is a bug.
-func newEvent(kind string, a *Action, outcome, approvalID string, v any) Event {
+func NewEvent(kind string, a *Action, outcome, approvalID string, v any) Event {
 	e := Event{Kind: kind, Outcome: outcome, ApprovalID: approvalID, Payload: marshalJSON(v), encoded: true}
 	if a != nil {
 		e.TraceID, e.Agent = a.TraceID, a.Agent

@@ -31,7 +31,7 @@ func Executions(events []Event) []Execution {
 		if e.Kind != EventActionExecuted {
 			continue
 		}
-		var p executedPayload
+		var p ActionExecuted
 		if json.Unmarshal(e.Payload, &p) != nil {
 			continue
 		}
@@ -67,4 +67,16 @@ func (x Execution) ResultText() string {
 	}
 	text, _ := ReadableArgs(x.Result)
 	return text
+}
+
+// ActionExecuted is the payload of an action.executed event: how the
+// action a decision allowed went, once it ran.
+type ActionExecuted struct {
+	DecisionSeq int64           `json:"decision_seq,omitempty"`
+	ActionHash  Hash            `json:"action_hash"`
+	Status      string          `json:"status"`
+	Error       string          `json:"error,omitempty"`
+	Duration    Duration        `json:"duration"`
+	Consent     string          `json:"consent,omitempty"`
+	Result      json.RawMessage `json:"result,omitempty"`
 }

@@ -301,7 +301,7 @@ func viewsOf(c *Classification, h *Hints) []view {
 	}
 	if h != nil && h.Tier > 0 {
 		for i := range vs {
-			vs[i].tier = maxTier(vs[i].tier, h.Tier)
+			vs[i].tier = max(vs[i].tier, h.Tier)
 		}
 		if h.Tier > c.Tier {
 			c.Tier = h.Tier

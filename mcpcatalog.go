@@ -49,7 +49,7 @@ var knownMCPTools = sync.OnceValue(func() map[string]*knownMCPTool {
 // tiers: a known class with a capability, a tier not below the class's.
 func resolveMCPTool(t mcpcatalog.Tool) (*knownMCPTool, error) {
 	class := Class(t.Class)
-	natural, ok := classTiers[class]
+	natural, ok := class.Tier()
 	capability, hasCap := classCapabilities[class]
 	if !ok || !hasCap {
 		return nil, Errorf(EINVALID, "MCP tool %s of %s: class %q is not one the catalogue may use", t.Name, t.Server, t.Class)
@@ -89,7 +89,7 @@ func classifyKnownMCP(server, tool string, x *activation, cat *sensitive.Catalog
 	if len(k.keys) == 0 {
 		return c, true
 	}
-	args := pickArgs(x.a.Args, k.keys)
+	args := PickArgs(x.a.Args, k.keys)
 	if k.t.DestroyKey != "" {
 		if v, ok := args[k.t.DestroyKey].(string); ok && slices.Contains(k.t.Destroy, v) && c.Tier < TierDestructive {
 			c.Tier = TierDestructive

@@ -164,7 +164,7 @@ func (n *Notification) Delivered(a Attempt) Event {
 	case a.Dropped != "":
 		outcome = string(NotificationDropped)
 	}
-	e := newEvent(kind, nil, outcome, n.ApprovalID, p)
+	e := NewEvent(kind, nil, outcome, n.ApprovalID, p)
 	e.Agent = n.Agent
 	return e
 }
@@ -235,7 +235,7 @@ func newDeliveryKey() string {
 // Retried returns the audit event of a person sending a dead or failed
 // delivery again.
 func (n *Notification) Retried(by string) Event {
-	e := newEvent(EventNotificationRetry, nil, string(NotificationPending), n.ApprovalID, struct {
+	e := NewEvent(EventNotificationRetry, nil, string(NotificationPending), n.ApprovalID, struct {
 		ID       int64  `json:"id"`
 		Key      string `json:"key"`
 		Channel  string `json:"channel"`
@@ -258,7 +258,7 @@ func (n *Notification) String() string {
 // TestNotice returns the record of a test message through channel, asked
 // for by by: an audit event and a notice that only that channel carries.
 func TestNotice(by, channel string) Record {
-	ev := newEvent(NoticeTest, nil, "queued", "", struct {
+	ev := NewEvent(NoticeTest, nil, "queued", "", struct {
 		Channel string `json:"channel"`
 		By      string `json:"by"`
 	}{channel, by})

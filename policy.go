@@ -165,7 +165,7 @@ func (r *rule) ceiling(x *activation) RiskTier {
 	}
 	c := max(DefaultCeiling, r.minTier)
 	if slices.ContainsFunc(r.classes, func(p pattern) bool { return p.exact() && p.text == string(v.class) }) {
-		natural, builtin := classTiers[v.class]
+		natural, builtin := v.class.Tier()
 		if !builtin {
 			// The classifier's tier, not one the action's hints raised:
 			// a server that says its tool both reads and destroys does
@@ -188,7 +188,7 @@ func (r *rule) statedCeiling() RiskTier {
 	}
 	c := max(DefaultCeiling, r.minTier)
 	for _, p := range r.classes {
-		if t, ok := classTiers[Class(p.text)]; ok && p.exact() {
+		if t, ok := Class(p.text).Tier(); ok && p.exact() {
 			c = max(c, t)
 		}
 	}
@@ -546,28 +546,4 @@ func (e *PolicyError) Error() string {
 // Unwrap lets ErrorCode report EINVALID for policy errors.
 func (e *PolicyError) Unwrap() error {
 	return Errorf(EINVALID, "policy %s has %d problem(s)", e.File, len(e.Problems))
-}
-
-// PolicySource identifies one policy of a stack in a policy.changed event.
-type PolicySource struct {
-	Name  string `json:"name"`
-	File  string `json:"file"`
-	Layer Layer  `json:"layer"`
-	// SHA256 is the hash of the file's bytes, hex.
-	SHA256 string `json:"sha256"`
-}
-
-// PolicyChange is the payload of a policy.changed event: the stack now in
-// force, the one before, and why it changed.
-type PolicyChange struct {
-	// Reason is what triggered the change: "start", "file changed",
-	// "SIGHUP", ...
-	Reason   string         `json:"reason"`
-	Layers   []PolicySource `json:"layers"`
-	Previous []PolicySource `json:"previous,omitempty"`
-}
-
-// Record returns the audit record of the change.
-func (c PolicyChange) Record() Record {
-	return Record{Events: []Event{newEvent(EventPolicyChanged, nil, "", "", c)}}
 }

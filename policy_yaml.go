@@ -258,7 +258,7 @@ func (d *policyDecoder) classifier(n ast.Node, where string) *classifier {
 	case !hasClass:
 		d.errorf(n, "%s: a classifier needs a class", where)
 	case !hasTier:
-		d.errorf(n, "%s: a classifier needs a tier (%s)", where, strings.Join(tierNames[1:], ", "))
+		d.errorf(n, "%s: a classifier needs a tier (%s)", where, tierList())
 	}
 	if c.capability == "" {
 		c.capability = Capability(c.class)
@@ -432,7 +432,7 @@ func (d *policyDecoder) outcome(n ast.Node, where string) Outcome {
 // ruleOutcome decodes a rule's outcome; a rule written in levels (L1-L3)
 // makes the policy levels-style.
 func (d *policyDecoder) ruleOutcome(n ast.Node, where string) Outcome {
-	if s, ok := d.scalar(n, where); ok && isLevelName(s) && !d.levels {
+	if s, ok := d.scalar(n, where); ok && (s == "L1" || s == "L2" || s == "L3") && !d.levels {
 		d.levels, d.levelsAt = true, pos(n)
 	}
 	return d.outcome(n, where)
@@ -643,7 +643,7 @@ func (d *policyDecoder) fields(n ast.Node, where string, fs []field) {
 			}
 		}
 		if !found {
-			d.errorf(kv.Key, "unknown field %q in %s%s", key, where, suggest(key, names))
+			d.errorf(kv.Key, "unknown field %q in %s%s", key, where, DidYouMean(key, names))
 		}
 	}
 }
@@ -826,4 +826,13 @@ func parseBracketPos(msg string) (line, col int, rest string, ok bool) {
 		rest = rest[:i]
 	}
 	return line, col, rest, true
+}
+
+// tierList lists the risk tiers' names, lowest first, for an error.
+func tierList() string {
+	var names []string
+	for _, t := range Tiers() {
+		names = append(names, t.String())
+	}
+	return strings.Join(names, ", ")
 }

@@ -81,7 +81,7 @@ func (e Expectation) check(d Decision) []string {
 		want("outcome", d.Outcome, e.Outcome)
 	}
 	if e.Rule != "" && (d.Rule == nil || d.Rule.ID != e.Rule) {
-		want("deciding rule", d.decidedBy(), e.Rule)
+		want("deciding rule", d.DecidedBy(), e.Rule)
 	}
 	if e.Source != "" && d.Source != e.Source {
 		want("source", d.Source, e.Source)

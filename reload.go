@@ -32,5 +32,29 @@ type PolicyFileOnDisk struct {
 
 // Record returns the audit record of the refusal.
 func (r PolicyReloadRefusal) Record() Record {
-	return Record{Events: []Event{newEvent(EventPolicyReloadRefused, nil, "refused", "", r)}}
+	return Record{Events: []Event{NewEvent(EventPolicyReloadRefused, nil, "refused", "", r)}}
+}
+
+// PolicySource identifies one policy of a stack in a policy.changed event.
+type PolicySource struct {
+	Name  string `json:"name"`
+	File  string `json:"file"`
+	Layer Layer  `json:"layer"`
+	// SHA256 is the hash of the file's bytes, hex.
+	SHA256 string `json:"sha256"`
+}
+
+// PolicyChange is the payload of a policy.changed event: the stack now in
+// force, the one before, and why it changed.
+type PolicyChange struct {
+	// Reason is what triggered the change: "start", "file changed",
+	// "SIGHUP", ...
+	Reason   string         `json:"reason"`
+	Layers   []PolicySource `json:"layers"`
+	Previous []PolicySource `json:"previous,omitempty"`
+}
+
+// Record returns the audit record of the change.
+func (c PolicyChange) Record() Record {
+	return Record{Events: []Event{NewEvent(EventPolicyChanged, nil, "", "", c)}}
 }

@@ -72,10 +72,3 @@ func (t *RiskTier) UnmarshalText(b []byte) error {
 	*t = v
 	return nil
 }
-
-func maxTier(a, b RiskTier) RiskTier {
-	if a > b {
-		return a
-	}
-	return b
-}

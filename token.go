@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Role is what a bearer token may do.
@@ -131,12 +132,12 @@ func HashTokenSecret(secret string) Hash {
 
 // CreatedRecord returns what a store appends when it creates the token.
 func (t *Token) CreatedRecord() Record {
-	return Record{Events: []Event{newEvent(EventTokenCreated, nil, string(t.Role), "", t)}}
+	return Record{Events: []Event{NewEvent(EventTokenCreated, nil, string(t.Role), "", t)}}
 }
 
 // RevokedRecord returns what a store appends when it revokes the token.
 func (t *Token) RevokedRecord() Record {
-	return Record{Events: []Event{newEvent(EventTokenRevoked, nil, string(t.Role), "", t)}}
+	return Record{Events: []Event{NewEvent(EventTokenRevoked, nil, string(t.Role), "", t)}}
 }
 
 // AccessRefused is the payload of an access.refused event: a request the
@@ -172,7 +173,7 @@ func (r AccessRefused) Record(agent string) Record {
 	r.Path, r.Reason, r.Remote = clip(r.Path), clip(r.Reason), clip(r.Remote)
 	r.Subject, r.Target = clip(r.Subject), clip(r.Target)
 	r.ApprovalID, r.Action = clip(r.ApprovalID), clip(r.Action)
-	ev := newEvent(EventAccessRefused, &Action{Agent: clip(agent)}, r.Code, r.ApprovalID, r)
+	ev := NewEvent(EventAccessRefused, &Action{Agent: clip(agent)}, r.Code, r.ApprovalID, r)
 	return Record{Events: []Event{ev}}
 }
 
@@ -182,7 +183,7 @@ func clip(s string) string {
 		return s
 	}
 	cut := maxRefusalField
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"

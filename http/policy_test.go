@@ -21,9 +21,9 @@ import (
 // the watcher is no longer stale, neither says it.
 func TestStalePolicy(t *testing.T) {
 	_, _, db := startServer(t)
-	gate := airlocktest.NewGate(t)
+	g := airlocktest.NewGate(t)
 	var inForce []airlock.PolicySource
-	for _, p := range gate.Layers() {
+	for _, p := range g.Layers() {
 		inForce = append(inForce, airlock.PolicySource{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: strings.Repeat("a1", 32)})
 	}
 	stale := &airlockhttp.StalePolicy{
@@ -34,7 +34,7 @@ func TestStalePolicy(t *testing.T) {
 	}
 	var state atomic.Pointer[airlockhttp.PolicyFiles]
 	state.Store(&airlockhttp.PolicyFiles{InForce: inForce, Stale: stale})
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: gate, Store: db}, PolicyFiles: func() airlockhttp.PolicyFiles { return *state.Load() }}
+	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: g, Store: db}, PolicyFiles: func() airlockhttp.PolicyFiles { return *state.Load() }}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	defer s.Drain()

@@ -192,11 +192,11 @@ func newEnforcer(t testing.TB) (*airlock.Enforcer, *sqlite.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gate, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &airlock.Enforcer{Gate: gate, Store: db}, db
+	return &airlock.Enforcer{Gate: g, Store: db}, db
 }
 
 // newGateway is a gateway for agent "laptop" in front of servers.

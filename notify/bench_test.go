@@ -93,8 +93,8 @@ func BenchmarkAskDecision(b *testing.B) {
 	withChannels := benchStore(b, specs...)
 	runNotifier(b, withChannels, specs...)
 	without := benchStore(b)
-	gate := airlocktest.NewGate(b)
-	enforcers := []*airlock.Enforcer{{Gate: gate, Store: without}, {Gate: gate, Store: withChannels}}
+	g := airlocktest.NewGate(b)
+	enforcers := []*airlock.Enforcer{{Gate: g, Store: without}, {Gate: g, Store: withChannels}}
 	lat := [2][]time.Duration{}
 	b.ResetTimer()
 	for i := range b.N {

@@ -157,9 +157,9 @@ func BenchmarkNotifyThroughput(b *testing.B) { throughput(b, "write_file") }
 // throughput measures decisions on tool (see BenchmarkDecisionThroughput).
 func throughput(b *testing.B, tool string) {
 	dsn, schema := pgtest.NewSchema(b)
-	gate := airlocktest.NewGate(b)
+	g := airlocktest.NewGate(b)
 	dbs := []*postgres.DB{OpenSchema(b, dsn, schema, nil), OpenSchema(b, dsn, schema, nil)}
-	enfs := []*airlock.Enforcer{{Gate: gate, Store: dbs[0]}, {Gate: gate, Store: dbs[1]}}
+	enfs := []*airlock.Enforcer{{Gate: g, Store: dbs[0]}, {Gate: g, Store: dbs[1]}}
 	conns := postgres.PoolSize(dbs[0])
 	pool, err := pgxpool.New(context.Background(), dsn)
 	if err != nil {

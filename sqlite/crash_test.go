@@ -172,7 +172,7 @@ func runCrashChild(path string, seed uint64) {
 	if err != nil {
 		crashChildFail("policy: %v", err)
 	}
-	gate, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := airlock.NewGate(shell.Analyser{}, p)
 	if err != nil {
 		crashChildFail("gate: %v", err)
 	}
@@ -181,7 +181,7 @@ func runCrashChild(path string, seed uint64) {
 	if err := db.Open(ctx); err != nil {
 		crashChildFail("open: %v", err)
 	}
-	c := &crashChild{db: db, enf: &airlock.Enforcer{Gate: gate, Store: db, GrantTTL: time.Hour}, seed: seed}
+	c := &crashChild{db: db, enf: &airlock.Enforcer{Gate: g, Store: db, GrantTTL: time.Hour}, seed: seed}
 	c.ack("ready") // the parent starts the kill delay now, mostly
 	workers := []func(*rand.Rand){
 		c.auto, c.auto, c.deny,

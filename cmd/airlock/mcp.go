@@ -115,12 +115,12 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 		return nil, nil, storeFailed(err)
 	}
 	watcher.Log = db
-	gate, err := watcher.Start(ctx)
+	g, err := watcher.Start(ctx)
 	if err != nil {
 		closeStore()
 		return nil, nil, checkFailed(err)
 	}
-	e := &airlock.Enforcer{Gate: gate, Store: db, GrantTTL: time.Duration(cfg.GrantTTL), Logger: logger.With("component", "enforcer")}
+	e := &airlock.Enforcer{Gate: g, Store: db, GrantTTL: time.Duration(cfg.GrantTTL), Logger: logger.With("component", "enforcer")}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	// The requests this process queues, and those its sweeper expires,

@@ -167,11 +167,11 @@ in force there. Nothing is recorded and nothing runs, either way.`,
 				fmt.Fprint(out, visible.EscapedLines(e.Explanation))
 				return nil
 			}
-			gate, err := loadGate(files, a.SessionID)
+			g, err := loadGate(files, a.SessionID)
 			if err != nil {
 				return checkFailed(err)
 			}
-			d := gate.Decide(cmd.Context(), a)
+			d := g.Decide(cmd.Context(), a)
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
@@ -246,14 +246,14 @@ func effectivePolicy(cmd *cobra.Command, files []string, agent string) (airlock.
 	if agent == "" {
 		return airlock.EffectivePolicy{}, usageError("policy effective: --agent is required with policy files")
 	}
-	gate, sessions, err := loadLayers(files)
+	g, sessions, err := loadLayers(files)
 	if err != nil {
 		return airlock.EffectivePolicy{}, checkFailed(err)
 	}
 	for _, p := range sessions {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a session policy, not shown: a running session pushes it for itself\n", p)
 	}
-	return gate.EffectivePolicy(agent), nil
+	return g.EffectivePolicy(agent), nil
 }
 
 // writeStalePolicy says that the policy files on the server's disk are not
@@ -320,7 +320,7 @@ func parseFiles(out io.Writer, files []string) (layers []*airlock.Policy, failed
 // loadGate loads policy files as a stack, running their tests, and pushes
 // the session-layer ones for session.
 func loadGate(files []string, session string) (*airlock.Gate, error) {
-	gate, sessions, err := loadLayers(files)
+	g, sessions, err := loadLayers(files)
 	if err != nil {
 		return nil, err
 	}
@@ -328,11 +328,11 @@ func loadGate(files []string, session string) (*airlock.Gate, error) {
 		return nil, fmt.Errorf("%s is a session policy: give --session to decide for that session", sessions[0])
 	}
 	for _, p := range sessions {
-		if err := gate.PushSession(session, p); err != nil {
+		if err := g.PushSession(session, p); err != nil {
 			return nil, errors.New(policyErrorText(err))
 		}
 	}
-	return gate, nil
+	return g, nil
 }
 
 // loadLayers loads the policy files into a gate, and returns the session
@@ -350,11 +350,11 @@ func loadLayers(files []string) (*airlock.Gate, []*airlock.Policy, error) {
 			layers = append(layers, p)
 		}
 	}
-	gate, err := airlock.NewGate(shell.Analyser{}, layers...)
+	g, err := airlock.NewGate(shell.Analyser{}, layers...)
 	if err != nil {
 		return nil, nil, errors.New(policyErrorText(err))
 	}
-	return gate, sessions, nil
+	return g, sessions, nil
 }
 
 // policyErrorText is what a person reads of a policy error: located lines

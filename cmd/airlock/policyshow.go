@@ -94,12 +94,12 @@ func policyStack(cmd *cobra.Command, files []string, configPath string) (airlock
 		}
 		if len(cfg.Policies) == 0 {
 			p := airlock.StarterPolicy()
-			gate, err := airlock.NewGate(shell.Analyser{}, p)
+			g, err := airlock.NewGate(shell.Analyser{}, p)
 			if err != nil {
 				return none, "", checkFailed(err)
 			}
 			src := airlock.PolicySource{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: policywatch.Hash(airlock.StarterPolicySource)}
-			return airlockhttp.NewPolicyStack(gate, []airlock.PolicySource{src}),
+			return airlockhttp.NewPolicyStack(g, []airlock.PolicySource{src}),
 				"of " + configPath + ", which names no policy file: the built-in starter policy", nil
 		}
 		files = cfg.Policies
@@ -126,7 +126,7 @@ func policyStack(cmd *cobra.Command, files []string, configPath string) (airlock
 // filesStack loads policy files as a stack, running their tests, each with
 // the hash of its bytes; session policies are left out, with a note.
 func filesStack(cmd *cobra.Command, files []string) (airlockhttp.PolicyStack, *airlock.Gate, error) {
-	gate, sessions, err := loadLayers(files)
+	g, sessions, err := loadLayers(files)
 	if err != nil {
 		return airlockhttp.PolicyStack{}, nil, checkFailed(err)
 	}
@@ -134,14 +134,14 @@ func filesStack(cmd *cobra.Command, files []string) (airlockhttp.PolicyStack, *a
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a session policy, not shown: a running session pushes it for itself\n", p)
 	}
 	var sources []airlock.PolicySource
-	for _, p := range gate.Layers() {
+	for _, p := range g.Layers() {
 		src := airlock.PolicySource{Name: p.Name(), File: p.File(), Layer: p.Layer()}
 		if b, err := os.ReadFile(p.File()); err == nil {
 			src.SHA256 = policywatch.Hash(b)
 		}
 		sources = append(sources, src)
 	}
-	return airlockhttp.NewPolicyStack(gate, sources), gate, nil
+	return airlockhttp.NewPolicyStack(g, sources), g, nil
 }
 
 // writePolicyYAML writes the stack as YAML whose layers read as their

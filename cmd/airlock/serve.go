@@ -146,12 +146,12 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 
 	watcher.Log, watcher.Metrics = store, metrics.Registry
-	gate, err := watcher.Start(ctx)
+	g, err := watcher.Start(ctx)
 	if err != nil {
 		return err
 	}
 	m.Enforcer = &airlock.Enforcer{
-		Gate: gate, Store: store, GrantTTL: time.Duration(cfg.GrantTTL), Logger: m.Logger.With("component", "enforcer"),
+		Gate: g, Store: store, GrantTTL: time.Duration(cfg.GrantTTL), Logger: m.Logger.With("component", "enforcer"),
 	}
 	tokens, err := configTokens(cfg.Tokens)
 	if err != nil {
@@ -187,7 +187,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// Stopped after the server: its last checkpoint covers the last request.
 	m.bg.Go(func() { m.Checkpoints.Run(bg, time.Duration(cfg.Checkpoint.Interval)) })
 
-	layers := gate.Layers()
+	layers := g.Layers()
 	names := make([]string, len(layers))
 	for i, p := range layers {
 		names[i] = p.File()
