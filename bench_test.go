@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/shell"
 )
 
@@ -47,13 +48,13 @@ rules:
   - {id: network, class: [net.http, net.connect], outcome: ask}
 `
 
-func benchGate(b *testing.B, src string) *airlock.Gate {
+func benchGate(b *testing.B, src string) *gate.Gate {
 	b.Helper()
-	p, err := airlock.LoadPolicy("bench.yaml", []byte(src))
+	p, err := gate.LoadPolicy("bench.yaml", []byte(src))
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := gate.New(shell.Analyser{}, p)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func (m *memLog) Append(_ context.Context, rec airlock.Record) ([]airlock.Event,
 //
 //	go test -run '^$' -bench Check -count 5 .
 func BenchmarkCheck(b *testing.B) {
-	e := &airlock.Enforcer{Gate: airlocktest.NewGate(b), Store: &memLog{}}
+	e := &gate.Enforcer{Gate: airlocktest.NewGate(b), Store: &memLog{}}
 	ctx := context.Background()
 	a := airlocktest.Action("read_file", "f1")
 	b.ReportAllocs()

@@ -1,10 +1,13 @@
-// Package airlock is the vocabulary and the engine of a gate in front of AI
-// agents' side effects: actions, decisions, approvals and the audit log.
+// Package airlock is the vocabulary of a gate in front of AI agents' side
+// effects: Action, Classification, Decision, Outcome, Approval, Event, the
+// error and refusal codes, and the Guard and Store interfaces every surface
+// shares.
 //
-// A Gate classifies each Action and decides it by a stack of policies; an
-// Enforcer records the Decision in a Store before the action may run, and
-// queues an Approval for a person when the policy asks for one. A library
-// user imports this package and one store (package sqlite or postgres);
-// package http's Client is the same Guard over a server's API.
-// docs/ARCHITECTURE.md draws the packages and the path of one action.
+// The engine lives in packages of its own: package gate classifies each
+// Action and decides it by a stack of policies, and its Enforcer records
+// the Decision in a Store before the action may run; package checkpoint
+// signs the audit log's head. A program that only talks to a server imports
+// this package and package client, which link nothing heavier than the
+// standard library and a JSON decoder. docs/ARCHITECTURE.md draws the
+// packages and the path of one action.
 package airlock

@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/shell"
 )
 
 // A gate in a few lines: load a policy, decide each action before running it.
 func Example() {
-	policy, err := airlock.LoadPolicy("policy.yaml", []byte(`
+	policy, err := gate.LoadPolicy("policy.yaml", []byte(`
 rules:
   - id: read-only-git
     tool: Bash
@@ -24,7 +25,7 @@ rules:
 	if err != nil {
 		panic(err)
 	}
-	gate, err := airlock.NewGate(shell.Analyser{}, policy)
+	gate, err := gate.New(shell.Analyser{}, policy)
 	if err != nil {
 		panic(err)
 	}
@@ -44,14 +45,14 @@ rules:
 
 // A refusal is a value: the decision says why, and which code to report.
 func ExampleDecision_Explain() {
-	policy, _ := airlock.LoadPolicy("org.yaml", []byte(`
+	policy, _ := gate.LoadPolicy("org.yaml", []byte(`
 layer: organisation
 floors:
   tiers: {destructive: ask}
 rules:
   - {id: deletes-need-a-person, class: fs.delete, needs_human: true, reviewers: [sre-oncall]}
 `))
-	gate, _ := airlock.NewGate(shell.Analyser{}, policy)
+	gate, _ := gate.New(shell.Analyser{}, policy)
 	d := gate.Decide(context.Background(), airlock.Action{
 		Agent: "janitor",
 		Tool:  "delete_file",

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/shell"
 )
 
@@ -48,13 +49,13 @@ rules:
 `
 
 // NewGate returns a gate deciding by Policy.
-func NewGate(tb testing.TB) *airlock.Gate {
+func NewGate(tb testing.TB) *gate.Gate {
 	tb.Helper()
-	p, err := airlock.LoadPolicy("airlocktest.yaml", []byte(Policy))
+	p, err := gate.LoadPolicy("airlocktest.yaml", []byte(Policy))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := gate.New(shell.Analyser{}, p)
 	if err != nil {
 		tb.Fatal(err)
 	}

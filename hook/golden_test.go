@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/hook"
 	"github.com/airlock-dev/airlock/shell"
 )
@@ -27,7 +28,7 @@ var hostDirs = map[string]string{"claude": "claude-code", "codex": "codex", "gem
 // host's answer to an allow and to a refusal. A payload Airlock cannot read
 // gets the block every host obeys.
 func TestGolden(t *testing.T) {
-	gate, err := airlock.NewGate(shell.Analyser{}, airlock.StarterPolicy())
+	gate, err := gate.New(shell.Analyser{}, gate.StarterPolicy())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestGolden(t *testing.T) {
 }
 
 // golden renders what Airlock makes of one payload.
-func golden(gate *airlock.Gate, host hook.Host, payload []byte) string {
+func golden(gate *gate.Gate, host hook.Host, payload []byte) string {
 	var b strings.Builder
 	ev, err := host.Parse(payload)
 	if err != nil {

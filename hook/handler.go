@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/hook/relay"
 )
 
@@ -17,7 +18,7 @@ import (
 // /v1/hooks/{host}, for command hooks (through `airlock hook <host>`) and
 // for hosts that POST their hooks to a URL alike.
 type Handler struct {
-	Enforcer *airlock.Enforcer
+	Enforcer *gate.Enforcer
 	// WaitContext bounds how long an ask is held (nil: context.WithTimeout).
 	// A server passes one that also ends when it drains.
 	WaitContext func(context.Context, time.Duration) (context.Context, context.CancelFunc)

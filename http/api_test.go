@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
@@ -1060,11 +1061,11 @@ func TestEffectivePolicyAPI(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
 	want := ts.Enforcer.Gate.EffectivePolicy("agent-1")
-	for name, get := range map[string]func() (airlock.EffectivePolicy, error){
-		"reviewer":             func() (airlock.EffectivePolicy, error) { return ts.Bob.EffectivePolicy(ctx, "agent-1") },
-		"admin":                func() (airlock.EffectivePolicy, error) { return ts.Admin.EffectivePolicy(ctx, "agent-1") },
-		"agent, naming itself": func() (airlock.EffectivePolicy, error) { return ts.Agent.EffectivePolicy(ctx, "agent-1") },
-		"agent, naming no one": func() (airlock.EffectivePolicy, error) { return ts.Agent.EffectivePolicy(ctx, "") },
+	for name, get := range map[string]func() (gate.EffectivePolicy, error){
+		"reviewer":             func() (gate.EffectivePolicy, error) { return ts.Bob.EffectivePolicy(ctx, "agent-1") },
+		"admin":                func() (gate.EffectivePolicy, error) { return ts.Admin.EffectivePolicy(ctx, "agent-1") },
+		"agent, naming itself": func() (gate.EffectivePolicy, error) { return ts.Agent.EffectivePolicy(ctx, "agent-1") },
+		"agent, naming no one": func() (gate.EffectivePolicy, error) { return ts.Agent.EffectivePolicy(ctx, "") },
 	} {
 		got, err := get()
 		if err != nil {
@@ -1228,7 +1229,7 @@ func (unwritable) Ready(context.Context) error {
 // A store that cannot write is not ready, and /readyz says what fails.
 func TestReadinessNeedsWrites(t *testing.T) {
 	_, _, db := startServer(t)
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: unwritable{db}}}
+	s := &airlockhttp.Server{Enforcer: &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: unwritable{db}}}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	resp, err := http.Get(hs.URL + "/readyz")

@@ -36,6 +36,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/hook"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
@@ -69,9 +70,9 @@ var benchAllowed = []byte(`"allowed":true`)
 type benchEnv struct {
 	API, Hop           string // base URLs
 	DB                 *sqlite.DB
-	Enforcer           *airlock.Enforcer // the API's
-	AgentAuth, BobAuth string            // Authorization header values
-	Answer             int               // bytes in a check's answer, and the hop's
+	Enforcer           *gate.Enforcer // the API's
+	AgentAuth, BobAuth string         // Authorization header values
+	Answer             int            // bytes in a check's answer, and the hop's
 	checks, deploys    benchBodies
 	api, hop           *http.Client // benchClients keep-alive connections each
 }

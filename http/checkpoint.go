@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/checkpoint"
 )
 
 // CheckpointInfo is the server's verifier key and its latest signed
@@ -13,7 +14,7 @@ type CheckpointInfo struct {
 	// server's checkpoints. Keep it with the checkpoints you store.
 	Key string `json:"key" doc:"The verifier key (C2SP signed-note format) that checks this server's checkpoints."`
 	// Checkpoint is the latest checkpoint; absent until the first is signed.
-	Checkpoint *airlock.SignedCheckpoint `json:"checkpoint,omitempty" doc:"The latest signed checkpoint; absent until the first is signed."`
+	Checkpoint *checkpoint.Signed `json:"checkpoint,omitempty" doc:"The latest signed checkpoint; absent until the first is signed."`
 }
 
 type checkpointOutput struct {
@@ -22,7 +23,7 @@ type checkpointOutput struct {
 
 // checkpoints returns the server's checkpointer, or an error saying that
 // this server signs none.
-func (s *Server) checkpoints() (*airlock.Checkpointer, error) {
+func (s *Server) checkpoints() (*checkpoint.Checkpointer, error) {
 	if s.Checkpoints == nil {
 		return nil, airlock.Errorf(airlock.ENOTFOUND, "this server signs no audit checkpoints")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/checkpoint"
 )
 
 func TestCheckpointAPI(t *testing.T) {
@@ -16,7 +17,7 @@ func TestCheckpointAPI(t *testing.T) {
 	ts.do(t, "GET", "/v1/audit/checkpoint", ts.BobSecret, "", nil).problem(t, http.StatusNotFound, airlock.ENOTFOUND)
 
 	skey, vkey := airlocktest.CheckpointKey(t, 1)
-	c, err := airlock.NewCheckpointer(ts.DB, skey)
+	c, err := checkpoint.New(ts.DB, skey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +42,11 @@ func TestCheckpointAPI(t *testing.T) {
 	if err != nil || !rep.OK() || rep.HeadSeq != signed.Checkpoint.RecordedSeq || signed.Checkpoint.Seq != rep.HeadSeq-1 {
 		t.Fatalf("signed %+v, log %+v: want the head before the checkpoint's own event", signed.Checkpoint, rep)
 	}
-	keys, err := airlock.ParseVerifierKeys([]string{ci.Key})
+	keys, err := checkpoint.ParseVerifierKeys([]string{ci.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := airlock.OpenCheckpoint([]byte(signed.Checkpoint.Note), keys)
+	cp, err := checkpoint.Open([]byte(signed.Checkpoint.Note), keys)
 	if err != nil || cp != signed.Checkpoint.Checkpoint {
 		t.Fatalf("the served note opens as %+v, %v", cp, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/hook"
 	"github.com/airlock-dev/airlock/hook/relay"
 )
@@ -489,10 +490,10 @@ func (c *Client) Policy(ctx context.Context) (PolicyStack, error) {
 
 // EffectivePolicy returns what the policy in force can apply to the
 // agent's actions. With an agent token, agent may be "" for its own.
-func (c *Client) EffectivePolicy(ctx context.Context, agent string) (airlock.EffectivePolicy, error) {
+func (c *Client) EffectivePolicy(ctx context.Context, agent string) (gate.EffectivePolicy, error) {
 	q := url.Values{}
 	set(q, "agent", agent)
-	var ep airlock.EffectivePolicy
+	var ep gate.EffectivePolicy
 	err := c.do(ctx, "GET", "/v1/policy/effective", q, nil, &ep)
 	return ep, err
 }

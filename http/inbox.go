@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 )
 
 // The reviewer's web inbox: server-rendered pages (html/template, parsed
@@ -626,7 +627,7 @@ type DetailPage struct {
 	ToolChange *ToolChange
 	// Commands are the shell commands Airlock found in the action, each
 	// with its classification and outcome, as the decision recorded them.
-	Commands []airlock.CommandNote
+	Commands []gate.CommandNote
 	// Timeline is the request's events in the audit log, oldest first;
 	// MoreEvents is set when there are more than it shows.
 	Timeline   []airlock.Event
@@ -825,13 +826,13 @@ func (p *DetailPage) EventsURL() string {
 }
 
 // commandsOf returns the shell commands of the request's decision event.
-func commandsOf(evs []airlock.Event) []airlock.CommandNote {
+func commandsOf(evs []airlock.Event) []gate.CommandNote {
 	for _, e := range evs {
 		if e.Kind != airlock.EventDecision {
 			continue
 		}
 		var d struct {
-			Commands []airlock.CommandNote `json:"commands"`
+			Commands []gate.CommandNote `json:"commands"`
 		}
 		if json.Unmarshal(e.Payload, &d) == nil {
 			return d.Commands
@@ -1173,7 +1174,7 @@ func toolChangeOf(ap airlock.Approval) *ToolChange {
 	c := &ToolChange{Server: a.Server, Tool: a.Tool, Changed: a.Change == "changed"}
 	diff := a.Diff
 	if !c.Changed {
-		diff = airlock.DefinitionDiff(json.RawMessage(`{}`), a.Definition)
+		diff = gate.DefinitionDiff(json.RawMessage(`{}`), a.Definition)
 	}
 	for _, line := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
 		if line == "" {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 )
 
 // The agents pages: how far each agent is trusted per class — the share of
@@ -370,7 +371,7 @@ type AgentPage struct {
 	// Longest is the longest median time to decision: the time bars are
 	// drawn to its scale.
 	Longest time.Duration
-	Policy  airlock.EffectivePolicy
+	Policy  gate.EffectivePolicy
 	Error   string
 }
 

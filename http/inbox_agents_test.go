@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 )
 
 // storeClock is a store clock that tests move forward, to control how long
@@ -210,11 +211,11 @@ rules:
 // and not those for other agents.
 func TestInboxAgentPolicy(t *testing.T) {
 	ts, b, _ := agentsServer(t)
-	org, err := airlock.LoadPolicy("org.yaml", []byte(agentsOrg))
+	org, err := gate.LoadPolicy("org.yaml", []byte(agentsOrg))
 	if err != nil {
 		t.Fatal(err)
 	}
-	project, err := airlock.LoadPolicy("project.yaml", []byte(agentsProject))
+	project, err := gate.LoadPolicy("project.yaml", []byte(agentsProject))
 	if err != nil {
 		t.Fatal(err)
 	}

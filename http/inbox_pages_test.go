@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/notify"
 )
 
@@ -64,7 +65,7 @@ rules:
 // useReviewPolicy puts reviewPolicy in force on ts.
 func useReviewPolicy(t *testing.T, ts *testServer) {
 	t.Helper()
-	p, err := airlock.LoadPolicy("review.yaml", []byte(reviewPolicy))
+	p, err := gate.LoadPolicy("review.yaml", []byte(reviewPolicy))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 )
 
 // PolicyLayer is one policy of the stack in force: its name, file and
 // layer, what it holds (its default, floors, classifiers, rules and how far
 // each reaches) and the hash of its file.
 type PolicyLayer struct {
-	airlock.PolicyContents
+	gate.PolicyContents
 	// SHA256 is the hash of the file's bytes as loaded, hex ("" when the
 	// server was not told).
 	SHA256 string `json:"sha256,omitempty"`
@@ -19,7 +20,7 @@ type PolicyLayer struct {
 
 // NewPolicyStack describes the gate's stack, each layer with the hash
 // files gives for its file ("" for one files does not name).
-func NewPolicyStack(g *airlock.Gate, files []airlock.PolicySource) PolicyStack {
+func NewPolicyStack(g *gate.Gate, files []airlock.PolicySource) PolicyStack {
 	st := PolicyStack{Layers: []PolicyLayer{}}
 	for i, c := range g.Contents() {
 		l := PolicyLayer{PolicyContents: c}
@@ -132,7 +133,7 @@ type effectiveInput struct {
 }
 
 type effectiveOutput struct {
-	Body airlock.EffectivePolicy
+	Body gate.EffectivePolicy
 }
 
 // effectivePolicy returns what the stack in force can apply to one agent's
@@ -151,7 +152,7 @@ func (s *Server) effectivePolicy(ctx context.Context, in *effectiveInput) (*effe
 	}
 	ep := s.Enforcer.Gate.EffectivePolicy(agent)
 	if ep.Layers == nil {
-		ep.Layers = []airlock.EffectiveLayer{}
+		ep.Layers = []gate.EffectiveLayer{}
 	}
 	return &effectiveOutput{Body: ep}, nil
 }

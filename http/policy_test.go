@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
@@ -34,7 +35,7 @@ func TestStalePolicy(t *testing.T) {
 	}
 	var state atomic.Pointer[airlockhttp.PolicyFiles]
 	state.Store(&airlockhttp.PolicyFiles{InForce: inForce, Stale: stale})
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: g, Store: db}, PolicyFiles: func() airlockhttp.PolicyFiles { return *state.Load() }}
+	s := &airlockhttp.Server{Enforcer: &gate.Enforcer{Gate: g, Store: db}, PolicyFiles: func() airlockhttp.PolicyFiles { return *state.Load() }}
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	defer s.Drain()

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/checkpoint"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 )
@@ -35,7 +37,7 @@ const (
 // Open.
 type Server struct {
 	// Enforcer decides and records; its Store keeps everything.
-	Enforcer *airlock.Enforcer
+	Enforcer *gate.Enforcer
 	// Tokens are provisioned by configuration, beside those in the store.
 	Tokens []ConfigToken
 	// CheckWait caps how long one request long-polls (0: DefaultCheckWait);
@@ -53,7 +55,7 @@ type Server struct {
 	// (Metrics.Instrument); nil: the server makes its own.
 	Metrics *Metrics
 	// Checkpoints signs the audit log's head; nil: the server signs none.
-	Checkpoints *airlock.Checkpointer
+	Checkpoints *checkpoint.Checkpointer
 	// Channels are the names of the notification channels configured,
 	// for test messages.
 	Channels []string

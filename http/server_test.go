@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 )
@@ -31,7 +32,7 @@ func startServer(tb testing.TB) (*airlockhttp.Server, *httptest.Server, *sqlite.
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(tb), Store: db}}
+	s := &airlockhttp.Server{Enforcer: &gate.Enforcer{Gate: airlocktest.NewGate(tb), Store: db}}
 	hs := httptest.NewServer(s.Handler())
 	tb.Cleanup(hs.Close)
 	tb.Cleanup(s.Drain)

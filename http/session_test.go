@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 )
@@ -35,7 +36,7 @@ func newSyncServer(t *testing.T) *syncServer {
 	if err := db.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}}
+	s := &airlockhttp.Server{Enforcer: &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db}}
 	t.Cleanup(func() {
 		s.Drain()
 		db.Close()
@@ -52,7 +53,7 @@ func (ss *syncServer) replica() *syncServer {
 	if err := db.Open(ss.t.Context()); err != nil {
 		ss.t.Fatal(err)
 	}
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(ss.t), Store: db}}
+	s := &airlockhttp.Server{Enforcer: &gate.Enforcer{Gate: airlocktest.NewGate(ss.t), Store: db}}
 	ss.t.Cleanup(func() {
 		s.Drain()
 		db.Close()
@@ -275,7 +276,7 @@ func TestInboxStreamChecksPerSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := newSyncServer(t)
 		cs := &countingStore{DB: a.db}
-		b := &syncServer{t: t, s: &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: cs}}, db: a.db}
+		b := &syncServer{t: t, s: &airlockhttp.Server{Enforcer: &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: cs}}, db: a.db}
 		t.Cleanup(b.s.Drain)
 		bob, alice := a.reviewer("bob"), a.reviewer("alice")
 		var open []*stream
@@ -666,7 +667,7 @@ func TestInboxSessionsExpire(t *testing.T) {
 // other, and signing out on either ends it on both.
 func TestInboxSessionsAcrossReplicas(t *testing.T) {
 	ts := newTestServer(t)
-	other := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: ts.DB}}
+	other := &airlockhttp.Server{Enforcer: &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: ts.DB}}
 	hs := httptest.NewServer(other.Handler())
 	t.Cleanup(hs.Close)
 	t.Cleanup(other.Drain)

@@ -25,12 +25,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 )
 
 // bareProxy is the anchor: a go-sdk server whose one tool decides the call
 // with the Enforcer, then forwards it to the upstream through a go-sdk
 // client.
-func bareProxy(b *testing.B, e *airlock.Enforcer, upstream *exec.Cmd) *sdk.ClientSession {
+func bareProxy(b *testing.B, e *gate.Enforcer, upstream *exec.Cmd) *sdk.ClientSession {
 	ctx := b.Context()
 	up, err := sdk.NewClient(&sdk.Implementation{Name: "bare", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: upstream}, nil)
 	if err != nil {

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
 // Local decides with an Enforcer in this process, on its store.
-type Local struct{ Enforcer *airlock.Enforcer }
+type Local struct{ Enforcer *gate.Enforcer }
 
 var _ Checker = Local{}
 
@@ -136,7 +137,7 @@ func (r *Remote) WaitApproval(ctx context.Context, id string) (airlock.Approval,
 
 // runNowWindow is how far back a watch looks for requests approved to run
 // now before it started: longer than any grant lasts by default.
-const runNowWindow = 2 * airlock.DefaultGrantTTL
+const runNowWindow = 2 * gate.DefaultGrantTTL
 
 // runNowEvent reads an approval.resolved event: its request, if a person
 // approved it to run now.

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/mcp"
 	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/sqlite"
@@ -180,7 +181,7 @@ rules:
 `
 
 // newEnforcer is an embedded Airlock on a SQLite store of its own.
-func newEnforcer(t testing.TB) (*airlock.Enforcer, *sqlite.DB) {
+func newEnforcer(t testing.TB) (*gate.Enforcer, *sqlite.DB) {
 	t.Helper()
 	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
 	db.PollInterval = 20 * time.Millisecond
@@ -188,19 +189,19 @@ func newEnforcer(t testing.TB) (*airlock.Enforcer, *sqlite.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	p, err := airlock.LoadPolicy("mcp-test.yaml", []byte(testPolicy))
+	p, err := gate.LoadPolicy("mcp-test.yaml", []byte(testPolicy))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := gate.New(shell.Analyser{}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &airlock.Enforcer{Gate: g, Store: db}, db
+	return &gate.Enforcer{Gate: g, Store: db}, db
 }
 
 // newGateway is a gateway for agent "laptop" in front of servers.
-func newGateway(t testing.TB, e *airlock.Enforcer, servers ...mcp.Server) *mcp.Gateway {
+func newGateway(t testing.TB, e *gate.Enforcer, servers ...mcp.Server) *mcp.Gateway {
 	return &mcp.Gateway{Servers: servers, Agent: "laptop", Checker: mcp.Local{Enforcer: e}, Stderr: io.Discard,
 		HoldProgress: 50 * time.Millisecond, Restart: 500 * time.Millisecond}
 }

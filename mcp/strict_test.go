@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/mcp"
 	"github.com/airlock-dev/airlock/mcp/mcptest"
 	"github.com/airlock-dev/airlock/shell"
@@ -94,7 +95,7 @@ func rpcError(m map[string]any) (float64, string) {
 }
 
 // decisions counts the decisions recorded for agent laptop.
-func decisions(t *testing.T, e *airlock.Enforcer) int {
+func decisions(t *testing.T, e *gate.Enforcer) int {
 	t.Helper()
 	evs, err := e.Store.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventDecision, Agent: "laptop", Limit: 1000})
 	if err != nil {
@@ -288,10 +289,10 @@ func canonical(t *testing.T, s string) string {
 }
 
 // newStarterEnforcer is an embedded Airlock with the starter policy.
-func newStarterEnforcer(t testing.TB) (*airlock.Enforcer, *sqlite.DB) {
+func newStarterEnforcer(t testing.TB) (*gate.Enforcer, *sqlite.DB) {
 	t.Helper()
 	e, db := newEnforcer(t)
-	gate, err := airlock.NewGate(shell.Analyser{}, airlock.StarterPolicy())
+	gate, err := gate.New(shell.Analyser{}, gate.StarterPolicy())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/notify/webhook"
 	"github.com/airlock-dev/airlock/sqlite"
@@ -94,7 +95,7 @@ func BenchmarkAskDecision(b *testing.B) {
 	runNotifier(b, withChannels, specs...)
 	without := benchStore(b)
 	g := airlocktest.NewGate(b)
-	enforcers := []*airlock.Enforcer{{Gate: g, Store: without}, {Gate: g, Store: withChannels}}
+	enforcers := []*gate.Enforcer{{Gate: g, Store: without}, {Gate: g, Store: withChannels}}
 	lat := [2][]time.Duration{}
 	b.ResetTimer()
 	for i := range b.N {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/notify/notifytest"
 	"github.com/airlock-dev/airlock/sqlite"
@@ -98,7 +99,7 @@ func TestDeliveredAfterRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "airlock.db")
 	rec := newRecorder()
 	db := open(t, path, hook("ops", rec))
-	e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
+	e := &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
 	if enf := e.Enforce(t.Context(), airlocktest.Action("write_file", "a.txt")); !enf.Allowed {
 		t.Fatalf("%+v", enf)
 	}
@@ -119,7 +120,7 @@ func TestLeaseOfDeadWorker(t *testing.T) {
 	rec := newRecorder()
 	db := open(t, filepath.Join(t.TempDir(), "airlock.db"), hook("ops", rec))
 	defer db.Close()
-	e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
+	e := &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
 	if enf := e.Enforce(t.Context(), airlocktest.Action("write_file", "b.txt")); !enf.Allowed {
 		t.Fatalf("%+v", enf)
 	}

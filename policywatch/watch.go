@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/shell"
 )
@@ -54,7 +55,7 @@ type Watcher struct {
 	// built-in starter policy, never reloaded.
 	Files []string
 	// Gate is the gate whose stack is kept in step. Nil: Start creates it.
-	Gate *airlock.Gate
+	Gate *gate.Gate
 	// Log records every change of stack. Required.
 	Log airlock.AuditLog
 	// Logger reports reloads and refused policies; nil discards.
@@ -64,7 +65,7 @@ type Watcher struct {
 
 	// Check, when set, vets a stack beyond its own checks (the channels
 	// its rules notify exist); a stack it refuses is not enforced.
-	Check func([]*airlock.Policy) error
+	Check func([]*gate.Policy) error
 	// Metrics, when set, is where Start registers the watcher's metrics.
 	Metrics prometheus.Registerer
 	// Now is the clock of refusals; nil: time.Now.
@@ -150,7 +151,7 @@ func (w *Watcher) logger() *slog.Logger {
 // audits it with reason "start" and returns the gate enforcing it (w.Gate,
 // created if nil). It fails, leaving w.Gate unchanged, if a file does not
 // load, the stack's tests fail or the change cannot be audited.
-func (w *Watcher) Start(ctx context.Context) (*airlock.Gate, error) {
+func (w *Watcher) Start(ctx context.Context) (*gate.Gate, error) {
 	if w.Log == nil {
 		return nil, errors.New("policy watcher: no audit log")
 	}
@@ -187,10 +188,10 @@ func (w *Watcher) Start(ctx context.Context) (*airlock.Gate, error) {
 
 // loadedStack is a stack read and checked, not yet in force.
 type loadedStack struct {
-	layers  []*airlock.Policy
+	layers  []*gate.Policy
 	sources []airlock.PolicySource
 	stats   []fileStat
-	gate    *airlock.Gate
+	gate    *gate.Gate
 }
 
 // Load reads the stack and checks it — every file loads, its tests pass,
@@ -211,16 +212,16 @@ func (w *Watcher) Load() error {
 func (w *Watcher) load() (*loadedStack, error) {
 	l := &loadedStack{stats: statFiles(w.Files)}
 	if len(w.Files) == 0 {
-		p := airlock.StarterPolicy()
-		l.layers = []*airlock.Policy{p}
-		l.sources = []airlock.PolicySource{{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: Hash(airlock.StarterPolicySource)}}
+		p := gate.StarterPolicy()
+		l.layers = []*gate.Policy{p}
+		l.sources = []airlock.PolicySource{{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: Hash(gate.StarterPolicySource)}}
 	} else {
 		var err error
 		if l.layers, l.sources, err = loadStack(w.Files); err != nil {
 			return nil, err
 		}
 	}
-	gate, err := airlock.NewGate(shell.Analyser{}, l.layers...) // checks the stack's order and runs its tests
+	gate, err := gate.New(shell.Analyser{}, l.layers...) // checks the stack's order and runs its tests
 	if err != nil {
 		return nil, stackError(err)
 	}
@@ -268,12 +269,12 @@ func (w *Watcher) Reload(ctx context.Context, reason string) (changed bool, err 
 		}
 		return false, nil
 	}
-	var layers []*airlock.Policy
+	var layers []*gate.Policy
 	if err == nil {
 		layers, err = parseStack(w.Files, srcs, sources)
 	}
 	if err == nil {
-		_, err = airlock.NewGate(shell.Analyser{}, layers...) // the checks Replace makes, before auditing
+		_, err = gate.New(shell.Analyser{}, layers...) // the checks Replace makes, before auditing
 		err = stackError(err)
 	}
 	if err == nil && w.Check != nil {
@@ -398,7 +399,7 @@ func (w *Watcher) audit(ctx context.Context, reason string, sources []airlock.Po
 // loadStack reads each policy file once, hashes its bytes and loads it
 // (parsing it and running its own tests). It reports every problem of
 // every file. It does not check the stack as a whole (see airlock.NewGate).
-func loadStack(files []string) ([]*airlock.Policy, []airlock.PolicySource, error) {
+func loadStack(files []string) ([]*gate.Policy, []airlock.PolicySource, error) {
 	srcs, sources, err := readStack(files)
 	if err != nil {
 		return nil, nil, err
@@ -440,7 +441,7 @@ func readPolicyFile(path string) ([]byte, error) {
 		return nil, err // a *PathError names the file
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, airlock.MaxPolicyBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, gate.MaxPolicyBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -449,11 +450,11 @@ func readPolicyFile(path string) ([]byte, error) {
 
 // parseStack loads each file's bytes, filling in the sources' names and
 // layers.
-func parseStack(files []string, srcs [][]byte, sources []airlock.PolicySource) ([]*airlock.Policy, error) {
-	layers := make([]*airlock.Policy, len(files))
+func parseStack(files []string, srcs [][]byte, sources []airlock.PolicySource) ([]*gate.Policy, error) {
+	layers := make([]*gate.Policy, len(files))
 	var errs []error
 	for i, f := range files {
-		p, err := airlock.LoadPolicy(f, srcs[i])
+		p, err := gate.LoadPolicy(f, srcs[i])
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -471,7 +472,7 @@ func parseStack(files []string, srcs [][]byte, sources []airlock.PolicySource) (
 // its code otherwise); policy errors, with their positions, stay as they
 // are.
 func stackError(err error) error {
-	var pe *airlock.PolicyError
+	var pe *gate.PolicyError
 	var ae *airlock.Error
 	switch {
 	case err == nil, errors.As(err, &pe):
@@ -492,7 +493,7 @@ func Problems(err error) []string {
 		}
 		return out
 	}
-	var pe *airlock.PolicyError
+	var pe *gate.PolicyError
 	if errors.As(err, &pe) {
 		out := make([]string, len(pe.Problems))
 		for i, p := range pe.Problems {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/postgres/pgtest"
 	"github.com/jackc/pgx/v5"
 )
@@ -252,7 +253,7 @@ func TestBatchDeliveriesAndNotice(t *testing.T) {
 // event.
 func TestBatchNotifyDecisions(t *testing.T) {
 	db := openTest(t)
-	e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
+	e := &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
 	if enf := e.Check(t.Context(), airlocktest.Action("read_file", "a")); !enf.Allowed {
 		t.Fatalf("read_file: %+v", enf)
 	}

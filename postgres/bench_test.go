@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/postgres"
 	"github.com/airlock-dev/airlock/postgres/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -100,7 +101,7 @@ func BenchmarkAppendReplicas(b *testing.B) {
 func BenchmarkDecisionPaired(b *testing.B) {
 	dsn, schema := pgtest.NewSchema(b)
 	db := OpenSchema(b, dsn, schema, nil)
-	e := &airlock.Enforcer{Gate: airlocktest.NewGate(b), Store: db}
+	e := &gate.Enforcer{Gate: airlocktest.NewGate(b), Store: db}
 	conn, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
 		b.Fatal(err)
@@ -159,7 +160,7 @@ func throughput(b *testing.B, tool string) {
 	dsn, schema := pgtest.NewSchema(b)
 	g := airlocktest.NewGate(b)
 	dbs := []*postgres.DB{OpenSchema(b, dsn, schema, nil), OpenSchema(b, dsn, schema, nil)}
-	enfs := []*airlock.Enforcer{{Gate: g, Store: dbs[0]}, {Gate: g, Store: dbs[1]}}
+	enfs := []*gate.Enforcer{{Gate: g, Store: dbs[0]}, {Gate: g, Store: dbs[1]}}
 	conns := postgres.PoolSize(dbs[0])
 	pool, err := pgxpool.New(context.Background(), dsn)
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/sensitive"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -55,7 +56,7 @@ var (
 // ready to use, and it is safe for concurrent use.
 type Analyser struct{}
 
-var _ airlock.ShellAnalyser = Analyser{}
+var _ gate.ShellAnalyser = Analyser{}
 
 // AnalyseScript parses script as bash and returns every command it runs, in
 // source order.

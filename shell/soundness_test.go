@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 )
 
 // The soundness corpora, decided by the starter policy as a Bash tool call
@@ -56,16 +57,16 @@ func loadCorpus(tb testing.TB, file string, families bool) []corpusCase {
 }
 
 // decideStarter decides script as a Bash call under the starter policy.
-func decideStarter(tb testing.TB, g *airlock.Gate, script string) airlock.Decision {
+func decideStarter(tb testing.TB, g *gate.Gate, script string) airlock.Decision {
 	tb.Helper()
 	a := airlock.Action{Agent: "agent-1", Tool: "Bash", Args: airlock.MustArgs(map[string]any{"command": script}),
 		Cwd: "/home/u/project"}
 	return g.Decide(context.Background(), a)
 }
 
-func starterGate(tb testing.TB) *airlock.Gate {
+func starterGate(tb testing.TB) *gate.Gate {
 	tb.Helper()
-	g, err := airlock.NewGate(Analyser{}, airlock.StarterPolicy())
+	g, err := gate.New(Analyser{}, gate.StarterPolicy())
 	if err != nil {
 		tb.Fatal(err)
 	}

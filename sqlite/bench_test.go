@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/sqlite"
 	msqlite "modernc.org/sqlite"
@@ -351,7 +352,7 @@ func (d commitCounter) Open(name string) (driver.Conn, error) {
 // openBenchEnforcer opens a fresh store, counting its commits, and an
 // enforcer deciding by benchPolicy; it checks that benchAction is decided
 // auto and recorded, and returns the size of its decision event's payload.
-func openBenchEnforcer(b *testing.B) (e *airlock.Enforcer, commits *atomic.Int64, payload int) {
+func openBenchEnforcer(b *testing.B) (e *gate.Enforcer, commits *atomic.Int64, payload int) {
 	b.Helper()
 	commits = new(atomic.Int64)
 	db := sqlite.NewDB(filepath.Join(b.TempDir(), "airlock.db"))
@@ -360,15 +361,15 @@ func openBenchEnforcer(b *testing.B) (e *airlock.Enforcer, commits *atomic.Int64
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	p, err := airlock.LoadPolicy("bench.yaml", []byte(benchPolicy))
+	p, err := gate.LoadPolicy("bench.yaml", []byte(benchPolicy))
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := gate.New(shell.Analyser{}, p)
 	if err != nil {
 		b.Fatal(err)
 	}
-	e = &airlock.Enforcer{Gate: g, Store: db}
+	e = &gate.Enforcer{Gate: g, Store: db}
 	enf := e.Enforce(context.Background(), benchAction(0))
 	if !enf.Allowed || enf.Label != airlock.LabelAuto || enf.Seq == 0 {
 		b.Fatalf("the bench action is not recorded as auto: %+v", enf)
@@ -487,7 +488,7 @@ const (
 // events/s.
 // enforceConcurrently has enforceCallers goroutines share len(lat)
 // decisions, records each one's latency, and returns the elapsed time.
-func enforceConcurrently(b *testing.B, e *airlock.Enforcer, lat []time.Duration) time.Duration {
+func enforceConcurrently(b *testing.B, e *gate.Enforcer, lat []time.Duration) time.Duration {
 	ctx := context.Background()
 	var next, refused atomic.Int64
 	var wg sync.WaitGroup

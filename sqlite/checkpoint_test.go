@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/checkpoint"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -26,19 +27,19 @@ func TestCheckpointDetectsRewrite(t *testing.T) {
 	}{
 		{"untouched", nil, 0, "", ""},
 		{"truncated below the checkpoint", []string{`DELETE FROM events WHERE seq > 40`}, 0,
-			airlock.CheckpointTruncated, "log truncated: head seq 40 < checkpoint seq 57"},
+			checkpoint.Truncated, "log truncated: head seq 40 < checkpoint seq 57"},
 		{"truncated to the checkpoint's seq", []string{`DELETE FROM events WHERE seq > 57`}, 0, "", ""},
 		{"rewritten and re-chained from seq 30", []string{`UPDATE events SET agent = 'nobody' WHERE seq = 30`}, 30,
-			airlock.CheckpointRewritten, "log rewritten: seq 57 hash sha256:"},
+			checkpoint.Rewritten, "log rewritten: seq 57 hash sha256:"},
 		{"rewritten and re-chained at the checkpoint's seq", []string{`UPDATE events SET agent = 'nobody' WHERE seq = 57`}, 57,
-			airlock.CheckpointRewritten, "log rewritten: seq 57 hash sha256:"},
+			checkpoint.Rewritten, "log rewritten: seq 57 hash sha256:"},
 		{"truncated, then forged past the checkpoint", []string{
 			`DELETE FROM events WHERE seq > 50`,
 			`INSERT INTO events (seq, time, kind, agent, payload, prev, hash)
 			 SELECT seq + 10, time, kind, 'forger', payload, prev, hash FROM events WHERE seq > 40`,
-		}, 51, airlock.CheckpointRewritten, "log rewritten: seq 57 hash sha256:"},
+		}, 51, checkpoint.Rewritten, "log rewritten: seq 57 hash sha256:"},
 		{"rewritten and re-chained from seq 1", []string{`UPDATE events SET agent = 'nobody' WHERE seq = 1`}, 1,
-			airlock.CheckpointOtherLog, "another log's checkpoint, or this log was rewritten from seq 1"},
+			checkpoint.OtherLog, "another log's checkpoint, or this log was rewritten from seq 1"},
 		// The limit of a checkpoint: it proves the log up to its seq, no
 		// further.
 		{"rewritten after the checkpoint", []string{`UPDATE events SET agent = 'nobody' WHERE seq = 62`}, 62, "", ""},
@@ -49,7 +50,7 @@ func TestCheckpointDetectsRewrite(t *testing.T) {
 			db := open(t, path)
 			appendN(t, db, 57)
 			skey, vkey := airlocktest.CheckpointKey(t, 1)
-			c, err := airlock.NewCheckpointer(db, skey)
+			c, err := checkpoint.New(db, skey)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,11 +62,11 @@ func TestCheckpointDetectsRewrite(t *testing.T) {
 			db.Close()
 
 			// The checkpoint kept elsewhere: only its signed note.
-			keys, err := airlock.ParseVerifierKeys([]string{vkey})
+			keys, err := checkpoint.ParseVerifierKeys([]string{vkey})
 			if err != nil {
 				t.Fatal(err)
 			}
-			cp, err := airlock.OpenCheckpoint([]byte(sc.Note), keys)
+			cp, err := checkpoint.Open([]byte(sc.Note), keys)
 			if err != nil || cp.Seq != 57 {
 				t.Fatalf("checkpoint %+v: %v", cp, err)
 			}
@@ -77,14 +78,14 @@ func TestCheckpointDetectsRewrite(t *testing.T) {
 			db = open(t, path)
 			defer db.Close()
 			rep := airlocktest.MustVerify(t, db) // the chain alone looks intact
-			err = airlock.CheckCheckpoint(t.Context(), cp, rep, db.Events)
+			err = checkpoint.Check(t.Context(), cp, rep, db.Events)
 			if tt.kind == "" {
 				if err != nil {
 					t.Fatalf("the checkpoint does not hold: %v", err)
 				}
 				return
 			}
-			ce, ok := err.(*airlock.CheckpointError)
+			ce, ok := err.(*checkpoint.Error)
 			if !ok {
 				t.Fatalf("CheckCheckpoint = %v, want a *CheckpointError", err)
 			}
@@ -111,14 +112,14 @@ func TestCheckpointOverBrokenChain(t *testing.T) {
 		t.Fatalf("verify %+v %v", rep, err)
 	}
 	evs, _ := db.Events(t.Context(), airlock.EventFilter{Limit: 20})
-	origin := airlock.LogOrigin(evs[0].Hash)
-	before := airlock.Checkpoint{Origin: origin, Seq: 9, Hash: evs[8].Hash}
-	if err := airlock.CheckCheckpoint(t.Context(), before, rep, db.Events); err != nil {
+	origin := checkpoint.LogOrigin(evs[0].Hash)
+	before := checkpoint.Checkpoint{Origin: origin, Seq: 9, Hash: evs[8].Hash}
+	if err := checkpoint.Check(t.Context(), before, rep, db.Events); err != nil {
 		t.Errorf("a checkpoint before the break: %v", err)
 	}
-	after := airlock.Checkpoint{Origin: origin, Seq: 15, Hash: evs[14].Hash}
-	err = airlock.CheckCheckpoint(t.Context(), after, rep, db.Events)
-	if ce, ok := err.(*airlock.CheckpointError); !ok || ce.Kind != airlock.CheckpointUnverified ||
+	after := checkpoint.Checkpoint{Origin: origin, Seq: 15, Hash: evs[14].Hash}
+	err = checkpoint.Check(t.Context(), after, rep, db.Events)
+	if ce, ok := err.(*checkpoint.Error); !ok || ce.Kind != checkpoint.Unverified ||
 		ce.Msg != "checkpoint seq 15 not verified: the chain breaks before it, at seq 10" {
 		t.Errorf("a checkpoint after the break: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/sqlite"
 )
@@ -136,7 +137,7 @@ func crashChildFail(format string, args ...any) {
 // crashChild is the state the child's goroutines share.
 type crashChild struct {
 	db   *sqlite.DB
-	enf  *airlock.Enforcer
+	enf  *gate.Enforcer
 	mu   sync.Mutex // serialises acknowledgement lines
 	seed uint64
 	n    atomic.Int64 // numbers trace IDs
@@ -168,11 +169,11 @@ func (c *crashChild) action(tool string, args map[string]any) airlock.Action {
 
 func runCrashChild(path string, seed uint64) {
 	ctx := context.Background()
-	p, err := airlock.LoadPolicy("crash.yaml", []byte(crashPolicy))
+	p, err := gate.LoadPolicy("crash.yaml", []byte(crashPolicy))
 	if err != nil {
 		crashChildFail("policy: %v", err)
 	}
-	g, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := gate.New(shell.Analyser{}, p)
 	if err != nil {
 		crashChildFail("gate: %v", err)
 	}
@@ -181,7 +182,7 @@ func runCrashChild(path string, seed uint64) {
 	if err := db.Open(ctx); err != nil {
 		crashChildFail("open: %v", err)
 	}
-	c := &crashChild{db: db, enf: &airlock.Enforcer{Gate: g, Store: db, GrantTTL: time.Hour}, seed: seed}
+	c := &crashChild{db: db, enf: &gate.Enforcer{Gate: g, Store: db, GrantTTL: time.Hour}, seed: seed}
 	c.ack("ready") // the parent starts the kill delay now, mostly
 	workers := []func(*rand.Rand){
 		c.auto, c.auto, c.deny,

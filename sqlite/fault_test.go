@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -108,7 +109,7 @@ func TestFailClosed(t *testing.T) {
 	for _, f := range []fault{faultBegin, faultCommit, faultLostReply} {
 		t.Run(f.String(), func(t *testing.T) {
 			db, mode := openFaulty(t)
-			e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
+			e := &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
 			// Something in the log before the failure, to check the chain
 			// continues from it.
 			if enf := e.Enforce(t.Context(), airlocktest.Action("read_file", "before")); !enf.Allowed {

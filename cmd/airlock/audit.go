@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/checkpoint"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/airlock-dev/airlock/visible"
@@ -86,7 +87,7 @@ verifier keys given.`,
 			verify := func(rep airlock.ChainReport, events eventsFunc, failed func(error) error) error {
 				var results []checkpointResult
 				if len(files) > 0 {
-					keys, err := airlock.ParseVerifierKeys(vkeys)
+					keys, err := checkpoint.ParseVerifierKeys(vkeys)
 					if err != nil {
 						return usageError("%v", err)
 					}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/checkpoint"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 )
@@ -84,7 +85,7 @@ checkpoint recorded in a database file instead.`,
 				return print(ci)
 			}
 			return withDB(cmd, dbPath, func(db *sqlite.DB) error {
-				sc, ok, err := airlock.LatestCheckpoint(cmd.Context(), db.Events)
+				sc, ok, err := checkpoint.Latest(cmd.Context(), db.Events)
 				if err != nil {
 					return storeFailed(err)
 				}
@@ -156,7 +157,7 @@ func (cf *checkpointFlags) read() ([]checkpointFile, []string, error) {
 		return nil, nil, usageError("--key-file %s holds no verifier key", strings.Join(cf.keyFiles, ", "))
 	}
 	if len(keys) > 0 {
-		if _, err := airlock.ParseVerifierKeys(keys); err != nil {
+		if _, err := checkpoint.ParseVerifierKeys(keys); err != nil {
 			return nil, nil, usageError("%v", err)
 		}
 	}
@@ -202,12 +203,12 @@ func checkCheckpoints(ctx context.Context, files []checkpointFile, keys note.Ver
 	var out []checkpointResult
 	for _, f := range files {
 		r := checkpointResult{File: f.name}
-		cp, err := airlock.OpenCheckpoint(f.msg, keys)
+		cp, err := checkpoint.Open(f.msg, keys)
 		if err == nil {
 			r.Origin, r.Seq, r.Hash = cp.Origin, cp.Seq, &cp.Hash
-			err = airlock.CheckCheckpoint(ctx, cp, rep, events)
+			err = checkpoint.Check(ctx, cp, rep, events)
 		}
-		var ce *airlock.CheckpointError
+		var ce *checkpoint.Error
 		switch {
 		case errors.As(err, &ce):
 			r.Kind, r.Problem = ce.Kind, ce.Msg

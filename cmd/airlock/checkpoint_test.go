@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/checkpoint"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
@@ -36,7 +37,7 @@ func TestCheckpointKeyFile(t *testing.T) {
 		t.Errorf("key file mode %04o, want %04o", got, want)
 	}
 	b, _ := os.ReadFile(path)
-	if _, got, err := airlock.ParseSignerKey(strings.TrimSpace(string(b))); err != nil || got != vkey {
+	if _, got, err := checkpoint.ParseSignerKey(strings.TrimSpace(string(b))); err != nil || got != vkey {
 		t.Errorf("the key file holds %q (%v), want the signer of %s", got, err, vkey)
 	}
 
@@ -177,8 +178,8 @@ func TestE2ECheckpoint(t *testing.T) {
 	}
 	wantRun(t, []string{"audit", "verify", "--db", db, "--checkpoint", cpFile}, exitUsage, "needs the verifier key")
 	_, last, _ := runCLI(t, "audit", "checkpoint", "--db", db)
-	keys, _ := airlock.ParseVerifierKeys([]string{ci.Key})
-	if got, err := airlock.OpenCheckpoint([]byte(last), keys); err != nil || got.Seq <= cp.Seq {
+	keys, _ := checkpoint.ParseVerifierKeys([]string{ci.Key})
+	if got, err := checkpoint.Open([]byte(last), keys); err != nil || got.Seq <= cp.Seq {
 		t.Errorf("the checkpoint signed at shutdown %+v (%v), want one after seq %d", got, err, cp.Seq)
 	}
 
@@ -230,7 +231,7 @@ func TestE2ECheckpoint(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitCheck {
 		t.Fatalf("exit %d, %v:\n%s", code, err, stdout)
 	}
-	if len(rep.Checkpoints) != 1 || rep.HeadSeq != cp.Seq-1 || rep.Checkpoints[0].OK || rep.Checkpoints[0].Kind != airlock.CheckpointTruncated ||
+	if len(rep.Checkpoints) != 1 || rep.HeadSeq != cp.Seq-1 || rep.Checkpoints[0].OK || rep.Checkpoints[0].Kind != checkpoint.Truncated ||
 		rep.Checkpoints[0].Seq != cp.Seq || *rep.Checkpoints[0].Hash != cp.Hash {
 		t.Errorf("verify --json: %s", stdout)
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/checkpoint"
 )
 
 // maxKeyFile bounds what a key file may hold: a signer key is 85 bytes.
@@ -22,13 +23,13 @@ const maxKeyFile = 4 << 10
 // openCheckpoints loads the checkpoint key (making one at first start) and
 // returns the checkpointer that signs log's head with it. It prints the
 // verifier key: a person keeps it with the checkpoints.
-func (m *Main) openCheckpoints(log airlock.AuditLog) (*airlock.Checkpointer, error) {
+func (m *Main) openCheckpoints(log airlock.AuditLog) (*checkpoint.Checkpointer, error) {
 	path := m.Config.keyFile()
 	skey, created, err := loadCheckpointKey(path)
 	if err != nil {
 		return nil, err
 	}
-	c, err := airlock.NewCheckpointer(log, skey)
+	c, err := checkpoint.New(log, skey)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint key %s: %w", path, err)
 	}
@@ -80,7 +81,7 @@ func loadCheckpointKey(path string) (skey string, created bool, err error) {
 	if len(b) > maxKeyFile {
 		err = errors.New("too long")
 	} else {
-		_, _, err = airlock.ParseSignerKey(skey)
+		_, _, err = checkpoint.ParseSignerKey(skey)
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("checkpoint key %s is malformed (%v). Airlock never replaces a key: restore it "+
@@ -94,7 +95,7 @@ func loadCheckpointKey(path string) (skey string, created bool, err error) {
 // temporary file (mode 0600), synced, then linked to path, so that path
 // never holds half a key and an existing file is never replaced.
 func createCheckpointKey(path string) (string, error) {
-	skey, _, err := note.GenerateKey(rand.Reader, airlock.CheckpointKeyName)
+	skey, _, err := note.GenerateKey(rand.Reader, checkpoint.KeyName)
 	if err != nil {
 		return "", fmt.Errorf("create checkpoint key: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/checkpoint"
 	"github.com/airlock-dev/airlock/policywatch"
 )
 
@@ -195,7 +196,7 @@ const (
 	defaultSweep      = Duration(30 * time.Second)
 	defaultGrantTTL   = Duration(time.Hour)
 	defaultKeyFile    = "checkpoint.key"
-	defaultCheckpoint = Duration(airlock.DefaultCheckpointInterval)
+	defaultCheckpoint = Duration(checkpoint.DefaultCheckpointInterval)
 
 	// envDataDir, when set, is the data directory unless the file says
 	// otherwise.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/mcp"
 	"github.com/airlock-dev/airlock/policywatch"
 )
@@ -93,7 +94,7 @@ func (f *gateFlags) open(cmd *cobra.Command, logger *slog.Logger) (mcp.Checker, 
 // openEmbedded opens the store and the policy of the server configuration
 // at configPath (the defaults without one), its data in dataDir when given,
 // and runs the policy's reload and the requests' expiry until release.
-func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.Logger) (*airlock.Enforcer, func(), error) {
+func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.Logger) (*gate.Enforcer, func(), error) {
 	ctx := cmd.Context()
 	cfg, err := LoadConfig(configPath)
 	if err != nil {
@@ -120,7 +121,7 @@ func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.L
 		closeStore()
 		return nil, nil, checkFailed(err)
 	}
-	e := &airlock.Enforcer{Gate: g, Store: db, GrantTTL: time.Duration(cfg.GrantTTL), Logger: logger.With("component", "enforcer")}
+	e := &gate.Enforcer{Gate: g, Store: db, GrantTTL: time.Duration(cfg.GrantTTL), Logger: logger.With("component", "enforcer")}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	// The requests this process queues, and those its sweeper expires,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/notify/email"
 	"github.com/airlock-dev/airlock/notify/feishu"
@@ -428,7 +429,7 @@ func (n *NotificationsConfig) build(logger *slog.Logger) (channels, error) {
 // checkPolicies refuses a policy stack whose agents or rules name a
 // notification channel that is not configured: their notices would reach
 // nobody.
-func (n *NotificationsConfig) checkPolicies(layers []*airlock.Policy) error {
+func (n *NotificationsConfig) checkPolicies(layers []*gate.Policy) error {
 	var names []string
 	for _, ch := range n.Channels {
 		names = append(names, ch.Name)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/schema"
 	"github.com/airlock-dev/airlock/shell"
@@ -66,7 +67,7 @@ does not run the policies' tests (see 'airlock policy test').`,
 				}
 			}
 			if !failed {
-				if err := airlock.ValidateStack(layers...); err != nil {
+				if err := gate.ValidateStack(layers...); err != nil {
 					fmt.Fprintf(out, "%s\n", airlock.ErrorMessage(err))
 					failed = true
 				}
@@ -102,10 +103,10 @@ its location and what differed.`,
 			if failed {
 				return checkFailed(nil)
 			}
-			if err := airlock.ValidateStack(layers...); err != nil {
+			if err := gate.ValidateStack(layers...); err != nil {
 				return checkFailed(errors.New(airlock.ErrorMessage(err)))
 			}
-			results := airlock.RunPolicyTests(shell.Analyser{}, layers...)
+			results := gate.RunPolicyTests(shell.Analyser{}, layers...)
 			fails := 0
 			for _, r := range results {
 				if !r.Passed() {
@@ -231,11 +232,11 @@ session pushes for itself are not shown.`,
 
 // effectivePolicy reads the agent's effective policy from the files, or
 // from the server when there are none.
-func effectivePolicy(cmd *cobra.Command, files []string, agent string) (airlock.EffectivePolicy, error) {
+func effectivePolicy(cmd *cobra.Command, files []string, agent string) (gate.EffectivePolicy, error) {
 	if len(files) == 0 {
 		c, err := newClient(cmd)
 		if err != nil {
-			return airlock.EffectivePolicy{}, err
+			return gate.EffectivePolicy{}, err
 		}
 		ep, err := c.EffectivePolicy(cmd.Context(), agent)
 		if err != nil {
@@ -244,11 +245,11 @@ func effectivePolicy(cmd *cobra.Command, files []string, agent string) (airlock.
 		return ep, nil
 	}
 	if agent == "" {
-		return airlock.EffectivePolicy{}, usageError("policy effective: --agent is required with policy files")
+		return gate.EffectivePolicy{}, usageError("policy effective: --agent is required with policy files")
 	}
 	g, sessions, err := loadLayers(files)
 	if err != nil {
-		return airlock.EffectivePolicy{}, checkFailed(err)
+		return gate.EffectivePolicy{}, checkFailed(err)
 	}
 	for _, p := range sessions {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: %s is a session policy, not shown: a running session pushes it for itself\n", p)
@@ -298,7 +299,7 @@ With yaml-language-server, start a policy with:
 
 // parseFiles parses every file, printing every problem of every file. It
 // reports failed when any file did not parse.
-func parseFiles(out io.Writer, files []string) (layers []*airlock.Policy, failed bool) {
+func parseFiles(out io.Writer, files []string) (layers []*gate.Policy, failed bool) {
 	for _, file := range files {
 		src, err := os.ReadFile(file)
 		if err != nil {
@@ -306,7 +307,7 @@ func parseFiles(out io.Writer, files []string) (layers []*airlock.Policy, failed
 			failed = true
 			continue
 		}
-		p, err := airlock.LoadPolicy(file, src)
+		p, err := gate.LoadPolicy(file, src)
 		if err != nil {
 			fmt.Fprintln(out, policyErrorText(err))
 			failed = true
@@ -319,7 +320,7 @@ func parseFiles(out io.Writer, files []string) (layers []*airlock.Policy, failed
 
 // loadGate loads policy files as a stack, running their tests, and pushes
 // the session-layer ones for session.
-func loadGate(files []string, session string) (*airlock.Gate, error) {
+func loadGate(files []string, session string) (*gate.Gate, error) {
 	g, sessions, err := loadLayers(files)
 	if err != nil {
 		return nil, err
@@ -337,10 +338,10 @@ func loadGate(files []string, session string) (*airlock.Gate, error) {
 
 // loadLayers loads the policy files into a gate, and returns the session
 // policies among them apart.
-func loadLayers(files []string) (*airlock.Gate, []*airlock.Policy, error) {
-	var layers, sessions []*airlock.Policy
+func loadLayers(files []string) (*gate.Gate, []*gate.Policy, error) {
+	var layers, sessions []*gate.Policy
 	for _, file := range files {
-		p, err := airlock.LoadPolicyFile(file)
+		p, err := gate.LoadPolicyFile(file)
 		if err != nil {
 			return nil, nil, errors.New(policyErrorText(err))
 		}
@@ -350,7 +351,7 @@ func loadLayers(files []string) (*airlock.Gate, []*airlock.Policy, error) {
 			layers = append(layers, p)
 		}
 	}
-	g, err := airlock.NewGate(shell.Analyser{}, layers...)
+	g, err := gate.New(shell.Analyser{}, layers...)
 	if err != nil {
 		return nil, nil, errors.New(policyErrorText(err))
 	}
@@ -360,7 +361,7 @@ func loadLayers(files []string) (*airlock.Gate, []*airlock.Policy, error) {
 // policyErrorText is what a person reads of a policy error: located lines
 // for policy problems, the message for the rest.
 func policyErrorText(err error) string {
-	var pe *airlock.PolicyError
+	var pe *gate.PolicyError
 	if errors.As(err, &pe) {
 		return pe.Error()
 	}

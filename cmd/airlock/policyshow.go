@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/policywatch"
 	"github.com/airlock-dev/airlock/shell"
@@ -93,12 +94,12 @@ func policyStack(cmd *cobra.Command, files []string, configPath string) (airlock
 			return none, "", checkFailed(err)
 		}
 		if len(cfg.Policies) == 0 {
-			p := airlock.StarterPolicy()
-			g, err := airlock.NewGate(shell.Analyser{}, p)
+			p := gate.StarterPolicy()
+			g, err := gate.New(shell.Analyser{}, p)
 			if err != nil {
 				return none, "", checkFailed(err)
 			}
-			src := airlock.PolicySource{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: policywatch.Hash(airlock.StarterPolicySource)}
+			src := airlock.PolicySource{Name: p.Name(), File: p.File(), Layer: p.Layer(), SHA256: policywatch.Hash(gate.StarterPolicySource)}
 			return airlockhttp.NewPolicyStack(g, []airlock.PolicySource{src}),
 				"of " + configPath + ", which names no policy file: the built-in starter policy", nil
 		}
@@ -125,7 +126,7 @@ func policyStack(cmd *cobra.Command, files []string, configPath string) (airlock
 
 // filesStack loads policy files as a stack, running their tests, each with
 // the hash of its bytes; session policies are left out, with a note.
-func filesStack(cmd *cobra.Command, files []string) (airlockhttp.PolicyStack, *airlock.Gate, error) {
+func filesStack(cmd *cobra.Command, files []string) (airlockhttp.PolicyStack, *gate.Gate, error) {
 	g, sessions, err := loadLayers(files)
 	if err != nil {
 		return airlockhttp.PolicyStack{}, nil, checkFailed(err)
@@ -201,7 +202,7 @@ func writeLayerYAML(w *yamlWriter, l airlockhttp.PolicyLayer) {
 	}
 	if len(l.Floors) > 0 {
 		w.line(in, "floors:", "")
-		var tiers, classes []airlock.EffectiveFloor
+		var tiers, classes []gate.EffectiveFloor
 		for _, f := range l.Floors {
 			if f.Tier != 0 {
 				tiers = append(tiers, f)
@@ -428,7 +429,7 @@ func writePolicyTable(out io.Writer, st airlockhttp.PolicyStack) error {
 	fmt.Fprintln(out)
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LAYER\tPOLICY\tENTRY\tMATCHES\tOUTCOME\tREACH\tAT")
-	row := func(l airlockhttp.PolicyLayer, entry, matches, outcome, reach string, at airlock.Position) {
+	row := func(l airlockhttp.PolicyLayer, entry, matches, outcome, reach string, at gate.Position) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Layer, visible.Escaped(l.Name), visible.Escaped(entry),
 			visible.Escaped(matches), visible.Escaped(outcome), visible.Escaped(cmp.Or(reach, "-")), visible.Escaped(at.String()))
 	}
@@ -451,14 +452,14 @@ func writePolicyTable(out io.Writer, st airlockhttp.PolicyStack) error {
 			row(l, "floor", what, "at least "+f.Outcome.String(), "", f.At)
 		}
 		for _, c := range l.Classifiers {
-			m := airlock.MatchText(nil, c.Tools, nil, c.Commands, 0)
+			m := gate.MatchText(nil, c.Tools, nil, c.Commands, 0)
 			if c.Condition != "" {
 				m += " · when " + c.Condition
 			}
 			row(l, "classifier "+c.ID, m, fmt.Sprintf("class %s, %s", c.Class, c.Tier), "", c.At)
 		}
 		for _, r := range l.Rules {
-			m := airlock.MatchText(r.Agents, r.Tools, r.Classes, r.Commands, r.MinTier)
+			m := gate.MatchText(r.Agents, r.Tools, r.Classes, r.Commands, r.MinTier)
 			if r.Condition != "" {
 				m += " · when " + r.Condition
 			}

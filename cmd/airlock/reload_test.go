@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/policywatch"
 	"github.com/airlock-dev/airlock/sqlite"
 )
@@ -138,7 +139,7 @@ func sourceOf(t *testing.T, name, file string, layer airlock.Layer) airlock.Poli
 }
 
 // writeOutcome decides a write_file action.
-func writeOutcome(g *airlock.Gate) airlock.Outcome {
+func writeOutcome(g *gate.Gate) airlock.Outcome {
 	return g.Decide(context.Background(), airlock.Action{Agent: "a", Tool: "write_file", Args: json.RawMessage(`{"path":"x"}`)}).Outcome
 }
 
@@ -175,7 +176,7 @@ func TestWatcherStart(t *testing.T) {
 func TestWatcherStartStarter(t *testing.T) {
 	db := openTestDB(t)
 	w, _ := startWatcher(t, db)
-	if got := w.Gate.Layers(); len(got) != 1 || got[0] != airlock.StarterPolicy() {
+	if got := w.Gate.Layers(); len(got) != 1 || got[0] != gate.StarterPolicy() {
 		t.Fatalf("layers: got %v, want the starter policy", got)
 	}
 	changed, err := w.Reload(context.Background(), "SIGHUP")
@@ -184,7 +185,7 @@ func TestWatcherStartStarter(t *testing.T) {
 	}
 	got := policyChanges(t, db)
 	want := []airlock.PolicyChange{{Reason: "start", Layers: []airlock.PolicySource{{
-		Name: "starter", File: airlock.StarterPolicyFile, Layer: airlock.LayerOrganisation, SHA256: policywatch.Hash(airlock.StarterPolicySource),
+		Name: "starter", File: gate.StarterPolicyFile, Layer: airlock.LayerOrganisation, SHA256: policywatch.Hash(gate.StarterPolicySource),
 	}}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("events:\ngot  %+v\nwant %+v", got, want)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/checkpoint"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/policywatch"
@@ -82,11 +84,11 @@ type Main struct {
 	HUP <-chan os.Signal
 
 	DB       *sqlite.DB // the store, when it is SQLite
-	Enforcer *airlock.Enforcer
+	Enforcer *gate.Enforcer
 	Server   *airlockhttp.Server
 
-	Checkpoints *airlock.Checkpointer // signs the audit log's head
-	Notifier    *notify.Notifier      // delivers notices through the channels
+	Checkpoints *checkpoint.Checkpointer // signs the audit log's head
+	Notifier    *notify.Notifier         // delivers notices through the channels
 
 	stop    context.CancelFunc
 	bg      sync.WaitGroup
@@ -150,7 +152,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.Enforcer = &airlock.Enforcer{
+	m.Enforcer = &gate.Enforcer{
 		Gate: g, Store: store, GrantTTL: time.Duration(cfg.GrantTTL), Logger: m.Logger.With("component", "enforcer"),
 	}
 	tokens, err := configTokens(cfg.Tokens)

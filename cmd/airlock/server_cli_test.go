@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 )
@@ -45,7 +46,7 @@ func newTestServer(t *testing.T) *testServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	s := &airlockhttp.Server{Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}}
+	s := &airlockhttp.Server{Enforcer: &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db}}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
 	t.Cleanup(s.Drain)
@@ -673,15 +674,15 @@ func TestPolicyServerMode(t *testing.T) {
 	code, stdout, _ = ts.run(t, "agent", "policy", "show", "--json")
 	var stack airlockhttp.PolicyStack
 	if code != exitOK || json.Unmarshal([]byte(stdout), &stack) != nil || len(stack.Layers) != 1 || stack.Layers[0].Name != "enforce" ||
-		!slices.ContainsFunc(stack.Layers[0].Rules, func(r airlock.EffectiveRule) bool { return r.ID == "deploys" }) {
+		!slices.ContainsFunc(stack.Layers[0].Rules, func(r gate.EffectiveRule) bool { return r.ID == "deploys" }) {
 		t.Fatalf("policy show --json: exit %d\n%s", code, stdout)
 	}
 	ts.want(t, "bob", []string{"policy", "effective", "--agent", "agent-1"}, exitOK,
 		"agent:        agent-1\n", "project layer: enforce (airlocktest.yaml)", "rule deploys")
 	code, stdout, _ = ts.run(t, "agent", "policy", "effective", "--json") // an agent token names its own agent
-	var ep airlock.EffectivePolicy
+	var ep gate.EffectivePolicy
 	if code != exitOK || json.Unmarshal([]byte(stdout), &ep) != nil || ep.Agent != "agent-1" || len(ep.Layers) != 1 ||
-		!slices.ContainsFunc(ep.Layers[0].Rules, func(r airlock.EffectiveRule) bool { return r.ID == "deploys" }) {
+		!slices.ContainsFunc(ep.Layers[0].Rules, func(r gate.EffectiveRule) bool { return r.ID == "deploys" }) {
 		t.Fatalf("policy effective --json: exit %d\n%s", code, stdout)
 	}
 	ts.want(t, "agent", []string{"policy", "effective", "--agent", "agent-2"}, exitCheck, "may not read the effective policy of agent agent-2")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/postgres"
 	"github.com/airlock-dev/airlock/postgres/pgtest"
@@ -53,7 +54,7 @@ func newMigrateSource(t *testing.T) *migrateSource {
 	}
 	defer db.Close()
 	db.SetRouter(opsRouter())
-	e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
+	e := &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
 
 	for _, tool := range []string{"read_file", "write_file", "delete_file"} { // auto, notify, deny
 		if _, err := e.Run(ctx, airlocktest.Action(tool, "a.txt"), func(context.Context) error { return nil }); err != nil &&
@@ -236,7 +237,7 @@ func TestStoreMigrate(t *testing.T) {
 		t.Errorf("appended prev %s, want the copied head %s", evs[0].Prev, want.Head)
 	}
 	to.SetRouter(opsRouter())
-	e := &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: to}
+	e := &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: to}
 	if _, err := e.Run(ctx, airlocktest.Action("write_file", "b.txt"), func(context.Context) error { return nil }); err != nil {
 		t.Fatalf("notify on the target: %v", err)
 	}

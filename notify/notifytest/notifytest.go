@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/sqlite"
 )
@@ -22,7 +23,7 @@ import (
 // Env is a store, an enforcer and a running notifier.
 type Env struct {
 	Store    *sqlite.DB
-	Enforcer *airlock.Enforcer
+	Enforcer *gate.Enforcer
 	Notifier *notify.Notifier
 }
 
@@ -63,7 +64,7 @@ func New(t testing.TB, opts Options, specs ...*notify.Spec) *Env {
 	}
 	env := &Env{
 		Store:    db,
-		Enforcer: &airlock.Enforcer{Gate: airlocktest.NewGate(t), Store: db, GrantTTL: time.Hour},
+		Enforcer: &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db, GrantTTL: time.Hour},
 		Notifier: &notify.Notifier{Store: db, Channels: byName, InboxURL: "https://airlock.example",
 			Attempts: max(opts.Attempts, 3), FirstRetry: opts.FirstRetry, MaxRetry: time.Second, Poll: 20 * time.Millisecond,
 			Timeout: 5 * time.Second},
