@@ -586,3 +586,11 @@ func jsonEscape(b []byte) (rune, int) {
 	}
 	return 0, 0 // a lone surrogate: keep it escaped
 }
+
+// ApprovalWithRuns is a request with the runs of its action that kept a
+// result: an approved proposal an executor ran now (run_now) carries what
+// it returned.
+type ApprovalWithRuns struct {
+	Approval
+	Runs []Execution `json:"runs,omitempty" doc:"The runs of the request's action that kept what it returned (an executor running an approved proposal now), oldest first."`
+}

@@ -364,3 +364,11 @@ func nonEmpty(s ...string) []string {
 	}
 	return out
 }
+
+// Explanation is how the policy in force decides an action.
+type Explanation struct {
+	Decision Decision `json:"decision"`
+	// Summary is the decision in one line; Explanation in full.
+	Summary     string `json:"summary"`
+	Explanation string `json:"explanation"`
+}

@@ -17,8 +17,11 @@ const (
 	EINVALID      = "invalid"      // the input is malformed; the message says what and where
 	ENOTFOUND     = "not_found"    // no such approval, event, policy, ...
 	EUNAUTHORIZED = "unauthorized" // the caller may not do this
-	EUNAVAILABLE  = "unavailable"  // a dependency (store, audit log) cannot be reached
-	ENOTIMPL      = "not_implemented"
+	// EUNAUTHENTICATED: no valid credential (a server's 401); EUNAUTHORIZED
+	// is a valid one not allowed to do this (403).
+	EUNAUTHENTICATED = "unauthenticated"
+	EUNAVAILABLE     = "unavailable" // a dependency (store, audit log) cannot be reached
+	ENOTIMPL         = "not_implemented"
 )
 
 // Refusal codes: stable, machine-readable reasons carried by a Decision (and

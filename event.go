@@ -237,3 +237,15 @@ func NewEvent(kind string, a *Action, outcome, approvalID string, v any) Event {
 	}
 	return e
 }
+
+// EventPage is one page of the audit log.
+type EventPage struct {
+	Events []Event `json:"events"`
+	// NextAfter continues the listing (as after); 0 on the last page.
+	NextAfter int64 `json:"next_after,omitempty"`
+	// NextBefore continues a newest-first listing (as before); 0 on the
+	// last page.
+	NextBefore int64 `json:"next_before,omitempty"`
+	// Head is the sequence number of the log's last event.
+	Head int64 `json:"head"`
+}

@@ -267,3 +267,10 @@ func TestNotice(by, channel string) Record {
 		Subject: fmt.Sprintf("Airlock test message through %s, sent by %s", channel, by),
 	}}}
 }
+
+// NotificationList is a page of deliveries, newest first.
+type NotificationList struct {
+	Notifications []Notification `json:"notifications"`
+	// Next is the before= of the next page, 0 on the last one.
+	Next int64 `json:"next,omitempty"`
+}

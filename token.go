@@ -188,3 +188,14 @@ func clip(s string) string {
 	}
 	return s[:cut] + "…"
 }
+
+// NewToken is a created token with its secret, shown this once.
+type NewToken struct {
+	Token  Token  `json:"token"`
+	Secret string `json:"secret" doc:"The bearer secret. Airlock keeps only its hash: store it now."`
+}
+
+// TokenList lists tokens, revoked ones included; never their secrets.
+type TokenList struct {
+	Tokens []Token `json:"tokens"`
+}

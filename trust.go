@@ -105,3 +105,8 @@ func Median(sorted []time.Duration) time.Duration {
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
+
+// TrustPage lists trust aggregates per agent × class.
+type TrustPage struct {
+	Trust []TrustSummary `json:"trust"`
+}

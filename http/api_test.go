@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
@@ -652,7 +653,7 @@ func TestWaitApproval(t *testing.T) {
 		err error
 	}
 	done := make(chan waited, 2)
-	for _, c := range []*airlockhttp.Client{ts.Bob, ts.Agent} {
+	for _, c := range []*client.Client{ts.Bob, ts.Agent} {
 		go func() {
 			ap, err := c.WaitApproval(ctx, id, 30*time.Second)
 			done <- waited{ap, err}
@@ -1018,8 +1019,8 @@ func TestTrustAggregates(t *testing.T) {
 func TestPolicyAndExplain(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	for _, c := range []*airlockhttp.Client{ts.Agent, ts.Bob, ts.Admin} {
-		p, err := c.Policy(ctx)
+	for _, c := range []*client.Client{ts.Agent, ts.Bob, ts.Admin} {
+		p, err := airlockhttp.Policy(ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1038,7 +1039,7 @@ func TestPolicyAndExplain(t *testing.T) {
 		{"delete_file", airlock.Deny, "forbidden"},
 		{"wire_money", airlock.Suggest, "money"},
 	} {
-		for _, who := range []*airlockhttp.Client{ts.Agent, ts.Bob} {
+		for _, who := range []*client.Client{ts.Agent, ts.Bob} {
 			e, err := who.Explain(ctx, airlocktest.Action(c.tool, "x"))
 			if err != nil {
 				t.Fatal(err)
@@ -1062,10 +1063,10 @@ func TestEffectivePolicyAPI(t *testing.T) {
 	ctx := t.Context()
 	want := ts.Enforcer.Gate.EffectivePolicy("agent-1")
 	for name, get := range map[string]func() (gate.EffectivePolicy, error){
-		"reviewer":             func() (gate.EffectivePolicy, error) { return ts.Bob.EffectivePolicy(ctx, "agent-1") },
-		"admin":                func() (gate.EffectivePolicy, error) { return ts.Admin.EffectivePolicy(ctx, "agent-1") },
-		"agent, naming itself": func() (gate.EffectivePolicy, error) { return ts.Agent.EffectivePolicy(ctx, "agent-1") },
-		"agent, naming no one": func() (gate.EffectivePolicy, error) { return ts.Agent.EffectivePolicy(ctx, "") },
+		"reviewer":             func() (gate.EffectivePolicy, error) { return airlockhttp.EffectivePolicy(ctx, ts.Bob, "agent-1") },
+		"admin":                func() (gate.EffectivePolicy, error) { return airlockhttp.EffectivePolicy(ctx, ts.Admin, "agent-1") },
+		"agent, naming itself": func() (gate.EffectivePolicy, error) { return airlockhttp.EffectivePolicy(ctx, ts.Agent, "agent-1") },
+		"agent, naming no one": func() (gate.EffectivePolicy, error) { return airlockhttp.EffectivePolicy(ctx, ts.Agent, "") },
 	} {
 		got, err := get()
 		if err != nil {
@@ -1128,7 +1129,7 @@ func TestTokens(t *testing.T) {
 
 	// Listed, never with a secret.
 	resp := ts.do(t, "GET", "/v1/tokens", ts.Admin.Token, "", nil)
-	var list airlockhttp.TokenList
+	var list airlock.TokenList
 	resp.decode(t, &list)
 	var ids []string
 	for _, tok := range list.Tokens {
@@ -1181,7 +1182,7 @@ func TestTokens(t *testing.T) {
 func TestWhoami(t *testing.T) {
 	ts := newTestServer(t)
 	for _, c := range []struct {
-		c                *airlockhttp.Client
+		c                *client.Client
 		role             airlock.Role
 		name, agent, sub string
 	}{

@@ -115,16 +115,8 @@ func (s *Server) readable(ctx context.Context, id, what string) (*airlock.Token,
 	return t, ap, nil
 }
 
-// ApprovalWithRuns is a request with the runs of its action that kept a
-// result: an approved proposal an executor ran now (run_now) carries what
-// it returned.
-type ApprovalWithRuns struct {
-	airlock.Approval
-	Runs []airlock.Execution `json:"runs,omitempty" doc:"The runs of the request's action that kept what it returned (an executor running an approved proposal now), oldest first."`
-}
-
 type approvalWithRunsOutput struct {
-	Body ApprovalWithRuns
+	Body airlock.ApprovalWithRuns
 }
 
 func (s *Server) getApproval(ctx context.Context, in *approvalIDInput) (*approvalWithRunsOutput, error) {
@@ -136,7 +128,7 @@ func (s *Server) getApproval(ctx context.Context, in *approvalIDInput) (*approva
 	if err != nil {
 		return nil, err
 	}
-	d := ApprovalWithRuns{Approval: ap}
+	d := airlock.ApprovalWithRuns{Approval: ap}
 	for _, x := range airlock.Executions(evs) {
 		if len(x.Result) > 0 {
 			d.Runs = append(d.Runs, x)

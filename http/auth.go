@@ -118,18 +118,18 @@ func (s *Server) authenticated(r *http.Request) (context.Context, *Problem) {
 	ctx := withRequestInfo(r)
 	secret, ok := bearer(r)
 	if !ok {
-		return nil, s.refuse(ctx, nil, "", codeUnauthenticated, "no bearer token: send Authorization: Bearer <token> (airlock token create)")
+		return nil, s.refuse(ctx, nil, "", airlock.EUNAUTHENTICATED, "no bearer token: send Authorization: Bearer <token> (airlock token create)")
 	}
 	h := airlock.HashTokenSecret(secret)
 	t, err := s.lookupHash(ctx, h)
 	switch {
 	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
-		return nil, s.refuse(ctx, nil, "", codeUnauthenticated, "unknown token")
+		return nil, s.refuse(ctx, nil, "", airlock.EUNAUTHENTICATED, "unknown token")
 	case err != nil:
 		s.logger().Error("look up a token", "err", err)
 		return nil, newProblem(http.StatusServiceUnavailable, airlock.EUNAVAILABLE, "the token cannot be checked now; retry")
 	case !t.Live(time.Now()):
-		return nil, s.refuse(ctx, &t, "", codeUnauthenticated, "the token was revoked or has expired")
+		return nil, s.refuse(ctx, &t, "", airlock.EUNAUTHENTICATED, "the token was revoked or has expired")
 	}
 	ctx = context.WithValue(ctx, secretKey, h)
 	return context.WithValue(ctx, principalKey, &t), nil
@@ -234,7 +234,7 @@ func (l *auditLimiter) allow(now time.Time) (bool, int64) {
 func (s *Server) allow(ctx context.Context, what string, roles ...airlock.Role) (*airlock.Token, error) {
 	t := principalFrom(ctx)
 	if t == nil {
-		return nil, newProblem(http.StatusUnauthorized, codeUnauthenticated, "not authenticated")
+		return nil, newProblem(http.StatusUnauthorized, airlock.EUNAUTHENTICATED, "not authenticated")
 	}
 	for _, r := range roles {
 		if t.Role == r {

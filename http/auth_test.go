@@ -10,12 +10,12 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 )
 
 // newToken creates a token through the API and returns it with a client
 // that uses it.
-func newToken(t *testing.T, ts *testServer, role airlock.Role, name, agent string) (airlockhttp.NewToken, *airlockhttp.Client) {
+func newToken(t *testing.T, ts *testServer, role airlock.Role, name, agent string) (airlock.NewToken, *client.Client) {
 	t.Helper()
 	tok, err := ts.Admin.CreateToken(t.Context(), role, name, agent, 0)
 	if err != nil {
@@ -378,7 +378,7 @@ func TestOnlyAdminsManageTokens(t *testing.T) {
 	victim, _ := newToken(t, ts, airlock.RoleAgent, "", "agent-9")
 	for _, who := range []struct {
 		name    string
-		c       *airlockhttp.Client
+		c       *client.Client
 		subject string
 	}{
 		{"reviewer", ts.Bob, "reviewer:bob"},

@@ -1,6 +1,7 @@
 package http_test
 
 import (
+	airlockhttp "github.com/airlock-dev/airlock/http"
 	"net/http"
 	"testing"
 
@@ -24,7 +25,7 @@ func TestCheckpointAPI(t *testing.T) {
 	ts.Checkpoints = c
 
 	// The key at once; no checkpoint before the first is signed.
-	ci, err := ts.Bob.Checkpoint(ctx)
+	ci, err := airlockhttp.Checkpoint(ctx, ts.Bob)
 	if err != nil || ci.Key != vkey || ci.Checkpoint != nil {
 		t.Fatalf("before any checkpoint: %+v %v", ci, err)
 	}
@@ -34,7 +35,7 @@ func TestCheckpointAPI(t *testing.T) {
 	ts.do(t, "POST", "/v1/audit/checkpoint", ts.AgentSecret, "", nil).problem(t, http.StatusForbidden, airlock.EUNAUTHORIZED)
 
 	ts.Agent.Enforce(ctx, airlocktest.Action("read_file", "a"))
-	signed, err := ts.Admin.SignCheckpoint(ctx)
+	signed, err := airlockhttp.SignCheckpoint(ctx, ts.Admin)
 	if err != nil || signed.Checkpoint == nil || signed.Key != vkey {
 		t.Fatalf("sign: %+v %v", signed, err)
 	}
@@ -50,12 +51,12 @@ func TestCheckpointAPI(t *testing.T) {
 	if err != nil || cp != signed.Checkpoint.Checkpoint {
 		t.Fatalf("the served note opens as %+v, %v", cp, err)
 	}
-	got, err := ts.Bob.Checkpoint(ctx)
+	got, err := airlockhttp.Checkpoint(ctx, ts.Bob)
 	if err != nil || got.Checkpoint == nil || *got.Checkpoint != *signed.Checkpoint {
 		t.Fatalf("latest %+v %v, want %+v", got.Checkpoint, err, signed.Checkpoint)
 	}
 	// The head has not moved: signing again returns the same checkpoint.
-	again, err := ts.Admin.SignCheckpoint(ctx)
+	again, err := airlockhttp.SignCheckpoint(ctx, ts.Admin)
 	if err != nil || *again.Checkpoint != *signed.Checkpoint {
 		t.Fatalf("sign again: %+v %v", again.Checkpoint, err)
 	}

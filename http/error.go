@@ -12,15 +12,11 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 )
 
-// codeUnauthenticated is the code of a request without a valid token (401);
-// airlock.EUNAUTHORIZED is a valid token not allowed to do this (403).
-const codeUnauthenticated = "unauthenticated"
-
 // statusOf maps every application and refusal code to its HTTP status, in
 // one place.
 var statusOf = map[string]int{
 	airlock.EINVALID:         http.StatusBadRequest,
-	codeUnauthenticated:      http.StatusUnauthorized,
+	airlock.EUNAUTHENTICATED: http.StatusUnauthorized,
 	airlock.EUNAUTHORIZED:    http.StatusForbidden,
 	airlock.ENOTFOUND:        http.StatusNotFound,
 	airlock.ECONFLICT:        http.StatusConflict,
@@ -35,7 +31,7 @@ var statusOf = map[string]int{
 func codeForStatus(status int) string {
 	switch {
 	case status == http.StatusUnauthorized:
-		return codeUnauthenticated
+		return airlock.EUNAUTHENTICATED
 	case status == http.StatusForbidden:
 		return airlock.EUNAUTHORIZED
 	case status == http.StatusNotFound:

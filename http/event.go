@@ -28,20 +28,8 @@ type listEventsInput struct {
 	Limit    int    `query:"limit" minimum:"0" maximum:"1000" doc:"Page size, 100 by default."`
 }
 
-// EventPage is one page of the audit log.
-type EventPage struct {
-	Events []airlock.Event `json:"events"`
-	// NextAfter continues the listing (as after); 0 on the last page.
-	NextAfter int64 `json:"next_after,omitempty"`
-	// NextBefore continues a newest-first listing (as before); 0 on the
-	// last page.
-	NextBefore int64 `json:"next_before,omitempty"`
-	// Head is the sequence number of the log's last event.
-	Head int64 `json:"head"`
-}
-
 type eventPageOutput struct {
-	Body EventPage
+	Body airlock.EventPage
 }
 
 func (s *Server) listEvents(ctx context.Context, in *listEventsInput) (*eventPageOutput, error) {
@@ -65,7 +53,7 @@ func (s *Server) listEvents(ctx context.Context, in *listEventsInput) (*eventPag
 	if err != nil {
 		return nil, err
 	}
-	page := EventPage{Events: evs, Head: head}
+	page := airlock.EventPage{Events: evs, Head: head}
 	if page.Events == nil {
 		page.Events = []airlock.Event{}
 	}

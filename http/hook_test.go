@@ -1,7 +1,9 @@
 package http_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,6 +12,9 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/client"
+	"github.com/airlock-dev/airlock/hook"
+	"github.com/airlock-dev/airlock/hook/relay"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
@@ -80,15 +85,15 @@ func TestHookEndpointAsTheHostPostsIt(t *testing.T) {
 // problems (it exits 2), and a reply it passes on as the host's answer.
 func TestHookEndpointReply(t *testing.T) {
 	ts := newTestServer(t)
-	r, err := ts.Agent.Hook(t.Context(), "gemini", []byte(`{"session_id":"s","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"a"}}`), time.Second)
+	r, err := hookCall(t.Context(), ts.Agent, "gemini", []byte(`{"session_id":"s","cwd":"/w","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"path":"a"}}`), time.Second)
 	if err != nil || r.Exit != 0 || !strings.Contains(r.Stdout, `"decision":"allow"`) {
 		t.Fatalf("%+v %v", r, err)
 	}
-	_, err = ts.Agent.Hook(t.Context(), "gemini", []byte(`[]`), time.Second)
+	_, err = hookCall(t.Context(), ts.Agent, "gemini", []byte(`[]`), time.Second)
 	if airlock.ErrorCode(err) != airlock.EINVALID {
 		t.Fatalf("a bad payload: %v, want invalid", err)
 	}
-	_, err = airlockhttp.NewClient(ts.URL, "airlock_nope").Hook(t.Context(), "gemini", []byte(`{}`), time.Second)
+	_, err = hookCall(t.Context(), client.New(ts.URL, "airlock_nope"), "gemini", []byte(`{}`), time.Second)
 	if err == nil {
 		t.Fatal("a refused token answered")
 	}
@@ -125,4 +130,16 @@ func TestHookEndpointRefusesAmbiguousPayloads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hookCall passes one hook payload to the server as the hook program does
+// (package relay), with c's server and token, the answer's error as an
+// *airlock.Error.
+func hookCall(ctx context.Context, c *client.Client, host string, payload []byte, hold time.Duration) (hook.Reply, error) {
+	r, err := (&relay.Client{URL: c.URL, Token: c.Token, HTTPClient: c.HTTPClient}).Ask(ctx, host, payload, hold, "")
+	var e *relay.Error
+	if errors.As(err, &e) {
+		return r, &airlock.Error{Code: e.Code, Message: e.Message}
+	}
+	return r, err
 }

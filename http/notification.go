@@ -8,13 +8,6 @@ import (
 	"github.com/airlock-dev/airlock"
 )
 
-// NotificationList is a page of deliveries, newest first.
-type NotificationList struct {
-	Notifications []airlock.Notification `json:"notifications"`
-	// Next is the before= of the next page, 0 on the last one.
-	Next int64 `json:"next,omitempty"`
-}
-
 type notificationListInput struct {
 	Status     string `query:"status" enum:"pending,sent,failed,dead,dropped" doc:"Only deliveries in this state (dead: the dead letters)."`
 	Channel    string `query:"channel" doc:"Only deliveries through this channel."`
@@ -25,7 +18,7 @@ type notificationListInput struct {
 }
 
 type notificationListOutput struct {
-	Body NotificationList
+	Body airlock.NotificationList
 }
 
 // listNotifications pages through the deliveries: people who review see
@@ -43,7 +36,7 @@ func (s *Server) listNotifications(ctx context.Context, in *notificationListInpu
 	if err != nil {
 		return nil, err
 	}
-	out := &notificationListOutput{Body: NotificationList{Notifications: ns}}
+	out := &notificationListOutput{Body: airlock.NotificationList{Notifications: ns}}
 	if out.Body.Notifications == nil {
 		out.Body.Notifications = []airlock.Notification{}
 	}

@@ -96,16 +96,8 @@ type explainInput struct {
 	}
 }
 
-// Explanation is how the policy in force decides an action.
-type Explanation struct {
-	Decision airlock.Decision `json:"decision"`
-	// Summary is the decision in one line; Explanation in full.
-	Summary     string `json:"summary"`
-	Explanation string `json:"explanation"`
-}
-
 type explainOutput struct {
-	Body Explanation
+	Body airlock.Explanation
 }
 
 // explain decides an action against the live policy without recording or
@@ -125,7 +117,7 @@ func (s *Server) explain(ctx context.Context, in *explainInput) (*explainOutput,
 		}
 	}
 	d := s.Enforcer.Gate.Decide(ctx, a)
-	return &explainOutput{Body: Explanation{Decision: d, Summary: d.String(), Explanation: d.Explain()}}, nil
+	return &explainOutput{Body: airlock.Explanation{Decision: d, Summary: d.String(), Explanation: d.Explain()}}, nil
 }
 
 type effectiveInput struct {

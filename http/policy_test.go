@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 )
@@ -39,7 +40,7 @@ func TestStalePolicy(t *testing.T) {
 	hs := httptest.NewServer(s.Handler())
 	defer hs.Close()
 	defer s.Drain()
-	reviewer := airlockhttp.NewClient(hs.URL, makeToken(t, db, airlock.Token{Role: airlock.RoleReviewer, Name: "bob"}))
+	reviewer := client.New(hs.URL, makeToken(t, db, airlock.Token{Role: airlock.RoleReviewer, Name: "bob"}))
 
 	readyz := func() (int, string) {
 		t.Helper()
@@ -69,7 +70,7 @@ func TestStalePolicy(t *testing.T) {
 		t.Errorf("readyz, which needs no token, shows the policy's errors:\n%s", body)
 	}
 
-	stack, err := reviewer.Policy(t.Context())
+	stack, err := airlockhttp.Policy(t.Context(), reviewer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestStalePolicy(t *testing.T) {
 	if code, body := readyz(); code != http.StatusOK || body != "ready\n" {
 		t.Errorf("readyz after the reload: %d %q, want 200 ready", code, body)
 	}
-	if stack, err := reviewer.Policy(t.Context()); err != nil || stack.Stale != nil {
+	if stack, err := airlockhttp.Policy(t.Context(), reviewer); err != nil || stack.Stale != nil {
 		t.Errorf("GET /v1/policy after the reload: %+v, %v", stack, err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 )
 
 // rawResponse is an answer read whole, for tests that look at bytes,
@@ -265,8 +265,8 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 // airlockClient is a Go client with this bearer secret.
-func airlockClient(ts *testServer, secret string) *airlockhttp.Client {
-	return airlockhttp.NewClient(ts.URL, secret)
+func airlockClient(ts *testServer, secret string) *client.Client {
+	return client.New(ts.URL, secret)
 }
 
 // metrics returns the server's metrics in the Prometheus text format.

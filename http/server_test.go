@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
@@ -19,7 +20,7 @@ type testServer struct {
 	*airlockhttp.Server
 	URL                    string
 	DB                     *sqlite.DB
-	Agent, Bob, Admin      *airlockhttp.Client
+	Agent, Bob, Admin      *client.Client
 	AgentSecret, BobSecret string
 }
 
@@ -57,9 +58,9 @@ func newTestServer(t *testing.T) *testServer {
 	mk := func(tok airlock.Token) string { return makeToken(t, db, tok) }
 	ts.AgentSecret = mk(airlock.Token{Role: airlock.RoleAgent, Name: "agent-1", Agent: "agent-1"})
 	ts.BobSecret = mk(airlock.Token{Role: airlock.RoleReviewer, Name: "bob"})
-	ts.Agent = airlockhttp.NewClient(hs.URL, ts.AgentSecret)
-	ts.Bob = airlockhttp.NewClient(hs.URL, ts.BobSecret)
-	ts.Admin = airlockhttp.NewClient(hs.URL, mk(airlock.Token{Role: airlock.RoleAdmin, Name: "root"}))
+	ts.Agent = client.New(hs.URL, ts.AgentSecret)
+	ts.Bob = client.New(hs.URL, ts.BobSecret)
+	ts.Admin = client.New(hs.URL, mk(airlock.Token{Role: airlock.RoleAdmin, Name: "root"}))
 	return ts
 }
 

@@ -535,14 +535,14 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	secret := strings.TrimSpace(r.PostForm.Get("token"))
 	if secret == "" || len(secret) > maxTokenLength {
-		in.s.refuse(ctx, nil, "", codeUnauthenticated, "inbox sign-in without a token")
+		in.s.refuse(ctx, nil, "", airlock.EUNAUTHENTICATED, "inbox sign-in without a token")
 		refused(http.StatusUnauthorized, "Paste your reviewer token (airlock token create --role reviewer).")
 		return
 	}
 	t, err := in.s.lookup(ctx, secret)
 	switch {
 	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
-		in.s.refuse(ctx, nil, "", codeUnauthenticated, "inbox sign-in with an unknown token")
+		in.s.refuse(ctx, nil, "", airlock.EUNAUTHENTICATED, "inbox sign-in with an unknown token")
 		refused(http.StatusUnauthorized, "That token is not known.")
 		return
 	case err != nil:
@@ -550,7 +550,7 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 		refused(http.StatusServiceUnavailable, "The token cannot be checked now; retry in a moment.")
 		return
 	case !t.Live(time.Now()):
-		in.s.refuse(ctx, &t, "", codeUnauthenticated, "inbox sign-in with a revoked or expired token")
+		in.s.refuse(ctx, &t, "", airlock.EUNAUTHENTICATED, "inbox sign-in with a revoked or expired token")
 		refused(http.StatusUnauthorized, "That token was revoked or has expired.")
 		return
 	case t.Role != airlock.RoleReviewer && t.Role != airlock.RoleAdmin:
@@ -563,7 +563,7 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	hashed := airlock.HashTokenSecret(secret)
 	switch _, ts := in.checkToken(ctx, hashed); ts {
 	case tokenDead:
-		in.s.refuse(ctx, &t, "", codeUnauthenticated, "inbox sign-in with a revoked or expired token")
+		in.s.refuse(ctx, &t, "", airlock.EUNAUTHENTICATED, "inbox sign-in with a revoked or expired token")
 		refused(http.StatusUnauthorized, "That token was revoked or has expired.")
 		return
 	case tokenUnknown:

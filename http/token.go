@@ -20,14 +20,8 @@ type createTokenInput struct {
 	}
 }
 
-// NewToken is a created token with its secret, shown this once.
-type NewToken struct {
-	Token  airlock.Token `json:"token"`
-	Secret string        `json:"secret" doc:"The bearer secret. Airlock keeps only its hash: store it now."`
-}
-
 type newTokenOutput struct {
-	Body NewToken
+	Body airlock.NewToken
 }
 
 func (s *Server) createToken(ctx context.Context, in *createTokenInput) (*newTokenOutput, error) {
@@ -62,16 +56,11 @@ func (s *Server) createToken(ctx context.Context, in *createTokenInput) (*newTok
 	if tok, err = s.store().CreateToken(ctx, tok, h); err != nil {
 		return nil, err
 	}
-	return &newTokenOutput{Body: NewToken{Token: tok, Secret: secret}}, nil
-}
-
-// TokenList lists tokens, revoked ones included; never their secrets.
-type TokenList struct {
-	Tokens []airlock.Token `json:"tokens"`
+	return &newTokenOutput{Body: airlock.NewToken{Token: tok, Secret: secret}}, nil
 }
 
 type tokenListOutput struct {
-	Body TokenList
+	Body airlock.TokenList
 }
 
 func (s *Server) listTokens(ctx context.Context, _ *struct{}) (*tokenListOutput, error) {
@@ -82,7 +71,7 @@ func (s *Server) listTokens(ctx context.Context, _ *struct{}) (*tokenListOutput,
 	if err != nil {
 		return nil, err
 	}
-	out := &tokenListOutput{Body: TokenList{Tokens: []airlock.Token{}}}
+	out := &tokenListOutput{Body: airlock.TokenList{Tokens: []airlock.Token{}}}
 	for _, c := range s.tokens.configured {
 		out.Body.Tokens = append(out.Body.Tokens, c.Token)
 	}
@@ -119,7 +108,7 @@ func (s *Server) revokeToken(ctx context.Context, in *tokenIDInput) (*tokenOutpu
 func (s *Server) whoami(ctx context.Context, _ *struct{}) (*tokenOutput, error) {
 	t := principalFrom(ctx)
 	if t == nil {
-		return nil, newProblem(401, codeUnauthenticated, "not authenticated")
+		return nil, newProblem(401, airlock.EUNAUTHENTICATED, "not authenticated")
 	}
 	return &tokenOutput{Body: *t}, nil
 }

@@ -12,13 +12,8 @@ type listTrustInput struct {
 	Since string `query:"since" doc:"Only records at or after this RFC 3339 time."`
 }
 
-// TrustPage lists trust aggregates per agent × class.
-type TrustPage struct {
-	Trust []airlock.TrustSummary `json:"trust"`
-}
-
 type trustOutput struct {
-	Body TrustPage
+	Body airlock.TrustPage
 }
 
 func (s *Server) listTrust(ctx context.Context, in *listTrustInput) (*trustOutput, error) {
@@ -40,5 +35,5 @@ func (s *Server) listTrust(ctx context.Context, in *listTrustInput) (*trustOutpu
 	if sums == nil {
 		sums = []airlock.TrustSummary{}
 	}
-	return &trustOutput{Body: TrustPage{Trust: sums}}, nil
+	return &trustOutput{Body: airlock.TrustPage{Trust: sums}}, nil
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/gate"
-	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
 // Local decides with an Enforcer in this process, on its store.
@@ -41,7 +41,7 @@ func (l Local) WaitApproval(ctx context.Context, id string) (airlock.Approval, e
 // without an agent is the token's agent's, asked of the server once it
 // answers.
 type Remote struct {
-	Client *airlockhttp.Client
+	Client *client.Client
 
 	mu    sync.Mutex
 	agent string

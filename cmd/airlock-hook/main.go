@@ -3,7 +3,8 @@
 // what 'airlock hook <host>' does — the host's payload from standard input
 // to the Airlock server, the host's answer to standard output, exit code 2
 // and a one-line reason on standard error whenever the call must not run —
-// in a program that links only the standard library, so that it starts in
+// in a program that links the standard library and the light root only
+// (the refusal codes), so that it starts in
 // a few milliseconds instead of the airlock binary's fifteen: a host waits
 // for it on every tool call.
 //
@@ -32,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/hook/relay"
 )
 
@@ -156,7 +158,7 @@ func readToken(file, server string, warn io.Writer) (string, error) {
 		if t := strings.TrimSpace(os.Getenv(relay.EnvToken)); t != "" {
 			return t, nil
 		}
-		return "", &relay.Error{Code: "unauthenticated", Message: fmt.Sprintf(
+		return "", &relay.Error{Code: airlock.EUNAUTHENTICATED, Message: fmt.Sprintf(
 			"airlock-hook needs the agent's token for the Airlock server at %s: set %s or give --token-file FILE", server, relay.EnvToken)}
 	}
 	t, warning, err := relay.ReadTokenFile(file)
@@ -164,7 +166,7 @@ func readToken(file, server string, warn io.Writer) (string, error) {
 		fmt.Fprintf(warn, "airlock-hook: warning: %s\n", warning)
 	}
 	if err != nil {
-		return "", &relay.Error{Code: "unauthenticated", Message: err.Error()}
+		return "", &relay.Error{Code: airlock.EUNAUTHENTICATED, Message: err.Error()}
 	}
 	return t, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/client"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/airlock-dev/airlock/visible"
@@ -227,7 +228,7 @@ was resolved. It asks the server, or reads the database file --db names.`,
 		Args:              argsExactly(1, "one approval ID"),
 		ValidArgsFunction: completeApprovalID(false),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			print := func(d airlockhttp.ApprovalWithRuns) error {
+			print := func(d airlock.ApprovalWithRuns) error {
 				out := cmd.OutOrStdout()
 				var err error
 				if asJSON {
@@ -269,7 +270,7 @@ was resolved. It asks the server, or reads the database file --db names.`,
 				if err != nil {
 					return storeFailed(err)
 				}
-				return print(airlockhttp.ApprovalWithRuns{Approval: ap, Runs: keptRuns(airlock.Executions(evs))})
+				return print(airlock.ApprovalWithRuns{Approval: ap, Runs: keptRuns(airlock.Executions(evs))})
 			})
 		},
 	}
@@ -775,7 +776,7 @@ func runsText(runs []airlock.Execution, now time.Time) string {
 
 // awaitRun waits, up to wait, for the executor to run a request approved
 // to run now, and prints what it returned.
-func awaitRun(ctx context.Context, c *airlockhttp.Client, ap *airlock.Approval, wait time.Duration, asJSON bool, out io.Writer) error {
+func awaitRun(ctx context.Context, c *client.Client, ap *airlock.Approval, wait time.Duration, asJSON bool, out io.Writer) error {
 	deadline := time.Now().Add(wait)
 	for {
 		d, err := c.ApprovalRuns(ctx, ap.ID)
@@ -860,7 +861,7 @@ func completeApprovalID(pending bool) cobra.CompletionFunc {
 
 // reportChange prints the request a resolution or cancellation left, or,
 // when someone settled it first, who and how (exit 1).
-func reportChange(ctx context.Context, c *airlockhttp.Client, id string, got airlock.Approval, err error, asJSON bool, out io.Writer) error {
+func reportChange(ctx context.Context, c *client.Client, id string, got airlock.Approval, err error, asJSON bool, out io.Writer) error {
 	if airlock.ErrorCode(err) == airlock.ECONFLICT {
 		if cur, gerr := c.Approval(ctx, id); gerr == nil && cur.Status != airlock.StatusPending {
 			return checkFailed(errors.New("airlock: " + settledText(&cur)))

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 )
 
 // tableNames returns, in order, the names of td's requests whose IDs start
@@ -269,7 +269,7 @@ func TestArgsText(t *testing.T) {
 // says so.
 func TestApprovalIDPrefix(t *testing.T) {
 	ts := newTestServer(t)
-	agent := airlockhttp.NewClient(ts.url, ts.secrets["agent"])
+	agent := client.New(ts.url, ts.secrets["agent"])
 	var ids []string
 	for _, env := range []string{"prod", "staging"} {
 		enf, err := agent.Check(t.Context(), airlock.Action{Agent: "agent-1", Tool: "deploy", Args: json.RawMessage(`{"env":"` + env + `"}`)}, 0)

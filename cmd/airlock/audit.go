@@ -13,11 +13,13 @@ import (
 	"strings"
 	"time"
 
+	airlockhttp "github.com/airlock-dev/airlock/http"
+
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/checkpoint"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/airlock-dev/airlock/visible"
 )
@@ -107,7 +109,7 @@ verifier keys given.`,
 					return serverFailed(c, err)
 				}
 				if len(files) > 0 && len(vkeys) == 0 {
-					ci, err := c.Checkpoint(ctx)
+					ci, err := airlockhttp.Checkpoint(ctx, c)
 					if err != nil {
 						return serverFailed(c, err)
 					}
@@ -285,7 +287,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 type eventsFunc func(context.Context, airlock.EventFilter) ([]airlock.Event, error)
 
 // clientEvents pages through the server's audit log.
-func clientEvents(c *airlockhttp.Client) eventsFunc {
+func clientEvents(c *client.Client) eventsFunc {
 	return func(ctx context.Context, f airlock.EventFilter) ([]airlock.Event, error) {
 		page, err := c.Events(ctx, f)
 		return page.Events, err

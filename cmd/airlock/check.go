@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/mcpcatalog"
 	"github.com/airlock-dev/airlock/visible"
 )
@@ -200,7 +200,7 @@ the same check run again also runs on it, once.`, id, cause, ap.Expires.UTC().Fo
 // Client.Enforce does the same, but asks its first question with a long
 // poll, so the caller would hear of the request only after the first poll
 // ends; checking at once and then resuming prints the decision at once.
-func awaitCheck(ctx context.Context, c *airlockhttp.Client, enf airlock.Enforcement, poll time.Duration,
+func awaitCheck(ctx context.Context, c *client.Client, enf airlock.Enforcement, poll time.Duration,
 	progress func(airlock.Enforcement)) (airlock.Enforcement, error) {
 	backoff := 100 * time.Millisecond
 	for enf.Pending {

@@ -74,11 +74,11 @@ checkpoint recorded in a database file instead.`,
 				if err != nil {
 					return err
 				}
-				get := c.Checkpoint
+				get := airlockhttp.Checkpoint
 				if sign {
-					get = c.SignCheckpoint
+					get = airlockhttp.SignCheckpoint
 				}
-				ci, err := get(cmd.Context())
+				ci, err := get(cmd.Context(), c)
 				if err != nil {
 					return serverFailed(c, err)
 				}

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/hook/relay"
-	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
 // Where the server is and which token to present.
@@ -46,7 +46,7 @@ func addServerFlags(root *cobra.Command) {
 // newClient returns a client for the server the flags and the environment
 // name, with the token they give. A missing token is a usage error that
 // says how to get one.
-func newClient(cmd *cobra.Command) (*airlockhttp.Client, error) {
+func newClient(cmd *cobra.Command) (*client.Client, error) {
 	u, err := serverURL(cmd)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func newClient(cmd *cobra.Command) (*airlockhttp.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return airlockhttp.NewClient(u, token), nil
+	return client.New(u, token), nil
 }
 
 // serverURL is --server, else $AIRLOCK_SERVER, else the default, checked.
@@ -112,7 +112,7 @@ token at its first start, and 'airlock token recover' makes a new one.%s`, cmd.C
 // serverFailed reports an error from the server, or from reaching it, as a
 // failed check (exit 1): "airlock: CODE: message", with a hint when the
 // code has an obvious next step.
-func serverFailed(c *airlockhttp.Client, err error) error {
+func serverFailed(c *client.Client, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return checkFailed(fmt.Errorf("airlock: interrupted: %v", err))
 	}
@@ -128,7 +128,7 @@ func serverFailed(c *airlockhttp.Client, err error) error {
 
 // serverInvalid is serverFailed, except that the server finding the input
 // invalid is a usage error: the command line was wrong.
-func serverInvalid(c *airlockhttp.Client, err error) error {
+func serverInvalid(c *client.Client, err error) error {
 	if airlock.ErrorCode(err) == airlock.EINVALID {
 		return usageError("%s", errorText(err))
 	}

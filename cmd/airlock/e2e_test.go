@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 )
 
 // e2e is a running airlock serve (the real Main) and tokens made through
@@ -103,7 +103,7 @@ func newE2E(t *testing.T) *e2e {
 func (e *e2e) token(t *testing.T, args ...string) string {
 	t.Helper()
 	out := e.cli(t, e.admin, 0, append([]string{"token", "create", "--json"}, args...)...)
-	var nt airlockhttp.NewToken
+	var nt airlock.NewToken
 	if err := json.Unmarshal([]byte(out), &nt); err != nil || nt.Secret == "" {
 		t.Fatalf("token create --json: %v\n%s", err, out)
 	}
@@ -122,7 +122,7 @@ func (e *e2e) cli(t *testing.T, token string, code int, args ...string) string {
 	return stdout + stderr
 }
 
-func (e *e2e) client(secret string) *airlockhttp.Client { return airlockhttp.NewClient(e.url, secret) }
+func (e *e2e) client(secret string) *client.Client { return client.New(e.url, secret) }
 
 func action(tool, arg string) airlock.Action {
 	return airlock.Action{Agent: "coder-1", Tool: tool, Args: airlock.MustArgs(map[string]any{"target": arg})}
@@ -335,7 +335,7 @@ func TestE2ELostAdminToken(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("token recover: exit %d\n%s%s", code, stdout, stderr)
 	}
-	var nt airlockhttp.NewToken
+	var nt airlock.NewToken
 	if err := json.Unmarshal([]byte(stdout), &nt); err != nil || nt.Secret == "" || nt.Token.Role != airlock.RoleAdmin ||
 		nt.Token.Name != "ops" || !strings.HasPrefix(nt.Token.CreatedBy, "airlock token recover") {
 		t.Fatalf("token recover --json: %v\n%s", err, stdout)
@@ -398,7 +398,7 @@ func TestE2ERestartSaysHowToRecover(t *testing.T) {
 		return m
 	}
 	m = restart("The admin token was printed at this data's first start", "airlock token recover --data "+dir)
-	c := airlockhttp.NewClient(m.URL(), admin)
+	c := client.New(m.URL(), admin)
 	tokens, err := c.Tokens(t.Context())
 	if err != nil || len(tokens) != 1 {
 		t.Fatalf("tokens: %v, %v", tokens, err)

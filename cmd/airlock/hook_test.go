@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 )
 
 // The hook tests run the built binary the way a host runs its hook: the
@@ -114,7 +114,7 @@ func newPolicyServer(t testing.TB, policy string) *hookServer {
 
 func (s *hookServer) token(t testing.TB, role airlock.Role, name, agent string) string {
 	t.Helper()
-	nt, err := airlockhttp.NewClient(s.url, s.admin).CreateToken(t.Context(), role, name, agent, 0)
+	nt, err := client.New(s.url, s.admin).CreateToken(t.Context(), role, name, agent, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestHookBinaryDecides(t *testing.T) {
 		if r.exit != 0 {
 			t.Fatalf("%s: %+v", hc.post, r)
 		}
-		c := airlockhttp.NewClient(s.url, s.admin)
+		c := client.New(s.url, s.admin)
 		page, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Newest: true, Limit: 1})
 		if err != nil || len(page.Events) != 1 {
 			t.Fatalf("action.executed: %v %v", page.Events, err)
@@ -314,7 +314,7 @@ func TestHookBinaryAskHeldThenApproved(t *testing.T) {
 // waitPending waits for the pending request whose command names file.
 func waitPending(t *testing.T, s *hookServer, file string) airlock.Approval {
 	t.Helper()
-	c := airlockhttp.NewClient(s.url, s.bob)
+	c := client.New(s.url, s.bob)
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		page, err := c.Approvals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}, Search: file})
@@ -352,7 +352,7 @@ func TestHookBinaryAskPastTimeout(t *testing.T) {
 		if !strings.Contains(reason, ap.ID) {
 			t.Errorf("the refusal does not name request %s: %s", ap.ID, reason)
 		}
-		if _, err := airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "", airlock.SurfaceCLI); err != nil {
+		if _, err := client.New(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "", airlock.SurfaceCLI); err != nil {
 			t.Fatal(err)
 		}
 		// The model retries the same call: a new call ID, the same action.
@@ -500,7 +500,7 @@ func TestHookInstallDoctorUninstall(t *testing.T) {
 // Airlock approved.
 func TestHookBinaryAskAtHost(t *testing.T) {
 	s := newHookServer(t)
-	c := airlockhttp.NewClient(s.url, s.admin)
+	c := client.New(s.url, s.admin)
 	hc := hostCases[0] // Claude Code
 	for _, p := range hookPrograms {
 		t.Run(p.name, func(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/hook/hosttest"
-	airlockhttp "github.com/airlock-dev/airlock/http"
 )
 
 // The real-host tests run a whole turn of Claude Code, Codex and Gemini CLI
@@ -135,7 +135,7 @@ func TestRealHosts(t *testing.T) {
 		go func() {
 			ap, err := pendingFor(t.Context(), s, "approved-file")
 			if err == nil {
-				_, err = airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "ok", airlock.SurfaceAPI)
+				_, err = client.New(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "ok", airlock.SurfaceAPI)
 			}
 			approved <- err
 		}()
@@ -193,7 +193,7 @@ func eachRealHost(t *testing.T, f func(t *testing.T, p hookProgram, h realHost))
 
 // pendingFor waits for the pending request whose arguments name what.
 func pendingFor(ctx context.Context, s *hookServer, what string) (airlock.Approval, error) {
-	c := airlockhttp.NewClient(s.url, s.bob)
+	c := client.New(s.url, s.bob)
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {
@@ -218,7 +218,7 @@ func pendingFor(ctx context.Context, s *hookServer, what string) (airlock.Approv
 // to the decision that let it run.
 func assertExecuted(t *testing.T, s *hookServer, commands ...string) {
 	t.Helper()
-	c := airlockhttp.NewClient(s.url, s.admin)
+	c := client.New(s.url, s.admin)
 	page, err := c.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Limit: 100})
 	if err != nil {
 		t.Fatal(err)

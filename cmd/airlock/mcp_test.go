@@ -14,8 +14,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/hook/hosttest"
-	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/mcp/mcptest"
 )
 
@@ -114,7 +114,7 @@ func TestMCPProxyInspector(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
 			t.Fatalf("%s was written before anyone decided", name)
 		}
-		if _, err := airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, status, ap.ActionHash, "", airlock.SurfaceAPI); err != nil {
+		if _, err := client.New(s.url, s.bob).Resolve(t.Context(), ap.ID, status, ap.ActionHash, "", airlock.SurfaceAPI); err != nil {
 			t.Fatal(err)
 		}
 		r := <-done
@@ -138,7 +138,7 @@ func TestMCPProxyInspector(t *testing.T) {
 	if out["isError"] != true || !strings.Contains(raw, airlock.CodeDenied) || !strings.Contains(raw, "no-moves") {
 		t.Fatalf("move_file: %s", raw)
 	}
-	page, err := airlockhttp.NewClient(s.url, s.admin).Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Limit: 10})
+	page, err := client.New(s.url, s.admin).Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Limit: 10})
 	if err != nil || len(page.Events) != 2 || !strings.Contains(string(page.Events[0].Payload), `"decision_seq"`) ||
 		page.Events[1].Outcome != "ok" || page.Events[1].ApprovalID == "" {
 		t.Errorf("executions: %v %v, want the read's, linked to its decision, and the approved write's, linked to its approval", page.Events, err)
@@ -184,7 +184,7 @@ func TestMCPProxyInspectorResourcesAndPrompts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, status, ap.ActionHash, "", airlock.SurfaceAPI); err != nil {
+		if _, err := client.New(s.url, s.bob).Resolve(t.Context(), ap.ID, status, ap.ActionHash, "", airlock.SurfaceAPI); err != nil {
 			t.Fatal(err)
 		}
 		return <-done, ap
@@ -198,7 +198,7 @@ func TestMCPProxyInspectorResourcesAndPrompts(t *testing.T) {
 	if !strings.Contains(out, airlock.CodeRejected) || strings.Contains(out, "weather in Lyon") || prompt.Tool != "mcp__everything__prompts/get" {
 		t.Fatalf("the rejected prompts/get (%s): %s", prompt.Tool, out)
 	}
-	page, err := airlockhttp.NewClient(s.url, s.admin).Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Limit: 10})
+	page, err := client.New(s.url, s.admin).Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1", Limit: 10})
 	if err != nil || len(page.Events) != 1 || page.Events[0].ApprovalID != read.ID {
 		t.Errorf("executions: %v %v, want the approved read's alone", page.Events, err)
 	}
@@ -232,7 +232,7 @@ func TestRealClaudeMCP(t *testing.T) {
 	go func() {
 		ap, err := pendingFor(t.Context(), s, "approved.txt")
 		if err == nil {
-			_, err = airlockhttp.NewClient(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "ok", airlock.SurfaceAPI)
+			_, err = client.New(s.url, s.bob).Resolve(t.Context(), ap.ID, airlock.StatusApproved, ap.ActionHash, "ok", airlock.SurfaceAPI)
 		}
 		approved <- err
 	}()
@@ -306,7 +306,7 @@ func TestMCPProxyRunNow(t *testing.T) {
 	}
 	// The request carries the run with what it returned: in the API, and
 	// in approvals show.
-	d, err := airlockhttp.NewClient(s.url, s.bob).ApprovalRuns(t.Context(), ap.ID)
+	d, err := client.New(s.url, s.bob).ApprovalRuns(t.Context(), ap.ID)
 	if err != nil || len(d.Runs) != 1 || d.Runs[0].Status != "ok" || !strings.Contains(d.Runs[0].ResultText(), "Successfully created directory") {
 		t.Fatalf("GET /v1/approvals/%s: %+v %v", ap.ID, d.Runs, err)
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/hook/relay"
-	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/mcp"
 )
 
@@ -284,7 +284,7 @@ func gatewayAuth(cmd *cobra.Command, cfg GatewayConfig, logger *slog.Logger) (mc
 	}
 	server := cmp.Or(cfg.Server, envOr(relay.EnvServer, relay.DefaultServer))
 	return func(ctx context.Context, token string) (string, mcp.Checker, error) {
-		c := airlockhttp.NewClient(server, token)
+		c := client.New(server, token)
 		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
 		t, err := c.Whoami(wctx)

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/visible"
 )
 
@@ -232,7 +232,7 @@ It exits non-zero unless the message was delivered.`,
 
 // notificationClient returns the server's client and the delivery ID arg
 // names.
-func notificationClient(cmd *cobra.Command, arg string) (*airlockhttp.Client, int64, error) {
+func notificationClient(cmd *cobra.Command, arg string) (*client.Client, int64, error) {
 	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id <= 0 {
 		return nil, 0, usageError("%q is not a notification ID (a positive number; airlock notifications list shows them)", arg)

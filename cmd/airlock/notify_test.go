@@ -29,7 +29,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/notify/webhook"
 )
 
@@ -176,7 +176,7 @@ notifications:
 	t.Setenv("AIRLOCK_TEST_WHSEC", testWebhookSecret)
 
 	srv := startServe(t, config)
-	enf, err := airlockhttp.NewClient(srv.url, agent).Check(t.Context(), action("deploy", "prod"), 0)
+	enf, err := client.New(srv.url, agent).Check(t.Context(), action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("check: %+v %v", enf, err)
 	}

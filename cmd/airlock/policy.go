@@ -238,7 +238,7 @@ func effectivePolicy(cmd *cobra.Command, files []string, agent string) (gate.Eff
 		if err != nil {
 			return gate.EffectivePolicy{}, err
 		}
-		ep, err := c.EffectivePolicy(cmd.Context(), agent)
+		ep, err := airlockhttp.EffectivePolicy(cmd.Context(), c, agent)
 		if err != nil {
 			return ep, serverInvalid(c, err)
 		}

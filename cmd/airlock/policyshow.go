@@ -114,7 +114,7 @@ func policyStack(cmd *cobra.Command, files []string, configPath string) (airlock
 	if err != nil {
 		return none, "", err
 	}
-	st, err := c.Policy(cmd.Context())
+	st, err := airlockhttp.Policy(cmd.Context(), c)
 	if err != nil {
 		return none, "", serverFailed(c, err)
 	}

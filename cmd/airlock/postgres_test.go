@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/postgres/pgtest"
 )
 
@@ -34,11 +34,11 @@ func TestServeOnPostgres(t *testing.T) {
 	bob := ea.token(t, "--role", "reviewer", "--name", "bob")
 
 	done := make(chan airlock.Enforcement, 1)
-	go func() { done <- airlockhttp.NewClient(a.URL(), agent).Enforce(t.Context(), action("deploy", "prod")) }()
+	go func() { done <- client.New(a.URL(), agent).Enforce(t.Context(), action("deploy", "prod")) }()
 	var ap airlock.Approval
 	deadline := time.Now().Add(30 * time.Second)
 	for ap.ID == "" && time.Now().Before(deadline) {
-		page, err := airlockhttp.NewClient(b.URL(), bob).Approvals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}})
+		page, err := client.New(b.URL(), bob).Approvals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestServeOnPostgresDown(t *testing.T) {
 		c.Store = StoreConfig{Driver: "postgres", DSN: Secret(through), Schema: schema}
 	})
 	e := &e2e{main: m, url: m.URL(), admin: admin}
-	agent := airlockhttp.NewClient(m.URL(), e.token(t, "--role", "agent", "--agent", "coder-1"))
+	agent := client.New(m.URL(), e.token(t, "--role", "agent", "--agent", "coder-1"))
 	ready := func() int {
 		resp, err := http.Get(m.URL() + "/readyz")
 		if err != nil {
@@ -133,7 +133,7 @@ func TestServeOnPostgresDown(t *testing.T) {
 	if enf := agent.Enforce(t.Context(), action("read_file", "after")); !enf.Allowed {
 		t.Fatalf("after: %+v", enf)
 	}
-	page, err := airlockhttp.NewClient(m.URL(), admin).Approvals(t.Context(), airlock.ApprovalFilter{Tool: "deploy"})
+	page, err := client.New(m.URL(), admin).Approvals(t.Context(), airlock.ApprovalFilter{Tool: "deploy"})
 	if err != nil || len(page.Approvals) != 0 {
 		t.Fatalf("requests after the outage %+v, %v: the refused ask left one behind", page.Approvals, err)
 	}

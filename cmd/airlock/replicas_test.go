@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/postgres/pgtest"
 )
 
@@ -72,8 +72,8 @@ tokens:
 }
 
 // client returns an API client of the replica at url.
-func (r *replicas) client(url, secret string) *airlockhttp.Client {
-	return airlockhttp.NewClient(url, secret)
+func (r *replicas) client(url, secret string) *client.Client {
+	return client.New(url, secret)
 }
 
 // pendingOn waits until the replica at url lists the pending request for
@@ -123,7 +123,7 @@ func TestReplicasRacingReviewers(t *testing.T) {
 	agent := r.client(r.a.url, r.agent)
 	type reviewer struct {
 		name   string
-		client *airlockhttp.Client
+		client *client.Client
 	}
 	var reviewers [2][2]reviewer // [replica][who]
 	for i, url := range []string{r.a.url, r.b.url} {
@@ -181,7 +181,7 @@ func TestReplicasRacingReviewers(t *testing.T) {
 		if w.got.Status != w.status || w.got.ResolvedBy != w.by {
 			t.Fatalf("trial %d: the winner (%s, %s) was answered %s by %s", trial, w.by, w.status, w.got.Status, w.got.ResolvedBy)
 		}
-		for _, c := range []*airlockhttp.Client{reviewers[0][0].client, reviewers[1][0].client} {
+		for _, c := range []*client.Client{reviewers[0][0].client, reviewers[1][0].client} {
 			got, err := c.Approval(t.Context(), id)
 			if err != nil || got.Status != w.status || got.ResolvedBy != w.by || got.Reason != w.got.Reason {
 				t.Fatalf("trial %d: request %s reads %s by %s (%q), %v; want %s by %s (%q)",
@@ -299,7 +299,7 @@ func TestReplicasOneChain(t *testing.T) {
 	stop := time.Now().Add(run)
 	for g := range callers {
 		wg.Go(func() {
-			clients := [2]*airlockhttp.Client{r.client(r.a.url, r.agent), r.client(r.b.url, r.agent)}
+			clients := [2]*client.Client{r.client(r.a.url, r.agent), r.client(r.b.url, r.agent)}
 			for i := 0; time.Now().Before(stop); i++ {
 				enf, err := clients[i%2].Check(t.Context(), action("read_file", fmt.Sprintf("g%d-%d", g, i)), 0)
 				if err != nil || !enf.Allowed || enf.Seq <= 0 {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
@@ -496,7 +497,7 @@ func TestToken(t *testing.T) {
 
 	// --json carries the secret, once.
 	code, stdout, _ = ts.run(t, "admin", "token", "create", "--role", "agent", "--agent", "agent-2", "--json")
-	var nt airlockhttp.NewToken
+	var nt airlock.NewToken
 	if code != exitOK || json.Unmarshal([]byte(stdout), &nt) != nil || !strings.HasPrefix(nt.Secret, "airlock_") ||
 		nt.Token.Agent != "agent-2" || nt.Token.Role != airlock.RoleAgent {
 		t.Fatalf("create --json: exit %d\n%s", code, stdout)
@@ -815,7 +816,7 @@ func TestTokenCreateOut(t *testing.T) {
 // lost: the token is revoked.
 func TestLostSecretRevokes(t *testing.T) {
 	ts := newTestServer(t)
-	c := airlockhttp.NewClient(ts.url, ts.secrets["admin"])
+	c := client.New(ts.url, ts.secrets["admin"])
 	nt, err := c.CreateToken(t.Context(), airlock.RoleAgent, "", "a", 0)
 	if err != nil {
 		t.Fatal(err)

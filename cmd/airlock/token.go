@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock-dev/airlock"
-	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/airlock-dev/airlock/visible"
 )
@@ -80,7 +80,7 @@ Then revoke the lost token ('airlock token list' shows it).`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				if err := writeJSON(out, airlockhttp.NewToken{Token: t, Secret: secret}); err != nil {
+				if err := writeJSON(out, airlock.NewToken{Token: t, Secret: secret}); err != nil {
 					return checkFailed(err)
 				}
 				return nil
@@ -373,7 +373,7 @@ func expiresText(t time.Time) string {
 // lostSecret reports a secret that could not be written to its file after
 // the server made its token: the token is revoked, so that none is left
 // whose secret nobody holds; if even that fails, the secret is printed.
-func lostSecret(cmd *cobra.Command, c *airlockhttp.Client, t airlockhttp.NewToken, werr error) error {
+func lostSecret(cmd *cobra.Command, c *client.Client, t airlock.NewToken, werr error) error {
 	if _, err := c.RevokeToken(cmd.Context(), t.Token.ID); err == nil {
 		return checkFailed(fmt.Errorf("airlock: %v; token %s was created and is now revoked: run the command again", werr, t.Token.ID))
 	}

@@ -5,8 +5,9 @@
 // answer; relay only carries it, and blocks the call (exit code 2 with a
 // one-line reason) whenever it cannot get that answer.
 //
-// It imports nothing but the standard library, so that cmd/airlock-hook, the
-// program a host starts for every tool call, starts in a few milliseconds.
+// It imports the standard library and the root's codes only (the root links
+// no engine), so that cmd/airlock-hook, the program a host starts for every
+// tool call, starts in a few milliseconds.
 package relay
 
 import (
@@ -21,6 +22,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/airlock-dev/airlock"
 )
 
 // ReplyType is the media type of the server's answer to a hook process: a
@@ -99,17 +102,6 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-// The codes relay itself uses: the values of airlock.EINVALID,
-// airlock.EUNAVAILABLE and of the refusal codes a failure blocks with.
-const (
-	codeInvalid     = "invalid"
-	codeUnavailable = "unavailable"
-
-	refuseInvalid     = "AIRLOCK-INVALID"
-	refuseDenied      = "AIRLOCK-DENIED"
-	refuseUnavailable = "AIRLOCK-UNAVAILABLE"
-)
-
 // Refusal is the refusal code a hook blocks with when a call failed with
 // code: a refusal code (AIRLOCK-…) is itself, input Airlock cannot read is
 // AIRLOCK-INVALID, a token refused or not allowed AIRLOCK-DENIED, and
@@ -118,12 +110,12 @@ func Refusal(code string) string {
 	switch {
 	case strings.HasPrefix(code, "AIRLOCK-"):
 		return code
-	case code == codeInvalid:
-		return refuseInvalid
-	case code == "unauthorized", code == "unauthenticated":
-		return refuseDenied
+	case code == airlock.EINVALID:
+		return airlock.CodeInvalid
+	case code == airlock.EUNAUTHORIZED, code == airlock.EUNAUTHENTICATED:
+		return airlock.CodeDenied
 	}
-	return refuseUnavailable
+	return airlock.CodeUnavailable
 }
 
 // Blocked is the reply to a hook call Airlock could not answer: a block
@@ -140,7 +132,7 @@ func Fail(err error) Reply {
 	if errors.As(err, &e) {
 		return Blocked(e.Code, e.Message)
 	}
-	return Blocked(codeUnavailable, err.Error())
+	return Blocked(airlock.EUNAVAILABLE, err.Error())
 }
 
 // OneLine flattens a reason for a terminal line and a model's context.
@@ -179,7 +171,7 @@ type Client struct {
 // "host" (Claude Code's own prompt).
 func (c *Client) Run(ctx context.Context, host string, payload []byte, timeout time.Duration, ask string) Reply {
 	if timeout <= 0 {
-		return Blocked(codeInvalid, fmt.Sprintf("--timeout %s: want the host's hook timeout, such as 600s", timeout))
+		return Blocked(airlock.EINVALID, fmt.Sprintf("--timeout %s: want the host's hook timeout, such as 600s", timeout))
 	}
 	hold, wait := Hold(timeout)
 	ctx, cancel := context.WithTimeout(ctx, wait)
@@ -207,7 +199,7 @@ func (c *Client) Ask(ctx context.Context, host string, payload []byte, hold time
 			contact = time.Now()
 		}
 		var e *Error
-		if err == nil || !errors.As(err, &e) || e.Code != codeUnavailable || time.Since(contact) > Reconnect {
+		if err == nil || !errors.As(err, &e) || e.Code != airlock.EUNAVAILABLE || time.Since(contact) > Reconnect {
 			return r, err
 		}
 		t := time.NewTimer(backoff)
@@ -230,7 +222,7 @@ func (c *Client) once(ctx context.Context, host string, payload []byte, hold tim
 	u := strings.TrimRight(c.URL, "/") + "/v1/hooks/" + url.PathEscape(host) + "?" + q.Encode()
 	req, err := http.NewRequestWithContext(ctx, "POST", u, bytes.NewReader(payload))
 	if err != nil {
-		return r, false, &Error{codeInvalid, fmt.Sprintf("bad server URL %q: %v", c.URL, err)}
+		return r, false, &Error{airlock.EINVALID, fmt.Sprintf("bad server URL %q: %v", c.URL, err)}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", ReplyType)
@@ -246,16 +238,16 @@ func (c *Client) once(ctx context.Context, host string, payload []byte, hold tim
 		var op *net.OpError
 		reached = !(errors.As(err, &op) && op.Op == "dial")
 		if ctx.Err() != nil {
-			return r, reached, &Error{codeUnavailable, fmt.Sprintf("no answer from %s in time: %v", c.URL, context.Cause(ctx))}
+			return r, reached, &Error{airlock.EUNAVAILABLE, fmt.Sprintf("no answer from %s in time: %v", c.URL, context.Cause(ctx))}
 		}
-		return r, reached, &Error{codeUnavailable, fmt.Sprintf("POST /v1/hooks/%s: %v", host, err)}
+		return r, reached, &Error{airlock.EUNAVAILABLE, fmt.Sprintf("POST /v1/hooks/%s: %v", host, err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
 		return r, true, readProblem(resp)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, MaxPayload)).Decode(&r); err != nil {
-		return r, true, &Error{codeUnavailable, fmt.Sprintf("POST /v1/hooks/%s: read answer: %v", host, err)}
+		return r, true, &Error{airlock.EUNAVAILABLE, fmt.Sprintf("POST /v1/hooks/%s: read answer: %v", host, err)}
 	}
 	if r.Exit != 0 && r.Exit != 2 {
 		return Reply{}, true, &Error{"internal", fmt.Sprintf("the server answered exit code %d", r.Exit)}
@@ -307,13 +299,13 @@ func ParseProblem(b []byte) (code, msg string, ok bool) {
 func statusCode(status int) string {
 	switch {
 	case status == http.StatusUnauthorized:
-		return "unauthenticated"
+		return airlock.EUNAUTHENTICATED
 	case status == http.StatusForbidden:
-		return "unauthorized"
+		return airlock.EUNAUTHORIZED
 	case status == http.StatusNotFound:
-		return "not_found"
+		return airlock.ENOTFOUND
 	case status >= 500:
-		return codeUnavailable
+		return airlock.EUNAVAILABLE
 	}
-	return codeInvalid
+	return airlock.EINVALID
 }

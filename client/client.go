@@ -1,4 +1,4 @@
-package http
+package client
 
 import (
 	"bufio"
@@ -15,17 +15,15 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/airlock-dev/airlock/gate"
-	"github.com/airlock-dev/airlock/hook"
 	"github.com/airlock-dev/airlock/hook/relay"
 )
 
 // Client talks to an Airlock server. It is an airlock.Guard, like the
-// in-process Enforcer, so an agent switches between an embedded gate and a
-// server by changing one line:
+// in-process gate.Enforcer, so an agent switches between an embedded gate
+// and a server by changing one line:
 //
-//	var guard airlock.Guard = &airlock.Enforcer{Gate: gate, Store: db}
-//	var guard airlock.Guard = http.NewClient("http://127.0.0.1:8080", token)
+//	var guard airlock.Guard = &gate.Enforcer{Gate: g, Store: db}
+//	var guard airlock.Guard = client.New("http://127.0.0.1:8080", token)
 type Client struct {
 	// URL is the server's base URL.
 	URL string
@@ -44,8 +42,8 @@ type Client struct {
 
 var _ airlock.Guard = (*Client)(nil)
 
-// NewClient returns a client for the server at url with a bearer token.
-func NewClient(url, token string) *Client {
+// New returns a client for the server at url with a bearer token.
+func New(url, token string) *Client {
 	return &Client{URL: strings.TrimRight(url, "/"), Token: token}
 }
 
@@ -127,7 +125,7 @@ func refusal(a airlock.Action, err error) airlock.Enforcement {
 	switch airlock.ErrorCode(err) {
 	case airlock.EINVALID:
 		enf.Code = airlock.CodeInvalid
-	case codeUnauthenticated, airlock.EUNAUTHORIZED:
+	case airlock.EUNAUTHENTICATED, airlock.EUNAUTHORIZED:
 		enf.Code = airlock.CodeDenied
 	default:
 		enf.Code = airlock.CodeUnavailable
@@ -258,8 +256,8 @@ func (c *Client) Approval(ctx context.Context, id string) (airlock.Approval, err
 
 // ApprovalRuns is the request with its ID and the runs of its action
 // that kept a result (an approved proposal the MCP gateway ran now).
-func (c *Client) ApprovalRuns(ctx context.Context, id string) (ApprovalWithRuns, error) {
-	var d ApprovalWithRuns
+func (c *Client) ApprovalRuns(ctx context.Context, id string) (airlock.ApprovalWithRuns, error) {
+	var d airlock.ApprovalWithRuns
 	err := c.do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id), nil, nil, &d)
 	return d, err
 }
@@ -327,7 +325,7 @@ func (c *Client) WaitApproval(ctx context.Context, id string, timeout time.Durat
 }
 
 // Events returns a page of the audit log.
-func (c *Client) Events(ctx context.Context, f airlock.EventFilter) (EventPage, error) {
+func (c *Client) Events(ctx context.Context, f airlock.EventFilter) (airlock.EventPage, error) {
 	q := url.Values{}
 	if f.AfterSeq > 0 {
 		q.Set("after", strconv.FormatInt(f.AfterSeq, 10))
@@ -348,7 +346,7 @@ func (c *Client) Events(ctx context.Context, f airlock.EventFilter) (EventPage, 
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	}
-	var page EventPage
+	var page airlock.EventPage
 	err := c.do(ctx, "GET", "/v1/events", q, nil, &page)
 	return page, err
 }
@@ -454,20 +452,6 @@ func (c *Client) Verify(ctx context.Context) (airlock.ChainReport, error) {
 	return r, err
 }
 
-// Checkpoint returns the server's verifier key and its latest checkpoint.
-func (c *Client) Checkpoint(ctx context.Context) (CheckpointInfo, error) {
-	var ci CheckpointInfo
-	err := c.do(ctx, "GET", "/v1/audit/checkpoint", nil, nil, &ci)
-	return ci, err
-}
-
-// SignCheckpoint asks the server to sign its head now (an admin).
-func (c *Client) SignCheckpoint(ctx context.Context) (CheckpointInfo, error) {
-	var ci CheckpointInfo
-	err := c.do(ctx, "POST", "/v1/audit/checkpoint", nil, nil, &ci)
-	return ci, err
-}
-
 // Trust returns trust aggregates per agent × class.
 func (c *Client) Trust(ctx context.Context, f airlock.TrustFilter) ([]airlock.TrustSummary, error) {
 	q := url.Values{}
@@ -476,37 +460,20 @@ func (c *Client) Trust(ctx context.Context, f airlock.TrustFilter) ([]airlock.Tr
 	if !f.Since.IsZero() {
 		q.Set("since", f.Since.UTC().Format(time.RFC3339Nano))
 	}
-	var page TrustPage
+	var page airlock.TrustPage
 	err := c.do(ctx, "GET", "/v1/trust", q, nil, &page)
 	return page.Trust, err
 }
 
-// Policy returns the stack in force.
-func (c *Client) Policy(ctx context.Context) (PolicyStack, error) {
-	var p PolicyStack
-	err := c.do(ctx, "GET", "/v1/policy", nil, nil, &p)
-	return p, err
-}
-
-// EffectivePolicy returns what the policy in force can apply to the
-// agent's actions. With an agent token, agent may be "" for its own.
-func (c *Client) EffectivePolicy(ctx context.Context, agent string) (gate.EffectivePolicy, error) {
-	q := url.Values{}
-	set(q, "agent", agent)
-	var ep gate.EffectivePolicy
-	err := c.do(ctx, "GET", "/v1/policy/effective", q, nil, &ep)
-	return ep, err
-}
-
 // Explain decides the action against the live policy; nothing is recorded.
-func (c *Client) Explain(ctx context.Context, a airlock.Action) (Explanation, error) {
-	var e Explanation
+func (c *Client) Explain(ctx context.Context, a airlock.Action) (airlock.Explanation, error) {
+	var e airlock.Explanation
 	err := c.do(ctx, "POST", "/v1/policy/explain", nil, map[string]any{"action": a}, &e)
 	return e, err
 }
 
 // CreateToken creates a token; its secret is in the result, once.
-func (c *Client) CreateToken(ctx context.Context, role airlock.Role, name, agent string, expiresIn time.Duration) (NewToken, error) {
+func (c *Client) CreateToken(ctx context.Context, role airlock.Role, name, agent string, expiresIn time.Duration) (airlock.NewToken, error) {
 	body := map[string]any{"role": role}
 	if name != "" {
 		body["name"] = name
@@ -517,14 +484,14 @@ func (c *Client) CreateToken(ctx context.Context, role airlock.Role, name, agent
 	if expiresIn > 0 {
 		body["expires_in"] = expiresIn.String()
 	}
-	var t NewToken
+	var t airlock.NewToken
 	err := c.do(ctx, "POST", "/v1/tokens", nil, body, &t)
 	return t, err
 }
 
 // Tokens lists the tokens.
 func (c *Client) Tokens(ctx context.Context) ([]airlock.Token, error) {
-	var l TokenList
+	var l airlock.TokenList
 	err := c.do(ctx, "GET", "/v1/tokens", nil, nil, &l)
 	return l.Tokens, err
 }
@@ -551,7 +518,7 @@ func (c *Client) Notifications(ctx context.Context, f airlock.NotificationFilter
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))
 	}
-	var l NotificationList
+	var l airlock.NotificationList
 	err := c.do(ctx, "GET", "/v1/notifications", q, nil, &l)
 	return l.Notifications, l.Next, err
 }
@@ -656,35 +623,22 @@ func (c *Client) do(ctx context.Context, method, path string, q url.Values, body
 	return nil
 }
 
+// Do sends one request to the API, path with the query q and body as
+// JSON, and decodes the answer into out. The typed methods above cover the
+// vocabulary's routes; package http offers the routes whose answers are a
+// heavier package's types (the policy stack, checkpoints) over Do.
+func (c *Client) Do(ctx context.Context, method, path string, q url.Values, body, out any) error {
+	return c.do(ctx, method, path, q, body, out)
+}
+
 // readProblem turns an error response into an *airlock.Error.
 func readProblem(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	code, msg, ok := relay.ParseProblem(b)
 	if !ok {
-		return airlock.Errorf(codeForStatus(resp.StatusCode), "server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))
+		return airlock.Errorf(codeOf(resp.StatusCode), "server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))
 	}
 	return &airlock.Error{Code: code, Message: msg}
-}
-
-// Hook passes one hook payload of host (claude-code, codex, gemini) to the
-// server and returns the reply for the hook's process to give its host. An
-// ask is held for up to hold. A server that is restarting is asked again
-// until ctx ends; one that cannot be reached at all is given
-// relay.Reconnect, then the error is EUNAVAILABLE and the caller blocks the
-// call (hook.Fail).
-func (c *Client) Hook(ctx context.Context, host string, payload []byte, hold time.Duration) (hook.Reply, error) {
-	return c.HookAsk(ctx, host, payload, hold, "")
-}
-
-// HookAsk is Hook with where an ask goes: "" or "airlock" (held for
-// Airlock's reviewers) or "host" (Claude Code's own prompt).
-func (c *Client) HookAsk(ctx context.Context, host string, payload []byte, hold time.Duration, ask string) (hook.Reply, error) {
-	r, err := (&relay.Client{URL: c.URL, Token: c.Token, HTTPClient: c.HTTPClient}).Ask(ctx, host, payload, hold, ask)
-	var e *relay.Error
-	if errors.As(err, &e) {
-		return r, &airlock.Error{Code: e.Code, Message: e.Message}
-	}
-	return r, err
 }
 
 // LastEvents returns the last n events that f selects and match keeps
@@ -791,4 +745,24 @@ func (c *Client) lastEvents(ctx context.Context, f airlock.EventFilter, match fu
 		got = got[len(got)-n:]
 	}
 	return got, nil
+}
+
+// codeOf is the error code of a status whose body is not a problem
+// (a proxy's page, a server too old to answer with one).
+func codeOf(status int) string {
+	switch {
+	case status == http.StatusUnauthorized:
+		return airlock.EUNAUTHENTICATED
+	case status == http.StatusForbidden:
+		return airlock.EUNAUTHORIZED
+	case status == http.StatusNotFound:
+		return airlock.ENOTFOUND
+	case status == http.StatusConflict:
+		return airlock.ECONFLICT
+	case status == http.StatusServiceUnavailable:
+		return airlock.EUNAVAILABLE
+	case status >= 500:
+		return airlock.EINTERNAL
+	}
+	return airlock.EINVALID
 }
