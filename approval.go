@@ -307,27 +307,11 @@ func (ap *Approval) CheckCancel() error {
 	return nil
 }
 
-// approvalChange is the payload of the events of a request's life.
-type approvalChange struct {
-	ID         string         `json:"id"`
-	Status     ApprovalStatus `json:"status"`
-	ActionHash Hash           `json:"action_hash"`
-	Class      string         `json:"class"`
-	Tool       string         `json:"tool"`
-	By         string         `json:"by,omitempty"`
-	Admin      bool           `json:"admin,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Surface    Surface        `json:"surface,omitempty"`
-	Waited     Duration       `json:"waited"`
-	GrantUntil time.Time      `json:"grant_until,omitzero"`
-	RunNow     bool           `json:"run_now,omitempty"`
-}
-
 // changed builds the event and the notices of a settled request: the
 // agent's owner and the person who asked for the action (when different)
 // are told the result.
 func (ap *Approval) changed(kind string, admin bool) Record {
-	ev := NewEvent(kind, &ap.Action, string(ap.Status), ap.ID, approvalChange{
+	ev := NewEvent(kind, &ap.Action, string(ap.Status), ap.ID, ApprovalChange{
 		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
 		By: ap.ResolvedBy, Admin: admin, Reason: ap.Reason, Surface: ap.Surface,
 		Waited: Duration(ap.ResolvedAt.Sub(ap.Created)), GrantUntil: ap.GrantExpires, RunNow: ap.RunNow,
@@ -413,7 +397,7 @@ func (ap *Approval) Requested() Record {
 // ask's collection) and returns the event the store must append with it.
 func (ap *Approval) UseGrant(now time.Time) Record {
 	ap.GrantUsed = now
-	ev := NewEvent(EventGrantUsed, &ap.Action, string(ap.Status), ap.ID, approvalChange{
+	ev := NewEvent(EventGrantUsed, &ap.Action, string(ap.Status), ap.ID, ApprovalChange{
 		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
 		By: ap.ResolvedBy, Surface: ap.Surface, Waited: Duration(now.Sub(ap.Created)), GrantUntil: ap.GrantExpires,
 	})

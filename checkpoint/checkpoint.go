@@ -222,10 +222,3 @@ func eventAt(ctx context.Context, events func(context.Context, airlock.EventFilt
 	}
 	return evs[0], nil
 }
-
-// checkpointPayload is the payload of an EventCheckpoint: the signed note
-// and the verifier key that checks it.
-type checkpointPayload struct {
-	Note string `json:"note"`
-	Key  string `json:"key"`
-}

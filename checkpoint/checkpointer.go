@@ -111,7 +111,7 @@ func Latest(ctx context.Context, events func(context.Context, airlock.EventFilte
 
 // recordedCheckpoint reads the checkpoint an EventCheckpoint records.
 func recordedCheckpoint(e airlock.Event) (Signed, error) {
-	var p checkpointPayload
+	var p airlock.CheckpointPayload
 	if err := json.Unmarshal(e.Payload, &p); err != nil {
 		return Signed{}, airlock.Errorf(airlock.ECONFLICT, "the checkpoint recorded at seq %d is unreadable: %v", e.Seq, err)
 	}
@@ -156,7 +156,7 @@ func (c *Checkpointer) Sign(ctx context.Context) (sc Signed, signed bool, err er
 	if err != nil {
 		return sc, false, err
 	}
-	rec := airlock.Record{Events: []airlock.Event{airlock.NewEvent(airlock.EventCheckpoint, nil, "", "", checkpointPayload{Note: msg, Key: c.key})}}
+	rec := airlock.Record{Events: []airlock.Event{airlock.NewEvent(airlock.EventCheckpoint, nil, "", "", airlock.CheckpointPayload{Note: msg, Key: c.key})}}
 	got, err := c.log.Append(ctx, rec)
 	if err != nil {
 		return sc, false, err

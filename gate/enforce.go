@@ -649,49 +649,6 @@ func (e *Enforcer) newApproval(d *airlock.Decision) airlock.Approval {
 	return ap
 }
 
-// decisionPayload is what the audit log keeps of a decision.
-type decisionPayload struct {
-	Action         airlock.Action     `json:"action"`
-	ActionHash     airlock.Hash       `json:"action_hash"`
-	Outcome        airlock.Outcome    `json:"outcome"`
-	Label          string             `json:"label"`
-	Code           string             `json:"code,omitempty"`
-	NeedsHuman     string             `json:"needs_human,omitempty"`
-	Class          airlock.Class      `json:"class"`
-	Capability     airlock.Capability `json:"capability"`
-	Tier           airlock.RiskTier   `json:"tier"`
-	DecidedBy      string             `json:"decided_by"`
-	Overrides      []airlock.Override `json:"overrides,omitempty"`
-	ConditionError []string           `json:"condition_errors,omitempty"`
-	Commands       []CommandNote      `json:"commands,omitempty"`
-}
-
-// CommandNote is one shell command of a decision event, as a reviewer
-// reads it: what it is, how it was classified and why, and what it got.
-type CommandNote struct {
-	Text    string           `json:"text"`
-	Class   airlock.Class    `json:"class"`
-	Tier    airlock.RiskTier `json:"tier"`
-	Outcome airlock.Outcome  `json:"outcome"`
-	// Inert commands (cd, echo) change nothing and take no part.
-	Inert  bool     `json:"inert,omitempty"`
-	Reason string   `json:"reason,omitempty"`
-	Via    []string `json:"via,omitempty"`
-	// By is the rule (or the default) that gave the outcome; Deciding
-	// marks the command whose outcome is the action's.
-	By       string `json:"by,omitempty"`
-	Deciding bool   `json:"deciding,omitempty"`
-}
-
-// Verdict is what the command got: its outcome, or "inert" for a command
-// that changes nothing (cd, echo) and takes no part in the decision.
-func (c *CommandNote) Verdict() string {
-	if c.Inert || !c.Outcome.Valid() {
-		return "inert"
-	}
-	return c.Outcome.String()
-}
-
 func decisionEvent(d *airlock.Decision, label, approvalID string) airlock.Event {
 	return decisionEventBy(d, label, approvalID, d.DecidedBy())
 }
@@ -699,7 +656,7 @@ func decisionEvent(d *airlock.Decision, label, approvalID string) airlock.Event 
 // decisionEventBy is decisionEvent for a caller that has d.DecidedBy() at
 // hand already.
 func decisionEventBy(d *airlock.Decision, label, approvalID, decidedBy string) airlock.Event {
-	p := decisionPayload{
+	p := airlock.DecisionPayload{
 		Action: d.Action, ActionHash: d.ActionHash, Outcome: d.Outcome, Label: label, Code: d.Code,
 		NeedsHuman: d.NeedsHumanBy, Class: d.Classification.Class, Capability: d.Classification.Capability,
 		Tier: d.Classification.Tier, DecidedBy: decidedBy, Overrides: d.Overrides, ConditionError: d.ConditionErrors,
@@ -708,7 +665,7 @@ func decisionEventBy(d *airlock.Decision, label, approvalID, decidedBy string) a
 		// Nested commands repeat their parents' text: each is clipped, so
 		// that a deep script cannot make a decision event huge (the whole
 		// script is in the action's arguments, once).
-		n := CommandNote{Text: clipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome,
+		n := airlock.CommandNote{Text: clipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome,
 			Inert: c.Inert, Reason: clipText(c.Reason, maxNoteText), Via: c.Via, Deciding: i+1 == d.Command}
 		if !c.Inert {
 			n.By = c.Source
@@ -723,13 +680,9 @@ func decisionEventBy(d *airlock.Decision, label, approvalID, decidedBy string) a
 
 // proposalEvent records a skipped action: what would have run.
 func proposalEvent(d *airlock.Decision, approvalID string) airlock.Event {
-	return airlock.NewEvent(airlock.EventProposal, &d.Action, d.Outcome.String(), approvalID, struct {
-		Action     airlock.Action   `json:"action"`
-		ActionHash airlock.Hash     `json:"action_hash"`
-		Class      airlock.Class    `json:"class"`
-		Tier       airlock.RiskTier `json:"tier"`
-		Summary    string           `json:"summary"`
-	}{d.Action, d.ActionHash, d.Classification.Class, d.Classification.Tier, summarize(&d.Action)})
+	return airlock.NewEvent(airlock.EventProposal, &d.Action, d.Outcome.String(), approvalID, airlock.ProposalPayload{
+		Action: d.Action, ActionHash: d.ActionHash, Class: d.Classification.Class, Tier: d.Classification.Tier,
+		Summary: summarize(&d.Action)})
 }
 
 func trustRecord(d *airlock.Decision, out airlock.TrustOutcome, label, code, approvalID string) airlock.TrustRecord {

@@ -1,9 +1,7 @@
 package hook
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -137,144 +135,41 @@ func stillPending(enf airlock.Enforcement, hold time.Duration) Verdict {
 		airlock.CodePending, hold.Round(time.Second), enf.Message, id)}
 }
 
-// decisionRef is a decision event of one call, as the audit log has it.
-type decisionRef struct {
-	seq        int64
-	approvalID string
-	action     airlock.Action
-	hash       airlock.Hash
-	label      string
-}
-
-// maxScan bounds how far back a hook looks for its call's decision: the
-// decisions of one session, newest first.
-const maxScan = 200
-
-// firstScan is the first page of that look-back. A call's other hook
-// (PermissionRequest after PreToolUse, a retried request) finds its
-// decision among the newest few; only a call that has none reads the rest.
-const firstScan = 16
-
-// findDecision finds the newest decision on the call a's, in its session:
-// by call ID when the host sends one, otherwise by the action's hash.
-func (h *Handler) findDecision(ctx context.Context, a airlock.Action) (decisionRef, bool, error) {
-	hash, err := a.Hash()
-	if err != nil {
-		return decisionRef{}, false, err
-	}
-	// A payload that does not hold the call ID as a JSON string cannot be
-	// the call's decision: skip decoding it. Only for IDs that every JSON
-	// encoder writes as they are, so that the test has no false negatives.
-	var needle []byte
-	if a.CallID != "" && literalJSON(a.CallID) {
-		needle = []byte(`"` + a.CallID + `"`)
-	}
-	f := airlock.EventFilter{Kind: airlock.EventDecision, Agent: a.Agent, TraceID: a.TraceID, Newest: true, Limit: firstScan}
-	for scanned := 0; scanned < maxScan; {
-		evs, err := h.Enforcer.Store.Events(ctx, f)
-		if err != nil {
-			return decisionRef{}, false, err
-		}
-		for _, e := range evs {
-			if d, ok := decisionOf(e, a, hash, needle); ok {
-				return d, true, nil
-			}
-		}
-		scanned += len(evs)
-		if len(evs) < f.Limit {
-			break // the session has no more
-		}
-		f.BeforeSeq = evs[len(evs)-1].Seq
-		f.Limit = maxScan - scanned
-	}
-	return decisionRef{}, false, nil
-}
-
-// decisionOf reads e as the decision of the call a's, if it is.
-func decisionOf(e airlock.Event, a airlock.Action, hash airlock.Hash, needle []byte) (decisionRef, bool) {
-	if e.Agent != a.Agent || (needle != nil && !bytes.Contains(e.Payload, needle)) {
-		return decisionRef{}, false
-	}
-	var p struct {
-		Action     airlock.Action `json:"action"`
-		ActionHash airlock.Hash   `json:"action_hash"`
-		Label      string         `json:"label"`
-	}
-	if json.Unmarshal(e.Payload, &p) != nil || p.Action.Tool != a.Tool {
-		return decisionRef{}, false
-	}
-	if (a.CallID != "" && p.Action.CallID == a.CallID) || (a.CallID == "" && p.ActionHash == hash) {
-		return decisionRef{seq: e.Seq, approvalID: e.ApprovalID, action: p.Action, hash: p.ActionHash, label: p.Label}, true
-	}
-	return decisionRef{}, false
-}
-
-// literalJSON reports whether s is written the same by every JSON encoder:
-// printable ASCII that none escapes (no quote, backslash, <, > or &).
-func literalJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
-	}
-	return true
-}
-
-// allowed reports whether the decision let its action run, and on which
-// approval.
-func (h *Handler) allowed(ctx context.Context, d decisionRef) (approvalID string, ok bool) {
-	switch d.label {
-	case airlock.LabelAuto, airlock.LabelNotify, airlock.LabelGrantUsed:
-		return "", true
-	case airlock.LabelApprovalRequested, airlock.LabelApprovalGranted:
-		if d.approvalID == "" {
-			return "", false
-		}
-		ap, err := h.Enforcer.Store.Approval(ctx, d.approvalID)
-		if err != nil || ap.Status != airlock.StatusApproved || ap.ActionHash != d.hash {
-			return "", false
-		}
-		return ap.ID, true
-	}
-	return "", false
-}
-
 // alreadyAllowed answers a call that a decision of Airlock already let run:
 // the same call (same call ID) with exactly the same action.
 func (h *Handler) alreadyAllowed(ctx context.Context, a airlock.Action) (Verdict, bool) {
 	if a.CallID == "" || a.TraceID == "" {
 		return Verdict{}, false
 	}
-	d, found, err := h.findDecision(ctx, a)
+	d, found, err := airlock.FindDecision(ctx, h.Enforcer.Store, a)
 	if err != nil || !found {
 		return Verdict{}, false
 	}
-	if hash, err := a.Hash(); err != nil || hash != d.hash {
+	if hash, err := a.Hash(); err != nil || hash != d.Hash {
 		return Verdict{}, false
 	}
-	if _, ok := h.allowed(ctx, d); !ok {
+	if _, ok := d.AllowedBy(ctx, h.Enforcer.Store); !ok {
 		return Verdict{}, false
 	}
-	return Verdict{Allow: true, Reason: fmt.Sprintf("Airlock allowed this call already (decision %d)", d.seq)}, true
+	return Verdict{Allow: true, Reason: fmt.Sprintf("Airlock allowed this call already (decision %d)", d.Seq)}, true
 }
 
 // record writes a Post event's execution: an action.executed event linked
 // to the decision that let the call run, and a trust record when it failed.
 func (h *Handler) record(ctx context.Context, a airlock.Action, ev Event) Verdict {
-	d, found, err := h.findDecision(ctx, a)
+	d, found, err := airlock.FindDecision(ctx, h.Enforcer.Store, a)
 	if err != nil {
 		return Verdict{Code: airlock.CodeUnavailable, Reason: reasonOf(fmt.Errorf("find the decision of %s: %w", a.Tool, err))}
 	}
 	enf := airlock.Enforcement{}
 	if found {
-		a = d.action // the action as decided: its hash is the one the record names
-		enf.Seq = d.seq
-		approvalID, ok := h.allowed(ctx, d)
+		a = d.Action // the action as decided: its hash is the one the record names
+		enf.Seq = d.Seq
+		approvalID, ok := d.AllowedBy(ctx, h.Enforcer.Store)
 		switch {
 		case ok && approvalID != "":
 			enf.Approval = &airlock.Approval{ID: approvalID}
-		case d.label == airlock.LabelAskedAtHost:
+		case d.Label == airlock.LabelAskedAtHost:
 			enf.Consent = airlock.ConsentHost
 		case !ok:
 			enf.Consent = airlock.ConsentNone

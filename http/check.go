@@ -169,7 +169,7 @@ func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*exec
 		return nil, airlock.Errorf(airlock.EINVALID, "an execution record names what allowed the action: "+
 			"decision_seq (the seq of the check that let it run) or approval_id (the approval it ran on)")
 	}
-	if err := s.checkLinks(ctx, b.Action.Agent, b.ActionHash, b.DecisionSeq, b.ApprovalID); err != nil {
+	if err := airlock.CheckExecution(ctx, s.store(), b.Action.Agent, b.ActionHash, b.DecisionSeq, b.ApprovalID); err != nil {
 		return nil, err
 	}
 	enf := airlock.Enforcement{Decision: d, Seq: b.DecisionSeq}
@@ -186,43 +186,6 @@ func (s *Server) recordExecution(ctx context.Context, in *executionInput) (*exec
 	out := &executionOutput{}
 	out.Body.Recorded = true
 	return out, nil
-}
-
-// checkLinks verifies what an execution record links to: the decision
-// event must be this agent's, of this exact action, and one that let it
-// run; the approval must be this agent's, for this action, and approved.
-func (s *Server) checkLinks(ctx context.Context, agent string, h airlock.Hash, seq int64, approvalID string) error {
-	if approvalID != "" {
-		ap, err := s.store().Approval(ctx, approvalID)
-		switch {
-		case airlock.ErrorCode(err) == airlock.ENOTFOUND || (err == nil && ap.Agent != agent):
-			return airlock.Errorf(airlock.EINVALID, "approval_id %s is not a request of agent %s", approvalID, agent)
-		case err != nil:
-			return err
-		case ap.ActionHash != h:
-			return airlock.Errorf(airlock.CodeHashMismatch, "approval %s is for another action (sha256:%s)", approvalID, ap.ActionHash)
-		case ap.Status != airlock.StatusApproved:
-			return airlock.Errorf(airlock.ECONFLICT, "approval %s is %s: it allowed nothing to run", approvalID, ap.Status)
-		}
-	}
-	if seq > 0 {
-		evs, err := s.store().Events(ctx, airlock.EventFilter{AfterSeq: seq - 1, Limit: 1})
-		if err != nil {
-			return err
-		}
-		var p struct {
-			ActionHash airlock.Hash `json:"action_hash"`
-			Label      string       `json:"label"`
-		}
-		if len(evs) == 0 || evs[0].Seq != seq || evs[0].Kind != airlock.EventDecision || evs[0].Agent != agent ||
-			json.Unmarshal(evs[0].Payload, &p) != nil || p.ActionHash != h {
-			return airlock.Errorf(airlock.EINVALID, "decision_seq %d is not a decision on this action of agent %s", seq, agent)
-		}
-		if p.Label != airlock.LabelAuto && p.Label != airlock.LabelNotify && p.Label != airlock.LabelGrantUsed && approvalID == "" {
-			return airlock.Errorf(airlock.ECONFLICT, "decision %d did not let the action run (%s)", seq, p.Label)
-		}
-	}
-	return nil
 }
 
 // checkRoute is the route an agent calls before each tool call: the one

@@ -627,7 +627,7 @@ type DetailPage struct {
 	ToolChange *ToolChange
 	// Commands are the shell commands Airlock found in the action, each
 	// with its classification and outcome, as the decision recorded them.
-	Commands []gate.CommandNote
+	Commands []airlock.CommandNote
 	// Timeline is the request's events in the audit log, oldest first;
 	// MoreEvents is set when there are more than it shows.
 	Timeline   []airlock.Event
@@ -826,14 +826,12 @@ func (p *DetailPage) EventsURL() string {
 }
 
 // commandsOf returns the shell commands of the request's decision event.
-func commandsOf(evs []airlock.Event) []gate.CommandNote {
+func commandsOf(evs []airlock.Event) []airlock.CommandNote {
 	for _, e := range evs {
 		if e.Kind != airlock.EventDecision {
 			continue
 		}
-		var d struct {
-			Commands []gate.CommandNote `json:"commands"`
-		}
+		var d airlock.DecisionPayload
 		if json.Unmarshal(e.Payload, &d) == nil {
 			return d.Commands
 		}

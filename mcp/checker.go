@@ -142,12 +142,8 @@ const runNowWindow = 2 * gate.DefaultGrantTTL
 // runNowEvent reads an approval.resolved event: its request, if a person
 // approved it to run now.
 func runNowEvent(e airlock.Event) (string, bool) {
-	var p struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
-		RunNow bool   `json:"run_now"`
-	}
-	if json.Unmarshal(e.Payload, &p) != nil || !p.RunNow || p.Status != string(airlock.StatusApproved) {
+	var p airlock.ApprovalChange
+	if json.Unmarshal(e.Payload, &p) != nil || !p.RunNow || p.Status != airlock.StatusApproved {
 		return "", false
 	}
 	return p.ID, true

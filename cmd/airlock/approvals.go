@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -620,14 +621,14 @@ of the audit log; by default only new changes are printed.`,
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(cmd.ErrOrStderr(), "watching approval requests at %s (Ctrl-C to stop)\n", c.URL)
 			err = c.StreamEvents(cmd.Context(), after, "approval.", agent, func(e airlock.Event) error {
-				ch := approvalChangeOf(e)
-				if class != "" && strings.TrimSuffix(ch.Class, airlock.NeedsHumanSuffix) != strings.TrimSuffix(class, airlock.NeedsHumanSuffix) {
+				itsClass, line := watchLine(e)
+				if class != "" && strings.TrimSuffix(itsClass, airlock.NeedsHumanSuffix) != strings.TrimSuffix(class, airlock.NeedsHumanSuffix) {
 					return nil
 				}
 				if asJSON {
 					return jsonLine(out, e)
 				}
-				_, err := fmt.Fprintln(out, ch.line(e))
+				_, err := fmt.Fprintln(out, line)
 				return err
 			})
 			if cmd.Context().Err() != nil {
@@ -644,64 +645,42 @@ of the audit log; by default only new changes are printed.`,
 	return cmd
 }
 
-// approvalChange is what watch reads of an approval event's payload: the
-// request itself (approval.requested) or the change (the others).
-type approvalChange struct {
-	ID        string          `json:"id"`
-	Status    string          `json:"status"`
-	Class     string          `json:"class"`
-	Tool      string          `json:"tool"`
-	Summary   string          `json:"summary"`
-	Reviewers []string        `json:"reviewers"`
-	Owner     string          `json:"owner"`
-	Expires   time.Time       `json:"expires"`
-	By        string          `json:"by"`
-	Surface   string          `json:"surface"`
-	Reason    string          `json:"reason"`
-	Waited    json.RawMessage `json:"waited"`
-}
-
-func approvalChangeOf(e airlock.Event) approvalChange {
-	var ch approvalChange
-	_ = json.Unmarshal(e.Payload, &ch) // an unexpected payload prints the headers only
-	if ch.ID == "" {
-		ch.ID = e.ApprovalID
-	}
-	if ch.Status == "" {
-		ch.Status = e.Outcome
-	}
-	return ch
-}
-
-// line is watch's line for the change: time, kind, request, agent, tool,
-// class, then what happened.
-func (ch approvalChange) line(e airlock.Event) string {
+// watchLine is watch's line for an approval event, and the request's
+// class: time, kind, request, agent, tool, class, then what happened. It reads the payload of its kind
+// (the request itself for approval.requested, an airlock.ApprovalChange for
+// the others); an unexpected payload prints the headers only.
+func watchLine(e airlock.Event) (class, line string) {
 	dash := func(s string) string {
 		if s == "" {
 			return "-"
 		}
 		return visible.Escaped(s)
 	}
-	var what string
+	id, tool, what := e.ApprovalID, "", e.Outcome
 	switch e.Kind {
 	case airlock.EventApprovalRequested:
-		ap := airlock.Approval{Reviewers: ch.Reviewers, Owner: ch.Owner, Expires: ch.Expires}
-		what = fmt.Sprintf("%s: %s (%s, %s)", visible.Escaped(e.Outcome), visible.Escaped(ch.Summary),
+		var ap airlock.Approval
+		_ = json.Unmarshal(e.Payload, &ap)
+		id, tool, class = cmp.Or(ap.ID, id), ap.Tool, ap.Class
+		what = fmt.Sprintf("%s: %s (%s, %s)", visible.Escaped(e.Outcome), visible.Escaped(ap.Summary),
 			whoDecides(&ap), timeLeft(&ap, time.Now()))
 	default:
-		what = ch.Status
+		var ch airlock.ApprovalChange
+		_ = json.Unmarshal(e.Payload, &ch)
+		id, tool, class = cmp.Or(ch.ID, id), ch.Tool, ch.Class
+		what = cmp.Or(string(ch.Status), what)
 		if ch.By != "" {
 			what += " by " + visible.Escaped(ch.By)
 		}
 		if ch.Surface != "" {
-			what += " via " + visible.Escaped(ch.Surface)
+			what += " via " + visible.Escaped(string(ch.Surface))
 		}
 		if ch.Reason != "" {
 			what += ": " + visible.Escaped(ch.Reason)
 		}
 	}
-	return fmt.Sprintf("%s  %-18s  %s  %s  %s  %s  %s", e.Time.UTC().Format(time.RFC3339), e.Kind,
-		dash(ch.ID), dash(e.Agent), dash(ch.Tool), dash(ch.Class), what)
+	return class, fmt.Sprintf("%s  %-18s  %s  %s  %s  %s  %s", e.Time.UTC().Format(time.RFC3339), e.Kind,
+		dash(id), dash(e.Agent), dash(tool), dash(class), what)
 }
 
 // jsonLine writes v as one line of JSON, leaving <, > and & as they are.
