@@ -1,10 +1,14 @@
 package airlock
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
 
-// Guard enforces actions for an agent. The in-process Enforcer is one and
-// the HTTP client (package http) is another, so an agent switches between
-// an embedded gate and a remote server by changing one line.
+// Guard enforces actions for an agent. The in-process gate.Enforcer is one
+// and client.Client, over a server's API, is another, so an agent switches
+// between an embedded gate and a remote server by changing one line.
 type Guard interface {
 	// Enforce decides the action and carries the decision out, blocking
 	// while an ask request waits for a person. It never fails: a zero
@@ -12,6 +16,40 @@ type Guard interface {
 	Enforce(ctx context.Context, a Action) Enforcement
 	// Run calls fn only when the action is allowed, and records how it went.
 	Run(ctx context.Context, a Action, fn func(context.Context) error) (Enforcement, error)
+}
+
+// A Checker is a Guard an adapter drives step by step, to answer its host
+// between the steps: the MCP gateway tells its client that a request is
+// queued, and how it stands, while a person decides. gate.Enforcer is one,
+// in process; client.Client is the other, over a server's API; an adapter
+// is the same code on either, a translator between its host's messages and
+// actions.
+type Checker interface {
+	Guard
+	// Check decides and records a without waiting for a person: an ask
+	// comes back Pending, its request queued or joined. It never fails: a
+	// zero Enforcement is a refusal, with CodeUnavailable (and Err) when
+	// Airlock could not be asked.
+	Check(ctx context.Context, a Action) Enforcement
+	// Await waits on the request id that Check left pending until a person
+	// or the deadline settles it, or ctx ends; then the result is still
+	// Pending and the request stays pending, for the identical action to
+	// collect later.
+	Await(ctx context.Context, id string) (Enforcement, error)
+	// RanWith records that an allowed action ran, or failed with runErr;
+	// result, when not nil, is kept with the record for a person to read.
+	RanWith(ctx context.Context, enf Enforcement, took time.Duration, result json.RawMessage, runErr error) error
+	// ReleaseTools checks an MCP server's listing against the definitions
+	// released to agent for it (see gate.Enforcer.ReleaseTools).
+	ReleaseTools(ctx context.Context, agent, server string, defs []ToolDefinition) ([]ToolRelease, error)
+	// WaitApproval waits until the request is settled or ctx ends, and
+	// returns it as it stands.
+	WaitApproval(ctx context.Context, id string) (Approval, error)
+	// RunNow calls fn with each of agent's requests that a person approved
+	// to run now: those approved in the last RunNowWindow, then each as it
+	// is approved, until ctx ends. fn may see one twice; the grant lets it
+	// run once. A client may name no agent: its token's.
+	RunNow(ctx context.Context, agent string, fn func(Approval)) error
 }
 
 // Enforcement is what happened to one action. The zero value is a refusal:

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -38,9 +39,12 @@ type Client struct {
 	// Pending, when set, is called while a check waits for a person: once
 	// when the request is queued, then after every long poll.
 	Pending func(airlock.Enforcement)
+
+	mu         sync.Mutex
+	tokenAgent string // the token's agent, once asked
 }
 
-var _ airlock.Guard = (*Client)(nil)
+var _ airlock.Checker = (*Client)(nil)
 
 // New returns a client for the server at url with a bearer token.
 func New(url, token string) *Client {
@@ -63,13 +67,42 @@ func (c *Client) Enforce(ctx context.Context, a airlock.Action) airlock.Enforcem
 	if c.Pending != nil {
 		wait = 0 // answer at once, so that the hook hears of the request
 	}
-	enf, err := c.Check(ctx, a, wait)
+	enf, err := c.CheckWait(ctx, a, wait)
+	if err == nil && enf.Pending && enf.Approval == nil {
+		err = errNoRequest
+	}
 	if err != nil {
 		return refusal(a, err)
 	}
-	if enf.Pending && enf.Approval == nil {
-		return refusal(a, airlock.Errorf(airlock.EINTERNAL, "the server answered pending without naming the request"))
+	if enf, err = c.AwaitPending(ctx, enf); err != nil {
+		return refusal(a, err)
 	}
+	if enf.Pending && ctx.Err() != nil {
+		enf.Pending, enf.Code = false, airlock.CodeCancelled
+		enf.Message = fmt.Sprintf("stopped waiting for approval %s: %v", enf.Approval.ID, context.Cause(ctx))
+	}
+	return enf
+}
+
+// errNoRequest is a server that answered pending without naming the
+// request.
+var errNoRequest = airlock.Errorf(airlock.EINTERNAL, "the server answered pending without naming the request")
+
+// Await waits on the request id that a check left pending until a person
+// or the deadline settles it, or ctx ends; then the result is still
+// Pending. It is the one loop every adapter waits with (airlock.Checker).
+func (c *Client) Await(ctx context.Context, id string) (airlock.Enforcement, error) {
+	return c.AwaitPending(ctx, airlock.Enforcement{Pending: true, Approval: &airlock.Approval{ID: id, Status: airlock.StatusPending}})
+}
+
+// AwaitPending is Await on the enforcement a check left pending, as it
+// stands (its request's deadline, reviewers): Pending, when set, is called
+// with it before every long poll, of Wait each, until the request is
+// settled or ctx ends (then it returns the request as it stands, still
+// Pending). A server that restarts, drains or cannot be reached is asked
+// again with back-off: the request survives it, until a minute past its
+// deadline.
+func (c *Client) AwaitPending(ctx context.Context, enf airlock.Enforcement) (airlock.Enforcement, error) {
 	backoff := 100 * time.Millisecond
 	for enf.Pending {
 		if c.Pending != nil {
@@ -77,37 +110,38 @@ func (c *Client) Enforce(ctx context.Context, a airlock.Action) airlock.Enforcem
 		}
 		start := time.Now()
 		next, err := c.Resume(ctx, enf.Approval.ID, c.wait())
+		var pause time.Duration
 		switch {
-		case err == nil && next.Pending && time.Since(start) < min(time.Second, c.wait()/2):
-			// Answered pending without waiting: the server is draining.
-			// Come back shortly rather than spin.
 		case err == nil && next.Pending && next.Approval == nil:
-			return refusal(a, airlock.Errorf(airlock.EINTERNAL, "the server answered pending without naming the request"))
+			return enf, errNoRequest
 		case err == nil:
+			// A server shutting down answers at once, still pending: do
+			// not spin on it. A settled request ends the loop at once.
 			enf, backoff = next, 100*time.Millisecond
-			continue
+			pause = min(time.Second, c.wait()/2) - time.Since(start)
 		case ctx.Err() != nil:
-			enf.Pending, enf.Code = false, airlock.CodeCancelled
-			enf.Message = fmt.Sprintf("stopped waiting for approval %s: %v", enf.Approval.ID, context.Cause(ctx))
-			return enf
+			return enf, nil
 		case !retryable(err):
-			return refusal(a, err)
-		case time.Now().After(enf.Approval.Expires.Add(time.Minute)):
+			return enf, err
+		case !enf.Approval.Expires.IsZero() && time.Now().After(enf.Approval.Expires.Add(time.Minute)):
 			// The server has been away past the request's deadline: the
 			// request has expired (or could no longer be collected).
-			return refusal(a, err)
+			return enf, err
+		default:
+			pause, backoff = backoff, min(2*backoff, 5*time.Second)
 		}
-		// The server is restarting, draining or unreachable: the request
-		// survives it.
-		t := time.NewTimer(backoff)
+		if !enf.Pending || pause <= 0 {
+			continue
+		}
+		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			return enf, nil
 		case <-t.C:
 		}
-		backoff = min(2*backoff, 5*time.Second)
 	}
-	return enf
+	return enf, nil
 }
 
 // retryable reports whether a failed resume may succeed later.
@@ -184,9 +218,49 @@ func (c *Client) RanWith(ctx context.Context, enf airlock.Enforcement, took time
 	return nil
 }
 
-// Check asks the server once, waiting up to wait for an ask to be settled;
-// a result still Pending carries the request to Resume.
-func (c *Client) Check(ctx context.Context, a airlock.Action, wait time.Duration) (airlock.Enforcement, error) {
+// Check decides and records a without waiting for a person
+// (airlock.Checker): an ask comes back Pending, its request queued or
+// joined. An action without an agent is the token's agent's. It never
+// fails: a server that cannot be asked is a refusal.
+func (c *Client) Check(ctx context.Context, a airlock.Action) airlock.Enforcement {
+	if a.Agent == "" {
+		agent, err := c.agent(ctx)
+		if err != nil {
+			return refusal(a, err)
+		}
+		a.Agent = agent
+	}
+	enf, err := c.CheckWait(ctx, a, 0)
+	if err == nil && enf.Pending && enf.Approval == nil {
+		err = errNoRequest
+	}
+	if err != nil {
+		return refusal(a, err)
+	}
+	return enf
+}
+
+// agent is the token's agent, asked of the server once.
+func (c *Client) agent(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tokenAgent != "" {
+		return c.tokenAgent, nil
+	}
+	t, err := c.Whoami(ctx)
+	if err != nil {
+		return "", err
+	}
+	if t.Role != airlock.RoleAgent {
+		return "", airlock.Errorf(airlock.EUNAUTHORIZED, "%s is not an agent token", t.Subject())
+	}
+	c.tokenAgent = t.Agent
+	return t.Agent, nil
+}
+
+// CheckWait asks the server once, waiting up to wait for an ask to be
+// settled; a result still Pending carries the request to Resume or Await.
+func (c *Client) CheckWait(ctx context.Context, a airlock.Action, wait time.Duration) (airlock.Enforcement, error) {
 	body := map[string]any{"action": a}
 	if wait > 0 {
 		body["wait"] = wait.String()
@@ -316,12 +390,69 @@ func (c *Client) ReleaseTools(ctx context.Context, agent, server string, tools [
 	return out.Tools, err
 }
 
-// WaitApproval waits up to timeout for the request to be settled and
-// returns it as it stands.
-func (c *Client) WaitApproval(ctx context.Context, id string, timeout time.Duration) (airlock.Approval, error) {
-	var ap airlock.Approval
-	err := c.do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id)+"/wait", url.Values{"timeout": {timeout.String()}}, nil, &ap)
-	return ap, err
+// WaitApproval waits until the request is settled or ctx ends, one long
+// poll of Wait at a time, asking again while the server cannot be reached,
+// and returns it as it stands.
+func (c *Client) WaitApproval(ctx context.Context, id string) (airlock.Approval, error) {
+	for {
+		var ap airlock.Approval
+		err := c.do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id)+"/wait", url.Values{"timeout": {c.wait().String()}}, nil, &ap)
+		switch {
+		case err == nil && ap.Status != airlock.StatusPending:
+			return ap, nil
+		case ctx.Err() != nil:
+			return ap, ctx.Err()
+		case err != nil && airlock.ErrorCode(err) != airlock.EUNAVAILABLE:
+			return ap, err
+		case err != nil:
+			t := time.NewTimer(time.Second)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+// RunNow calls fn with each of agent's requests ("" for the token's) that
+// a person approved to run now: those approved in the last
+// airlock.RunNowWindow, then each as it is approved (the event stream),
+// until ctx ends. It waits for a server that is not up yet.
+func (c *Client) RunNow(ctx context.Context, agent string, fn func(airlock.Approval)) error {
+	for agent == "" {
+		a, err := c.agent(ctx)
+		if err == nil {
+			agent = a
+			break
+		}
+		t := time.NewTimer(5 * time.Second) // the server is not up yet
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	page, err := c.Events(ctx, airlock.EventFilter{Agent: agent, Limit: 1})
+	if err != nil {
+		return err
+	}
+	earlier, err := airlock.ApprovedToRun(ctx, c.Approvals, agent)
+	if err != nil {
+		return err
+	}
+	for _, ap := range earlier {
+		fn(ap)
+	}
+	return c.StreamEvents(ctx, max(page.Head, 1), airlock.EventApprovalResolved, agent, func(e airlock.Event) error {
+		if id, ok := airlock.RunNowRequest(e); ok {
+			if ap, err := c.Approval(ctx, id); err == nil {
+				fn(ap)
+			}
+		}
+		return nil
+	})
 }
 
 // Events returns a page of the audit log.

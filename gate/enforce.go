@@ -16,10 +16,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// DefaultGrantTTL is how long an approved proposal may be used, unless the
-// Enforcer says otherwise.
-const DefaultGrantTTL = time.Hour
-
 // Enforcer carries out the gate's decisions and makes each one durable
 // before anything runs: if a decision cannot be recorded, the action does
 // not run. It is safe for concurrent use.
@@ -27,7 +23,7 @@ type Enforcer struct {
 	Gate  *Gate
 	Store airlock.Store
 	// GrantTTL is how long an approved suggest or needs-human request may be
-	// used, once; 0 means DefaultGrantTTL.
+	// used, once; 0 means airlock.DefaultGrantTTL.
 	GrantTTL time.Duration
 	// Logger receives failures to record; nil discards them.
 	Logger *slog.Logger
@@ -618,7 +614,7 @@ func (e *Enforcer) newApproval(d *airlock.Decision) airlock.Approval {
 	}
 	ttl := e.GrantTTL
 	if ttl <= 0 {
-		ttl = DefaultGrantTTL
+		ttl = airlock.DefaultGrantTTL
 	}
 	class := string(d.Classification.Class)
 	autonomy := d.Outcome.String()

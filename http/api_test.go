@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -72,7 +73,7 @@ func TestCheckOutcomes(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := headSeq(t, ts)
-			enf, err := ts.Agent.Check(ctx, a, 0)
+			enf, err := ts.Agent.CheckWait(ctx, a, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +169,7 @@ func TestCheckLongPollRejectedDuringTheWait(t *testing.T) {
 func TestCheckWaitEndsPendingThenResumes(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 20*time.Millisecond)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestCheckWaitEndsPendingThenResumes(t *testing.T) {
 	}
 
 	// The same action checked again joins the request.
-	joined, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0)
+	joined, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !joined.Pending || joined.Approval.ID != id {
 		t.Fatalf("the same action again: %+v %v, want it to join %s", joined, err, id)
 	}
@@ -234,7 +235,7 @@ func TestCheckAgainCollectsTheApproval(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
 	a := airlocktest.Action("deploy", "prod")
-	enf, err := ts.Agent.Check(ctx, a, 20*time.Millisecond)
+	enf, err := ts.Agent.CheckWait(ctx, a, 20*time.Millisecond)
 	if err != nil || !enf.Pending {
 		t.Fatalf("check: %+v %v, want pending", enf, err)
 	}
@@ -251,7 +252,7 @@ func TestCheckAgainCollectsTheApproval(t *testing.T) {
 		t.Fatalf("%d requests (%v), want the one", len(page.Approvals), err)
 	}
 	// Used once: the next identical check is a new request.
-	again, err := ts.Agent.Check(ctx, a, 0)
+	again, err := ts.Agent.CheckWait(ctx, a, 0)
 	if err != nil || !again.Pending || again.Approval.ID == enf.Approval.ID {
 		t.Fatalf("a third check: %+v %v, want a new pending request", again, err)
 	}
@@ -267,7 +268,7 @@ func TestCheckCallerGoneLeavesRequestPending(t *testing.T) {
 	cctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		_, err := ts.Agent.Check(cctx, airlocktest.Action("deploy", "prod"), 30*time.Second)
+		_, err := ts.Agent.CheckWait(cctx, airlocktest.Action("deploy", "prod"), 30*time.Second)
 		done <- err
 	}()
 	var ap airlock.Approval
@@ -313,7 +314,7 @@ func TestSuggestApprovedRunsExactlyOnce(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
 	a := airlocktest.Action("propose", "plan")
-	enf, err := ts.Agent.Check(ctx, a, 0)
+	enf, err := ts.Agent.CheckWait(ctx, a, 0)
 	if err != nil || enf.Allowed || enf.Code != airlock.CodeSuggested || enf.Approval == nil {
 		t.Fatalf("propose: %+v %v", enf, err)
 	}
@@ -324,7 +325,7 @@ func TestSuggestApprovedRunsExactlyOnce(t *testing.T) {
 	wantCode(t, err, airlock.EINVALID)
 
 	// Until it is approved, retrying queues nothing new.
-	again, err := ts.Agent.Check(ctx, a, 0)
+	again, err := ts.Agent.CheckWait(ctx, a, 0)
 	if err != nil || again.Allowed || again.Approval == nil || again.Approval.ID != id {
 		t.Fatalf("retry before approval: %+v %v, want to join %s", again, err, id)
 	}
@@ -334,7 +335,7 @@ func TestSuggestApprovedRunsExactlyOnce(t *testing.T) {
 	}
 
 	// A different action is not covered by the grant.
-	other, err := ts.Agent.Check(ctx, airlocktest.Action("propose", "other"), 0)
+	other, err := ts.Agent.CheckWait(ctx, airlocktest.Action("propose", "other"), 0)
 	if err != nil || other.Allowed || other.Code != airlock.CodeSuggested || other.Approval.ID == id {
 		t.Fatalf("another action after the approval: %+v %v, want a new proposal", other, err)
 	}
@@ -347,7 +348,7 @@ func TestSuggestApprovedRunsExactlyOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			enf, err := ts.Agent.Check(ctx, a, 0)
+			enf, err := ts.Agent.CheckWait(ctx, a, 0)
 			if err != nil {
 				t.Error(err)
 			}
@@ -375,7 +376,7 @@ func TestSuggestApprovedRunsExactlyOnce(t *testing.T) {
 		}
 	}
 	// And later still: queued again, not run.
-	last, err := ts.Agent.Check(ctx, a, 0)
+	last, err := ts.Agent.CheckWait(ctx, a, 0)
 	if err != nil || last.Allowed || last.Code != airlock.CodeSuggested || last.Approval.ID == id {
 		t.Fatalf("retry after the grant was used: %+v %v, want queued again", last, err)
 	}
@@ -392,7 +393,7 @@ func TestNeedsHumanApprovedRunsOnce(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
 	a := airlocktest.Action("wire_money", "acme")
-	enf, err := ts.Agent.Check(ctx, a, 0)
+	enf, err := ts.Agent.CheckWait(ctx, a, 0)
 	if err != nil || enf.Code != airlock.CodeNeedsHuman || enf.Approval == nil {
 		t.Fatalf("wire_money: %+v %v", enf, err)
 	}
@@ -486,14 +487,14 @@ func TestApprovalListing(t *testing.T) {
 	var ids []string // oldest first
 	hashes := map[string]airlock.Hash{}
 	for i := range 5 {
-		enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", fmt.Sprint("svc-", i)), 0)
+		enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", fmt.Sprint("svc-", i)), 0)
 		if err != nil || !enf.Pending {
 			t.Fatal(enf, err)
 		}
 		ids = append(ids, enf.Approval.ID)
 		hashes[enf.Approval.ID] = enf.Decision.ActionHash
 	}
-	prop, err := ts.Agent.Check(ctx, airlocktest.Action("propose", "idea"), 0)
+	prop, err := ts.Agent.CheckWait(ctx, airlocktest.Action("propose", "idea"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -595,7 +596,7 @@ func TestApprovalListing(t *testing.T) {
 func TestCancelOwnRequest(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatal(enf, err)
 	}
@@ -626,7 +627,7 @@ func TestCancelOwnRequest(t *testing.T) {
 		t.Errorf("resume: %+v %v, want AIRLOCK-CANCELLED", got, err)
 	}
 	// A reviewer listed on the rule may cancel too.
-	enf, err = ts.Agent.Check(ctx, airlocktest.Action("deploy", "staging"), 0)
+	enf, err = ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "staging"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -638,13 +639,13 @@ func TestCancelOwnRequest(t *testing.T) {
 func TestWaitApproval(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := enf.Approval.ID
 	// A wait that ends answers with the request as it stands.
-	ap, err := ts.Bob.WaitApproval(ctx, id, 10*time.Millisecond)
+	ap, err := waitOnce(ctx, ts.Bob, id, 10*time.Millisecond)
 	if err != nil || ap.ID != id || ap.Status != airlock.StatusPending {
 		t.Fatalf("short wait: %+v %v", ap, err)
 	}
@@ -655,7 +656,7 @@ func TestWaitApproval(t *testing.T) {
 	done := make(chan waited, 2)
 	for _, c := range []*client.Client{ts.Bob, ts.Agent} {
 		go func() {
-			ap, err := c.WaitApproval(ctx, id, 30*time.Second)
+			ap, err := waitOnce(ctx, c, id, 30*time.Second)
 			done <- waited{ap, err}
 		}()
 	}
@@ -756,7 +757,7 @@ func TestEventsPaging(t *testing.T) {
 		t.Errorf("verify: %+v %v", r, err)
 	}
 	// One request's events.
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "x"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "x"), 0)
 	if err != nil || enf.Approval == nil {
 		t.Fatalf("check: %+v %v", enf, err)
 	}
@@ -894,7 +895,7 @@ func TestEventStream(t *testing.T) {
 	for i := range 3 {
 		ts.Agent.Enforce(ctx, airlocktest.Action("write_file", fmt.Sprint(i)))
 	}
-	if _, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0); err != nil {
+	if _, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0); err != nil {
 		t.Fatal(err)
 	}
 	missed := eventsAfter(t, ts, last)
@@ -978,7 +979,7 @@ func TestTrustAggregates(t *testing.T) {
 	}
 	ts.Agent.Enforce(ctx, airlocktest.Action("delete_file", "a"))
 	ts.Agent.Enforce(ctx, airlocktest.Action("shadow_tool", "a"))
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "a"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "a"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1248,7 +1249,7 @@ func TestMetrics(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
 	for _, tool := range []string{"read_file", "read_file", "write_file", "deploy", "propose", "shadow_tool", "delete_file", "wire_money"} {
-		if _, err := ts.Agent.Check(ctx, airlocktest.Action(tool, tool), 0); err != nil {
+		if _, err := ts.Agent.CheckWait(ctx, airlocktest.Action(tool, tool), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -1440,7 +1441,7 @@ func (ts *testServer) longPoll(t *testing.T, a airlock.Action, wait time.Duratio
 	t.Helper()
 	done := make(chan checkResult, 1)
 	go func() {
-		enf, err := ts.Agent.Check(t.Context(), a, wait)
+		enf, err := ts.Agent.CheckWait(t.Context(), a, wait)
 		done <- checkResult{enf, err}
 	}()
 	var ap airlock.Approval
@@ -1452,4 +1453,12 @@ func (ts *testServer) longPoll(t *testing.T, a airlock.Action, wait time.Duratio
 		return len(p) == 1
 	})
 	return done, ap
+}
+
+// waitOnce is one long poll of GET /v1/approvals/{id}/wait, which
+// client.WaitApproval repeats until the request is settled.
+func waitOnce(ctx context.Context, c *client.Client, id string, timeout time.Duration) (airlock.Approval, error) {
+	var ap airlock.Approval
+	err := c.Do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id)+"/wait", url.Values{"timeout": {timeout.String()}}, nil, &ap)
+	return ap, err
 }

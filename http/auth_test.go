@@ -178,7 +178,7 @@ func TestAgentCannotActAsAnotherAgent(t *testing.T) {
 	}
 
 	// Through the client: an error for Check, a refusal for Enforce.
-	_, err = ts.Agent.Check(ctx, other, 0)
+	_, err = ts.Agent.CheckWait(ctx, other, 0)
 	wantCode(t, err, airlock.EUNAUTHORIZED)
 	if enf := ts.Agent.Enforce(ctx, other); enf.Allowed || enf.Code != airlock.CodeDenied {
 		t.Errorf("Enforce as agent-2: allowed %v code %q, want AIRLOCK-DENIED", enf.Allowed, enf.Code)
@@ -188,7 +188,7 @@ func TestAgentCannotActAsAnotherAgent(t *testing.T) {
 	}
 
 	// An admin may check for any agent.
-	enf, err := ts.Admin.Check(ctx, other, 0)
+	enf, err := ts.Admin.CheckWait(ctx, other, 0)
 	if err != nil || !enf.Pending || enf.Approval.Agent != "agent-2" {
 		t.Fatalf("admin checking for agent-2: %+v %v", enf, err)
 	}
@@ -199,7 +199,7 @@ func TestAgentCannotResolve(t *testing.T) {
 	ctx := t.Context()
 	for _, tool := range []string{"deploy", "propose", "wire_money"} {
 		t.Run(tool, func(t *testing.T) {
-			enf, err := ts.Agent.Check(ctx, airlocktest.Action(tool, "x"), 0)
+			enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action(tool, "x"), 0)
 			if err != nil || enf.Approval == nil {
 				t.Fatalf("check %s: %+v %v", tool, enf, err)
 			}
@@ -228,7 +228,7 @@ func TestAgentSeesOnlyItsOwn(t *testing.T) {
 	_, agent2 := newToken(t, ts, airlock.RoleAgent, "", "agent-2")
 	a2 := airlocktest.Action("deploy", "two")
 	a2.Agent = "agent-2"
-	enf2, err := agent2.Check(ctx, a2, 0)
+	enf2, err := agent2.CheckWait(ctx, a2, 0)
 	if err != nil || !enf2.Pending {
 		t.Fatalf("agent-2 deploy: %+v %v", enf2, err)
 	}
@@ -237,7 +237,7 @@ func TestAgentSeesOnlyItsOwn(t *testing.T) {
 	if enf := agent2.Enforce(ctx, r2); !enf.Allowed {
 		t.Fatalf("agent-2 read: %+v", enf)
 	}
-	enf1, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "one"), 0)
+	enf1, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "one"), 0)
 	if err != nil || !enf1.Pending {
 		t.Fatalf("agent-1 deploy: %+v %v", enf1, err)
 	}
@@ -430,7 +430,7 @@ func TestReviewerNotListedCannotResolve(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
 	_, carol := newToken(t, ts, airlock.RoleReviewer, "carol", "")
-	enf, err := ts.Agent.Check(ctx, deployFor("prod", ""), 0)
+	enf, err := ts.Agent.CheckWait(ctx, deployFor("prod", ""), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("deploy: %+v %v", enf, err)
 	}
@@ -473,7 +473,7 @@ func TestReviewerNotListedCannotResolve(t *testing.T) {
 func TestResolutionWithTheWrongHash(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("deploy: %+v %v", enf, err)
 	}
@@ -508,7 +508,7 @@ func TestResolutionWithTheWrongHash(t *testing.T) {
 func TestReviewerIdentityComesFromTheToken(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("deploy: %+v %v", enf, err)
 	}
@@ -556,7 +556,7 @@ func TestReviewerIdentityComesFromTheToken(t *testing.T) {
 func TestRequesterCannotApprove(t *testing.T) {
 	ts := newTestServer(t)
 	ctx := t.Context()
-	enf, err := ts.Agent.Check(ctx, deployFor("prod", "bob"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, deployFor("prod", "bob"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("deploy: %+v %v", enf, err)
 	}

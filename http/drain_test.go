@@ -28,7 +28,7 @@ func TestDrainEndsLongPollsPending(t *testing.T) {
 	}
 	waitedOn := make(chan waited, 1)
 	go func() {
-		got, err := ts.Bob.WaitApproval(ctx, ap.ID, 10*time.Minute)
+		got, err := waitOnce(ctx, ts.Bob, ap.ID, 10*time.Minute)
 		waitedOn <- waited{got, err}
 	}()
 	// And an event stream.
@@ -77,7 +77,7 @@ func TestDrainEndsLongPollsPending(t *testing.T) {
 		t.Fatalf("request after Drain: %s %v, want pending", got.Status, err)
 	}
 	// New long polls on a draining server answer at once, pending too.
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "staging"), 10*time.Minute)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "staging"), 10*time.Minute)
 	if err != nil || !enf.Pending {
 		t.Errorf("check after Drain: %+v %v, want pending at once", enf, err)
 	}

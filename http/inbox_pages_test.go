@@ -460,7 +460,7 @@ func TestInboxRunNow(t *testing.T) {
 	ts := newTestServer(t)
 	useReviewPolicy(t, ts)
 	a := airlock.Action{Agent: "agent-1", Tool: "mcp__deploy__release", Args: airlock.MustArgs(map[string]any{"version": "1.2.3"})}
-	enf, err := ts.Agent.Check(t.Context(), a, 0)
+	enf, err := ts.Agent.CheckWait(t.Context(), a, 0)
 	if err != nil || enf.Code != airlock.CodeSuggested || enf.Approval == nil {
 		t.Fatalf("check: %+v %v", enf, err)
 	}
@@ -482,7 +482,7 @@ func TestInboxRunNow(t *testing.T) {
 	}
 	// The executor (the MCP gateway, with the agent's token) runs it and
 	// keeps what it returned; the person reads it on the request.
-	run, err := ts.Agent.Check(t.Context(), a, 0)
+	run, err := ts.Agent.CheckWait(t.Context(), a, 0)
 	if err != nil || !run.Allowed {
 		t.Fatalf("the executor's check: %+v %v", run, err)
 	}
@@ -901,7 +901,7 @@ func TestInboxHistoryWithPending(t *testing.T) {
 func TestInboxNotifications(t *testing.T) {
 	ts := newTestServer(t)
 	ts.DB.SetRouter(notify.NewRouter([]*notify.Spec{{Name: "ops", Type: "webhook", Everyone: true, Channel: failing{}}}, 0))
-	enf, err := ts.Agent.Check(t.Context(), airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(t.Context(), airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("ask: %+v %v", enf, err)
 	}
@@ -952,7 +952,7 @@ func TestInboxNotifications(t *testing.T) {
 func TestInboxDetailShowsWhoWasTold(t *testing.T) {
 	ts := newTestServer(t)
 	ts.DB.SetRouter(notify.NewRouter([]*notify.Spec{{Name: "ops", Type: "webhook", Everyone: true, Channel: failing{}}}, 0))
-	enf, err := ts.Agent.Check(t.Context(), airlocktest.Action("deploy", "told"), 0)
+	enf, err := ts.Agent.CheckWait(t.Context(), airlocktest.Action("deploy", "told"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("ask: %+v %v", enf, err)
 	}

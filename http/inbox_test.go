@@ -121,7 +121,7 @@ func (p page) want(t *testing.T, status int, contains ...string) {
 // queue has agent-1 ask for a deploy and returns the pending request.
 func queue(t *testing.T, ts *testServer, a airlock.Action) airlock.Approval {
 	t.Helper()
-	enf, err := ts.Agent.Check(t.Context(), a, 0)
+	enf, err := ts.Agent.CheckWait(t.Context(), a, 0)
 	if err != nil || !enf.Pending || enf.Approval == nil {
 		t.Fatalf("check: %+v %v", enf, err)
 	}
@@ -141,7 +141,7 @@ func status(t *testing.T, ts *testServer, id string) airlock.Approval {
 // (suggest, needs-human) and returns the request.
 func proposal(t *testing.T, ts *testServer, a airlock.Action) airlock.Approval {
 	t.Helper()
-	enf, err := ts.Agent.Check(t.Context(), a, 0)
+	enf, err := ts.Agent.CheckWait(t.Context(), a, 0)
 	if err != nil || enf.Pending || enf.Approval == nil {
 		t.Fatalf("check: %+v %v", enf, err)
 	}

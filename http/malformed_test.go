@@ -72,7 +72,7 @@ func TestMalformedRequests(t *testing.T) {
 	admin := ts.Admin.Token
 
 	// Something to point at: a pending request and a live token.
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("deploy: %+v %v", enf, err)
 	}
@@ -328,7 +328,7 @@ func TestMalformedRequests(t *testing.T) {
 		for _, c := range controls {
 			path := c.path
 			if strings.HasSuffix(path, "/cancel") { // the first request is resolved by now
-				enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "other"), 0)
+				enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "other"), 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -387,7 +387,7 @@ func TestUnknownIDs(t *testing.T) {
 // tool) sees differs from what the server acts on.
 func TestDuplicateKeysDifferingInCase(t *testing.T) {
 	ts := newTestServer(t)
-	enf, err := ts.Agent.Check(t.Context(), airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(t.Context(), airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("deploy: %+v %v", enf, err)
 	}

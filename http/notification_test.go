@@ -24,7 +24,7 @@ func TestNotificationsAPI(t *testing.T) {
 	ts.Server.Channels = []string{"ops"}
 	ts.DB.SetRouter(notify.NewRouter([]*notify.Spec{{Name: "ops", Type: "webhook", Everyone: true, Channel: failing{}}}, 0))
 
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("ask: %+v %v", enf, err)
 	}

@@ -68,7 +68,7 @@ func TestExecutionLinksAreChecked(t *testing.T) {
 		})
 	}
 	// A pending request allowed nothing to run.
-	pending, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "x"), 0)
+	pending, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "x"), 0)
 	if err != nil || !pending.Pending {
 		t.Fatalf("check: %+v %v", pending, err)
 	}
@@ -87,7 +87,7 @@ func TestPersonCheckingCannotApproveIt(t *testing.T) {
 	ctx := t.Context()
 	a := airlocktest.Action("deploy", "mine")
 	a.RequestedBy = "" // the admin asks on their own account
-	enf, err := ts.Admin.Check(ctx, a, 0)
+	enf, err := ts.Admin.CheckWait(ctx, a, 0)
 	if err != nil || !enf.Pending || enf.Approval.RequestedBy != "root" {
 		t.Fatalf("admin check: %+v %v; requested by %q, want pending, requested by root", enf, err, enf.Approval.RequestedBy)
 	}

@@ -71,7 +71,7 @@ func TestSmoke(t *testing.T) {
 	if !enf.Allowed {
 		t.Fatalf("auto: %+v", enf)
 	}
-	enf, err := ts.Agent.Check(ctx, airlocktest.Action("deploy", "prod"), 0)
+	enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("ask: %+v %v", enf, err)
 	}

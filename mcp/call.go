@@ -213,11 +213,7 @@ func decidedAs(enf airlock.Enforcement, a airlock.Action) bool {
 // asks. Airlock unreachable, the enforcement refuses with
 // CodeUnavailable; err is for a client that went away while it was held.
 func (s *session) decide(ctx context.Context, a airlock.Action, token jsontext.Value) (airlock.Enforcement, error) {
-	enf, err := s.checker.Check(ctx, a)
-	if err != nil {
-		return airlock.Enforcement{Code: airlock.CodeUnavailable,
-			Message: "Airlock could not be asked, so the call does not run: " + airlock.ErrorMessage(err)}, nil
-	}
+	enf := s.checker.Check(ctx, a)
 	if enf.Pending && enf.Approval != nil {
 		return s.hold(ctx, enf, token)
 	}
@@ -358,7 +354,7 @@ func (s *session) ran(ctx context.Context, enf airlock.Enforcement, took time.Du
 			kept, _ = json.Marshal(map[string]string{"error": callErr.Error()})
 		}
 	}
-	if err := s.checker.Ran(context.WithoutCancel(ctx), enf, took, kept, runErr); err != nil {
+	if err := s.checker.RanWith(context.WithoutCancel(ctx), enf, took, kept, runErr); err != nil {
 		s.g.logger().Error("record a call that ran", "tool", enf.Decision.Action.Tool, "err", err)
 	}
 }

@@ -23,7 +23,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -100,34 +99,6 @@ func (s Server) Validate() error {
 	return nil
 }
 
-// Checker decides the gateway's calls and records how they went: an
-// Airlock server through its API (Remote), or an embedded Enforcer
-// (Local), so that approvals appear in the same inbox and audit chain.
-type Checker interface {
-	// Check decides and records a without waiting for a person: an ask comes
-	// back Pending, its request queued or joined. Errors mean Airlock could
-	// not be asked: the call does not run.
-	Check(ctx context.Context, a airlock.Action) (airlock.Enforcement, error)
-	// Await waits on the request id that Check left pending until a person
-	// settles it or ctx ends; then the result is still Pending and the
-	// request stays pending, for the identical call to collect later.
-	Await(ctx context.Context, id string) (airlock.Enforcement, error)
-	// Ran records that an allowed call ran, or failed with runErr; result,
-	// when not nil, is kept with the record for a person to read.
-	Ran(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, runErr error) error
-	// ReleaseTools checks a server's listing against the definitions
-	// pinned for agent (airlock.Enforcer.ReleaseTools).
-	ReleaseTools(ctx context.Context, agent, server string, defs []airlock.ToolDefinition) ([]airlock.ToolRelease, error)
-	// WaitApproval waits until the request is settled or ctx ends, and
-	// returns it as it stands.
-	WaitApproval(ctx context.Context, id string) (airlock.Approval, error)
-	// RunNow calls fn with each request of agent ("" for the token's) that
-	// a person approved to run now: those approved in the last GrantTTL,
-	// then each as it is approved, until ctx ends. fn may see one twice;
-	// the grant lets it run once.
-	RunNow(ctx context.Context, agent string, fn func(airlock.Approval)) error
-}
-
 // Gateway is the MCP gateway: the configuration one or many client
 // sessions share.
 type Gateway struct {
@@ -139,7 +110,7 @@ type Gateway struct {
 	// (ServeStdio); through an Airlock server, Agent may be "" for the
 	// token's. Over HTTP each client's token says (Handler).
 	Agent   string
-	Checker Checker
+	Checker airlock.Checker
 	// Stderr receives the upstream processes' standard error (nil: discarded).
 	Stderr io.Writer
 	// Logger receives what the clients are not told; nil discards it.

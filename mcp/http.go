@@ -25,7 +25,7 @@ import (
 // Authenticator says whose a client's bearer token is — an Airlock agent
 // token — and what decides that agent's calls. Errors: EUNAUTHORIZED or
 // unauthenticated (the token is refused), EUNAVAILABLE.
-type Authenticator func(ctx context.Context, token string) (agent string, checker Checker, err error)
+type Authenticator func(ctx context.Context, token string) (agent string, checker airlock.Checker, err error)
 
 // HTTPHandler serves the gateway over MCP's streamable HTTP transport: a
 // client session per initialize, each with its own upstream sessions, the
@@ -202,7 +202,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // start begins a client session.
-func (h *HTTPHandler) start(agent string, checker Checker, token [32]byte) (*httpSession, error) {
+func (h *HTTPHandler) start(agent string, checker airlock.Checker, token [32]byte) (*httpSession, error) {
 	id := rand.Text()
 	ctx, stop := context.WithCancel(h.ctx)
 	t := &sdk.StreamableServerTransport{SessionID: id}

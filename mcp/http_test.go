@@ -67,11 +67,11 @@ func TestServeHTTP(t *testing.T) {
 	g := newGateway(t, e, testServerSpec(t, "test"), mcp.Server{Name: "everything", Command: everything},
 		mcp.Server{Name: "remote", URL: remote.serve(t), Headers: map[string]string{"X-Upstream-Key": "gateway-credential"}})
 	g.Namespace = true
-	h, err := g.Handler(func(_ context.Context, token string) (string, mcp.Checker, error) {
+	h, err := g.Handler(func(_ context.Context, token string) (string, airlock.Checker, error) {
 		if token != "agent-secret" && token != "other-secret" {
 			return "", nil, airlock.Errorf("unauthenticated", "unknown token")
 		}
-		return "laptop", mcp.Local{Enforcer: e}, nil
+		return "laptop", e, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -204,8 +204,8 @@ func TestServeHTTPIdle(t *testing.T) {
 	e, _ := newEnforcer(t)
 	g := newGateway(t, e, testServerSpec(t, "test"))
 	g.Namespace, g.SessionIdle = true, 300*time.Millisecond
-	h, err := g.Handler(func(context.Context, string) (string, mcp.Checker, error) {
-		return "laptop", mcp.Local{Enforcer: e}, nil
+	h, err := g.Handler(func(context.Context, string) (string, airlock.Checker, error) {
+		return "laptop", e, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -244,8 +244,8 @@ func TestServeOneServerDown(t *testing.T) {
 	e, _ := newEnforcer(t)
 	g := newGateway(t, e, testServerSpec(t, "test"), mcp.Server{Name: "broken", Command: filepath.Join(t.TempDir(), "no-such-server")})
 	g.Namespace = true
-	h, err := g.Handler(func(context.Context, string) (string, mcp.Checker, error) {
-		return "laptop", mcp.Local{Enforcer: e}, nil
+	h, err := g.Handler(func(context.Context, string) (string, airlock.Checker, error) {
+		return "laptop", e, nil
 	})
 	if err != nil {
 		t.Fatal(err)

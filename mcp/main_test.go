@@ -202,7 +202,7 @@ func newEnforcer(t testing.TB) (*gate.Enforcer, *sqlite.DB) {
 
 // newGateway is a gateway for agent "laptop" in front of servers.
 func newGateway(t testing.TB, e *gate.Enforcer, servers ...mcp.Server) *mcp.Gateway {
-	return &mcp.Gateway{Servers: servers, Agent: "laptop", Checker: mcp.Local{Enforcer: e}, Stderr: io.Discard,
+	return &mcp.Gateway{Servers: servers, Agent: "laptop", Checker: e, Stderr: io.Discard,
 		HoldProgress: 50 * time.Millisecond, Restart: 500 * time.Millisecond}
 }
 

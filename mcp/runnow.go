@@ -97,10 +97,10 @@ func (s *session) runNow(u *upstream, tool string, ap airlock.Approval) {
 			return
 		}
 	}
-	enf, err := s.checker.Check(s.ctx, ap.Action)
+	enf := s.checker.Check(s.ctx, ap.Action)
 	switch {
-	case err != nil:
-		log.Warn("run now: Airlock could not be asked", "err", err)
+	case enf.Err != nil:
+		log.Warn("run now: Airlock could not be asked", "err", enf.Err)
 		return
 	case !enf.Allowed:
 		// Another session ran it, or the grant expired: nothing to do.

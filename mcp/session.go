@@ -20,7 +20,7 @@ type session struct {
 	down    conn
 	id      string // the MCP session ID ("" over stdio)
 	agent   string // whose calls these are
-	checker Checker
+	checker airlock.Checker
 	ups     []*upstream
 
 	ctx context.Context // ends when the client goes
@@ -45,7 +45,7 @@ type route struct {
 	id jsonrpc.ID
 }
 
-func newSession(g *Gateway, down conn, id, agent string, checker Checker) *session {
+func newSession(g *Gateway, down conn, id, agent string, checker airlock.Checker) *session {
 	s := &session{g: g, down: down, id: id, agent: agent, checker: checker,
 		inflight: map[jsonrpc.ID]context.CancelFunc{}, toClient: map[jsonrpc.ID]route{}}
 	for _, srv := range g.Servers {

@@ -475,12 +475,12 @@ func TestTaskForwarded(t *testing.T) {
 
 // editing is a checker that allows another action than the one it is
 // asked about — as an approval of edited arguments would.
-type editing struct{ mcp.Local }
+type editing struct{ *gate.Enforcer }
 
-func (c editing) Check(ctx context.Context, a airlock.Action) (airlock.Enforcement, error) {
-	enf, err := c.Local.Check(ctx, a)
+func (c editing) Check(ctx context.Context, a airlock.Action) airlock.Enforcement {
+	enf := c.Enforcer.Check(ctx, a)
 	enf.Decision.Action.Args = json.RawMessage(`{"path":"/elsewhere"}`)
-	return enf, err
+	return enf
 }
 
 // TestOtherActionNeverForwarded: when what Airlock allowed is not the call
@@ -490,7 +490,7 @@ func TestOtherActionNeverForwarded(t *testing.T) {
 	e, _ := newEnforcer(t)
 	srv, forwarded := recordingServerSpec(t, "test")
 	g := newGateway(t, e, srv)
-	g.Checker = editing{mcp.Local{Enforcer: e}}
+	g.Checker = editing{e}
 	c := rawSession(t, g)
 	path, _ := json.Marshal(filepath.Join(t.TempDir(), "x"))
 	m := c.call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"touch","arguments":{"path":` + string(path) + `}}}`)

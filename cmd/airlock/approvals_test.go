@@ -272,7 +272,7 @@ func TestApprovalIDPrefix(t *testing.T) {
 	agent := client.New(ts.url, ts.secrets["agent"])
 	var ids []string
 	for _, env := range []string{"prod", "staging"} {
-		enf, err := agent.Check(t.Context(), airlock.Action{Agent: "agent-1", Tool: "deploy", Args: json.RawMessage(`{"env":"` + env + `"}`)}, 0)
+		enf, err := agent.CheckWait(t.Context(), airlock.Action{Agent: "agent-1", Tool: "deploy", Args: json.RawMessage(`{"env":"` + env + `"}`)}, 0)
 		if err != nil || !enf.Pending {
 			t.Fatalf("check: %+v, %v", enf, err)
 		}

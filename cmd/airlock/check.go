@@ -15,17 +15,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/mcpcatalog"
 	"github.com/airlock-dev/airlock/visible"
 )
 
 // exitPending is check --no-wait's exit code when a person must decide.
 const exitPending = 3
-
-// checkPoll is how long one long poll of a waiting check lasts: under most
-// proxies' idle limits.
-const checkPoll = 50 * time.Second
 
 func newCheckCmd() *cobra.Command {
 	var (
@@ -89,7 +84,7 @@ Exit codes:
 			if resume != "" {
 				enf, err = c.Resume(ctx, resume, 0)
 			} else {
-				enf, err = c.Check(ctx, a, 0)
+				enf, err = c.CheckWait(ctx, a, 0)
 			}
 			if err != nil {
 				return serverInvalid(c, err)
@@ -107,10 +102,14 @@ Exit codes:
 					ctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("--timeout %s passed", timeout))
 					defer cancel()
 				}
+				// The client's one waiting loop, told to show each poll:
+				// the check asked without waiting, so that the decision
+				// was printed at once.
 				p := newProgress(cmd.ErrOrStderr())
-				enf, err = awaitCheck(ctx, c, enf, checkPoll, p.update)
+				c.Pending = p.update
+				enf, err = c.AwaitPending(ctx, enf)
 				p.stop()
-				if err != nil && ctx.Err() != nil {
+				if err == nil && enf.Pending && ctx.Err() != nil {
 					return stoppedWaiting(enf, context.Cause(ctx))
 				}
 				if err != nil {
@@ -190,62 +189,6 @@ The request stays pending until %s. Wait on it again with
   airlock check --resume %s
 or withdraw it with 'airlock approvals cancel %s'. Once it is approved,
 the same check run again also runs on it, once.`, id, cause, ap.Expires.UTC().Format(time.RFC3339), id, id))
-}
-
-// awaitCheck waits on the request a check left pending, one long poll at a
-// time, until a person or the deadline settles it or ctx ends; progress is
-// called with the request as it stands before every poll. A server that
-// restarts or cannot be reached is retried: the request survives it.
-//
-// Client.Enforce does the same, but asks its first question with a long
-// poll, so the caller would hear of the request only after the first poll
-// ends; checking at once and then resuming prints the decision at once.
-func awaitCheck(ctx context.Context, c *client.Client, enf airlock.Enforcement, poll time.Duration,
-	progress func(airlock.Enforcement)) (airlock.Enforcement, error) {
-	backoff := 100 * time.Millisecond
-	for enf.Pending {
-		progress(enf)
-		start := time.Now()
-		next, err := c.Resume(ctx, enf.Approval.ID, poll)
-		pause := time.Duration(0)
-		switch {
-		case err == nil:
-			// A server shutting down answers at once, still pending: do
-			// not spin on it. A settled request answers at once too, so
-			// pausing costs a decision nothing.
-			enf, backoff = next, 100*time.Millisecond
-			pause = minPoll - time.Since(start)
-		case ctx.Err() != nil:
-			return enf, ctx.Err()
-		case !retryable(err):
-			return enf, err
-		default:
-			pause, backoff = backoff, min(2*backoff, 5*time.Second)
-		}
-		if !enf.Pending || pause <= 0 {
-			continue
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return enf, ctx.Err()
-		case <-t.C:
-		}
-	}
-	return enf, nil
-}
-
-// minPoll is the least time between the starts of two polls.
-const minPoll = time.Second
-
-// retryable reports whether a failed poll may succeed later.
-func retryable(err error) bool {
-	switch airlock.ErrorCode(err) {
-	case airlock.EUNAVAILABLE, airlock.EINTERNAL:
-		return true
-	}
-	return false
 }
 
 // progress shows the wait on standard error: on a terminal one line,

@@ -289,7 +289,7 @@ func TestE2ERestart(t *testing.T) {
 
 	agent := e.client(e.agent)
 	agent.Wait = 500 * time.Millisecond
-	left, err := agent.Check(t.Context(), action("deploy", "left"), 0)
+	left, err := agent.CheckWait(t.Context(), action("deploy", "left"), 0)
 	if err != nil || !left.Pending {
 		t.Fatalf("check: %+v, %v", left, err)
 	}

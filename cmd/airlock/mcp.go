@@ -53,7 +53,7 @@ func (f *gateFlags) embedded() bool { return f.dataDir != "" || f.configPath != 
 
 // open returns the checker and the agent, and a function that releases
 // what it opened.
-func (f *gateFlags) open(cmd *cobra.Command, logger *slog.Logger) (mcp.Checker, string, func(), error) {
+func (f *gateFlags) open(cmd *cobra.Command, logger *slog.Logger) (airlock.Checker, string, func(), error) {
 	ctx := cmd.Context()
 	if !f.embedded() {
 		if f.agent != "" {
@@ -70,13 +70,13 @@ func (f *gateFlags) open(cmd *cobra.Command, logger *slog.Logger) (mcp.Checker, 
 		case err == nil && tok.Role != airlock.RoleAgent:
 			return nil, "", nil, usageError("%s is not an agent token: the gateway's calls are one agent's (airlock token create --role agent --agent NAME)", tok.Subject())
 		case err == nil:
-			return &mcp.Remote{Client: c}, tok.Agent, func() {}, nil
+			return c, tok.Agent, func() {}, nil
 		case code == airlock.EUNAVAILABLE || code == airlock.EINTERNAL:
 			// Serve anyway, refusing every call until the server answers:
 			// a client that starts before Airlock still gets its tools back
 			// once it runs.
 			logger.Warn("the Airlock server does not answer: every tools/call is refused until it does", "server", c.URL, "err", airlock.ErrorMessage(err))
-			return &mcp.Remote{Client: c}, "", func() {}, nil
+			return c, "", func() {}, nil
 		default:
 			return nil, "", nil, serverFailed(c, err)
 		}
@@ -88,7 +88,7 @@ func (f *gateFlags) open(cmd *cobra.Command, logger *slog.Logger) (mcp.Checker, 
 	if err != nil {
 		return nil, "", nil, err
 	}
-	return mcp.Local{Enforcer: e}, f.agent, release, nil
+	return e, f.agent, release, nil
 }
 
 // openEmbedded opens the store and the policy of the server configuration

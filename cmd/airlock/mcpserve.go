@@ -266,9 +266,8 @@ func gatewayAuth(cmd *cobra.Command, cfg GatewayConfig, logger *slog.Logger) (mc
 		if err != nil {
 			return nil, nil, err
 		}
-		local := mcp.Local{Enforcer: e}
-		return func(ctx context.Context, token string) (string, mcp.Checker, error) {
-			t, err := local.Enforcer.Store.TokenBySecret(ctx, airlock.HashTokenSecret(token))
+		return func(ctx context.Context, token string) (string, airlock.Checker, error) {
+			t, err := e.Store.TokenBySecret(ctx, airlock.HashTokenSecret(token))
 			switch {
 			case airlock.ErrorCode(err) == airlock.ENOTFOUND:
 				return "", nil, airlock.Errorf(airlock.EUNAUTHORIZED, "unknown token")
@@ -279,11 +278,11 @@ func gatewayAuth(cmd *cobra.Command, cfg GatewayConfig, logger *slog.Logger) (mc
 			case t.Role != airlock.RoleAgent:
 				return "", nil, airlock.Errorf(airlock.EUNAUTHORIZED, "%s is not an agent token", t.Subject())
 			}
-			return t.Agent, local, nil
+			return t.Agent, e, nil
 		}, release, nil
 	}
 	server := cmp.Or(cfg.Server, envOr(relay.EnvServer, relay.DefaultServer))
-	return func(ctx context.Context, token string) (string, mcp.Checker, error) {
+	return func(ctx context.Context, token string) (string, airlock.Checker, error) {
 		c := client.New(server, token)
 		wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
@@ -294,7 +293,7 @@ func gatewayAuth(cmd *cobra.Command, cfg GatewayConfig, logger *slog.Logger) (mc
 		if t.Role != airlock.RoleAgent {
 			return "", nil, airlock.Errorf(airlock.EUNAUTHORIZED, "%s is not an agent token: a client's calls are one agent's", t.Subject())
 		}
-		return t.Agent, &mcp.Remote{Client: c}, nil
+		return t.Agent, c, nil
 	}, func() {}, nil
 }
 

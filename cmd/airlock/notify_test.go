@@ -176,7 +176,7 @@ notifications:
 	t.Setenv("AIRLOCK_TEST_WHSEC", testWebhookSecret)
 
 	srv := startServe(t, config)
-	enf, err := client.New(srv.url, agent).Check(t.Context(), action("deploy", "prod"), 0)
+	enf, err := client.New(srv.url, agent).CheckWait(t.Context(), action("deploy", "prod"), 0)
 	if err != nil || !enf.Pending {
 		t.Fatalf("check: %+v %v", enf, err)
 	}

@@ -110,7 +110,7 @@ func TestServeOnPostgresDown(t *testing.T) {
 
 	proxy.Cut()
 	for _, a := range []airlock.Action{action("read_file", "during"), action("deploy", "during")} {
-		enf, err := agent.Check(t.Context(), a, 0)
+		enf, err := agent.CheckWait(t.Context(), a, 0)
 		if err == nil && (enf.Allowed || enf.Pending || enf.Code != airlock.CodeUnavailable) {
 			t.Errorf("%s with the database down: %+v, want refused with %s", a.Tool, enf, airlock.CodeUnavailable)
 		}

@@ -134,7 +134,7 @@ func TestReplicasRacingReviewers(t *testing.T) {
 	start := time.Now()
 	for trial := range trials {
 		act := action("deploy", fmt.Sprintf("race-%d", trial))
-		enf, err := agent.Check(t.Context(), act, 0)
+		enf, err := agent.CheckWait(t.Context(), act, 0)
 		if err != nil || !enf.Pending || enf.Approval == nil {
 			t.Fatalf("trial %d: check on A: %+v, %v; want a pending request", trial, enf, err)
 		}
@@ -212,7 +212,7 @@ func TestReplicaKilledMidWait(t *testing.T) {
 	}
 	onA := make(chan result, 1)
 	go func() {
-		enf, err := r.client(r.a.url, r.agent).Check(t.Context(), act, 50*time.Second)
+		enf, err := r.client(r.a.url, r.agent).CheckWait(t.Context(), act, 50*time.Second)
 		onA <- result{enf, err}
 	}()
 	ap := r.pendingOn(t, r.b.url, act)
@@ -270,7 +270,7 @@ func TestReplicaKilledMidWait(t *testing.T) {
 			t.Errorf("waiting again on %s after the collection: %+v, %v; want AIRLOCK-USED", url, enf, err)
 		}
 	}
-	enf, err := r.client(r.b.url, r.agent).Check(t.Context(), act, 0)
+	enf, err := r.client(r.b.url, r.agent).CheckWait(t.Context(), act, 0)
 	if err != nil || enf.Allowed || !enf.Pending || enf.Approval == nil || enf.Approval.ID == ap.ID {
 		t.Errorf("the same action checked again: %+v, %v; want a new pending request", enf, err)
 	}
@@ -301,7 +301,7 @@ func TestReplicasOneChain(t *testing.T) {
 		wg.Go(func() {
 			clients := [2]*client.Client{r.client(r.a.url, r.agent), r.client(r.b.url, r.agent)}
 			for i := 0; time.Now().Before(stop); i++ {
-				enf, err := clients[i%2].Check(t.Context(), action("read_file", fmt.Sprintf("g%d-%d", g, i)), 0)
+				enf, err := clients[i%2].CheckWait(t.Context(), action("read_file", fmt.Sprintf("g%d-%d", g, i)), 0)
 				if err != nil || !enf.Allowed || enf.Seq <= 0 {
 					t.Errorf("caller %d, check %d: %+v, %v; want allowed with its decision's seq", g, i, enf, err)
 					return
@@ -369,7 +369,7 @@ func TestReplicasWakeUpLatency(t *testing.T) {
 		}
 		done := make(chan result, 1)
 		go func() {
-			enf, err := agent.Check(t.Context(), act, 30*time.Second)
+			enf, err := agent.CheckWait(t.Context(), act, 30*time.Second)
 			done <- result{enf, err, time.Now()}
 		}()
 		ap := r.pendingOn(t, r.b.url, act)
@@ -407,7 +407,7 @@ func TestReplicasExpireOnce(t *testing.T) {
 	urls := []string{r.a.url, r.b.url}
 	var ids []string
 	for i := range requests {
-		enf, err := r.client(urls[i%2], r.agent).Check(t.Context(), action("page_oncall", fmt.Sprintf("db-%d", i)), 0)
+		enf, err := r.client(urls[i%2], r.agent).CheckWait(t.Context(), action("page_oncall", fmt.Sprintf("db-%d", i)), 0)
 		if err != nil || !enf.Pending || enf.Approval == nil {
 			t.Fatalf("check %d: %+v, %v; want a pending request", i, enf, err)
 		}
