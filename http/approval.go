@@ -170,7 +170,7 @@ func (s *Server) resolveApproval(ctx context.Context, in *resolveInput) (*approv
 	ap, err := s.store().ResolveApproval(ctx, r)
 	switch code := airlock.ErrorCode(err); code {
 	case "":
-		s.metrics.resolved(&ap)
+		s.metrics.Resolved(&ap)
 		return &approvalOutput{Body: ap}, nil
 	case airlock.EUNAUTHORIZED, airlock.CodeHashMismatch:
 		return nil, s.refuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))

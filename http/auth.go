@@ -180,7 +180,7 @@ func (s *Server) refuseOn(ctx context.Context, t *airlock.Token, target string, 
 			ev.Target = target
 		}
 	}
-	s.metrics.refused.WithLabelValues(code).Inc()
+	s.metrics.Refused(code)
 	if t == nil || !t.Live(time.Now()) {
 		ok, suppressed := s.unauthAudit.allow(time.Now())
 		if !ok {

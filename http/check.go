@@ -54,7 +54,7 @@ func (s *Server) check(ctx context.Context, in *checkInput) (*enforcementOutput,
 		return nil, err
 	}
 	enf := s.Enforcer.Check(ctx, a)
-	s.metrics.decided(&enf)
+	s.metrics.Decided(&enf)
 	if enf.Pending && wait > 0 {
 		enf, err = s.await(ctx, enf.Approval.ID, wait)
 		if err != nil {

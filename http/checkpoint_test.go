@@ -1,9 +1,10 @@
 package http_test
 
 import (
-	airlockhttp "github.com/airlock-dev/airlock/http"
 	"net/http"
 	"testing"
+
+	airlockhttp "github.com/airlock-dev/airlock/http"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"

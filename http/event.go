@@ -137,8 +137,7 @@ func (s *Server) stream(ctx context.Context, t *airlock.Token, after int64, agen
 	flush()
 	ctx, cancel := s.waitContext(ctx, 1<<62)
 	defer cancel()
-	s.metrics.streams.Inc()
-	defer s.metrics.streams.Dec()
+	defer s.metrics.Streaming()()
 	secret, _ := ctx.Value(secretKey).(airlock.Hash)
 	var buf bytes.Buffer
 	for ctx.Err() == nil {

@@ -100,7 +100,7 @@ func (s *Server) hookCall(w http.ResponseWriter, r *http.Request) {
 	}
 	v := h.Handle(ctx, t.Agent, ev, hold)
 	if ev.Kind != hook.KindPost {
-		s.metrics.hooked(host.Name(), &v)
+		s.metrics.Hooked(host.Name(), v.Allow, v.Code)
 	}
 	if v.Code == airlock.CodePending && s.draining() && reply {
 		// The hold ended because this server is stopping, not because the

@@ -893,7 +893,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		code := airlock.ErrorCode(err)
 		switch code {
 		case "":
-			in.s.metrics.resolved(&ap)
+			in.s.metrics.Resolved(&ap)
 			http.Redirect(w, r, "/inbox?done="+url.QueryEscape(ap.ID), http.StatusSeeOther)
 			return
 		case airlock.EUNAUTHORIZED:

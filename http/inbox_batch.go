@@ -173,7 +173,7 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 		})
 		switch code := airlock.ErrorCode(err); code {
 		case "":
-			in.s.metrics.resolved(&ap)
+			in.s.metrics.Resolved(&ap)
 			res.Applied, res.Approval = true, ap
 			p.Applied++
 		case airlock.EUNAUTHORIZED, airlock.CodeHashMismatch:

@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/checkpoint"
 	"github.com/airlock-dev/airlock/gate"
+	"github.com/airlock-dev/airlock/metrics"
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 )
@@ -53,7 +54,7 @@ type Server struct {
 	Version string
 	// Metrics, when set, are those the store was instrumented with
 	// (Metrics.Instrument); nil: the server makes its own.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Checkpoints signs the audit log's head; nil: the server signs none.
 	Checkpoints *checkpoint.Checkpointer
 	// Channels are the names of the notification channels configured,
@@ -71,7 +72,7 @@ type Server struct {
 
 	once    sync.Once
 	handler http.Handler
-	metrics *Metrics
+	metrics *metrics.Metrics
 	tokens  tokenCache
 	// unauthAudit limits the audit records of callers without a token.
 	unauthAudit auditLimiter
@@ -172,7 +173,7 @@ func (s *Server) checkWait() time.Duration {
 func (s *Server) build() {
 	s.drain = make(chan struct{})
 	if s.metrics = s.Metrics; s.metrics == nil {
-		s.metrics = NewMetrics(s.Enforcer.Store)
+		s.metrics = metrics.New(s.Enforcer.Store)
 	}
 	s.tokens.configured = s.Tokens
 
@@ -230,7 +231,7 @@ func (s *Server) build() {
 	root.Handle("GET /metrics", s.metrics.Handler())
 	s.mountInbox(root)
 	root.Handle("/", http.HandlerFunc(notFound))
-	s.handler = s.metrics.instrument(s.logRequests(root))
+	s.handler = s.metrics.Middleware(s.logRequests(root))
 }
 
 // register adds one operation with its body limit (0: no body expected).
@@ -399,10 +400,10 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			return
 		}
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := &metrics.StatusWriter{ResponseWriter: w, Status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		log.LogAttrs(r.Context(), slog.LevelDebug, "request", slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Int("status", sw.status), slog.Duration("took", time.Since(start)),
+			slog.String("path", r.URL.Path), slog.Int("status", sw.Status), slog.Duration("took", time.Since(start)),
 			slog.String("remote", r.RemoteAddr))
 	})
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +14,6 @@ import (
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/mcp"
-	"github.com/airlock-dev/airlock/policywatch"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -91,58 +88,22 @@ func (f *gateFlags) open(cmd *cobra.Command, logger *slog.Logger) (airlock.Check
 	return e, f.agent, release, nil
 }
 
-// openEmbedded opens the store and the policy of the server configuration
-// at configPath (the defaults without one), its data in dataDir when given,
-// and runs the policy's reload and the requests' expiry until release.
+// openEmbedded runs the server's engine without its API (Main.RunEmbedded)
+// on the configuration at configPath (the defaults without one), its data
+// in dataDir when given: the policy and its reload, the store, the
+// requests' expiry and the notifications, until release.
 func openEmbedded(cmd *cobra.Command, configPath, dataDir string, logger *slog.Logger) (*gate.Enforcer, func(), error) {
-	ctx := cmd.Context()
 	cfg, err := LoadConfig(configPath)
 	if err != nil {
 		return nil, nil, checkFailed(err)
 	}
 	cfg.overrideDataDir(dataDir)
-	// As serve does: the policy is checked before anything is made on
-	// disk, so that a mistake leaves no data directory or database behind.
-	watcher := &policywatch.Watcher{Files: cfg.Policies, Logger: logger.With("component", "policy"),
-		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies}
-	if err := watcher.Load(); err != nil {
+	m := &Main{Config: cfg, Logger: logger}
+	if err := m.RunEmbedded(cmd.Context()); err != nil {
+		m.Close()
 		return nil, nil, checkFailed(err)
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, nil, checkFailed(fmt.Errorf("airlock: data directory: %w", err))
-	}
-	db, _, closeStore, err := openStore(ctx, &cfg, logger)
-	if err != nil {
-		return nil, nil, storeFailed(err)
-	}
-	watcher.Log = db
-	g, err := watcher.Start(ctx)
-	if err != nil {
-		closeStore()
-		return nil, nil, checkFailed(err)
-	}
-	e := &gate.Enforcer{Gate: g, Store: db, GrantTTL: time.Duration(cfg.GrantTTL), Logger: logger.With("component", "enforcer")}
-	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
-	// The requests this process queues, and those its sweeper expires,
-	// reach people as the server's do.
-	notes, err := cfg.Notifications.start(bg, &wg, db, logger.With("component", "notify"))
-	if err != nil {
-		stop()
-		wg.Wait()
-		closeStore()
-		return nil, nil, checkFailed(err)
-	}
-	wg.Go(func() { watcher.Run(bg, nil) })
-	wg.Go(func() { e.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep)) })
-	return e, func() {
-		stop()
-		wg.Wait()
-		for _, c := range notes.closers {
-			c()
-		}
-		closeStore()
-	}, nil
+	return m.Enforcer, func() { m.Close() }, nil
 }
 
 func newMCPProxyCmd() *cobra.Command {

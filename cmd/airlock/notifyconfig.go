@@ -309,9 +309,10 @@ func (n *NotificationsConfig) validate(src *configSource) []error {
 		if (ch.Type == "slack" && ch.Channel == "" || ch.Type == "feishu" && ch.ChatID == "" || ch.Type == "email") && len(ch.Users) == 0 {
 			bad(fmt.Sprintf("a %s channel without a room writes to the people it maps, and users maps nobody: it would carry nothing", ch.Type), "channels", i)
 		}
-		if ch.Type == "feishu" && ch.EncryptKey == "" {
-			bad("a Feishu channel needs encrypt_key (or encrypt_key_file): without it a callback carries only the verification token, "+
-				"which anyone who saw one callback could replay to resolve requests", "channels", i)
+		if ch.Type == "feishu" {
+			if err := ch.feishuConfig(n).CheckCallbacks(); err != nil {
+				bad(err.Error(), "channels", i)
+			}
 		}
 		if _, err := ch.build(n, slog.New(slog.DiscardHandler)); err != nil {
 			bad(err.Error(), "channels", i)
@@ -369,9 +370,7 @@ func (ch *ChannelConfig) build(n *NotificationsConfig, logger *slog.Logger) (bui
 		}
 		spec.Channel = c
 	case "feishu":
-		c, err := feishu.New(feishu.Config{AppID: ch.AppID, AppSecret: ch.AppSecret.Reveal(),
-			VerificationToken: ch.VerificationToken.Reveal(), EncryptKey: ch.EncryptKey.Reveal(), ChatID: ch.ChatID,
-			BaseURL: ch.APIURL, InboxURL: n.InboxURL})
+		c, err := feishu.New(ch.feishuConfig(n))
 		if err != nil {
 			return b, err
 		}
@@ -486,4 +485,10 @@ func (n *NotificationsConfig) start(ctx context.Context, wg *sync.WaitGroup, sto
 		})
 	}
 	return out, nil
+}
+
+// feishuConfig is the Feishu channel ch configures.
+func (ch *ChannelConfig) feishuConfig(n *NotificationsConfig) feishu.Config {
+	return feishu.Config{AppID: ch.AppID, AppSecret: ch.AppSecret.Reveal(), VerificationToken: ch.VerificationToken.Reveal(),
+		EncryptKey: ch.EncryptKey.Reveal(), ChatID: ch.ChatID, BaseURL: ch.APIURL, InboxURL: n.InboxURL}
 }

@@ -18,10 +18,12 @@ import (
 	"github.com/airlock-dev/airlock/checkpoint"
 	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/metrics"
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/policywatch"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 )
 
@@ -90,6 +92,8 @@ type Main struct {
 	Checkpoints *checkpoint.Checkpointer // signs the audit log's head
 	Notifier    *notify.Notifier         // delivers notices through the channels
 
+	watcher *policywatch.Watcher
+	bgCtx   context.Context // the background work's, cancelled by Close
 	stop    context.CancelFunc
 	bg      sync.WaitGroup
 	closers []func() error // after the server and background work stop
@@ -101,43 +105,12 @@ type Main struct {
 // Run opens the store, loads the policy, starts the background work and
 // the server, and returns once it listens.
 func (m *Main) Run(ctx context.Context) error {
-	if m.Logger == nil {
-		m.Logger = slog.New(slog.DiscardHandler)
-	}
-	if m.Stdout == nil {
-		m.Stdout = io.Discard
-	}
-	cfg := &m.Config
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	// The configuration and the policy are checked before anything is made
-	// on disk: a mistake leaves no data directory, database or key behind.
-	watcher := &policywatch.Watcher{
-		Files: cfg.Policies, Logger: m.Logger.With("component", "policy"),
-		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies,
-	}
-	if err := watcher.Load(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return fmt.Errorf("data directory: %w", err)
-	}
-	if cfg.Store.Driver == "sqlite" {
-		unlock, err := lockStore(cfg.Store.Path)
-		if err != nil {
-			return err
-		}
-		m.unlock = unlock
-	}
-
-	store, db, closeStore, err := openStore(ctx, cfg, m.Logger)
+	store, err := m.openStore(ctx, true)
 	if err != nil {
 		return err
 	}
-	m.DB, m.closeStore = db, closeStore
-	metrics := airlockhttp.NewMetrics(store)
-	store = metrics.Instrument(store)
+	mx := metrics.New(store)
+	store = mx.Instrument(store)
 	checkpoints, err := m.openCheckpoints(store)
 	if err != nil {
 		return err
@@ -146,15 +119,11 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.verifyChain(ctx); err != nil {
 		return err
 	}
-
-	watcher.Log, watcher.Metrics = store, metrics.Registry
-	g, err := watcher.Start(ctx)
+	notes, err := m.startEngine(ctx, store, mx.Registry)
 	if err != nil {
 		return err
 	}
-	m.Enforcer = &gate.Enforcer{
-		Gate: g, Store: store, GrantTTL: time.Duration(cfg.GrantTTL), Logger: m.Logger.With("component", "enforcer"),
-	}
+	cfg := &m.Config
 	tokens, err := configTokens(cfg.Tokens)
 	if err != nil {
 		return err
@@ -162,17 +131,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.bootstrap(ctx, len(tokens)); err != nil {
 		return err
 	}
-	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	m.stop = stop
-	notes, err := cfg.Notifications.start(bg, &m.bg, store, m.Logger.With("component", "notify"))
-	if err != nil {
-		return err
-	}
-	m.Notifier, m.closers = notes.notifier, notes.closers
 	m.Server = &airlockhttp.Server{
-		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: metrics, Version: readBuildInfo().Version, Checkpoints: m.Checkpoints,
+		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: mx, Version: readBuildInfo().Version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
-		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{}, PolicyFiles: watcher.State,
+		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{}, PolicyFiles: m.watcher.State,
 	}
 	for _, spec := range notes.specs {
 		m.Server.Channels = append(m.Server.Channels, spec.Name)
@@ -183,13 +145,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.Server.Open(); err != nil {
 		return err
 	}
-
-	m.bg.Go(func() { m.Enforcer.SweepEvery(bg, time.Duration(cfg.Timeouts.Sweep)) })
-	m.bg.Go(func() { watcher.Run(bg, m.HUP) })
 	// Stopped after the server: its last checkpoint covers the last request.
-	m.bg.Go(func() { m.Checkpoints.Run(bg, time.Duration(cfg.Checkpoint.Interval)) })
+	m.bg.Go(func() { m.Checkpoints.Run(m.bgCtx, time.Duration(cfg.Checkpoint.Interval)) })
 
-	layers := g.Layers()
+	layers := m.Enforcer.Gate.Layers()
 	names := make([]string, len(layers))
 	for i, p := range layers {
 		names[i] = p.File()
@@ -206,6 +165,85 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Logger.Info("airlock serving", "url", m.Server.URL(), "data", cfg.DataDir, "store", cfg.Store.Driver, "policy", names,
 		"channels", listed)
 	return nil
+}
+
+// RunEmbedded starts what an embedded MCP gateway needs of the server, the
+// same way Run does: the policy and its watcher, the store, the enforcer
+// and its sweeper, and the notifications, so that the requests it queues
+// reach people as the server's do. It takes no lock on the store (a server
+// may share it), serves no API, signs no checkpoints and makes no token.
+func (m *Main) RunEmbedded(ctx context.Context) error {
+	store, err := m.openStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	_, err = m.startEngine(ctx, store, nil)
+	return err
+}
+
+// openStore checks the configuration and the policy before anything is
+// made on disk — a mistake leaves no data directory, database or key
+// behind — then makes the data directory, takes the SQLite store's lock
+// when lock is set, and opens the store.
+func (m *Main) openStore(ctx context.Context, lock bool) (airlock.Store, error) {
+	if m.Logger == nil {
+		m.Logger = slog.New(slog.DiscardHandler)
+	}
+	if m.Stdout == nil {
+		m.Stdout = io.Discard
+	}
+	cfg := &m.Config
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m.watcher = &policywatch.Watcher{
+		Files: cfg.Policies, Logger: m.Logger.With("component", "policy"),
+		Interval: time.Duration(cfg.PolicyPoll), Check: cfg.Notifications.checkPolicies,
+	}
+	if err := m.watcher.Load(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	if lock && cfg.Store.Driver == "sqlite" {
+		unlock, err := lockStore(cfg.Store.Path)
+		if err != nil {
+			return nil, err
+		}
+		m.unlock = unlock
+	}
+	store, db, closeStore, err := openStore(ctx, cfg, m.Logger)
+	if err != nil {
+		return nil, err
+	}
+	m.DB, m.closeStore = db, closeStore
+	return store, nil
+}
+
+// startEngine puts the policy in force over store (its changes audited
+// there, counted in registry when there is one), makes the enforcer,
+// starts the notifications, and runs the sweeper and the policy watcher in
+// the background until Close.
+func (m *Main) startEngine(ctx context.Context, store airlock.Store, registry prometheus.Registerer) (*notifications, error) {
+	cfg := &m.Config
+	m.watcher.Log, m.watcher.Metrics = store, registry
+	g, err := m.watcher.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m.Enforcer = &gate.Enforcer{
+		Gate: g, Store: store, GrantTTL: time.Duration(cfg.GrantTTL), Logger: m.Logger.With("component", "enforcer"),
+	}
+	m.bgCtx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
+	notes, err := cfg.Notifications.start(m.bgCtx, &m.bg, store, m.Logger.With("component", "notify"))
+	if err != nil {
+		return nil, err
+	}
+	m.Notifier, m.closers = notes.notifier, notes.closers
+	m.bg.Go(func() { m.Enforcer.SweepEvery(m.bgCtx, time.Duration(cfg.Timeouts.Sweep)) })
+	m.bg.Go(func() { m.watcher.Run(m.bgCtx, m.HUP) })
+	return notes, nil
 }
 
 // verifyChain checks the audit log's chain at start, as the checkpointer

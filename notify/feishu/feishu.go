@@ -194,6 +194,19 @@ func CheckUserID(id string) error {
 	return nil
 }
 
+// CheckCallbacks says what keeps cfg from taking people's clicks safely:
+// without the app's Encrypt Key a callback carries only the verification
+// token, which anyone who saw one callback could replay to resolve
+// requests. A deployment's configuration asks it of every channel; New
+// does not, so that a test may speak the older, token-only protocol.
+func (cfg Config) CheckCallbacks() error {
+	if cfg.EncryptKey == "" {
+		return errors.New("a Feishu channel needs encrypt_key (or encrypt_key_file): without it a callback carries only the verification token, " +
+			"which anyone who saw one callback could replay to resolve requests")
+	}
+	return nil
+}
+
 // New checks cfg and returns its channel. Its errors never hold a secret.
 func New(cfg Config) (*Channel, error) {
 	switch {

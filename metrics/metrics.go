@@ -1,4 +1,7 @@
-package http
+// Package metrics is Airlock's Prometheus wiring: the server's metrics in
+// a registry of their own, the middleware that counts and times its routes,
+// and the store decorator that times durable appends.
+package metrics
 
 import (
 	"context"
@@ -7,7 +10,6 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/airlock-dev/airlock/hook"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -28,8 +30,8 @@ type Metrics struct {
 	hooks           *prometheus.CounterVec
 }
 
-// NewMetrics returns the metrics of a server over store.
-func NewMetrics(store airlock.Store) *Metrics {
+// New returns the metrics of a server over store.
+func New(store airlock.Store) *Metrics {
 	m := &Metrics{Registry: prometheus.NewRegistry()}
 	m.decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "airlock_decisions_total", Help: "Checked actions by outcome and result (allowed, pending or the refusal code).",
@@ -88,7 +90,8 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-func (m *Metrics) decided(enf *airlock.Enforcement) {
+// Decided counts a checked action by its outcome and result.
+func (m *Metrics) Decided(enf *airlock.Enforcement) {
 	result := enf.Code
 	switch {
 	case enf.Allowed:
@@ -99,47 +102,63 @@ func (m *Metrics) decided(enf *airlock.Enforcement) {
 	m.decisions.WithLabelValues(enf.Decision.Outcome.String(), result).Inc()
 }
 
-func (m *Metrics) hooked(host string, v *hook.Verdict) {
-	result := v.Code
-	if v.Allow {
+// Hooked counts a host's tool call answered through the hook endpoint:
+// allowed, or its refusal code.
+func (m *Metrics) Hooked(host string, allowed bool, code string) {
+	result := code
+	if allowed {
 		result = "allowed"
 	}
 	m.hooks.WithLabelValues(host, result).Inc()
 }
 
-func (m *Metrics) resolved(ap *airlock.Approval) {
+// Resolved observes how long a person took to resolve the request.
+func (m *Metrics) Resolved(ap *airlock.Approval) {
 	m.approvalLatency.Observe(ap.ResolvedAt.Sub(ap.Created).Seconds())
 }
 
-// instrument counts and times requests by their route pattern.
-func (m *Metrics) instrument(next http.Handler) http.Handler {
+// Refused counts an API request refused for authentication or
+// authorisation, by its code.
+func (m *Metrics) Refused(code string) { m.refused.WithLabelValues(code).Inc() }
+
+// Streaming counts an open event stream until the returned function is
+// called.
+func (m *Metrics) Streaming() (done func()) {
+	m.streams.Inc()
+	return m.streams.Dec
+}
+
+// Middleware counts and times requests by their route pattern.
+func (m *Metrics) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		sw := &StatusWriter{ResponseWriter: w, Status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		route := r.Pattern
 		if route == "" {
 			route = "other"
 		}
-		m.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		m.requests.WithLabelValues(route, strconv.Itoa(sw.Status)).Inc()
 		m.duration.WithLabelValues(route).Observe(time.Since(start).Seconds())
 	})
 }
 
-type statusWriter struct {
+// A StatusWriter remembers the status a handler wrote (200 when it wrote
+// none), for the middleware that count or log requests.
+type StatusWriter struct {
 	http.ResponseWriter
-	status int
+	Status int
 }
 
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
+func (w *StatusWriter) WriteHeader(code int) {
+	w.Status = code
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *StatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Flush lets event streams through the wrapper.
-func (w *statusWriter) Flush() {
+func (w *StatusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
