@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/airlock-dev/airlock/visible"
 )
 
 // ApprovalStatus is where an approval request stands. Only pending changes,
@@ -577,4 +579,42 @@ func jsonEscape(b []byte) (rune, int) {
 type ApprovalWithRuns struct {
 	Approval
 	Runs []Execution `json:"runs,omitempty" doc:"The runs of the request's action that kept what it returned (an executor running an approved proposal now), oldest first."`
+}
+
+// HiddenCount is how many hidden characters one field holds.
+type HiddenCount struct {
+	Field string
+	N     int
+}
+
+// Hidden counts, per field the agent sent, the characters of the request
+// shown as escapes (control, format, bidirectional, invisible; package
+// visible), its arguments as pretty-printed: what the inbox warns of above
+// a request, and `airlock approvals show` as well, so that a reviewer in a
+// terminal is told what one in a browser is. total sums them.
+func (ap *Approval) Hidden() (counts []HiddenCount, total int) {
+	for _, f := range []struct {
+		name, text string
+		lines      bool
+	}{
+		{"arguments", readableOrNone(ap.Args), true}, {"agent's reason", ap.Detail.Reason, false}, {"tool", ap.Tool, false}, {"agent", ap.Agent, false},
+		{"working directory", ap.Cwd, false}, {"summary", ap.Summary, false}, {"requested by", ap.RequestedBy, false},
+		{"session", ap.SessionID, false}, {"trace", ap.TraceID, false}, {"call", ap.CallID, false},
+	} {
+		if n := visible.Count(f.text, f.lines); n > 0 {
+			counts = append(counts, HiddenCount{Field: f.name, N: n})
+			total += n
+		}
+	}
+	return counts, total
+}
+
+// readableOrNone is the arguments as a reviewer reads them, "(none)" for
+// none.
+func readableOrNone(args json.RawMessage) string {
+	if len(args) == 0 {
+		return "(none)"
+	}
+	text, _ := ReadableArgs(args)
+	return text
 }

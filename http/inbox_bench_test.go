@@ -31,7 +31,7 @@ const (
 	// inboxBenchFew and inboxBenchMany are the two queues compared.
 	inboxBenchFew  = 10
 	inboxBenchMany = 10000
-	// inboxBenchPage is the inbox's page size (http/inbox.go): a page
+	// inboxBenchPage is the inbox's page size (inbox/inbox.go): a page
 	// shows at most this many rows. A queue of exactly this many is the
 	// control: as many rows as inboxBenchMany's page, a short queue.
 	inboxBenchPage = 50

@@ -748,7 +748,7 @@ func TestInboxColoursKeepContrast(t *testing.T) {
 	checked := 0
 	decl := regexp.MustCompile(`(?:^|;)\s*(--[a-z-]+|color|background)\s*:\s*([^;]+)`)
 	rule := regexp.MustCompile(`([^{}]+)\{([^{}]*)\}`)
-	for _, name := range []string{"web/assets/inbox.css", "web/assets/agents.css"} {
+	for _, name := range []string{"../inbox/web/assets/inbox.css", "../inbox/web/assets/agents.css"} {
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

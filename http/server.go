@@ -20,6 +20,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/checkpoint"
 	"github.com/airlock-dev/airlock/gate"
+	"github.com/airlock-dev/airlock/inbox"
 	"github.com/airlock-dev/airlock/metrics"
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
@@ -229,7 +230,7 @@ func (s *Server) build() {
 	root.Handle("GET /healthz", http.HandlerFunc(s.healthz))
 	root.Handle("GET /readyz", http.HandlerFunc(s.readyz))
 	root.Handle("GET /metrics", s.metrics.Handler())
-	s.mountInbox(root)
+	inbox.Mount(root, inboxHost{s})
 	root.Handle("/", http.HandlerFunc(notFound))
 	s.handler = s.metrics.Middleware(s.logRequests(root))
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/airlock-dev/airlock/airlocktest"
 	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/inbox"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -217,7 +218,7 @@ func TestInboxSessionsPerToken(t *testing.T) {
 		alice := ss.signIn(ss.reviewer("alice"))
 		bob := ss.reviewer("bob")
 		var cookies []*http.Cookie
-		for range airlockhttp.MaxPerToken + 1 {
+		for range inbox.MaxPerToken + 1 {
 			time.Sleep(time.Second) // distinct last uses
 			cookies = append(cookies, ss.signIn(bob))
 		}
@@ -226,7 +227,7 @@ func TestInboxSessionsPerToken(t *testing.T) {
 		}
 		for i, c := range cookies[1:] {
 			if !ss.live(c) {
-				t.Fatalf("bob's session %d of the last %d ended", i+1, airlockhttp.MaxPerToken)
+				t.Fatalf("bob's session %d of the last %d ended", i+1, inbox.MaxPerToken)
 			}
 		}
 		if !ss.live(alice) {
@@ -246,14 +247,14 @@ func TestInboxSessionsPerTokenAcrossReplicas(t *testing.T) {
 		bob := a.reviewer("bob")
 		var cookies []*http.Cookie
 		var st *stream
-		for i := range airlockhttp.MaxPerToken + 1 {
+		for i := range inbox.MaxPerToken + 1 {
 			time.Sleep(time.Second) // distinct last uses
 			cookies = append(cookies, replicas[i%2].signIn(bob))
 			if i == 0 {
 				st = b.stream(cookies[0])
 			}
 		}
-		time.Sleep(airlockhttp.SessionCheckEvery)
+		time.Sleep(inbox.SessionCheckEvery)
 		if !st.ended() || !st.closed() {
 			t.Errorf("the stream of the session ended past the limit, on the other replica: ended %v\n%s", st.ended(), st.rec.Body)
 		}
@@ -263,7 +264,7 @@ func TestInboxSessionsPerTokenAcrossReplicas(t *testing.T) {
 			}
 			for i, c := range cookies[1:] {
 				if !ss.live(c) {
-					t.Fatalf("replica %d: bob's session %d of the last %d ended", j, i+1, airlockhttp.MaxPerToken)
+					t.Fatalf("replica %d: bob's session %d of the last %d ended", j, i+1, inbox.MaxPerToken)
 				}
 			}
 		}
@@ -292,7 +293,7 @@ func TestInboxStreamChecksPerSession(t *testing.T) {
 		}
 		cs.sessions.Store(0)
 		cs.tokens.Store(0)
-		time.Sleep(airlockhttp.SessionCheckEvery)
+		time.Sleep(inbox.SessionCheckEvery)
 		synctest.Wait()
 		if got, want := cs.sessions.Load(), int64(3); got != want {
 			t.Errorf("a round over 12 streams of 3 sessions read %d sessions, want %d", got, want)
@@ -391,13 +392,13 @@ func TestInboxSignOutEndsStreamsOnOtherReplicas(t *testing.T) {
 		if st.ended() {
 			t.Fatalf("the stream ended by itself: %d %s", st.rec.Code, st.rec.Body)
 		}
-		time.Sleep(airlockhttp.SessionCheckEvery / 2)
+		time.Sleep(inbox.SessionCheckEvery / 2)
 		if got := a.serve("POST", "/inbox/signout", nil, bob, nil).StatusCode; got != http.StatusSeeOther {
 			t.Fatalf("sign-out: %d", got)
 		}
-		time.Sleep(airlockhttp.SessionCheckEvery)
+		time.Sleep(inbox.SessionCheckEvery)
 		if !st.ended() {
-			t.Fatalf("a sign-out on another replica left the session's event stream open %s later", airlockhttp.SessionCheckEvery)
+			t.Fatalf("a sign-out on another replica left the session's event stream open %s later", inbox.SessionCheckEvery)
 		}
 		if !st.closed() {
 			t.Fatalf("the stream ended without the closing event:\n%s", st.rec.Body)
@@ -495,7 +496,7 @@ func TestInboxSessionChangesCoalesce(t *testing.T) {
 			watched.sessionsChanged()
 			synctest.Wait()
 		}
-		time.Sleep(airlockhttp.SessionRoundGap)
+		time.Sleep(inbox.SessionRoundGap)
 		synctest.Wait()
 		if n := watched.sessionReads() - before; n < 1 || n > 2 {
 			t.Fatalf("50 changes at once: %d reads of the streaming session, want 1 or 2", n)
@@ -523,10 +524,10 @@ func TestInboxRevokedTokenEndsStreamsOnOtherReplicas(t *testing.T) {
 		if _, err := a.db.RevokeToken(t.Context(), "reviewer:eve", "root"); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(airlockhttp.SessionCheckEvery)
+		time.Sleep(inbox.SessionCheckEvery)
 		if !st.ended() || !st.closed() {
 			t.Fatalf("a token revoked elsewhere left its session's event stream open %s later (ended %v):\n%s",
-				airlockhttp.SessionCheckEvery, st.ended(), st.rec.Body)
+				inbox.SessionCheckEvery, st.ended(), st.rec.Body)
 		}
 	})
 }
@@ -565,7 +566,7 @@ func TestInboxStreamsPerSession(t *testing.T) {
 		ss := newSyncServer(t)
 		c := ss.signIn(ss.reviewer("bob"))
 		var open []*stream
-		for range airlockhttp.MaxStreams {
+		for range inbox.MaxStreams {
 			open = append(open, ss.stream(c))
 		}
 		for i, st := range open {
@@ -577,7 +578,7 @@ func TestInboxStreamsPerSession(t *testing.T) {
 		// names: an error status would be retried by the page forever.
 		over := ss.stream(c)
 		if !over.ended() || over.rec.Code != http.StatusOK || !strings.HasPrefix(over.rec.Body.String(), "event: airlock-closed\ndata: too many live pages") {
-			t.Fatalf("stream %d: ended %v, %d %q, want the closing event", airlockhttp.MaxStreams+1, over.ended(), over.rec.Code, over.rec.Body)
+			t.Fatalf("stream %d: ended %v, %d %q, want the closing event", inbox.MaxStreams+1, over.ended(), over.rec.Code, over.rec.Body)
 		}
 		open[0].cancel()
 		if !open[0].ended() {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/client"
-	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/airlock-dev/airlock/visible"
 )
@@ -391,7 +390,7 @@ func approvalText(ap *airlock.Approval, now time.Time) string {
 // shown as escapes in what the agent sent, field by field; "" when there
 // are none.
 func hiddenText(ap *airlock.Approval) string {
-	counts, total := airlockhttp.HiddenIn(ap)
+	counts, total := ap.Hidden()
 	if total == 0 {
 		return ""
 	}

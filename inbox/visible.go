@@ -1,10 +1,9 @@
-package http
+package inbox
 
 import (
 	"html/template"
 	"strings"
 
-	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/visible"
 )
 
@@ -46,31 +45,3 @@ func show(s string, keepLines bool) template.HTML {
 
 // escaped writes s with what would be hidden as escapes (visible.Escaped).
 func escaped(s string) string { return visible.Escaped(s) }
-
-// HiddenCount is how many hidden characters one field holds.
-type HiddenCount struct {
-	Field string
-	N     int
-}
-
-// HiddenIn counts, per field the agent sent, the characters of a request
-// shown as escapes (control, format, bidirectional, invisible), its
-// arguments as pretty-printed: what the inbox warns of above a request,
-// and `airlock approvals show` as well, so that a reviewer in a terminal is
-// told what one in a browser is. total sums them.
-func HiddenIn(ap *airlock.Approval) (counts []HiddenCount, total int) {
-	for _, f := range []struct {
-		name, text string
-		lines      bool
-	}{
-		{"arguments", prettyArgs(ap.Args), true}, {"agent's reason", ap.Detail.Reason, false}, {"tool", ap.Tool, false}, {"agent", ap.Agent, false},
-		{"working directory", ap.Cwd, false}, {"summary", ap.Summary, false}, {"requested by", ap.RequestedBy, false},
-		{"session", ap.SessionID, false}, {"trace", ap.TraceID, false}, {"call", ap.CallID, false},
-	} {
-		if n := visible.Count(f.text, f.lines); n > 0 {
-			counts = append(counts, HiddenCount{Field: f.name, N: n})
-			total += n
-		}
-	}
-	return counts, total
-}

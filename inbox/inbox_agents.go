@@ -1,4 +1,4 @@
-package http
+package inbox
 
 import (
 	"cmp"
@@ -349,7 +349,7 @@ func (in *inbox) agents(w http.ResponseWriter, r *http.Request) {
 		in.render(w, http.StatusBadRequest, "agents", p)
 		return
 	}
-	sums, err := in.s.store().TrustSummaries(r.Context(), f)
+	sums, err := in.host.Store().TrustSummaries(r.Context(), f)
 	if err != nil {
 		in.storeFail(w, r, err)
 		return
@@ -397,14 +397,14 @@ func (p *AgentPage) AuditURL() string {
 func (in *inbox) agent(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("agent")
 	p := &AgentPage{Base: baseFor(r, "Agent "+escaped(name)), Agent: name, Periods: trustPeriods,
-		Policy: in.s.Enforcer.Gate.EffectivePolicy(name)}
+		Policy: in.host.Gate().EffectivePolicy(name)}
 	var err error
 	if p.Period, err = periodOf(r.URL.Query().Get("period")); err != nil {
 		p.Error = airlock.ErrorMessage(err)
 		in.render(w, http.StatusBadRequest, "agent", p)
 		return
 	}
-	sums, err := in.s.store().TrustSummaries(r.Context(), airlock.TrustFilter{Agent: name, Since: p.Period.since(time.Now())})
+	sums, err := in.host.Store().TrustSummaries(r.Context(), airlock.TrustFilter{Agent: name, Since: p.Period.since(time.Now())})
 	if err != nil {
 		in.storeFail(w, r, err)
 		return

@@ -1,4 +1,4 @@
-package http
+package inbox
 
 import (
 	"bytes"
@@ -46,9 +46,9 @@ const (
 const inboxCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-// inbox serves the web inbox for one Server.
+// inbox serves the web inbox for one server (its Host).
 type inbox struct {
-	s        *Server
+	host     Host
 	pages    map[string]*template.Template
 	assets   map[string]inboxAsset // by name
 	sessions sessions
@@ -61,11 +61,11 @@ type inboxAsset struct {
 	body              []byte
 }
 
-// mountInbox adds the inbox's routes to mux. Every inbox route is on this
-// screen; those that change state are POST-only and refuse cross-origin
-// requests.
-func (s *Server) mountInbox(mux *http.ServeMux) {
-	in := newInbox(s)
+// Mount adds the inbox's routes to mux, served for host. Every inbox route
+// is on this screen; those that change state are POST-only and refuse
+// cross-origin requests.
+func Mount(mux *http.ServeMux, host Host) {
+	in := newInbox(host)
 	post := func(h http.HandlerFunc) http.Handler { return in.csrf.Handler(h) }
 
 	// A person who opens the server's address lands on the inbox.
@@ -102,8 +102,8 @@ func (s *Server) mountInbox(mux *http.ServeMux) {
 
 // newInbox parses the templates and hashes the assets; a broken template
 // is a build error, so it panics at start-up rather than at the first page.
-func newInbox(s *Server) *inbox {
-	in := &inbox{s: s, pages: map[string]*template.Template{}, assets: map[string]inboxAsset{}, csrf: http.NewCrossOriginProtection()}
+func newInbox(host Host) *inbox {
+	in := &inbox{host: host, pages: map[string]*template.Template{}, assets: map[string]inboxAsset{}, csrf: http.NewCrossOriginProtection()}
 	names, err := fs.Glob(webFS, "web/assets/*")
 	if err != nil {
 		panic(err)
@@ -151,7 +151,7 @@ func newInbox(s *Server) *inbox {
 		secure(w)
 		// Audited like a caller without a token, at a bounded rate: the
 		// sender is another site, whoever's browser carried it.
-		in.s.refuse(withRequestInfo(r), nil, "", airlock.EUNAUTHORIZED, fmt.Sprintf(
+		in.host.Refuse(in.host.RequestContext(r), nil, "", airlock.EUNAUTHORIZED, fmt.Sprintf(
 			"cross-origin %s to the inbox refused (Origin %q, Sec-Fetch-Site %q)", r.Method, r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site")))
 		in.fail(w, r, http.StatusForbidden, "Cross-origin request refused",
 			"This form was sent from another site. Open the inbox directly and try again.")
@@ -206,7 +206,7 @@ func (in *inbox) render(w http.ResponseWriter, status int, page string, data any
 func (in *inbox) execute(w http.ResponseWriter, status int, page, name string, data any) {
 	var buf bytes.Buffer
 	if err := in.pages[page].ExecuteTemplate(&buf, name, data); err != nil {
-		in.s.logger().Error("inbox: render", "page", page, "err", err)
+		in.host.Logger().Error("inbox: render", "page", page, "err", err)
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
@@ -503,10 +503,10 @@ func (in *inbox) listPage(r *http.Request, v listView) (*InboxPage, int) {
 	}
 	ctx := r.Context()
 	// The head first: a change after it reaches the stream.
-	if p.After, err = in.s.store().Head(ctx); err != nil {
+	if p.After, err = in.host.Store().Head(ctx); err != nil {
 		return in.storeError(p, err)
 	}
-	page, err := in.s.store().FindApprovals(ctx, f)
+	page, err := in.host.Store().FindApprovals(ctx, f)
 	if err != nil {
 		return in.storeError(p, err)
 	}
@@ -543,7 +543,7 @@ func (in *inbox) storeError(p *InboxPage, err error) (*InboxPage, int) {
 		p.Error = airlock.ErrorMessage(err)
 		return p, http.StatusBadRequest
 	}
-	in.s.logger().Error("inbox: list approvals", "err", err)
+	in.host.Logger().Error("inbox: list approvals", "err", err)
 	p.Error = "The requests cannot be read now; retry in a moment."
 	return p, http.StatusServiceUnavailable
 }
@@ -562,7 +562,7 @@ func (in *inbox) lister(v listView, fragment bool) http.HandlerFunc {
 		// After a resolution the page says what was settled: read from
 		// the store, never echoed from the address.
 		if id := r.URL.Query().Get("done"); id != "" && status == http.StatusOK {
-			if ap, err := in.s.store().Approval(r.Context(), id); err == nil && ap.Status != airlock.StatusPending {
+			if ap, err := in.host.Store().Approval(r.Context(), id); err == nil && ap.Status != airlock.StatusPending {
 				p.Done = &ap
 			}
 		}
@@ -575,7 +575,7 @@ func (in *inbox) lister(v listView, fragment bool) http.HandlerFunc {
 // urgent.
 func (in *inbox) next(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	page, err := in.s.store().FindApprovals(ctx, airlock.ApprovalFilter{
+	page, err := in.host.Store().FindApprovals(ctx, airlock.ApprovalFilter{
 		Status: []airlock.ApprovalStatus{airlock.StatusPending}, ByDeadline: true, Limit: inboxPageSize})
 	if err != nil {
 		in.storeFail(w, r, err)
@@ -606,7 +606,7 @@ type DetailPage struct {
 	Large bool
 	// Hidden counts, per field the agent sent, the characters shown as
 	// escapes (control, format, bidi, invisible); HiddenTotal sums them.
-	Hidden      []HiddenCount
+	Hidden      []airlock.HiddenCount
 	HiddenTotal int
 	// Deciders are the people who may resolve the request besides admins:
 	// the rule's reviewers, then the agent's owner, each once.
@@ -750,11 +750,11 @@ func (in *inbox) decide(w http.ResponseWriter, r *http.Request) {
 func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	ctx := r.Context()
 	// The head first: a change after it reaches the page's live region.
-	head, err := in.s.store().Head(ctx)
+	head, err := in.host.Store().Head(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ap, err := in.s.store().Approval(ctx, r.PathValue("id"))
+	ap, err := in.host.Store().Approval(ctx, r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -768,7 +768,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 			return nil, err
 		}
 	}
-	evs, err := in.s.store().Events(ctx, airlock.EventFilter{ApprovalID: ap.ID, Limit: maxTimeline + 1})
+	evs, err := in.host.Store().Events(ctx, airlock.EventFilter{ApprovalID: ap.ID, Limit: maxTimeline + 1})
 	if err != nil {
 		return nil, err
 	}
@@ -782,7 +782,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	p.Args = prettyArgs(ap.Args)
 	p.ArgsBytes, p.ArgsLines = len(p.Args), strings.Count(p.Args, "\n")+1
 	p.Large = p.ArgsBytes > largeArgs || p.ArgsLines > largeArgsLines
-	p.Hidden, p.HiddenTotal = HiddenIn(&ap)
+	p.Hidden, p.HiddenTotal = ap.Hidden()
 	for _, name := range ap.Reviewers {
 		if name != ap.Owner && !slices.ContainsFunc(p.Deciders, func(d Decider) bool { return d.Name == name }) {
 			p.Deciders = append(p.Deciders, Decider{Name: name})
@@ -791,7 +791,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	if ap.Owner != "" {
 		p.Deciders = append(p.Deciders, Decider{Name: ap.Owner, Owner: true})
 	}
-	sums, err := in.s.store().TrustSummaries(ctx, airlock.TrustFilter{Agent: ap.Agent, Class: airlock.Class(className(ap.Class))})
+	sums, err := in.host.Store().TrustSummaries(ctx, airlock.TrustFilter{Agent: ap.Agent, Class: airlock.Class(className(ap.Class))})
 	if err != nil {
 		return nil, err
 	}
@@ -803,7 +803,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	p.Commands = commandsOf(evs)
 	p.ToolChange = toolChangeOf(ap)
 	p.Runs = runsOf(evs)
-	if p.Notices, err = in.s.store().Notifications(ctx, airlock.NotificationFilter{ApprovalID: ap.ID, Limit: maxTimeline}); err != nil {
+	if p.Notices, err = in.host.Store().Notifications(ctx, airlock.NotificationFilter{ApprovalID: ap.ID, Limit: maxTimeline}); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -854,7 +854,7 @@ func (in *inbox) storeFail(w http.ResponseWriter, r *http.Request, err error) {
 	case airlock.EINVALID:
 		in.fail(w, r, http.StatusBadRequest, "Invalid request", airlock.ErrorMessage(err))
 	default:
-		in.s.logger().Error("inbox", "path", r.URL.Path, "err", err)
+		in.host.Logger().Error("inbox", "path", r.URL.Path, "err", err)
 		in.fail(w, r, http.StatusServiceUnavailable, "Airlock cannot answer now", "The store did not answer. Retry in a moment.")
 	}
 }
@@ -886,18 +886,18 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 			return
 		}
 		t := principalFrom(ctx)
-		ap, err := in.s.store().ResolveApproval(ctx, airlock.Resolution{
+		ap, err := in.host.Store().ResolveApproval(ctx, airlock.Resolution{
 			ApprovalID: id, Status: status, ActionHash: h, Reviewer: t.Reviewer(), Reason: reason, Surface: airlock.SurfaceWeb,
 			RunNow: status == airlock.StatusApproved && r.PostForm.Get("run_now") == "1",
 		})
 		code := airlock.ErrorCode(err)
 		switch code {
 		case "":
-			in.s.metrics.Resolved(&ap)
+			in.host.Metrics().Resolved(&ap)
 			http.Redirect(w, r, "/inbox?done="+url.QueryEscape(ap.ID), http.StatusSeeOther)
 			return
 		case airlock.EUNAUTHORIZED:
-			in.s.refuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
+			in.host.RefuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
 			in.render(w, http.StatusForbidden, "error", &ErrorPage{Base: baseFor(r, "Not yours to resolve"), Status: http.StatusForbidden,
 				Heading: "Not yours to resolve", Message: airlock.ErrorMessage(err), ApprovalID: id})
 			return
@@ -908,9 +908,9 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		}
 		// Another action, or too late: say what the request holds now.
 		if code == airlock.CodeHashMismatch {
-			in.s.refuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
+			in.host.RefuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
 		}
-		cur, lerr := in.s.store().Approval(context.WithoutCancel(ctx), id)
+		cur, lerr := in.host.Store().Approval(context.WithoutCancel(ctx), id)
 		if lerr != nil {
 			cur = ap
 		}
@@ -944,7 +944,7 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Query().Get("after") != "":
 		after, err = strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	default:
-		after, err = in.s.store().Head(ctx)
+		after, err = in.host.Store().Head(ctx)
 	}
 	if err != nil || after < 0 {
 		http.Error(w, "after must be an audit sequence number", http.StatusBadRequest)
@@ -963,7 +963,7 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 	if opening == streamTooMany {
 		// An answer the page's EventSource does not retry: the closing
 		// event (the pages' sse-close), which the page reports.
-		fmt.Fprintf(w, "event: %s\ndata: too many live pages (%d) in this session\n\n", streamClosed, maxStreams)
+		fmt.Fprintf(w, "event: %s\ndata: too many live pages (%d) in this session\n\n", streamClosed, MaxStreams)
 		return
 	}
 	defer in.sessions.closeStream(si.id)
@@ -974,11 +974,11 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc.Flush()
-	ctx, cancel := in.s.waitContext(ctx, 1<<62)
+	ctx, cancel := in.host.WaitContext(ctx, 1<<62)
 	defer cancel()
 	// Signing out here, or the token found revoked, ends the stream at
 	// once; a session ended on another replica, at the next round of
-	// watchStreams (sessionCheckEvery) or the stream's next wake-up,
+	// watchStreams (SessionCheckEvery) or the stream's next wake-up,
 	// whichever comes first.
 	go func() {
 		select {
@@ -1004,7 +1004,7 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 	}()
 	var buf bytes.Buffer
 	for ctx.Err() == nil {
-		ss, state := in.sessions.get(ctx, in.s.store(), in.s.logger(), si.id, time.Now(), false)
+		ss, state := in.sessions.get(ctx, in.host.Store(), in.host.Logger(), si.id, time.Now(), false)
 		if state == sessionGone {
 			over = true
 			return
@@ -1019,15 +1019,15 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 		// Only the approval events are read (their payloads may be large
 		// and the others are not shown), up to the head read first, so
 		// that the stream moves past the rest.
-		head, err := in.s.store().Head(ctx)
+		head, err := in.host.Store().Head(ctx)
 		var evs []airlock.Event
 		if err == nil {
-			evs, err = in.s.store().Events(ctx, airlock.EventFilter{AfterSeq: after, BeforeSeq: head + 1,
+			evs, err = in.host.Store().Events(ctx, airlock.EventFilter{AfterSeq: after, BeforeSeq: head + 1,
 				KindPrefix: "approval.", Limit: airlock.MaxPageSize})
 		}
 		if err != nil {
 			if ctx.Err() == nil {
-				in.s.logger().Warn("inbox event stream", "err", err)
+				in.host.Logger().Warn("inbox event stream", "err", err)
 			}
 			return
 		}
@@ -1065,7 +1065,7 @@ func (in *inbox) events(w http.ResponseWriter, r *http.Request) {
 			rc.Flush()
 		}
 		wctx, wcancel := context.WithTimeout(ctx, heartbeat)
-		err = in.s.store().WaitEvents(wctx, after)
+		err = in.host.Store().WaitEvents(wctx, after)
 		wcancel()
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {

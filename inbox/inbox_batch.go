@@ -1,4 +1,4 @@
-package http
+package inbox
 
 import (
 	"context"
@@ -76,7 +76,7 @@ func (in *inbox) identical(ctx context.Context, ap *airlock.Approval, rev airloc
 	if !batchable(ap) {
 		return nil, nil
 	}
-	page, err := in.s.store().FindApprovals(ctx, airlock.ApprovalFilter{
+	page, err := in.host.Store().FindApprovals(ctx, airlock.ApprovalFilter{
 		Status: []airlock.ApprovalStatus{airlock.StatusPending}, EffectHash: ap.EffectHash, Class: ap.Class,
 		Oldest: true, Limit: maxBatch,
 	})
@@ -145,7 +145,7 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 			in.fail(w, r, http.StatusBadRequest, "Not sent", fmt.Sprintf("Request %s: %s", id, airlock.ErrorMessage(err)))
 			return
 		}
-		ap, err := in.s.store().Approval(ctx, id)
+		ap, err := in.host.Store().Approval(ctx, id)
 		if err != nil {
 			in.storeFail(w, r, err)
 			return
@@ -155,7 +155,7 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 	t := principalFrom(ctx)
 	if problem, code, refused := batchProblem(aps, shown, t.Reviewer(), time.Now()); problem != "" {
 		if refused != nil {
-			in.s.refuseApproval(ctx, t, refused, code, problem)
+			in.host.RefuseApproval(ctx, t, refused, code, problem)
 		}
 		in.render(w, http.StatusConflict, "error", &ErrorPage{Base: baseFor(r, "Nothing was approved"), Status: http.StatusConflict,
 			Heading: "Nothing was approved", Message: problem, ApprovalID: aps[0].ID})
@@ -167,25 +167,25 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 	p := &BatchPage{Base: baseFor(r, "Batch approval")}
 	for i := range aps {
 		res := BatchResult{ID: aps[i].ID}
-		ap, err := in.s.store().ResolveApproval(ctx, airlock.Resolution{
+		ap, err := in.host.Store().ResolveApproval(ctx, airlock.Resolution{
 			ApprovalID: aps[i].ID, Status: airlock.StatusApproved, ActionHash: shown[i], Reviewer: t.Reviewer(),
 			Reason: reason, Surface: airlock.SurfaceWeb,
 		})
 		switch code := airlock.ErrorCode(err); code {
 		case "":
-			in.s.metrics.Resolved(&ap)
+			in.host.Metrics().Resolved(&ap)
 			res.Applied, res.Approval = true, ap
 			p.Applied++
 		case airlock.EUNAUTHORIZED, airlock.CodeHashMismatch:
-			in.s.refuseApproval(ctx, t, &aps[i], code, airlock.ErrorMessage(err))
+			in.host.RefuseApproval(ctx, t, &aps[i], code, airlock.ErrorMessage(err))
 			res.Problem, res.Approval = airlock.ErrorMessage(err), aps[i]
 		case airlock.ECONFLICT:
 			res.Problem = airlock.ErrorMessage(err)
-			if res.Approval, err = in.s.store().Approval(ctx, aps[i].ID); err != nil {
+			if res.Approval, err = in.host.Store().Approval(ctx, aps[i].ID); err != nil {
 				res.Approval = aps[i]
 			}
 		default:
-			in.s.logger().Error("inbox: batch approval", "approval", aps[i].ID, "err", err)
+			in.host.Logger().Error("inbox: batch approval", "approval", aps[i].ID, "err", err)
 			res.Problem, res.Approval = "The store did not answer; this request was not approved.", aps[i]
 		}
 		p.Results = append(p.Results, res)

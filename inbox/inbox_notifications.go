@@ -1,4 +1,4 @@
-package http
+package inbox
 
 import (
 	"net/http"
@@ -61,7 +61,7 @@ func (in *inbox) notifications(w http.ResponseWriter, r *http.Request) {
 		statuses = []airlock.NotificationStatus{st}
 	}
 	for _, st := range statuses {
-		ns, err := in.s.store().Notifications(r.Context(), airlock.NotificationFilter{Status: st, BeforeID: before, Limit: notificationsPageSize + 1})
+		ns, err := in.host.Store().Notifications(r.Context(), airlock.NotificationFilter{Status: st, BeforeID: before, Limit: notificationsPageSize + 1})
 		if err != nil {
 			in.storeFail(w, r, err)
 			return
@@ -100,11 +100,11 @@ func (in *inbox) retryNotification(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.Role != airlock.RoleAdmin {
 		msg := t.Subject() + " may not retry notifications"
-		in.s.refuse(ctx, t, "", airlock.EUNAUTHORIZED, msg)
+		in.host.Refuse(ctx, t, "", airlock.EUNAUTHORIZED, msg)
 		in.fail(w, r, http.StatusForbidden, "Not allowed", msg+": only an admin may.")
 		return
 	}
-	if _, err := in.s.store().RetryNotification(ctx, id, t.Name); err != nil {
+	if _, err := in.host.Store().RetryNotification(ctx, id, t.Name); err != nil {
 		switch airlock.ErrorCode(err) {
 		case airlock.ENOTFOUND:
 			in.fail(w, r, http.StatusNotFound, "No such notification", airlock.ErrorMessage(err))

@@ -1,4 +1,4 @@
-package http
+package inbox
 
 import (
 	"context"
@@ -177,8 +177,8 @@ func (in *inbox) audit(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	// A verification is bounded by chainTimeout and ends when the server
 	// drains.
-	p.Chain = in.chain.status(ctx, in.s.store(), func() (context.Context, context.CancelFunc) {
-		return in.s.waitContext(context.Background(), chainTimeout)
+	p.Chain = in.chain.status(ctx, in.host.Store(), func() (context.Context, context.CancelFunc) {
+		return in.host.WaitContext(context.Background(), chainTimeout)
 	})
 	if v := q.Get("before"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -190,11 +190,11 @@ func (in *inbox) audit(w http.ResponseWriter, r *http.Request) {
 		p.Filter.Before = n
 	}
 	var err error
-	if p.Head, err = in.s.store().Head(ctx); err != nil {
+	if p.Head, err = in.host.Store().Head(ctx); err != nil {
 		in.storeFail(w, r, err)
 		return
 	}
-	evs, err := in.s.store().Events(ctx, airlock.EventFilter{
+	evs, err := in.host.Store().Events(ctx, airlock.EventFilter{
 		Agent: p.Filter.Agent, TraceID: p.Filter.Trace, ApprovalID: p.Filter.Approval, Kind: p.Filter.Kind,
 		BeforeSeq: p.Filter.Before, Newest: true, Limit: auditPageSize,
 	})
@@ -224,7 +224,7 @@ func (in *inbox) event(w http.ResponseWriter, r *http.Request) {
 		in.fail(w, r, http.StatusBadRequest, "No such event", "An event is named by its sequence number, a positive integer.")
 		return
 	}
-	evs, err := in.s.store().Events(r.Context(), airlock.EventFilter{AfterSeq: seq - 1, Limit: 1})
+	evs, err := in.host.Store().Events(r.Context(), airlock.EventFilter{AfterSeq: seq - 1, Limit: 1})
 	if err != nil {
 		in.storeFail(w, r, err)
 		return

@@ -1,4 +1,4 @@
-package http
+package inbox
 
 import (
 	"context"
@@ -27,14 +27,14 @@ import (
 //
 // A live event stream is one long request, which only events and
 // heartbeats wake. One loop per server re-checks, every
-// sessionCheckEvery, the sessions that hold streams here (one read of the
+// SessionCheckEvery, the sessions that hold streams here (one read of the
 // session and one of its token, however many streams it holds): a session
 // ended on another replica, or its token revoked, ends its streams here
 // within that time — at once on a store that tells of such changes
 // (airlock.SessionWatcher: PostgreSQL's notifications). Ended here, they
 // end at once.
 //
-// The limit per token (maxPerToken) is the store's to keep, counted at
+// The limit per token (MaxPerToken) is the store's to keep, counted at
 // each sign-in over every replica's sessions: past it, the token's least
 // recently used session ends everywhere (least recently used as the store
 // knows it: a replica writes a session's last request at most every
@@ -45,15 +45,17 @@ import (
 const (
 	sessionCookie     = "airlock_session"
 	sessionPath       = "/inbox"
-	sessionMaxAge     = 12 * time.Hour         // from sign-in, whatever the activity
-	sessionIdle       = 30 * time.Minute       // since the last request
-	sessionTouchEvery = time.Minute            // a session's last request is written to the store at most this often
-	sessionPruneEvery = time.Minute            // expired sessions are deleted from the store, at a sign-in, at most this often
-	sessionCheckEvery = 5 * time.Second        // a session with live streams here is re-checked against the store this often
-	sessionRoundGap   = 250 * time.Millisecond // and, woken by changes (airlock.SessionWatcher), at most this often
+	sessionMaxAge     = 12 * time.Hour   // from sign-in, whatever the activity
+	sessionIdle       = 30 * time.Minute // since the last request
+	sessionTouchEvery = time.Minute      // a session's last request is written to the store at most this often
+	sessionPruneEvery = time.Minute      // expired sessions are deleted from the store, at a sign-in, at most this often
+	// Exported for the server's tests: the re-checks of sessions with
+	// streams, and the limits per token and per session.
+	SessionCheckEvery = 5 * time.Second        // a session with live streams here is re-checked against the store this often
+	SessionRoundGap   = 250 * time.Millisecond // and, woken by changes (airlock.SessionWatcher), at most this often
 	maxSessions       = 10000                  // in the cache; beyond it, the least recently used without a stream goes
-	maxPerToken       = 32                     // sessions of one token, on every replica; beyond it, its least recently used goes
-	maxStreams        = 16                     // live event streams of one session (its open tabs)
+	MaxPerToken       = 32                     // sessions of one token, on every replica; beyond it, its least recently used goes
+	MaxStreams        = 16                     // live event streams of one session (its open tabs)
 	maxTokenLength    = 4096                   // a pasted token longer than this is not one
 )
 
@@ -88,7 +90,7 @@ func sessionKey(id string) airlock.Hash { return sha256.Sum256([]byte(id)) }
 
 // create starts a session for t and returns its ID: 256 random bits. The
 // store keeps it first, and ends the token's least recently used sessions
-// past maxPerToken, whichever replica started them; nothing is cached if
+// past MaxPerToken, whichever replica started them; nothing is cached if
 // it cannot.
 func (sm *sessions) create(ctx context.Context, st airlock.SessionStore, log *slog.Logger,
 	t airlock.Token, secret airlock.Hash, now time.Time) (string, error) {
@@ -96,7 +98,7 @@ func (sm *sessions) create(ctx context.Context, st airlock.SessionStore, log *sl
 	rand.Read(b[:]) // never fails (crypto/rand panics rather than return short)
 	id := base64.RawURLEncoding.EncodeToString(b[:])
 	k := sessionKey(id)
-	ended, err := st.CreateSession(ctx, airlock.Session{ID: k, TokenID: t.ID, Secret: secret, Created: now, Seen: now}, maxPerToken)
+	ended, err := st.CreateSession(ctx, airlock.Session{ID: k, TokenID: t.ID, Secret: secret, Created: now, Seen: now}, MaxPerToken)
 	if err != nil {
 		return "", err
 	}
@@ -248,7 +250,7 @@ type streamOpening int
 const (
 	streamOpened  streamOpening = iota
 	streamEnded                 // the session ended meanwhile
-	streamTooMany               // the session holds maxStreams streams
+	streamTooMany               // the session holds MaxStreams streams
 )
 
 // openStream counts a new event stream of the session with this ID and
@@ -260,7 +262,7 @@ func (sm *sessions) openStream(id string) (<-chan struct{}, streamOpening) {
 	switch {
 	case !found:
 		return nil, streamEnded
-	case ss.streams >= maxStreams:
+	case ss.streams >= MaxStreams:
 		return nil, streamTooMany
 	}
 	ss.streams++
@@ -322,21 +324,21 @@ func (sm *sessions) endToken(tokenID string) {
 	}
 }
 
-// watchStreams re-checks against the store, every sessionCheckEvery —
+// watchStreams re-checks against the store, every SessionCheckEvery —
 // and at once when a store several servers share says sessions changed
 // (airlock.SessionWatcher) — each session holding live event streams here,
 // until none does or the server drains: a session signed out on another replica (or trimmed there past
-// maxPerToken), expired, or whose token was revoked, ends here, and its
+// MaxPerToken), expired, or whose token was revoked, ends here, and its
 // streams with it. A round reads each such session and each of their
 // tokens once, however many streams they hold; a store that does not
 // answer ends the round early (the streams stay: the next round tries
 // again).
 func (in *inbox) watchStreams() {
-	ctx, cancel := in.s.waitContext(context.Background(), 1<<62)
+	ctx, cancel := in.host.WaitContext(context.Background(), 1<<62)
 	defer cancel()
-	tick := time.NewTicker(sessionCheckEvery)
+	tick := time.NewTicker(SessionCheckEvery)
 	defer tick.Stop()
-	watcher, _ := in.s.store().(airlock.SessionWatcher)
+	watcher, _ := in.host.Store().(airlock.SessionWatcher)
 	watch := func() (<-chan struct{}, func()) {
 		if watcher == nil {
 			return nil, func() {}
@@ -356,8 +358,8 @@ func (in *inbox) watchStreams() {
 		}
 		// A burst of changes (sign-outs, or notifications anyone who may
 		// write to the database can send) makes one round per
-		// sessionRoundGap, not one per change.
-		if wait := sessionRoundGap - time.Since(last); wait > 0 {
+		// SessionRoundGap, not one per change.
+		if wait := SessionRoundGap - time.Since(last); wait > 0 {
 			select {
 			case <-ctx.Done():
 				return
@@ -379,7 +381,7 @@ func (in *inbox) watchStreams() {
 
 // recheck is one round of watchStreams over the sessions under keys ks.
 func (in *inbox) recheck(ctx context.Context, ks []airlock.Hash) {
-	ctx, cancel := context.WithTimeout(ctx, sessionCheckEvery)
+	ctx, cancel := context.WithTimeout(ctx, SessionCheckEvery)
 	defer cancel()
 	now := time.Now()
 	tokens := map[airlock.Hash]tokenState{} // by secret hash
@@ -387,7 +389,7 @@ func (in *inbox) recheck(ctx context.Context, ks []airlock.Hash) {
 		if ctx.Err() != nil {
 			return
 		}
-		ss, state := in.sessions.lookup(ctx, in.s.store(), in.s.logger(), k, now, false)
+		ss, state := in.sessions.lookup(ctx, in.host.Store(), in.host.Logger(), k, now, false)
 		switch state {
 		case sessionGone: // lookup ended it here, and its streams
 			continue
@@ -434,20 +436,12 @@ const (
 // live, and returns it. It reads the store every time: a revocation ends
 // the session at once.
 func (in *inbox) checkToken(ctx context.Context, secret airlock.Hash) (airlock.Token, tokenState) {
-	for _, c := range in.s.tokens.configured {
-		if c.Secret == secret {
-			if c.Token.Live(time.Now()) {
-				return c.Token, tokenLive
-			}
-			return airlock.Token{}, tokenDead
-		}
-	}
-	t, err := in.s.store().TokenBySecret(ctx, secret)
+	t, err := in.host.ReadToken(ctx, secret)
 	switch {
 	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
 		return airlock.Token{}, tokenDead
 	case err != nil:
-		in.s.logger().Warn("inbox: re-check a session's token", "err", err)
+		in.host.Logger().Warn("inbox: re-check a session's token", "err", err)
 		return airlock.Token{}, tokenUnknown
 	case !t.Live(time.Now()):
 		return airlock.Token{}, tokenDead
@@ -459,7 +453,7 @@ func (in *inbox) checkToken(ctx context.Context, secret airlock.Hash) (airlock.T
 // live. Others go to the sign-in page (or get 401 when a script asked).
 func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx := withRequestInfo(r)
+		ctx := in.host.RequestContext(r)
 		secure(w)
 		var id string
 		if c, err := r.Cookie(sessionCookie); err == nil {
@@ -469,7 +463,7 @@ func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 		// event stream opening again) is not the person's activity: an
 		// unattended tab must still go idle.
 		touch := r.Header.Get("HX-Request") != "true" && r.URL.Path != "/inbox/events"
-		ss, state := in.sessions.get(ctx, in.s.store(), in.s.logger(), id, time.Now(), touch)
+		ss, state := in.sessions.get(ctx, in.host.Store(), in.host.Logger(), id, time.Now(), touch)
 		ok := state == sessionLive
 		if ok {
 			t, ts := in.checkToken(ctx, ss.secret)
@@ -502,7 +496,7 @@ func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 			}
 			return
 		}
-		ctx = context.WithValue(ctx, principalKey, &ss.token)
+		ctx = context.WithValue(ctx, principalKey{}, &ss.token)
 		ctx = context.WithValue(ctx, sessionCtxKey{}, &sessionInfo{id: id, session: ss})
 		next(w, r.WithContext(ctx))
 	}
@@ -524,7 +518,7 @@ func (in *inbox) signinForm(w http.ResponseWriter, r *http.Request) {
 // same way); there is no lock-out beyond that.
 func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	secure(w)
-	ctx := withRequestInfo(r)
+	ctx := in.host.RequestContext(r)
 	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
 	if err := r.ParseForm(); err != nil {
 		in.fail(w, r, http.StatusBadRequest, "The form could not be read", err.Error())
@@ -535,26 +529,26 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	secret := strings.TrimSpace(r.PostForm.Get("token"))
 	if secret == "" || len(secret) > maxTokenLength {
-		in.s.refuse(ctx, nil, "", airlock.EUNAUTHENTICATED, "inbox sign-in without a token")
+		in.host.Refuse(ctx, nil, "", airlock.EUNAUTHENTICATED, "inbox sign-in without a token")
 		refused(http.StatusUnauthorized, "Paste your reviewer token (airlock token create --role reviewer).")
 		return
 	}
-	t, err := in.s.lookup(ctx, secret)
+	t, err := in.host.LookupToken(ctx, airlock.HashTokenSecret(secret))
 	switch {
 	case airlock.ErrorCode(err) == airlock.ENOTFOUND:
-		in.s.refuse(ctx, nil, "", airlock.EUNAUTHENTICATED, "inbox sign-in with an unknown token")
+		in.host.Refuse(ctx, nil, "", airlock.EUNAUTHENTICATED, "inbox sign-in with an unknown token")
 		refused(http.StatusUnauthorized, "That token is not known.")
 		return
 	case err != nil:
-		in.s.logger().Error("inbox sign-in: look up a token", "err", err)
+		in.host.Logger().Error("inbox sign-in: look up a token", "err", err)
 		refused(http.StatusServiceUnavailable, "The token cannot be checked now; retry in a moment.")
 		return
 	case !t.Live(time.Now()):
-		in.s.refuse(ctx, &t, "", airlock.EUNAUTHENTICATED, "inbox sign-in with a revoked or expired token")
+		in.host.Refuse(ctx, &t, "", airlock.EUNAUTHENTICATED, "inbox sign-in with a revoked or expired token")
 		refused(http.StatusUnauthorized, "That token was revoked or has expired.")
 		return
 	case t.Role != airlock.RoleReviewer && t.Role != airlock.RoleAdmin:
-		in.s.refuse(ctx, &t, "", airlock.EUNAUTHORIZED, t.Subject()+" may not sign in to the inbox: only reviewer and admin tokens may")
+		in.host.Refuse(ctx, &t, "", airlock.EUNAUTHORIZED, t.Subject()+" may not sign in to the inbox: only reviewer and admin tokens may")
 		refused(http.StatusForbidden, "Only reviewer and admin tokens can sign in; this one is an agent's.")
 		return
 	}
@@ -563,16 +557,16 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 	hashed := airlock.HashTokenSecret(secret)
 	switch _, ts := in.checkToken(ctx, hashed); ts {
 	case tokenDead:
-		in.s.refuse(ctx, &t, "", airlock.EUNAUTHENTICATED, "inbox sign-in with a revoked or expired token")
+		in.host.Refuse(ctx, &t, "", airlock.EUNAUTHENTICATED, "inbox sign-in with a revoked or expired token")
 		refused(http.StatusUnauthorized, "That token was revoked or has expired.")
 		return
 	case tokenUnknown:
 		refused(http.StatusServiceUnavailable, "The token cannot be checked now; retry in a moment.")
 		return
 	}
-	id, err := in.sessions.create(ctx, in.s.store(), in.s.logger(), t, hashed, time.Now())
+	id, err := in.sessions.create(ctx, in.host.Store(), in.host.Logger(), t, hashed, time.Now())
 	if err != nil {
-		in.s.logger().Error("inbox sign-in: keep the session", "err", err)
+		in.host.Logger().Error("inbox sign-in: keep the session", "err", err)
 		refused(http.StatusServiceUnavailable, "The session cannot be kept now; retry in a moment.")
 		return
 	}
@@ -590,10 +584,10 @@ func (in *inbox) signout(w http.ResponseWriter, r *http.Request) {
 	secure(w)
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
 		k := sessionKey(c.Value)
-		if err := in.s.store().DeleteSession(withRequestInfo(r), k); err != nil {
+		if err := in.host.Store().DeleteSession(in.host.RequestContext(r), k); err != nil {
 			// The browser forgets the cookie all the same; the session
 			// ends at its idle limit.
-			in.s.logger().Error("inbox sign-out: delete the session", "err", err)
+			in.host.Logger().Error("inbox sign-out: delete the session", "err", err)
 		}
 		// Its streams end after the store forgot it: a page told its
 		// stream closed asks at once whether its session lives.
