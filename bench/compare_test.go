@@ -14,7 +14,7 @@ package bench
 // with Gate.Resolve (classification + resolution, no action hash). OPA and
 // Cedar get an input built per call from the action's agent and tool, as an
 // application embedding them would build it; the tool → tier table they use
-// is generated from airlock.Catalog(), so all three classify identically.
+// is generated from gate.Catalog(), so all three classify identically.
 //
 // Shell and exec tools (class process.exec) are out of scope: Airlock parses
 // their scripts, which neither OPA nor Cedar can do, so no input uses them.
@@ -33,6 +33,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/shell"
 )
 
@@ -76,7 +77,7 @@ var tierOutcomes = []struct{ tier, outcome string }{
 // data OPA and Cedar are given.
 func catalogTiers() map[string]string {
 	m := map[string]string{}
-	for _, e := range airlock.Catalog() {
+	for _, e := range gate.Catalog() {
 		m[e.Tool] = e.Tier.String()
 	}
 	return m
@@ -198,14 +199,14 @@ type engine interface {
 	decide(ctx context.Context, a airlock.Action) (string, error)
 }
 
-type airlockEngine struct{ g *airlock.Gate }
+type airlockEngine struct{ g *gate.Gate }
 
 func newAirlock() (*airlockEngine, error) {
-	p, err := airlock.LoadPolicy("tier-lookup.yaml", []byte(airlockPolicy))
+	p, err := gate.LoadPolicy("tier-lookup.yaml", []byte(airlockPolicy))
 	if err != nil {
 		return nil, err
 	}
-	g, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := gate.New(shell.Analyser{}, p)
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +432,7 @@ func TestSameAnswersCatalog(t *testing.T) {
 	ctx := context.Background()
 	ens := engines(t)
 	n := 0
-	for _, entry := range airlock.Catalog() {
+	for _, entry := range gate.Catalog() {
 		if entry.Class == airlock.ClassProcessExec || entry.Tool == "apply_patch" {
 			// Airlock parses these (scripts, patches); see the top of the file.
 			continue
@@ -467,7 +468,7 @@ func TestSameAnswersCanFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := airlock.LoadPolicy("bad.yaml", []byte(`
+	p, err := gate.LoadPolicy("bad.yaml", []byte(`
 rules:
   - {id: crawler-fetch, agent: crawler, tool: WebFetch, outcome: auto}
   - {id: privileged, min_tier: privileged, outcome: deny}
@@ -478,7 +479,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := airlock.NewGate(shell.Analyser{}, p)
+	g, err := gate.New(shell.Analyser{}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
