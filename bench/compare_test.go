@@ -14,7 +14,7 @@ package bench
 // with Gate.Resolve (classification + resolution, no action hash). OPA and
 // Cedar get an input built per call from the action's agent and tool, as an
 // application embedding them would build it; the tool → tier table they use
-// is generated from gate.Catalog(), so all three classify identically.
+// is generated from catalog.Catalog(), so all three classify identically.
 //
 // Shell and exec tools (class process.exec) are out of scope: Airlock parses
 // their scripts, which neither OPA nor Cedar can do, so no input uses them.
@@ -33,6 +33,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/catalog"
 	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/shell"
 )
@@ -77,7 +78,7 @@ var tierOutcomes = []struct{ tier, outcome string }{
 // data OPA and Cedar are given.
 func catalogTiers() map[string]string {
 	m := map[string]string{}
-	for _, e := range gate.Catalog() {
+	for _, e := range catalog.Catalog() {
 		m[e.Tool] = e.Tier.String()
 	}
 	return m
@@ -432,7 +433,7 @@ func TestSameAnswersCatalog(t *testing.T) {
 	ctx := context.Background()
 	ens := engines(t)
 	n := 0
-	for _, entry := range gate.Catalog() {
+	for _, entry := range catalog.Catalog() {
 		if entry.Class == airlock.ClassProcessExec || entry.Tool == "apply_patch" {
 			// Airlock parses these (scripts, patches); see the top of the file.
 			continue

@@ -3,8 +3,10 @@ package gate
 import (
 	"context"
 	"fmt"
-	"github.com/airlock-dev/airlock"
 	"slices"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/catalog"
 )
 
 // classify computes an action's classification: the built-in catalog (and
@@ -12,8 +14,8 @@ import (
 // layer. The most
 // restrictive classification wins; a classifier may replace a generic one
 // (an MCP call, an unknown tool, an unknown program) outright.
-func (s stack) classify(ctx context.Context, sh ShellAnalyser, x *activation) airlock.Classification {
-	c := classifyBuiltin(sh, x, s.catalogue())
+func (s stack) classify(ctx context.Context, sh catalog.ShellAnalyser, x *activation) airlock.Classification {
+	c := catalog.Classify(sh, x.a, x.decodedArgs(), s.catalogue())
 	if c.Opaque != "" || !s.hasClassifiers() {
 		return c
 	}
@@ -33,7 +35,7 @@ func (s stack) classify(ctx context.Context, sh ShellAnalyser, x *activation) ai
 			}
 		}
 		if changed {
-			aggregate(&c)
+			catalog.Aggregate(&c)
 		}
 		return c
 	}

@@ -101,6 +101,15 @@ func (x *activation) argsMap() map[string]any {
 	return x.args
 }
 
+// decodedArgs is the arguments if a condition decoded them already, else
+// nil: the catalog then reads only the members it looks at.
+func (x *activation) decodedArgs() map[string]any {
+	if !x.decoded {
+		return nil
+	}
+	return x.args
+}
+
 var _ interpreter.Activation = (*activation)(nil)
 
 func (x *activation) ResolveName(name string) (any, bool) {

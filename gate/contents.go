@@ -2,9 +2,11 @@ package gate
 
 import (
 	"cmp"
-	"github.com/airlock-dev/airlock"
 	"slices"
 	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/catalog"
 )
 
 // PolicyContents is what one policy of the stack holds, as compiled, in the
@@ -61,7 +63,7 @@ func (g *Gate) Contents() []PolicyContents {
 	return out
 }
 
-func (s stack) contents(sh ShellAnalyser, p *Policy) PolicyContents {
+func (s stack) contents(sh catalog.ShellAnalyser, p *Policy) PolicyContents {
 	c := PolicyContents{
 		Name: p.name, File: p.file, Layer: p.layer, Description: p.description,
 		Default: p.defaultOutcome, DefaultSource: p.defaultSource, DefaultMaxTier: p.defaultMaxTier,

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/airlock-dev/airlock"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/catalog"
 )
 
 // EffectivePolicy is everything the stack in force can apply to one agent's
@@ -234,7 +236,7 @@ func (r *EffectiveRule) ReachText() string {
 // reach asks the gate's own ceiling (rule.aboveCeiling) how far the rule
 // reaches for each kind of action it may match, with the stack's
 // classification of the tools and commands it names exactly.
-func (s stack) reach(sh ShellAnalyser, r *rule) []Reach {
+func (s stack) reach(sh catalog.ShellAnalyser, r *rule) []Reach {
 	if !r.loosens() {
 		return nil
 	}
@@ -340,7 +342,7 @@ func (g *Gate) EffectivePolicy(agent string) EffectivePolicy {
 	return g.state.Load().layers.effective(g.shell, agent)
 }
 
-func (s stack) effective(sh ShellAnalyser, agent string) EffectivePolicy {
+func (s stack) effective(sh catalog.ShellAnalyser, agent string) EffectivePolicy {
 	ag := s.agent(agent)
 	ep := EffectivePolicy{
 		Agent:        agent,
@@ -362,7 +364,7 @@ func (s stack) effective(sh ShellAnalyser, agent string) EffectivePolicy {
 	return ep
 }
 
-func (s stack) effectiveLayer(sh ShellAnalyser, p *Policy, agent string) EffectiveLayer {
+func (s stack) effectiveLayer(sh catalog.ShellAnalyser, p *Policy, agent string) EffectiveLayer {
 	l := EffectiveLayer{
 		Policy: p.name, Layer: p.layer, File: p.file, Description: p.description,
 		Default: p.defaultOutcome, DefaultSource: p.defaultSource,
@@ -396,7 +398,7 @@ func (s stack) effectiveLayer(sh ShellAnalyser, p *Policy, agent string) Effecti
 
 // effectiveRules returns the rules whose agent patterns match the agent,
 // and counts the others in excluded.
-func (s stack) effectiveRules(sh ShellAnalyser, p *Policy, rules []*rule, agent string, excluded *int) []EffectiveRule {
+func (s stack) effectiveRules(sh catalog.ShellAnalyser, p *Policy, rules []*rule, agent string, excluded *int) []EffectiveRule {
 	var out []EffectiveRule
 	for _, r := range rules {
 		if !matchAny(r.agents, agent) {
@@ -421,7 +423,7 @@ func (p *Policy) effectiveFloors() []EffectiveFloor {
 	return fs
 }
 
-func (s stack) effectiveRule(sh ShellAnalyser, p *Policy, r *rule) EffectiveRule {
+func (s stack) effectiveRule(sh catalog.ShellAnalyser, p *Policy, r *rule) EffectiveRule {
 	er := EffectiveRule{
 		ID: r.id, Description: r.description, At: p.at(r.pos), Step: stepNames[r.step()],
 		Agents: texts(r.agents), Tools: texts(r.tools), Classes: texts(r.classes), Commands: texts(r.commands),

@@ -210,7 +210,7 @@ func keptResult(result json.RawMessage) json.RawMessage {
 	if len(result) <= MaxResultBytes && json.Valid(result) {
 		return result
 	}
-	b, _ := json.Marshal(clipText(string(result), MaxResultBytes-64))
+	b, _ := json.Marshal(airlock.ClipText(string(result), MaxResultBytes-64))
 	return b
 }
 
@@ -633,7 +633,7 @@ func (e *Enforcer) newApproval(d *airlock.Decision) airlock.Approval {
 		Reviewers: d.Reviewers, Owner: d.Owner, Timeout: timeout, Status: airlock.StatusPending,
 		Detail: airlock.ApprovalDetail{
 			AutonomyClass: autonomy, RequiresHuman: d.NeedsHuman, Code: d.Code,
-			Rule: d.DecidedBy(), Decision: clipText(d.Explain(), maxExplainText), Notify: d.Notify,
+			Rule: d.DecidedBy(), Decision: airlock.ClipText(d.Explain(), maxExplainText), Notify: d.Notify,
 		},
 	}
 	if ap.Outcome == airlock.Suggest {
@@ -661,8 +661,8 @@ func decisionEventBy(d *airlock.Decision, label, approvalID, decidedBy string) a
 		// Nested commands repeat their parents' text: each is clipped, so
 		// that a deep script cannot make a decision event huge (the whole
 		// script is in the action's arguments, once).
-		n := airlock.CommandNote{Text: clipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome,
-			Inert: c.Inert, Reason: clipText(c.Reason, maxNoteText), Via: c.Via, Deciding: i+1 == d.Command}
+		n := airlock.CommandNote{Text: airlock.ClipText(c.Text, maxNoteText), Class: c.Class, Tier: c.Tier, Outcome: c.Outcome,
+			Inert: c.Inert, Reason: airlock.ClipText(c.Reason, maxNoteText), Via: c.Via, Deciding: i+1 == d.Command}
 		if !c.Inert {
 			n.By = c.Source
 			if c.Rule != nil {
@@ -722,18 +722,6 @@ const (
 	maxExplainText = 64 << 10 // the explanation in an approval request's detail
 )
 
-// clipText cuts s to at most n bytes on a rune boundary, saying so.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
-}
-
 // releaseSummary names the tool a release would let in, rather than its
 // whole definition.
 func releaseSummary(args json.RawMessage) (string, bool) {
@@ -745,7 +733,7 @@ func releaseSummary(args json.RawMessage) (string, bool) {
 	if r.Change == "changed" {
 		what = "a changed definition of"
 	}
-	return clipText(fmt.Sprintf("%s: release %s %s of MCP server %s", airlock.ToolReleaseTool, what, r.Tool, r.Server), maxSummary), true
+	return airlock.ClipText(fmt.Sprintf("%s: release %s %s of MCP server %s", airlock.ToolReleaseTool, what, r.Tool, r.Server), maxSummary), true
 }
 
 // maxSummary bounds a summary line; reviewers see the full arguments apart.

@@ -3,11 +3,13 @@ package gate
 import (
 	"context"
 	"fmt"
-	"github.com/airlock-dev/airlock"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/catalog"
 )
 
 // Gate decides what happens to every action an agent attempts. It holds a
@@ -15,7 +17,7 @@ import (
 // narrower policies a session pushed. Decide is pure: it reads no storage,
 // makes no network call, and is safe for concurrent use.
 type Gate struct {
-	shell ShellAnalyser
+	shell catalog.ShellAnalyser
 	mu    sync.Mutex // serialises changes to the stack
 	state atomic.Pointer[gateState]
 }
@@ -36,7 +38,7 @@ type stack []*Policy
 // order, and runs every policy's tests against the stack down to that
 // policy: a lower layer can only tighten, so an upper layer's test that
 // expects a refusal must still hold.
-func New(sh ShellAnalyser, layers ...*Policy) (*Gate, error) {
+func New(sh catalog.ShellAnalyser, layers ...*Policy) (*Gate, error) {
 	if err := ValidateStack(layers...); err != nil {
 		return nil, err
 	}
@@ -206,7 +208,7 @@ type agentInfo struct {
 }
 
 // decide validates the action and decides it.
-func (s stack) decide(ctx context.Context, sh ShellAnalyser, a *airlock.Action) airlock.Decision {
+func (s stack) decide(ctx context.Context, sh catalog.ShellAnalyser, a *airlock.Action) airlock.Decision {
 	if err := a.Validate(); err != nil {
 		return invalid(a, err)
 	}
@@ -225,7 +227,7 @@ func invalid(a *airlock.Action, err error) airlock.Decision {
 // decideValid decides an action already validated: classify it, decide
 // each of its views, keep the strictest, then apply what no tier can
 // override (an unanalysable script, needs-human).
-func (s stack) decideValid(ctx context.Context, sh ShellAnalyser, a *airlock.Action) airlock.Decision {
+func (s stack) decideValid(ctx context.Context, sh catalog.ShellAnalyser, a *airlock.Action) airlock.Decision {
 	d := airlock.Decision{Action: *a}
 	x := activation{a: a}
 	d.Classification = s.classify(ctx, sh, &x)

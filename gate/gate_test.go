@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/airlock-dev/airlock"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/airlock-dev/airlock"
 )
 
 func mustLoad(tb testing.TB, name, src string) *Policy {
@@ -420,8 +421,8 @@ func TestClipText(t *testing.T) {
 		{"abcdef", 3, "abc… (3 bytes more)"},
 		{"ééé", 3, "é… (4 bytes more)"}, // never cuts a rune
 	} {
-		if got := clipText(c.in, c.n); got != c.want {
-			t.Errorf("clipText(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		if got := airlock.ClipText(c.in, c.n); got != c.want {
+			t.Errorf("airlock.ClipText(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
 }

@@ -3,9 +3,11 @@ package gate
 import (
 	"cmp"
 	"fmt"
-	"github.com/airlock-dev/airlock"
 	"slices"
 	"strings"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/catalog"
 )
 
 // Lint returns warnings about a policy that loads but probably does not do
@@ -17,7 +19,7 @@ import (
 // those programs), and the paths that loosen everything without saying how
 // far — a default (a levels-style policy's L2 too), a rule for every action
 // of an agent, the autonomous preset — which stop at network-egress.
-func (p *Policy) Lint(sh ShellAnalyser) []Problem {
+func (p *Policy) Lint(sh catalog.ShellAnalyser) []Problem {
 	var out []Problem
 	warn := func(pos Pos, format string, args ...any) {
 		out = append(out, Problem{File: p.file, Line: pos.Line, Col: pos.Col, Message: "warning: " + fmt.Sprintf(format, args...)})
@@ -198,7 +200,7 @@ func mayMatch(ps []pattern, e pattern) bool {
 // the pattern can never let it run. The program is what the pattern says
 // before its first wildcard, run with an argument where the wildcard stands
 // for one ("sudo *" is sudo running something).
-func (p *Policy) lintCeiling(r *rule, sh ShellAnalyser, warn func(Pos, string, ...any)) {
+func (p *Policy) lintCeiling(r *rule, sh catalog.ShellAnalyser, warn func(Pos, string, ...any)) {
 	if !r.loosens() || r.maxTier == airlock.TierPrivileged {
 		return
 	}
@@ -270,8 +272,8 @@ func covers(a, b []pattern) bool {
 }
 
 func matchesShellTool(tools []pattern) bool {
-	for name, spec := range catalog {
-		if spec.kind == kindShell && matchAny(tools, name) {
+	for _, name := range catalog.ShellTools() {
+		if matchAny(tools, name) {
 			return true
 		}
 	}

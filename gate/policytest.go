@@ -3,8 +3,10 @@ package gate
 import (
 	"context"
 	"fmt"
-	"github.com/airlock-dev/airlock"
 	"strings"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/catalog"
 )
 
 // PolicyTest is an example action a policy carries with the outcome it must
@@ -54,7 +56,7 @@ func (r TestResult) String() string {
 
 // RunPolicyTests runs every policy's tests against the stack from the top
 // layer down to that policy, seeing inside shell commands with sh.
-func RunPolicyTests(sh ShellAnalyser, layers ...*Policy) []TestResult {
+func RunPolicyTests(sh catalog.ShellAnalyser, layers ...*Policy) []TestResult {
 	var out []TestResult
 	for i := range layers {
 		out = append(out, runTests(sh, layers[:i+1], i)...)
@@ -63,7 +65,7 @@ func RunPolicyTests(sh ShellAnalyser, layers ...*Policy) []TestResult {
 }
 
 // runTests runs the tests of s[i] against the stack s.
-func runTests(sh ShellAnalyser, s stack, i int) []TestResult {
+func runTests(sh catalog.ShellAnalyser, s stack, i int) []TestResult {
 	p := s[i]
 	out := make([]TestResult, 0, len(p.tests))
 	for _, t := range p.tests {

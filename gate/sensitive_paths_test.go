@@ -2,83 +2,11 @@ package gate
 
 import (
 	"context"
-	"github.com/airlock-dev/airlock"
 	"strings"
 	"testing"
-)
 
-// TestGateConfigureClass: a write to an agent host's or an editor's
-// settings, at the user's level or a project's, or to Airlock's own files,
-// is class gate.configure, tier privileged, through every file tool, a
-// patch and a shell redirection; reading Airlock's tokens is a secret read.
-func TestGateConfigureClass(t *testing.T) {
-	patch := func(verb, p string) string {
-		body := "+{}\n"
-		if verb == "Delete" {
-			body = ""
-		}
-		return "*** Begin Patch\n*** " + verb + " File: " + p + "\n" + body + "*** End Patch"
-	}
-	for _, tc := range []struct {
-		tool  string
-		cwd   string
-		args  map[string]any
-		class airlock.Class
-		tier  airlock.RiskTier
-	}{
-		// Claude Code's tools, a project's settings and the user's.
-		{"Write", "/w", map[string]any{"file_path": ".claude/settings.local.json", "content": `{"disableAllHooks":true}`}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"Write", "/w", map[string]any{"file_path": "/home/u/.claude/settings.json", "content": "{}"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"Edit", "/w", map[string]any{"file_path": "/w/.mcp.json", "old_string": "a", "new_string": "b"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"MultiEdit", "/w", map[string]any{"file_path": "/w/.codex/hooks.json", "edits": []any{}}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"NotebookEdit", "/w", map[string]any{"notebook_path": "/w/.vscode/x.ipynb", "new_source": "x"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		// Other hosts' and the builtins.
-		{"write_file", "/w", map[string]any{"file_path": ".gemini/settings.json", "content": "{}"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"replace", "/w", map[string]any{"file_path": "/w/.vscode/tasks.json", "old_string": "a", "new_string": "b"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"write_file", "/w", map[string]any{"path": ".cursor/hooks.json", "content": "{}"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"delete_file", "/w", map[string]any{"path": ".claude/settings.json"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"move_file", "/w", map[string]any{"source": "x.json", "destination": ".mcp.json"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"move_file", "/w", map[string]any{"source": ".claude/settings.json", "destination": "old.json"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"copy_file", "/w", map[string]any{"source": "x.json", "destination": "/w/.codex/config.toml"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		// Case-insensitive file systems.
-		{"Write", "/w", map[string]any{"file_path": ".Claude/Settings.Local.JSON", "content": "{}"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"Write", "/w", map[string]any{"file_path": ".GIT/hooks/pre-commit", "content": "x"}, airlock.ClassFSWrite, airlock.TierPrivileged},
-		// Airlock's own files.
-		{"Write", "/w", map[string]any{"file_path": "~/.config/airlock/claude.token", "content": "x"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"Write", "/srv", map[string]any{"file_path": "airlock-data/checkpoint.key", "content": "x"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"Edit", "/srv", map[string]any{"file_path": "airlock.yaml", "old_string": "a", "new_string": "b"}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"Read", "/w", map[string]any{"file_path": "~/.config/airlock/claude.token"}, airlock.ClassCredentialsRead, airlock.TierPrivileged},
-		{"Read", "/srv", map[string]any{"file_path": "airlock-data/checkpoint.key"}, airlock.ClassCredentialsRead, airlock.TierPrivileged},
-		// Hosts' logins.
-		{"Read", "/w", map[string]any{"file_path": "~/.codex/auth.json"}, airlock.ClassCredentialsRead, airlock.TierPrivileged},
-		{"Read", "/w", map[string]any{"file_path": "/Users/u/.claude/.credentials.json"}, airlock.ClassCredentialsRead, airlock.TierPrivileged},
-		{"read_file", "/w", map[string]any{"file_path": "/var/run/secrets/kubernetes.io/serviceaccount/token"}, airlock.ClassCredentialsRead, airlock.TierPrivileged},
-		{"Read", "/w", map[string]any{"file_path": "/proc/self/environ"}, airlock.ClassCredentialsRead, airlock.TierPrivileged},
-		// Patches.
-		{"apply_patch", "/w", map[string]any{"command": patch("Add", ".claude/settings.local.json")}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"apply_patch", "/w", map[string]any{"command": patch("Delete", ".codex/hooks.json")}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"apply_patch", "/w", map[string]any{"command": patch("Add", ".GIT/hooks/pre-commit")}, airlock.ClassFSWrite, airlock.TierPrivileged},
-		// A shell redirection.
-		{"Bash", "/w", map[string]any{"command": `echo '{"disableAllHooks":true}' > .claude/settings.local.json`}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		{"Bash", "/w", map[string]any{"command": `cp /tmp/x.json .vscode/tasks.json`}, airlock.ClassGateConfigure, airlock.TierPrivileged},
-		// Ordinary project files.
-		{"Write", "/w", map[string]any{"file_path": "CLAUDE.md", "content": "x"}, airlock.ClassFSWrite, airlock.TierWrite},
-		{"Write", "/w", map[string]any{"file_path": ".claude/CLAUDE.md", "content": "x"}, airlock.ClassFSWrite, airlock.TierWrite},
-		{"Write", "/w", map[string]any{"file_path": "src/settings.json", "content": "x"}, airlock.ClassFSWrite, airlock.TierWrite},
-		{"Write", "/w", map[string]any{"file_path": "config.toml", "content": "x"}, airlock.ClassFSWrite, airlock.TierWrite},
-		{"Write", "/w", map[string]any{"file_path": "docs/.claude.md", "content": "x"}, airlock.ClassFSWrite, airlock.TierWrite},
-		{"Read", "/w", map[string]any{"file_path": ".claude/settings.json"}, airlock.ClassFSRead, airlock.TierRead},
-		{"apply_patch", "/w", map[string]any{"command": patch("Add", "README.md")}, airlock.ClassFSWrite, airlock.TierWrite},
-	} {
-		c := classifyForTest(t, tc.tool, tc.cwd, tc.args)
-		if c.Class != tc.class || c.Tier != tc.tier {
-			t.Errorf("%s %v: got %s (%s), want %s (%s)", tc.tool, tc.args, c.Class, c.Tier, tc.class, tc.tier)
-		}
-		if c.Class == airlock.ClassGateConfigure && c.Capability != airlock.CapGateConfigure {
-			t.Errorf("%s %v: capability %s", tc.tool, tc.args, c.Capability)
-		}
-	}
-}
+	"github.com/airlock-dev/airlock"
+)
 
 const sensitivePolicy = `version: 1
 name: vault

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/airlock-dev/airlock/gate"
+	"github.com/airlock-dev/airlock/catalog"
 )
 
 // A resource read and a prompt are decided and recorded like a tool call:
@@ -51,7 +51,7 @@ func (s *session) readResource(ctx context.Context, req *jsonrpc.Request) (json.
 	if err != nil {
 		return nil, invalidParams(req.Method + ": " + err.Error())
 	}
-	return s.gated(ctx, u, req, gate.MCPResourceRead, args, token)
+	return s.gated(ctx, u, req, catalog.MCPResourceRead, args, token)
 }
 
 // promptParams are the params of a prompts/get as the gateway reads them.
@@ -93,13 +93,13 @@ func (s *session) getPrompt(ctx context.Context, req *jsonrpc.Request) (json.Raw
 	if err != nil {
 		return nil, invalidParams(req.Method + ": " + err.Error())
 	}
-	return s.gated(ctx, u, req, gate.MCPPromptGet, args, token)
+	return s.gated(ctx, u, req, catalog.MCPPromptGet, args, token)
 }
 
 // gated decides the action of method on upstream u with args, and
 // forwards args (with the progress token) when it is allowed.
 func (s *session) gated(ctx context.Context, u *upstream, req *jsonrpc.Request, method string, args json.RawMessage, token jsontext.Value) (json.RawMessage, error) {
-	a := airlock.Action{Agent: s.agent, Tool: gate.MCPTool(u.srv.Name, method), Args: args, SessionID: s.id, CallID: idText(req.ID)}
+	a := airlock.Action{Agent: s.agent, Tool: catalog.MCPTool(u.srv.Name, method), Args: args, SessionID: s.id, CallID: idText(req.ID)}
 	enf, err := s.decide(ctx, a, token)
 	if err != nil {
 		return nil, err

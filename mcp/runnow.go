@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/airlock-dev/airlock/gate"
+	"github.com/airlock-dev/airlock/catalog"
 )
 
 // The gateway is the executor of the MCP calls it refused as proposals
@@ -76,7 +76,7 @@ func (s *session) runNow(u *upstream, tool string, ap airlock.Approval) {
 		return
 	}
 	method, params := tool, args // a resource read or a prompt: the params are the arguments
-	if tool != gate.MCPResourceRead && tool != gate.MCPPromptGet {
+	if tool != catalog.MCPResourceRead && tool != catalog.MCPPromptGet {
 		list, err := u.listing(s.ctx)
 		if err != nil {
 			log.Warn("run now: list the server's tools", "err", err)

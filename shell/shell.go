@@ -21,7 +21,6 @@ import (
 	"sync"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/sensitive"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -55,8 +54,6 @@ var (
 // Analyser is the airlock.ShellAnalyser of this package. Its zero value is
 // ready to use, and it is safe for concurrent use.
 type Analyser struct{}
-
-var _ gate.ShellAnalyser = Analyser{}
 
 // AnalyseScript parses script as bash and returns every command it runs, in
 // source order.

@@ -1,4 +1,4 @@
-package gate
+package catalog
 
 import (
 	"fmt"
@@ -331,21 +331,20 @@ func geminiMCPTool(name string) (server, tool string, ok bool) {
 	return server, tool, true
 }
 
-// classifyBuiltin classifies an action with the built-in catalog alone,
+// Classify classifies an action with the built-in catalog alone,
 // and sh for shell commands. A tool the catalog does not know is class
 // unknown.
-func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) airlock.Classification {
-	a := x.a
+func Classify(sh ShellAnalyser, a *airlock.Action, decoded map[string]any, cat *sensitive.Catalogue) airlock.Classification {
 	spec, ok := catalog[a.Tool]
 	if !ok {
 		if server, tool, ok := mcpTool(a.Tool); ok {
 			if strings.HasPrefix(a.Tool, "mcp__") {
-				if c, ok := classifyKnownMCP(server, tool, x, cat); ok {
+				if c, ok := classifyKnownMCP(server, tool, a, cat); ok {
 					return c
 				}
 				switch tool {
 				case MCPResourceRead:
-					return classifyResourceRead(server, x, cat)
+					return classifyResourceRead(server, a, decoded, cat)
 				case MCPPromptGet:
 					// A prompt is a template the server fills in, but it fills
 					// it in by running its own code with the client's
@@ -373,8 +372,8 @@ func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) 
 	if spec.kind == kindPlain && raises == nil {
 		return c
 	}
-	args := x.args // decoded already when a condition ran first
-	if !x.decoded {
+	args := decoded // decoded already when a condition ran first
+	if args == nil {
 		args = airlock.PickArgs(a.Args, catalogKeys)
 	}
 	for _, r := range raises {
@@ -454,7 +453,7 @@ func classifyBuiltin(sh ShellAnalyser, x *activation, cat *sensitive.Catalogue) 
 		}
 		c.Source = "shell"
 		c.Commands = cmds
-		aggregate(&c)
+		Aggregate(&c)
 	}
 	return c
 }
@@ -469,10 +468,10 @@ var uriKeys = map[string]bool{"uri": true}
 // however it likes (a database row, a custom scheme, another host's file:
 // tier write), which Airlock cannot prove to be a read: those are generic,
 // for a policy that trusts a server to say otherwise.
-func classifyResourceRead(server string, x *activation, cat *sensitive.Catalogue) airlock.Classification {
-	args := x.args
-	if !x.decoded {
-		args = airlock.PickArgs(x.a.Args, uriKeys)
+func classifyResourceRead(server string, a *airlock.Action, decoded map[string]any, cat *sensitive.Catalogue) airlock.Classification {
+	args := decoded
+	if args == nil {
+		args = airlock.PickArgs(a.Args, uriKeys)
 	}
 	uri, _ := args["uri"].(string)
 	c := airlock.Classification{Class: airlock.ClassMCPResourceRead, Source: "catalog"}
@@ -490,10 +489,10 @@ func classifyResourceRead(server string, x *activation, cat *sensitive.Catalogue
 	switch scheme, _, _ := strings.Cut(uri, ":"); strings.ToLower(scheme) {
 	case "http", "https", "ws", "wss", "ftp", "ftps", "sftp", "ssh", "git", "s3", "gs":
 		c.Capability, c.Tier = airlock.CapNetworkEgress, airlock.TierNetworkEgress
-		c.Reason = "has MCP server " + server + " fetch " + strconv.Quote(clipText(uri, 200))
+		c.Reason = "has MCP server " + server + " fetch " + strconv.Quote(airlock.ClipText(uri, 200))
 	default:
 		c.Capability, c.Tier = airlock.CapMCPCall, airlock.TierWrite
-		c.Reason = "reads resource " + strconv.Quote(clipText(uri, 200)) + " of MCP server " + server + ", which does what it likes to serve it"
+		c.Reason = "reads resource " + strconv.Quote(airlock.ClipText(uri, 200)) + " of MCP server " + server + ", which does what it likes to serve it"
 	}
 	return c
 }
@@ -551,7 +550,7 @@ func shellCall(c airlock.Classification, sh ShellAnalyser, args map[string]any, 
 			return opaque(c, err.Error())
 		}
 		c.Source, c.Commands = "shell", cmds
-		aggregate(&c)
+		Aggregate(&c)
 		return c
 	}
 	if sh == nil {
@@ -562,7 +561,7 @@ func shellCall(c airlock.Classification, sh ShellAnalyser, args map[string]any, 
 		return opaque(c, err.Error())
 	}
 	c.Source, c.Commands = "shell", cmds
-	aggregate(&c)
+	Aggregate(&c)
 	return c
 }
 
@@ -602,10 +601,10 @@ func opaque(c airlock.Classification, why string) airlock.Classification {
 	return c
 }
 
-// aggregate sets a script's class, capability and tier to those of its most
+// Aggregate sets a script's class, capability and tier to those of its most
 // dangerous command (the first one on ties). A script of inert commands only
 // is a read.
-func aggregate(c *airlock.Classification) {
+func Aggregate(c *airlock.Classification) {
 	best := -1
 	for i := range c.Commands {
 		cmd := &c.Commands[i]
@@ -782,4 +781,17 @@ func Catalog() []CatalogEntry {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Tool < out[j].Tool })
 	return out
+}
+
+// ShellTools lists the built-in tools that run a shell script (their
+// args.command), sorted.
+func ShellTools() []string {
+	var names []string
+	for name, spec := range catalog {
+		if spec.kind == kindShell {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

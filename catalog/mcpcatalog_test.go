@@ -1,4 +1,4 @@
-package gate
+package catalog
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/mcpcatalog"
+	"github.com/airlock-dev/airlock/shell"
 )
 
 // TestMCPCatalogue: every tool of the MCP server catalogue resolves to a
@@ -72,7 +73,7 @@ func classifyKnown(t *testing.T, known, tool, cwd string, args map[string]any) a
 	if err := a.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	return classifyBuiltin(ShellForTests, &activation{a: &a}, nil)
+	return Classify(shell.Analyser{}, &a, nil, nil)
 }
 
 // TestCatalogKnownMCPServers: a known server's tools are classified like
@@ -168,7 +169,7 @@ func TestCatalogKnownMCPServers(t *testing.T) {
 	// tool named with mcp_server, or Gemini's form, stays as it was.
 	for _, tool := range []string{"Read", "mcp_fs_read_text_file"} {
 		a := airlock.Action{Agent: "a", Tool: tool, Args: airlock.MustArgs(map[string]any{"path": "a", "file_path": "a"}), MCPServer: "filesystem"}
-		if c := classifyBuiltin(ShellForTests, &activation{a: &a}, nil); c.Source == "mcp catalog" {
+		if c := Classify(shell.Analyser{}, &a, nil, nil); c.Source == "mcp catalog" {
 			t.Errorf("%s: %s from the MCP catalogue", tool, c)
 		}
 	}

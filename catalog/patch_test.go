@@ -1,8 +1,7 @@
-package gate
+package catalog
 
 import (
 	"fmt"
-	"github.com/airlock-dev/airlock"
 	"io/fs"
 	"maps"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/airlock-dev/airlock"
 )
 
 func patchText(lines ...string) string {

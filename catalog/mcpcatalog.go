@@ -1,4 +1,4 @@
-package gate
+package catalog
 
 import (
 	"slices"
@@ -76,8 +76,8 @@ func resolveMCPTool(t mcpcatalog.Tool) (*knownMCPTool, error) {
 // catalogue lists the tool; ok is false otherwise, and the call stays a
 // generic mcp.call. Its paths are judged as Read's and Write's are, its
 // URLs as WebFetch's, a file: URL as a read of its path.
-func classifyKnownMCP(server, tool string, x *activation, cat *sensitive.Catalogue) (airlock.Classification, bool) {
-	known := x.a.MCPServer
+func classifyKnownMCP(server, tool string, a *airlock.Action, cat *sensitive.Catalogue) (airlock.Classification, bool) {
+	known := a.MCPServer
 	if known == "" {
 		return airlock.Classification{}, false
 	}
@@ -90,7 +90,7 @@ func classifyKnownMCP(server, tool string, x *activation, cat *sensitive.Catalog
 	if len(k.keys) == 0 {
 		return c, true
 	}
-	args := airlock.PickArgs(x.a.Args, k.keys)
+	args := airlock.PickArgs(a.Args, k.keys)
 	if k.t.DestroyKey != "" {
 		if v, ok := args[k.t.DestroyKey].(string); ok && slices.Contains(k.t.Destroy, v) && c.Tier < airlock.TierDestructive {
 			c.Tier = airlock.TierDestructive
@@ -108,13 +108,13 @@ func classifyKnownMCP(server, tool string, x *activation, cat *sensitive.Catalog
 			// A file: URL Airlock cannot read as one local path may name
 			// any file: nothing proves it is not a secret.
 			c.Class, c.Capability, c.Tier = airlock.ClassCredentialsRead, airlock.CapCredentialsRead, airlock.TierPrivileged
-			c.Reason = "opens a file: URL Airlock cannot read as a local path: " + strconv.Quote(clipText(u, 200))
+			c.Reason = "opens a file: URL Airlock cannot read as a local path: " + strconv.Quote(airlock.ClipText(u, 200))
 			return c, true
 		}
 		reads = append(reads, p)
 	}
-	raiseForCredentials(&c, orHome(reads, x.a.Cwd), x.a.Cwd, cat)
-	raiseForSystemPaths(&c, orHome(stringsArg(args, k.t.Write), x.a.Cwd), x.a.Cwd, cat)
+	raiseForCredentials(&c, orHome(reads, a.Cwd), a.Cwd, cat)
+	raiseForSystemPaths(&c, orHome(stringsArg(args, k.t.Write), a.Cwd), a.Cwd, cat)
 	return c, true
 }
 

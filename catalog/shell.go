@@ -1,4 +1,4 @@
-package gate
+package catalog
 
 import (
 	"github.com/airlock-dev/airlock"
