@@ -149,3 +149,24 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// CodeOfStatus is the application error code an HTTP status stands for,
+// when the answer carries no code of its own: a body that is not a problem
+// (a proxy's page), or an error the API's framework raised itself.
+func CodeOfStatus(status int) string {
+	switch {
+	case status == 401:
+		return EUNAUTHENTICATED
+	case status == 403:
+		return EUNAUTHORIZED
+	case status == 404:
+		return ENOTFOUND
+	case status == 409:
+		return ECONFLICT
+	case status == 503:
+		return EUNAVAILABLE
+	case status >= 500:
+		return EINTERNAL
+	}
+	return EINVALID
+}

@@ -767,7 +767,7 @@ func readProblem(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	code, msg, ok := relay.ParseProblem(b)
 	if !ok {
-		return airlock.Errorf(codeOf(resp.StatusCode), "server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))
+		return airlock.Errorf(airlock.CodeOfStatus(resp.StatusCode), "server answered %s: %s", resp.Status, strings.TrimSpace(string(b)))
 	}
 	return &airlock.Error{Code: code, Message: msg}
 }
@@ -876,24 +876,4 @@ func (c *Client) lastEvents(ctx context.Context, f airlock.EventFilter, match fu
 		got = got[len(got)-n:]
 	}
 	return got, nil
-}
-
-// codeOf is the error code of a status whose body is not a problem
-// (a proxy's page, a server too old to answer with one).
-func codeOf(status int) string {
-	switch {
-	case status == http.StatusUnauthorized:
-		return airlock.EUNAUTHENTICATED
-	case status == http.StatusForbidden:
-		return airlock.EUNAUTHORIZED
-	case status == http.StatusNotFound:
-		return airlock.ENOTFOUND
-	case status == http.StatusConflict:
-		return airlock.ECONFLICT
-	case status == http.StatusServiceUnavailable:
-		return airlock.EUNAVAILABLE
-	case status >= 500:
-		return airlock.EINTERNAL
-	}
-	return airlock.EINVALID
 }

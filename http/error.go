@@ -26,26 +26,6 @@ var statusOf = map[string]int{
 	airlock.EINTERNAL:        http.StatusInternalServerError,
 }
 
-// codeForStatus is the code of an error huma raised itself (validation,
-// body limits, content negotiation).
-func codeForStatus(status int) string {
-	switch {
-	case status == http.StatusUnauthorized:
-		return airlock.EUNAUTHENTICATED
-	case status == http.StatusForbidden:
-		return airlock.EUNAUTHORIZED
-	case status == http.StatusNotFound:
-		return airlock.ENOTFOUND
-	case status == http.StatusConflict:
-		return airlock.ECONFLICT
-	case status == http.StatusServiceUnavailable:
-		return airlock.EUNAVAILABLE
-	case status >= 500:
-		return airlock.EINTERNAL
-	}
-	return airlock.EINVALID
-}
-
 // Problem is an RFC 9457 problem+json body with Airlock's stable code.
 type Problem struct {
 	huma.ErrorModel

@@ -275,7 +275,7 @@ func apiConfig(version string) huma.Config {
 	// Server sets the same function, once.
 	newErrorOnce.Do(func() {
 		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
-			return newProblem(status, codeForStatus(status), msg, errs...)
+			return newProblem(status, airlock.CodeOfStatus(status), msg, errs...)
 		}
 	})
 	if version == "" {
