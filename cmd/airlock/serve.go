@@ -128,9 +128,6 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := m.bootstrap(ctx, len(tokens)); err != nil {
-		return err
-	}
 	m.Server = &airlockhttp.Server{
 		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: mx, Version: readBuildInfo().Version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
@@ -143,6 +140,11 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}
 	if err := m.Server.Open(); err != nil {
+		return err
+	}
+	// The first admin token is printed once the server listens, so that
+	// whoever copies it can use it at once.
+	if err := m.bootstrap(ctx, len(tokens)); err != nil {
 		return err
 	}
 	// Stopped after the server: its last checkpoint covers the last request.
