@@ -583,7 +583,7 @@ func patchArgv(argv []string) (string, bool) {
 
 // errNoShellAnalyser is why a gate built without a ShellAnalyser denies
 // every shell command.
-const errNoShellAnalyser = "the gate has no shell analyser (see airlock.ShellAnalyser and package shell)"
+const errNoShellAnalyser = "the gate has no shell analyser (see catalog.ShellAnalyser and package shell)"
 
 func unknownTool(name string) airlock.Classification {
 	return airlock.Classification{

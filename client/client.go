@@ -192,7 +192,7 @@ func (c *Client) Ran(ctx context.Context, enf airlock.Enforcement, took time.Dur
 }
 
 // RanWith is Ran with what the action returned, kept in the record for a
-// person to read (airlock.Enforcer.RanWith).
+// person to read (gate.Enforcer.RanWith).
 func (c *Client) RanWith(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, runErr error) error {
 	a := enf.Decision.Action
 	body := map[string]any{

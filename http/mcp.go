@@ -21,7 +21,7 @@ type releaseToolsOutput struct {
 }
 
 // releaseTools checks an MCP server's tool listing against the definitions
-// pinned for the agent (airlock.Enforcer.ReleaseTools): the MCP gateway
+// pinned for the agent (gate.Enforcer.ReleaseTools): the MCP gateway
 // asks before it offers a tool.
 func (s *Server) releaseTools(ctx context.Context, in *releaseToolsInput) (*releaseToolsOutput, error) {
 	t, err := s.allow(ctx, "release MCP tools", airlock.RoleAgent, airlock.RoleAdmin)

@@ -129,7 +129,7 @@ type effectiveOutput struct {
 }
 
 // effectivePolicy returns what the stack in force can apply to one agent's
-// actions (see airlock.Gate.EffectivePolicy).
+// actions (see gate.Gate.EffectivePolicy).
 func (s *Server) effectivePolicy(ctx context.Context, in *effectiveInput) (*effectiveOutput, error) {
 	t, err := s.allow(ctx, "read the policy", airlock.RoleAgent, airlock.RoleReviewer, airlock.RoleAdmin)
 	if err != nil {

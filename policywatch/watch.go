@@ -398,7 +398,7 @@ func (w *Watcher) audit(ctx context.Context, reason string, sources []airlock.Po
 
 // loadStack reads each policy file once, hashes its bytes and loads it
 // (parsing it and running its own tests). It reports every problem of
-// every file. It does not check the stack as a whole (see airlock.NewGate).
+// every file. It does not check the stack as a whole (see gate.New).
 func loadStack(files []string) ([]*gate.Policy, []airlock.PolicySource, error) {
 	srcs, sources, err := readStack(files)
 	if err != nil {

@@ -51,7 +51,7 @@ var (
 	errShellTooLarge  = fmt.Errorf("script takes more than %d steps to analyse (loops and calls nested too deeply)", maxSteps)
 )
 
-// Analyser is the airlock.ShellAnalyser of this package. Its zero value is
+// Analyser is the catalog.ShellAnalyser of this package. Its zero value is
 // ready to use, and it is safe for concurrent use.
 type Analyser struct{}
 
