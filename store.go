@@ -329,6 +329,26 @@ func (s *Session) Validate() error {
 	return nil
 }
 
+// GrantStore keeps standing grants. Every change to a grant appends its
+// audit event in the same transaction.
+type GrantStore interface {
+	// CreateGrant stores g (its ID, scope, outcome, ceiling, expiry and
+	// granter set) and appends its grant.created event; the store sets
+	// Created by its clock, and refuses an expiry that is not after it.
+	// Errors: EINVALID, ECONFLICT (the ID exists), EUNAVAILABLE.
+	CreateGrant(ctx context.Context, g Grant) (Grant, error)
+	// Grant returns one grant, revoked or expired ones included. Errors:
+	// ENOTFOUND, EUNAVAILABLE.
+	Grant(ctx context.Context, id string) (Grant, error)
+	// Grants lists the grants f selects, newest first. Errors:
+	// EUNAVAILABLE.
+	Grants(ctx context.Context, f GrantFilter) ([]Grant, error)
+	// RevokeGrant revokes a live grant once, by whom and why, and appends
+	// its grant.revoked event. Errors: ENOTFOUND, ECONFLICT (revoked or
+	// expired already), EUNAVAILABLE.
+	RevokeGrant(ctx context.Context, id, by, reason string) (Grant, error)
+}
+
 // Store is everything the enforcer needs to make decisions durable.
 // Implementations: sqlite (embedded, the default), postgres. Every store
 // passes the conformance suite in package airlocktest.
@@ -340,6 +360,7 @@ type Store interface {
 	TokenStore
 	ToolPinStore
 	SessionStore
+	GrantStore
 	// Now returns the store's clock: deadlines are set and checked by it.
 	Now(ctx context.Context) (time.Time, error)
 	// Ready reports whether the store can record decisions now: it answers

@@ -95,6 +95,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"CollectApprovalOnce", testCollect},
 		{"CollectableApproval", testCollectable},
 		{"Tokens", testTokens},
+		{"StandingGrants", testStandingGrants},
 		{"ToolPins", testToolPins},
 		{"Sessions", testSessions},
 		{"SessionsPerToken", testSessionsPerToken},

@@ -38,6 +38,7 @@ var nouns = []struct{ table, one, many string }{
 	{"deliveries", "delivery", "deliveries"},
 	{"tool_pins", "tool pin", "tool pins"},
 	{"sessions", "inbox session", "inbox sessions"},
+	{"grants", "grant", "grants"},
 }
 
 // SQLiteToPostgres copies the SQLite store at path, as of one moment, into

@@ -1,0 +1,208 @@
+package airlock
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A Grant is a narrow, recorded, expiring loosening of one decision, kept
+// in the store (docs/POLICY.md, "Grants"): the actions its scope covers —
+// an agent or a glob of agents, one tool, a pattern over the arguments —
+// run with its outcome (auto or notify) instead of asking, up to its
+// ceiling tier, until it expires or is revoked. A grant never overrides a
+// deny, a floor or needs-human. A person makes every one: by approving a
+// request and remembering it, or by ratifying a proposal.
+type Grant struct {
+	ID string `json:"id"` // UUIDv7
+	// Agent is the agent it covers, or a glob of agents ("ci-*").
+	Agent string `json:"agent"`
+	// Tool is the one tool it covers, by exact name.
+	Tool string `json:"tool"`
+	// Pattern narrows the arguments it covers.
+	Pattern GrantPattern `json:"pattern"`
+	// Outcome is what a covered action gets: Auto or Notify.
+	Outcome Outcome `json:"outcome"`
+	// MaxTier is the highest tier it reaches: a covered action classified
+	// above it asks as it did.
+	MaxTier RiskTier `json:"max_tier"`
+	// GrantedBy is the person who granted it; Approval the request it was
+	// granted from ("" for a ratified proposal); Reason why.
+	GrantedBy string    `json:"granted_by"`
+	Approval  string    `json:"approval,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	Created   time.Time `json:"created"`
+	Expires   time.Time `json:"expires"`
+	Revoked   time.Time `json:"revoked,omitzero"`
+	RevokedBy string    `json:"revoked_by,omitempty"`
+	// RevokeReason is why it was revoked.
+	RevokeReason string `json:"revoke_reason,omitempty"`
+}
+
+// Grant pattern kinds: what part of an action a grant's pattern looks at.
+const (
+	// PatternExact covers the one action whose hash is Pattern.Hash.
+	PatternExact = "exact"
+	// PatternCommand covers a shell command whose words start with
+	// Pattern.Command (program, subcommand, ...): each command of a script
+	// is decided on its own, so `npm test; rm -rf ~` is two commands and
+	// the grant covers only the first.
+	PatternCommand = "command"
+	// PatternPath covers an action whose path arguments all lie under the
+	// directory Pattern.Path.
+	PatternPath = "path"
+)
+
+// GrantPattern is what a grant covers of an action's arguments.
+type GrantPattern struct {
+	Kind string `json:"kind"`
+	// Hash is the exact action's (PatternExact).
+	Hash Hash `json:"hash,omitzero"`
+	// Command is a command's leading words (PatternCommand).
+	Command []string `json:"command,omitempty"`
+	// Path is an absolute, clean directory (PatternPath).
+	Path string `json:"path,omitempty"`
+}
+
+// maxGrantText bounds a grant's free text (its reason, who granted it).
+const maxGrantText = 2000
+
+// MaxGrantTTL is the longest a grant may last: a standing loosening is
+// renewed by a person, never forever.
+const MaxGrantTTL = 90 * 24 * time.Hour
+
+// DefaultRememberTTL is how long an "approve and remember" grant lasts
+// unless the reviewer says otherwise.
+const DefaultRememberTTL = 7 * 24 * time.Hour
+
+// ValidateNew reports whether g can be stored as a new grant whose life
+// starts now: an ID, a scope, an outcome that loosens, a ceiling, who
+// granted it, and an expiry after now within MaxGrantTTL.
+func (g *Grant) ValidateNew(now time.Time) error {
+	if g.ID == "" {
+		return Errorf(EINVALID, "grant has no id")
+	}
+	if err := g.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case !g.Expires.After(now):
+		return Errorf(EINVALID, "grant %s expires at %s, which is not after now", g.ID, g.Expires.UTC().Format(time.RFC3339))
+	case g.Expires.Sub(now) > MaxGrantTTL:
+		return Errorf(EINVALID, "grant %s lasts %s: at most %s", g.ID, g.Expires.Sub(now).Round(time.Hour), MaxGrantTTL)
+	}
+	return nil
+}
+
+// Validate reports whether the grant's fields are each well formed.
+func (g *Grant) Validate() error {
+	switch {
+	case g.Agent == "":
+		return Errorf(EINVALID, "grant %s names no agent", g.ID)
+	case g.Tool == "":
+		return Errorf(EINVALID, "grant %s names no tool", g.ID)
+	case g.Outcome != Auto && g.Outcome != Notify:
+		return Errorf(EINVALID, "grant %s: outcome %s, want auto or notify: a grant only loosens", g.ID, g.Outcome)
+	case !g.MaxTier.Valid():
+		return Errorf(EINVALID, "grant %s has no ceiling tier (max_tier)", g.ID)
+	case g.GrantedBy == "":
+		return Errorf(EINVALID, "grant %s names no one who granted it: a person grants every grant", g.ID)
+	case len(g.Reason) > maxGrantText || len(g.GrantedBy) > maxGrantText || len(g.RevokeReason) > maxGrantText:
+		return Errorf(EINVALID, "grant %s: a text field is longer than %d bytes", g.ID, maxGrantText)
+	case g.Expires.IsZero():
+		return Errorf(EINVALID, "grant %s never expires: every grant has an expiry", g.ID)
+	}
+	if _, err := path.Match(g.Agent, ""); err != nil {
+		return Errorf(EINVALID, "grant %s: agent %q is not a valid glob", g.ID, g.Agent)
+	}
+	return g.Pattern.validate(g.ID)
+}
+
+func (p *GrantPattern) validate(id string) error {
+	switch p.Kind {
+	case PatternExact:
+		if p.Hash.IsZero() || len(p.Command) > 0 || p.Path != "" {
+			return Errorf(EINVALID, "grant %s: an exact pattern has the action's hash, and only it", id)
+		}
+	case PatternCommand:
+		if len(p.Command) == 0 || !p.Hash.IsZero() || p.Path != "" {
+			return Errorf(EINVALID, "grant %s: a command pattern has a command's leading words, and only them", id)
+		}
+		if slices.Contains(p.Command, "") {
+			return Errorf(EINVALID, "grant %s: a command pattern has an empty word", id)
+		}
+	case PatternPath:
+		if !path.IsAbs(p.Path) || path.Clean(p.Path) != p.Path || !p.Hash.IsZero() || len(p.Command) > 0 {
+			return Errorf(EINVALID, "grant %s: a path pattern has an absolute, clean directory, and only it (got %q)", id, p.Path)
+		}
+	default:
+		return Errorf(EINVALID, "grant %s: unknown pattern kind %q (valid: %s, %s, %s)", id, p.Kind, PatternExact, PatternCommand, PatternPath)
+	}
+	return nil
+}
+
+// Live reports whether the grant is in force at now: not revoked, not
+// expired.
+func (g *Grant) Live(now time.Time) bool {
+	return g.Revoked.IsZero() && now.Before(g.Expires)
+}
+
+// CoversAgent reports whether the grant's agent (a name or a glob) covers
+// agent.
+func (g *Grant) CoversAgent(agent string) bool {
+	if g.Agent == agent {
+		return true
+	}
+	ok, _ := path.Match(g.Agent, agent)
+	return ok
+}
+
+// CoversCommand reports whether a command pattern covers a command of the
+// given words: its words start with the pattern's, word for word.
+func (p *GrantPattern) CoversCommand(words []string) bool {
+	return p.Kind == PatternCommand && len(words) >= len(p.Command) && slices.Equal(words[:len(p.Command)], p.Command)
+}
+
+// CoversPaths reports whether a path pattern covers an action whose path
+// arguments are paths (absolute and clean): there is at least one, and
+// each lies under the pattern's directory.
+func (p *GrantPattern) CoversPaths(paths []string) bool {
+	if p.Kind != PatternPath || len(paths) == 0 {
+		return false
+	}
+	for _, q := range paths {
+		if q != p.Path && !strings.HasPrefix(q, strings.TrimSuffix(p.Path, "/")+"/") {
+			return false
+		}
+	}
+	return true
+}
+
+// GrantFilter selects grants. The zero filter selects every grant.
+type GrantFilter struct {
+	// Agent, when set, keeps the grants whose agent (name or glob) covers
+	// it.
+	Agent string
+	// LiveAt, when set, keeps the grants in force at that time.
+	LiveAt time.Time
+	// Limit bounds the page (0: DefaultPageSize, at most MaxPageSize).
+	Limit int
+}
+
+// Events of grants.
+const (
+	EventGrantCreated = "grant.created" // a person granted a standing grant
+	EventGrantRevoked = "grant.revoked" // a person revoked one
+)
+
+// CreatedRecord is the audit record of the grant's creation: its payload
+// is the Grant, filed under its agent (the glob, when it is one).
+func (g *Grant) CreatedRecord() Record {
+	return Record{Events: []Event{NewEvent(EventGrantCreated, &Action{Agent: g.Agent, Tool: g.Tool}, g.Outcome.String(), g.Approval, g)}}
+}
+
+// RevokedRecord is the audit record of the grant's revocation.
+func (g *Grant) RevokedRecord() Record {
+	return Record{Events: []Event{NewEvent(EventGrantRevoked, &Action{Agent: g.Agent, Tool: g.Tool}, "revoked", g.Approval, g)}}
+}

@@ -1,0 +1,160 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/jackc/pgx/v5"
+)
+
+var _ airlock.GrantStore = (*DB)(nil)
+
+const grantColumns = `id, agent, tool, pattern, outcome, max_tier, granted_by, approval_id, reason,
+	created, expires, revoked, revoked_by, revoke_reason`
+
+func scanGrant(r pgx.Row, g *airlock.Grant) error {
+	var pattern, outcome, tier string
+	var created, expires, revoked int64
+	if err := r.Scan(&g.ID, &g.Agent, &g.Tool, &pattern, &outcome, &tier, &g.GrantedBy, &g.Approval, &g.Reason,
+		&created, &expires, &revoked, &g.RevokedBy, &g.RevokeReason); err != nil {
+		return err
+	}
+	if err := json.Unmarshal([]byte(pattern), &g.Pattern); err != nil {
+		return err
+	}
+	var err error
+	if g.Outcome, err = airlock.ParseOutcome(outcome); err != nil {
+		return err
+	}
+	if g.MaxTier, err = airlock.ParseRiskTier(tier); err != nil {
+		return err
+	}
+	g.Created, g.Expires, g.Revoked = fromNanos(created), fromNanos(expires), fromNanos(revoked)
+	return nil
+}
+
+// oneGrant scans the row of one grant; ENOTFOUND when there is none.
+func (db *DB) oneGrant(r pgx.Row, id string) (airlock.Grant, error) {
+	var g airlock.Grant
+	err := scanGrant(r, &g)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return g, airlock.Errorf(airlock.ENOTFOUND, "no grant %s", id)
+	}
+	if err != nil {
+		return g, db.unavailable("read grant", err)
+	}
+	return g, nil
+}
+
+// CreateGrant stores g and audits it, in one transaction.
+func (db *DB) CreateGrant(ctx context.Context, g airlock.Grant) (airlock.Grant, error) {
+	if err := g.Validate(); err != nil {
+		return g, err
+	}
+	g.Revoked, g.RevokedBy, g.RevokeReason = time.Time{}, "", ""
+	pattern, err := json.Marshal(g.Pattern)
+	if err != nil {
+		return g, airlock.Errorf(airlock.EINVALID, "grant %s: pattern: %v", g.ID, err)
+	}
+	err = db.exec(ctx, func(w *wtx) error {
+		g.Created = w.now()
+		if err := g.ValidateNew(g.Created); err != nil {
+			return err
+		}
+		// The batch holds the chain's lock, which every writer takes
+		// first; ON CONFLICT still turns a clash into a refusal, never a
+		// failed statement (which would abort the whole batch).
+		tag, err := w.exec(`INSERT INTO grants (id, agent, tool, pattern, outcome, max_tier, granted_by, approval_id, reason, created, expires)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+			g.ID, g.Agent, g.Tool, string(pattern), g.Outcome.String(), g.MaxTier.String(), g.GrantedBy, g.Approval, g.Reason,
+			nanos(g.Created), nanos(g.Expires))
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return airlock.Errorf(airlock.ECONFLICT, "grant %s exists", g.ID)
+		}
+		w.append(g.CreatedRecord(), "")
+		return nil
+	})
+	if err != nil {
+		return airlock.Grant{}, err
+	}
+	return g, nil
+}
+
+// Grant returns one grant.
+func (db *DB) Grant(ctx context.Context, id string) (airlock.Grant, error) {
+	return db.oneGrant(db.queryRow(ctx, `SELECT `+grantColumns+` FROM grants WHERE id = $1`, id), id)
+}
+
+// Grants lists the grants f selects, newest first. The agent filter
+// matches globs in Go: a grant's agent may be one.
+func (db *DB) Grants(ctx context.Context, f airlock.GrantFilter) ([]airlock.Grant, error) {
+	q, args := `SELECT `+grantColumns+` FROM grants`, []any{}
+	if !f.LiveAt.IsZero() {
+		q += ` WHERE revoked = 0 AND expires > $1`
+		args = append(args, nanos(f.LiveAt))
+	}
+	q += ` ORDER BY created DESC, id DESC`
+	rows, err := db.query(ctx, q, args...)
+	if err != nil {
+		return nil, db.unavailable("read grants", err)
+	}
+	defer rows.Close()
+	limit := airlock.PageSize(f.Limit)
+	out := []airlock.Grant{}
+	for rows.Next() && len(out) < limit {
+		var g airlock.Grant
+		if err := scanGrant(rows, &g); err != nil {
+			return nil, db.unavailable("read grants", err)
+		}
+		if f.Agent == "" || g.CoversAgent(f.Agent) {
+			out = append(out, g)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.unavailable("read grants", err)
+	}
+	return out, nil
+}
+
+// RevokeGrant revokes a live grant once and audits it.
+func (db *DB) RevokeGrant(ctx context.Context, id, by, reason string) (airlock.Grant, error) {
+	var g airlock.Grant
+	err := db.exec(ctx, func(w *wtx) error {
+		var err error
+		if g, err = w.db.oneGrant(w.queryRow(`SELECT `+grantColumns+` FROM grants WHERE id = $1 FOR UPDATE`, id), id); err != nil {
+			return err
+		}
+		now := w.now()
+		switch {
+		case !g.Revoked.IsZero():
+			return airlock.Errorf(airlock.ECONFLICT, "grant %s was already revoked at %s by %s",
+				id, g.Revoked.UTC().Format(time.RFC3339), g.RevokedBy)
+		case !now.Before(g.Expires):
+			return airlock.Errorf(airlock.ECONFLICT, "grant %s expired at %s", id, g.Expires.UTC().Format(time.RFC3339))
+		}
+		g.Revoked, g.RevokedBy, g.RevokeReason = now, by, reason
+		if err := g.Validate(); err != nil {
+			return err
+		}
+		tag, err := w.exec(`UPDATE grants SET revoked = $1, revoked_by = $2, revoke_reason = $3 WHERE id = $4 AND revoked = 0`,
+			nanos(g.Revoked), by, reason, id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != 1 {
+			return airlock.Errorf(airlock.ECONFLICT, "grant %s was already revoked", id)
+		}
+		w.append(g.RevokedRecord(), "")
+		return nil
+	})
+	if err != nil {
+		return airlock.Grant{}, err
+	}
+	return g, nil
+}
