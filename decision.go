@@ -29,6 +29,9 @@ type Decision struct {
 
 	// Rule is the rule that decided, nil when a default did (see Source).
 	Rule *RuleRef `json:"rule,omitempty"`
+	// Grant is the standing grant that loosened the decision, nil when
+	// none did (Source is then "grant").
+	Grant *GrantRef `json:"grant,omitempty"`
 	// Source is what decided: "rule", "policy default", "levels default",
 	// "tier default", "invalid action", "unanalysable shell" or
 	// "unanalysable patch".
@@ -231,11 +234,33 @@ func (d Decision) String() string {
 	return b.String()
 }
 
+// DecidedBy names what decided: the grant, the rule, or the default.
 func (d Decision) DecidedBy() string {
-	if d.Rule != nil {
+	switch {
+	case d.Grant != nil:
+		return d.Grant.String()
+	case d.Rule != nil:
 		return d.Rule.String()
 	}
 	return d.Source
+}
+
+// A GrantRef names the standing grant that decided, as an explanation and
+// an audit record say it.
+type GrantRef struct {
+	ID        string    `json:"id"`
+	GrantedBy string    `json:"granted_by"`
+	Approval  string    `json:"approval,omitempty"`
+	Expires   time.Time `json:"expires"`
+}
+
+// String returns "grant G by alice from approval A, expires T".
+func (r *GrantRef) String() string {
+	s := "grant " + r.ID + " by " + r.GrantedBy
+	if r.Approval != "" {
+		s += " from approval " + r.Approval
+	}
+	return s + ", expires " + r.Expires.UTC().Format(time.RFC3339)
 }
 
 // Explain returns the full explanation: what was attempted, how Airlock

@@ -263,6 +263,7 @@ var (
 	readPathKeys  = []string{"path", "file_path", "notebook_path", "paths", "file_paths", "target_file", "absolute_path", "local_path", "include"}
 	writePathKeys = []string{"path", "file_path", "notebook_path", "paths", "target_file", "absolute_path", "destination", "dest", "dst", "target", "to", "new_path"}
 	sourceKeys    = []string{"source", "src", "from", "path", "old_path"}
+	destKeys      = []string{"destination", "dest", "dst", "to", "target", "new_path"}
 	scriptKeys    = []string{"command", "cmd", "script"}
 	patchKeys     = []string{"command", "input", "patch"}
 	dirKeys       = []string{"cwd", "dir", "workdir", "working_directory", "directory", "dir_path"}
@@ -397,7 +398,7 @@ func Classify(sh ShellAnalyser, a *airlock.Action, decoded map[string]any, cat *
 		raiseForSystemPaths(&c, stringsArg(args, writePathKeys), cwd, cat)
 	case kindCopyMove:
 		raiseForCredentials(&c, stringsArg(args, sourceKeys), cwd, cat)
-		dests := stringsArg(args, []string{"destination", "dest", "dst", "to", "target", "new_path"})
+		dests := stringsArg(args, destKeys)
 		if spec.class == airlock.ClassFSMove {
 			dests = append(dests, stringsArg(args, sourceKeys)...) // moving a system file away changes the system
 		}
@@ -794,4 +795,79 @@ func ShellTools() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Paths returns every path a file tool's call reads or writes, made
+// absolute against its directory and cleaned, and whether the catalog
+// knows them all: false for a tool that is not a file tool, a call with a
+// path argument that is not a string (or a list of them), or a path that
+// is not absolute once cleaned (no directory to resolve it, or "~"). A
+// grant over a directory covers a call only when this says where all of
+// it goes. decoded is the arguments when a condition decoded them
+// already, else nil.
+func Paths(a *airlock.Action, decoded map[string]any) ([]string, bool) {
+	spec, ok := catalog[a.Tool]
+	if !ok {
+		return nil, false
+	}
+	var keys []string
+	switch spec.kind {
+	case kindRead:
+		keys = readPathKeys
+	case kindWrite:
+		keys = writePathKeys
+	case kindCopyMove:
+		keys = slices.Concat(sourceKeys, destKeys)
+	default:
+		return nil, false
+	}
+	args := decoded
+	if args == nil {
+		args = airlock.PickArgs(a.Args, catalogKeys)
+	}
+	cwd := a.Cwd
+	var out []string
+	if dir, hasDir := firstString(args, dirKeys); hasDir {
+		cwd = sensitive.Clean(dir, a.Cwd)
+		if spec.kind == kindRead { // a read tool's directory is what it reads
+			out = append(out, cwd)
+		}
+	} else if _, present := firstAny(args, dirKeys); present {
+		return nil, false // a directory that is not a string
+	}
+	for _, k := range keys {
+		switch v := args[k].(type) {
+		case nil:
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, e := range v {
+				s, ok := e.(string)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, s)
+			}
+		default:
+			return nil, false
+		}
+	}
+	for i, p := range out {
+		out[i] = sensitive.Clean(p, cwd)
+		if !strings.HasPrefix(out[i], "/") {
+			return nil, false
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), len(out) > 0
+}
+
+// firstAny returns the first of keys present in args, whatever its type.
+func firstAny(args map[string]any, keys []string) (any, bool) {
+	for _, k := range keys {
+		if v, ok := args[k]; ok {
+			return v, true
+		}
+	}
+	return nil, false
 }

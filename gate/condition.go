@@ -84,6 +84,7 @@ func compileCondition(src string) (*condition, []celIssue) {
 type activation struct {
 	a       *airlock.Action
 	v       *view
+	grants  *grantSet // the standing grants in force, nil for none
 	args    map[string]any
 	decoded bool
 }

@@ -17,9 +17,10 @@ import (
 // narrower policies a session pushed. Decide is pure: it reads no storage,
 // makes no network call, and is safe for concurrent use.
 type Gate struct {
-	shell catalog.ShellAnalyser
-	mu    sync.Mutex // serialises changes to the stack
-	state atomic.Pointer[gateState]
+	shell  catalog.ShellAnalyser
+	mu     sync.Mutex // serialises changes to the stack
+	state  atomic.Pointer[gateState]
+	grants atomic.Pointer[grantSet] // nil: none
 }
 
 // gateState is an immutable snapshot of the stack, swapped atomically so
@@ -161,7 +162,7 @@ func (g *Gate) Decide(ctx context.Context, a airlock.Action) airlock.Decision {
 	if err != nil {
 		return invalid(&a, err)
 	}
-	d := g.state.Load().stackFor(a.SessionID).decideValid(ctx, g.shell, &a)
+	d := g.state.Load().stackFor(a.SessionID).decideValid(ctx, g.shell, &a, g.grants.Load())
 	d.ActionHash = h
 	return d
 }
@@ -169,7 +170,10 @@ func (g *Gate) Decide(ctx context.Context, a airlock.Action) airlock.Decision {
 // Resolve is Decide without the action hash, for callers that only need
 // the outcome (dry runs, bulk policy tests, benchmarks of the engine).
 func (g *Gate) Resolve(ctx context.Context, a airlock.Action) airlock.Decision {
-	return g.state.Load().stackFor(a.SessionID).decide(ctx, g.shell, &a)
+	if err := a.Validate(); err != nil {
+		return invalid(&a, err)
+	}
+	return g.state.Load().stackFor(a.SessionID).decideValid(ctx, g.shell, &a, g.grants.Load())
 }
 
 // view is one thing to decide about an action: the action itself, or one
@@ -190,7 +194,9 @@ type view struct {
 type verdict struct {
 	outcome   airlock.Outcome
 	resolved  airlock.Outcome // the outcome the layers resolved, before floors, presets and safeguards
+	floor     airlock.Outcome // the highest floor that applies (0: none)
 	rule      *rule
+	grant     *airlock.GrantRef // the standing grant that loosened it
 	source    string
 	overrides []airlock.Override
 }
@@ -212,7 +218,7 @@ func (s stack) decide(ctx context.Context, sh catalog.ShellAnalyser, a *airlock.
 	if err := a.Validate(); err != nil {
 		return invalid(a, err)
 	}
-	return s.decideValid(ctx, sh, a)
+	return s.decideValid(ctx, sh, a, nil)
 }
 
 // invalid is the decision on a malformed action: denied, with the reason.
@@ -227,17 +233,25 @@ func invalid(a *airlock.Action, err error) airlock.Decision {
 // decideValid decides an action already validated: classify it, decide
 // each of its views, keep the strictest, then apply what no tier can
 // override (an unanalysable script, needs-human).
-func (s stack) decideValid(ctx context.Context, sh catalog.ShellAnalyser, a *airlock.Action) airlock.Decision {
+func (s stack) decideValid(ctx context.Context, sh catalog.ShellAnalyser, a *airlock.Action, grants *grantSet) airlock.Decision {
 	d := airlock.Decision{Action: *a}
-	x := activation{a: a}
+	x := activation{a: a, grants: grants}
 	d.Classification = s.classify(ctx, sh, &x)
 	vs := viewsOf(&d.Classification, a.Hints)
 	ag := s.agent(a.Agent)
 	d.Preset = ag.preset
 
+	// Needs-human and an unanalysable script are what no grant loosens:
+	// known before the views are decided, they keep grants out.
+	var humanRule *rule
+	d.NeedsHumanBy, humanRule = s.needsHuman(ctx, &x, vs, ag)
+	d.NeedsHuman = d.NeedsHumanBy != ""
+	if d.NeedsHuman || d.Classification.Opaque != "" {
+		x.grants = nil
+	}
 	var n notes
 	win, best := s.decideViews(ctx, &x, vs, &ag, &d, &n)
-	d.Outcome, d.Source, d.Overrides = win.outcome, win.source, win.overrides
+	d.Outcome, d.Source, d.Overrides, d.Grant = win.outcome, win.source, win.overrides, win.grant
 	if win.rule != nil {
 		d.Rule = win.rule.ref
 	}
@@ -254,9 +268,6 @@ func (s stack) decideValid(ctx context.Context, sh catalog.ShellAnalyser, a *air
 		d.Outcome, d.Source = airlock.Deny, source
 	}
 
-	var humanRule *rule
-	d.NeedsHumanBy, humanRule = s.needsHuman(ctx, &x, vs, ag)
-	d.NeedsHuman = d.NeedsHumanBy != ""
 	d.Code = d.Outcome.Code()
 	if d.NeedsHuman && d.Outcome < airlock.Shadow {
 		if d.Outcome < airlock.Suggest {
@@ -329,6 +340,11 @@ func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *ag
 	for i := range vs {
 		x.v = &vs[i]
 		v := s.resolveView(ctx, x, ag, n)
+		if v.outcome == airlock.Ask {
+			if gr := x.grants.cover(x, &vs[i]); gr != nil {
+				v = granted(v, gr)
+			}
+		}
 		if vs[i].cmd != nil {
 			cd := &d.Commands[vs[i].index]
 			cd.Outcome, cd.Source = v.outcome, v.source
@@ -392,6 +408,7 @@ func (s stack) resolveView(ctx context.Context, x *activation, ag *agentInfo, n 
 		}
 	}
 	raise := func(to airlock.Outcome, reason string) {
+		best.floor = max(best.floor, to)
 		if to > best.outcome {
 			best.overrides = append(best.overrides, airlock.Override{From: best.outcome, To: to, Kind: "floor", Reason: reason})
 			best.outcome = to

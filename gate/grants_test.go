@@ -1,0 +1,149 @@
+package gate_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
+	"github.com/airlock-dev/airlock/shell"
+)
+
+// grantGate is a gate over a project policy that denies publishing,
+// floors class fs.delete at ask and tags needs-human on a deploy script,
+// holding the grants.
+func grantGate(t *testing.T, now time.Time, grants ...airlock.Grant) *gate.Gate {
+	t.Helper()
+	p, err := gate.LoadPolicy("policy.yaml", []byte(`name: grants
+floors:
+  classes:
+    fs.delete: ask
+rules:
+  - {id: no-publish, tool: Bash, command: "npm publish *", outcome: deny}
+  - {id: deploys, tool: Bash, command: "./deploy.sh *", needs_human: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gate.New(shell.Analyser{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.SetGrants(grants, func() time.Time { return now })
+	return g
+}
+
+func bash(agent, command string) airlock.Action {
+	return airlock.Action{Agent: agent, Tool: "Bash", Cwd: "/w", Args: airlock.MustArgs(map[string]any{"command": command})}
+}
+
+func commandGrant(agent string, words []string, now time.Time) airlock.Grant {
+	return airlock.Grant{ID: "g-" + strings.Join(words, "-"), Agent: agent, Tool: "Bash",
+		Pattern: airlock.GrantPattern{Kind: airlock.PatternCommand, Command: words},
+		Outcome: airlock.Auto, MaxTier: airlock.TierWrite, GrantedBy: "alice", Approval: "ap-1", Expires: now.Add(time.Hour)}
+}
+
+// TestGrantLoosensAnAsk: a standing grant turns the asks it covers into
+// its outcome, says so in the decision, and covers nothing else: not
+// another command of the same script, not a command run through a
+// wrapper, not another agent, not above its ceiling, not once expired or
+// revoked; and never a deny, a floor or needs-human.
+func TestGrantLoosensAnAsk(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	npmTest := commandGrant("coder-*", []string{"npm", "test"}, now)
+	npm := commandGrant("coder-1", []string{"npm"}, now)
+	rm := commandGrant("coder-1", []string{"rm", "-r", "build"}, now)
+	deploy := commandGrant("coder-1", []string{"./deploy.sh"}, now)
+	expired := commandGrant("coder-1", []string{"make"}, now)
+	expired.Expires = now.Add(-time.Second)
+	revoked := commandGrant("coder-1", []string{"go", "generate"}, now)
+	revoked.Revoked, revoked.RevokedBy = now.Add(-time.Minute), "bob"
+	low := commandGrant("coder-1", []string{"curl"}, now)
+	low.MaxTier = airlock.TierWrite // curl is network egress
+	notify := commandGrant("coder-1", []string{"cargo", "build"}, now)
+	notify.Outcome = airlock.Notify
+	g := grantGate(t, now, npmTest, npm, rm, deploy, expired, revoked, low, notify)
+
+	for _, c := range []struct {
+		name, agent, command string
+		want                 airlock.Outcome
+		grant                string
+	}{
+		{"the granted command", "coder-1", "npm test", airlock.Auto, npmTest.ID},
+		{"with more arguments", "coder-1", "npm test -- --watch", airlock.Auto, npmTest.ID},
+		{"another agent the glob covers", "coder-2", "npm test", airlock.Auto, npmTest.ID},
+		{"an agent the glob does not cover", "reviewer-bot", "npm test", airlock.Ask, ""},
+		{"a second command in the script", "coder-1", "npm test; rm -rf ~", airlock.Ask, ""},
+		{"through sudo", "coder-1", "sudo npm test", airlock.Ask, ""},
+		{"inside a command substitution", "coder-2", "npm test$(touch x)", airlock.Ask, ""},
+		{"a deny stays a deny", "coder-1", "npm publish --access public", airlock.Deny, ""},
+		{"a floor stays a floor", "coder-1", "rm -r build", airlock.Ask, ""},
+		{"needs-human stays", "coder-1", "./deploy.sh prod", airlock.Suggest, ""},
+		{"expired", "coder-1", "make all", airlock.Ask, ""},
+		{"revoked", "coder-1", "go generate ./...", airlock.Ask, ""},
+		{"above the ceiling", "coder-1", "curl https://example.com", airlock.Ask, ""},
+		{"a notify grant", "coder-1", "cargo build", airlock.Notify, notify.ID},
+	} {
+		d := g.Decide(t.Context(), bash(c.agent, c.command))
+		if d.Outcome != c.want {
+			t.Errorf("%s (%s as %s): %s by %s, want %s", c.name, c.command, c.agent, d.Outcome, d.DecidedBy(), c.want)
+			continue
+		}
+		switch {
+		case c.grant == "" && d.Grant != nil:
+			t.Errorf("%s: decided by %s, want no grant", c.name, d.Grant)
+		case c.grant != "" && (d.Grant == nil || d.Grant.ID != c.grant):
+			t.Errorf("%s: decided by %s, want grant %s", c.name, d.DecidedBy(), c.grant)
+		case c.grant != "":
+			if by := d.DecidedBy(); !strings.Contains(by, "grant "+c.grant+" by alice from approval ap-1, expires 2026-11-28T13:00:00Z") {
+				t.Errorf("%s: decided by %q", c.name, by)
+			}
+			if !strings.Contains(d.Explain(), "grant "+c.grant) {
+				t.Errorf("%s: the explanation does not name the grant:\n%s", c.name, d.Explain())
+			}
+		}
+	}
+	// Without grants the same gate asks.
+	g.SetGrants(nil, nil)
+	if d := g.Decide(t.Context(), bash("coder-1", "npm test")); d.Outcome != airlock.Ask || d.Grant != nil {
+		t.Errorf("after the grants are withdrawn: %s by %s, want ask", d.Outcome, d.DecidedBy())
+	}
+}
+
+// TestGrantPatternsInTheGate: an exact grant covers the one action it was
+// made from; a directory's grant covers a file tool's call only when every
+// path it names lies under the directory.
+func TestGrantPatternsInTheGate(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	exactAction := bash("coder-1", "make release VERSION=1.2")
+	h, err := exactAction.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := airlock.Grant{ID: "g-exact", Agent: "coder-1", Tool: "Bash", Pattern: airlock.GrantPattern{Kind: airlock.PatternExact, Hash: h},
+		Outcome: airlock.Auto, MaxTier: airlock.TierWrite, GrantedBy: "alice", Expires: now.Add(time.Hour)}
+	docs := airlock.Grant{ID: "g-docs", Agent: "coder-1", Tool: "Write", Pattern: airlock.GrantPattern{Kind: airlock.PatternPath, Path: "/w/docs"},
+		Outcome: airlock.Auto, MaxTier: airlock.TierWrite, GrantedBy: "alice", Expires: now.Add(time.Hour)}
+	g := grantGate(t, now, exact, docs)
+	write := func(path string) airlock.Action {
+		return airlock.Action{Agent: "coder-1", Tool: "Write", Cwd: "/w", Args: airlock.MustArgs(map[string]any{"file_path": path, "content": "x"})}
+	}
+	for _, c := range []struct {
+		name string
+		a    airlock.Action
+		want airlock.Outcome
+	}{
+		{"the exact action", exactAction, airlock.Auto},
+		{"another version", bash("coder-1", "make release VERSION=1.3"), airlock.Ask},
+		{"a file under the directory", write("/w/docs/guide.md"), airlock.Auto},
+		{"a relative path under it", write("docs/a/b.md"), airlock.Auto},
+		{"a path that climbs out", write("docs/../src/main.go"), airlock.Ask},
+		{"a sibling with the same prefix", write("/w/docsx/a.md"), airlock.Ask},
+		{"the policy's own settings under it", write("/w/docs/.claude/settings.json"), airlock.Ask},
+	} {
+		if d := g.Decide(t.Context(), c.a); d.Outcome != c.want {
+			t.Errorf("%s: %s by %s, want %s", c.name, d.Outcome, d.DecidedBy(), c.want)
+		}
+	}
+}
