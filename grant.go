@@ -206,3 +206,8 @@ func (g *Grant) CreatedRecord() Record {
 func (g *Grant) RevokedRecord() Record {
 	return Record{Events: []Event{NewEvent(EventGrantRevoked, &Action{Agent: g.Agent, Tool: g.Tool}, "revoked", g.Approval, g)}}
 }
+
+// GrantList is a page of grants, newest first.
+type GrantList struct {
+	Grants []Grant `json:"grants"`
+}

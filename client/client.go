@@ -596,6 +596,48 @@ func (c *Client) Trust(ctx context.Context, f airlock.TrustFilter) ([]airlock.Tr
 	return page.Trust, err
 }
 
+// Remember grants an approved request's shape for ttl (0: the server's
+// default, 7 days): a standing grant (approve and remember).
+func (c *Client) Remember(ctx context.Context, approvalID string, ttl time.Duration, reason string) (airlock.Grant, error) {
+	body := map[string]any{"reason": reason}
+	if ttl > 0 {
+		body["ttl"] = ttl.String()
+	}
+	var g airlock.Grant
+	err := c.do(ctx, "POST", "/v1/approvals/"+url.PathEscape(approvalID)+"/remember", nil, body, &g)
+	return g, err
+}
+
+// Grants lists standing grants, newest first: those covering agent when
+// set, those in force now when live.
+func (c *Client) Grants(ctx context.Context, agent string, live bool, limit int) ([]airlock.Grant, error) {
+	q := url.Values{}
+	set(q, "agent", agent)
+	if live {
+		q.Set("live", "true")
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var l airlock.GrantList
+	err := c.do(ctx, "GET", "/v1/grants", q, nil, &l)
+	return l.Grants, err
+}
+
+// Grant returns one standing grant.
+func (c *Client) Grant(ctx context.Context, id string) (airlock.Grant, error) {
+	var g airlock.Grant
+	err := c.do(ctx, "GET", "/v1/grants/"+url.PathEscape(id), nil, nil, &g)
+	return g, err
+}
+
+// RevokeGrant ends a standing grant at once.
+func (c *Client) RevokeGrant(ctx context.Context, id, reason string) (airlock.Grant, error) {
+	var g airlock.Grant
+	err := c.do(ctx, "POST", "/v1/grants/"+url.PathEscape(id)+"/revoke", nil, map[string]any{"reason": reason}, &g)
+	return g, err
+}
+
 // Explain decides the action against the live policy; nothing is recorded.
 func (c *Client) Explain(ctx context.Context, a airlock.Action) (airlock.Explanation, error) {
 	var e airlock.Explanation

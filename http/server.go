@@ -193,6 +193,10 @@ func (s *Server) build() {
 	register(api, s, "POST /v1/approvals/{id}/resolution", "resolve-approval", "Approve or reject a request", s.resolveApproval, maxBodyBytes)
 	register(api, s, "POST /v1/approvals/{id}/cancel", "cancel-approval", "Cancel a pending request", s.cancelApproval, maxBodyBytes)
 	register(api, s, "GET /v1/approvals/{id}/wait", "wait-approval", "Wait until a request is settled", s.waitApproval, 0)
+	register(api, s, "POST /v1/approvals/{id}/remember", "remember-approval", "Grant an approved request's shape for a while (approve and remember)", s.remember, maxBodyBytes)
+	register(api, s, "GET /v1/grants", "list-grants", "List standing grants", s.listGrants, 0)
+	register(api, s, "GET /v1/grants/{id}", "get-grant", "Get a standing grant", s.getGrant, 0)
+	register(api, s, "POST /v1/grants/{id}/revoke", "revoke-grant", "Revoke a standing grant", s.revokeGrant, maxBodyBytes)
 
 	// The audit log and trust records.
 	register(api, s, "GET /v1/events", "list-events", "Page through the audit log", s.listEvents, 0)

@@ -452,11 +452,11 @@ func newApprovalsResolveCmd(status airlock.ApprovalStatus) *cobra.Command {
 	var (
 		reason, hash   string
 		asJSON, runNow bool
-		wait           time.Duration
+		wait, remember time.Duration
 	)
 	verb := "approve"
 	cmd := &cobra.Command{
-		Use:   "approve ID [--reason R] [--hash H] [--run-now]",
+		Use:   "approve ID [--reason R] [--hash H] [--run-now] [--remember 7d]",
 		Short: "Approve a pending request, as the token's person",
 		Long: `Approve fetches the request, prints its summary and the action hash, and
 approves exactly that action: the resolution echoes the hash, so a request
@@ -470,6 +470,14 @@ With --run-now, an executor that holds the tool (the MCP gateway, for an
 mcp__<server>__<tool> call) runs it now instead of when the agent retries,
 and its result is recorded with the request: approve waits for it (--wait)
 and prints what it returned; 'approvals show' prints it later.
+
+With --remember, the approval also grants the action's shape for that long
+(7d, 36h; at most 90 days): a standing grant that lets the same agent run
+what it covers of the same tool without asking, up to the tier approved —
+a shell command by its words (approving 'npm test' covers 'npm test
+--watch', not 'npm publish', nor a script with another command), the files
+under one directory, or else the exact action. 'airlock grants revoke'
+ends it.
 
 Only a reviewer the rule names, the agent's owner or an admin may approve,
 never the agent, nor the person the action was requested for. A request
@@ -535,8 +543,26 @@ reject exits 1.`
 		}
 		got, err := c.ResolveWith(ctx, airlock.Resolution{ApprovalID: id, Status: status, ActionHash: h, Reason: reason,
 			Surface: airlock.SurfaceCLI, RunNow: runNow})
-		if err := reportChange(ctx, c, id, got, err, asJSON, out); err != nil || !got.RunNow {
+		if err := reportChange(ctx, c, id, got, err, asJSON, out); err != nil {
 			return err
+		}
+		if remember > 0 {
+			g, err := c.Remember(ctx, id, remember, reason)
+			if err != nil {
+				return serverFailed(c, fmt.Errorf("approved, but the grant was not made: %w", err))
+			}
+			if asJSON {
+				err = writeJSON(out, g)
+			} else {
+				_, err = fmt.Fprintf(out, "granted %s: %s without asking, up to %s, until %s (airlock grants revoke %s)\n",
+					g.ID, grantScope(&g), g.MaxTier, g.Expires.UTC().Format(time.RFC3339), g.ID)
+			}
+			if err != nil {
+				return checkFailed(err)
+			}
+		}
+		if !got.RunNow {
+			return nil
 		}
 		return awaitRun(ctx, c, &got, wait, asJSON, out)
 	}
@@ -547,6 +573,7 @@ reject exits 1.`
 		f.StringVar(&reason, "reason", "", "why, for the record")
 		f.BoolVar(&runNow, "run-now", false, "a proposal: have the MCP gateway that holds the tool run it now")
 		f.DurationVar(&wait, "wait", 30*time.Second, "with --run-now: how long to wait for the run and print what it returned")
+		f.Var(daysValue{&remember}, "remember", "also grant the action's shape for this long (7d, 36h): a standing grant")
 	}
 	f.StringVar(&hash, "hash", "", "the action hash you reviewed; "+verb+" only if the request still holds exactly that action")
 	f.BoolVar(&asJSON, "json", false, "print the resolved request as JSON")

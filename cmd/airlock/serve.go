@@ -245,6 +245,7 @@ func (m *Main) startEngine(ctx context.Context, store airlock.Store, registry pr
 	m.Notifier, m.closers = notes.notifier, notes.closers
 	m.bg.Go(func() { m.Enforcer.SweepEvery(m.bgCtx, time.Duration(cfg.Timeouts.Sweep)) })
 	m.bg.Go(func() { m.watcher.Run(m.bgCtx, m.HUP) })
+	m.bg.Go(func() { m.Enforcer.KeepGrants(m.bgCtx) })
 	return notes, nil
 }
 

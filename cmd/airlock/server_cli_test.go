@@ -34,6 +34,7 @@ import (
 type testServer struct {
 	url     string
 	db      *sqlite.DB
+	enf     *gate.Enforcer
 	files   map[string]string // who → token file
 	secrets map[string]string // who → secret
 }
@@ -52,7 +53,7 @@ func newTestServer(t *testing.T) *testServer {
 	t.Cleanup(hs.Close)
 	t.Cleanup(s.Drain)
 
-	ts := &testServer{url: hs.URL, db: db, files: map[string]string{}, secrets: map[string]string{}}
+	ts := &testServer{url: hs.URL, db: db, enf: s.Enforcer, files: map[string]string{}, secrets: map[string]string{}}
 	for who, tok := range map[string]airlock.Token{
 		"agent": {Role: airlock.RoleAgent, Name: "agent-1", Agent: "agent-1"},
 		"bob":   {Role: airlock.RoleReviewer, Name: "bob"},

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestApproveAndRemember: a reviewer approves `npm test` with --remember
+// 7d; the agent's next `npm test …` runs without a person, decided by the
+// grant, while `npm test; rm -rf ~` does not; the grant is listed, shown
+// and revoked, and then the same call asks again.
+func TestApproveAndRemember(t *testing.T) {
+	ts := newTestServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go ts.enf.KeepGrants(ctx)
+
+	bash := func(command string) []string {
+		return []string{"check", "--agent", "agent-1", "--tool", "Bash", "--cwd", "/w", "--args", `{"command":"` + command + `"}`, "--no-wait"}
+	}
+	code, stdout, stderr := ts.run(t, "agent", bash("npm test")...)
+	m := approvalLine.FindStringSubmatch(stdout)
+	if code != exitPending || m == nil {
+		t.Fatalf("npm test before any grant: exit %d, want %d with an approval\nstdout:\n%s\nstderr:\n%s", code, exitPending, stdout, stderr)
+	}
+	out := ts.want(t, "admin", []string{"approvals", "approve", m[1], "--remember", "7d"}, 0,
+		"granted ", "agent-1 may run `npm test …` (Bash) without asking, up to write")
+	grant := regexp.MustCompile(`granted (\S+):`).FindStringSubmatch(out)
+	if grant == nil {
+		t.Fatalf("approve --remember named no grant:\n%s", out)
+	}
+
+	// The gate takes the grant up from the store's wake-up.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, stdout, stderr = ts.run(t, "agent", bash("npm test --coverage")...)
+		if code == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("npm test --coverage under the grant: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(stdout, "grant "+grant[1]+" by ops from approval "+m[1]) {
+		t.Errorf("the decision does not name the grant:\n%s", stdout)
+	}
+	if code, stdout, _ := ts.run(t, "agent", bash("npm test; rm -rf ~")...); code == 0 {
+		t.Errorf("npm test; rm -rf ~ ran under the grant:\n%s", stdout)
+	}
+	ts.want(t, "admin", []string{"grants", "list"}, 0, grant[1], "live", "agent-1 may run `npm test …` (Bash)")
+	ts.want(t, "bob", []string{"grants", "show", grant[1]}, 0, "covers:", "granted:    by ops from approval "+m[1])
+	ts.want(t, "agent", []string{"grants", "list"}, exitCheck, "unauthorized")
+	ts.want(t, "bob", []string{"grants", "revoke", grant[1], "--reason", "done"}, 0, "revoked grant "+grant[1])
+	ts.want(t, "admin", []string{"grants", "revoke", grant[1]}, exitCheck, "already revoked")
+
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		code, stdout, stderr = ts.run(t, "agent", bash("npm test --coverage")...)
+		if code == exitPending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("npm test --coverage after the revocation: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitPending, stdout, stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,70 @@
+package gate
+
+import (
+	"context"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/catalog"
+	"github.com/google/uuid"
+)
+
+// Remember proposes the standing grant that "approve and remember" makes
+// of an approved request: the narrowest shape that covers its action, for
+// its agent and tool, up to the tier it was approved at, for ttl (0:
+// airlock.DefaultRememberTTL) from now. The shape is a shell call's one
+// command, by its words (`npm test` covers `npm test --watch`, not `npm
+// publish`, nor a script with another command); a file tool's directory,
+// when every path it names lies in one; else the exact action. by is the
+// person granting it.
+func (g *Gate) Remember(ctx context.Context, ap airlock.Approval, by, reason string, ttl time.Duration, now time.Time) (airlock.Grant, error) {
+	if ap.Status != airlock.StatusApproved {
+		return airlock.Grant{}, airlock.Errorf(airlock.ECONFLICT, "approval %s is %s: only an approved request is remembered", ap.ID, ap.Status)
+	}
+	if ttl == 0 {
+		ttl = airlock.DefaultRememberTTL
+	}
+	gr := airlock.Grant{
+		ID: uuid.Must(uuid.NewV7()).String(), Agent: ap.Agent, Tool: ap.Tool, Outcome: airlock.Auto, MaxTier: ap.Tier,
+		GrantedBy: by, Approval: ap.ID, Reason: reason, Expires: now.Add(ttl),
+		Pattern: airlock.GrantPattern{Kind: airlock.PatternExact, Hash: ap.ActionHash},
+	}
+	d := g.Decide(ctx, ap.Action)
+	if d.Code == airlock.CodeInvalid {
+		return airlock.Grant{}, airlock.Errorf(airlock.EINVALID, "approval %s: its action is not valid: %s", ap.ID, d.Classification.Reason)
+	}
+	var effects []*airlock.Command
+	for i := range d.Classification.Commands {
+		if c := &d.Classification.Commands[i]; !c.Inert {
+			effects = append(effects, c)
+		}
+	}
+	switch {
+	case len(effects) == 1 && len(effects[0].Via) == 0 && len(d.Classification.Commands) == 1:
+		gr.Pattern = airlock.GrantPattern{Kind: airlock.PatternCommand, Command: strings.Fields(effects[0].Text)}
+	case len(d.Classification.Commands) == 0:
+		if paths, ok := catalog.Paths(&ap.Action, nil); ok {
+			if dir := commonDir(paths); dir != "/" {
+				gr.Pattern = airlock.GrantPattern{Kind: airlock.PatternPath, Path: dir}
+			}
+		}
+	}
+	if err := gr.ValidateNew(now); err != nil {
+		return airlock.Grant{}, err
+	}
+	return gr, nil
+}
+
+// commonDir is the deepest directory that holds every path: the parent of
+// a single file.
+func commonDir(paths []string) string {
+	dir := path.Dir(paths[0])
+	for _, p := range paths[1:] {
+		for dir != "/" && p != dir && !strings.HasPrefix(p, dir+"/") {
+			dir = path.Dir(dir)
+		}
+	}
+	return dir
+}

@@ -1,0 +1,121 @@
+package http
+
+import (
+	"context"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+type rememberInput struct {
+	ID   string `path:"id" doc:"The approved request's ID."`
+	Body struct {
+		TTL    string `json:"ttl,omitempty" doc:"How long the grant lasts, a Go duration (168h; the default is 7 days, at most 90)."`
+		Reason string `json:"reason,omitempty" maxLength:"2000" doc:"Why; kept with the grant."`
+	}
+}
+
+type grantOutput struct {
+	Body airlock.Grant
+}
+
+// remember makes the standing grant of an approved request (approve and
+// remember): the narrowest shape that covers its action, for its agent
+// and tool, up to the tier it was approved at. Only a person who may
+// resolve the request grants it.
+func (s *Server) remember(ctx context.Context, in *rememberInput) (*grantOutput, error) {
+	t, err := s.allow(ctx, "grant standing grants", airlock.RoleReviewer, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	var ttl time.Duration
+	if in.Body.TTL != "" {
+		if ttl, err = time.ParseDuration(in.Body.TTL); err != nil || ttl <= 0 {
+			return nil, airlock.Errorf(airlock.EINVALID, "ttl %q: want a positive Go duration such as 168h", in.Body.TTL)
+		}
+	}
+	ap, err := s.store().Approval(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := ap.Authorize(t.Reviewer()); err != nil {
+		return nil, s.refuseApproval(ctx, t, &ap, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
+	}
+	now, err := s.store().Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.Enforcer.Gate.Remember(ctx, ap, t.Reviewer().Name, in.Body.Reason, ttl, now)
+	if err != nil {
+		return nil, err
+	}
+	if g, err = s.store().CreateGrant(ctx, g); err != nil {
+		return nil, err
+	}
+	return &grantOutput{Body: g}, nil
+}
+
+type listGrantsInput struct {
+	Agent string `query:"agent" doc:"Only the grants covering this agent."`
+	Live  bool   `query:"live" doc:"Only the grants in force now."`
+	Limit int    `query:"limit" minimum:"0" maximum:"1000" doc:"At most this many (default 50)."`
+}
+
+type grantListOutput struct {
+	Body airlock.GrantList
+}
+
+func (s *Server) listGrants(ctx context.Context, in *listGrantsInput) (*grantListOutput, error) {
+	if _, err := s.allow(ctx, "list grants", airlock.RoleReviewer, airlock.RoleAdmin); err != nil {
+		return nil, err
+	}
+	f := airlock.GrantFilter{Agent: in.Agent, Limit: in.Limit}
+	if in.Live {
+		now, err := s.store().Now(ctx)
+		if err != nil {
+			return nil, err
+		}
+		f.LiveAt = now
+	}
+	gs, err := s.store().Grants(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &grantListOutput{Body: airlock.GrantList{Grants: gs}}, nil
+}
+
+type grantIDInput struct {
+	ID string `path:"id" doc:"The grant's ID."`
+}
+
+func (s *Server) getGrant(ctx context.Context, in *grantIDInput) (*grantOutput, error) {
+	if _, err := s.allow(ctx, "read grants", airlock.RoleReviewer, airlock.RoleAdmin); err != nil {
+		return nil, err
+	}
+	g, err := s.store().Grant(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &grantOutput{Body: g}, nil
+}
+
+type revokeGrantInput struct {
+	ID   string `path:"id" doc:"The grant's ID."`
+	Body struct {
+		Reason string `json:"reason,omitempty" maxLength:"2000" doc:"Why; kept with the grant."`
+	}
+}
+
+// revokeGrant ends a grant at once, on every replica. Any reviewer may:
+// a revocation only tightens.
+func (s *Server) revokeGrant(ctx context.Context, in *revokeGrantInput) (*grantOutput, error) {
+	t, err := s.allow(ctx, "revoke grants", airlock.RoleReviewer, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.store().RevokeGrant(ctx, in.ID, t.Reviewer().Name, in.Body.Reason)
+	if err != nil {
+		return nil, err
+	}
+	return &grantOutput{Body: g}, nil
+}
