@@ -8,31 +8,77 @@ import (
 	"github.com/airlock-dev/airlock/catalog"
 )
 
-// grantSet is the standing grants in force, by tool: an immutable
-// snapshot, swapped whole.
+// grantSet is the standing grants in force: an immutable snapshot,
+// swapped whole, indexed so that a decision reads only the grants that
+// could cover it, however many are in force.
 type grantSet struct {
-	byTool map[string][]airlock.Grant
-	now    func() time.Time
+	byAgent map[grantKey]*grantBucket // tool and exact agent
+	globs   map[string]*grantBucket   // tool: the grants of agent globs
+	now     func() time.Time
 }
 
-// SetGrants puts grants in force (the store's live ones: package server
-// code refreshes them on every change): from now on an action a grant
+type grantKey struct{ tool, agent string }
+
+// grantBucket holds the grants of one tool and agent (or of its globs), by
+// what their patterns look at.
+type grantBucket struct {
+	exact    map[airlock.Hash][]*airlock.Grant
+	commands map[string][]*airlock.Grant // by the command's first word
+	paths    []*airlock.Grant
+}
+
+func (b *grantBucket) add(g *airlock.Grant) {
+	switch g.Pattern.Kind {
+	case airlock.PatternExact:
+		if b.exact == nil {
+			b.exact = map[airlock.Hash][]*airlock.Grant{}
+		}
+		b.exact[g.Pattern.Hash] = append(b.exact[g.Pattern.Hash], g)
+	case airlock.PatternCommand:
+		if b.commands == nil {
+			b.commands = map[string][]*airlock.Grant{}
+		}
+		b.commands[g.Pattern.Command[0]] = append(b.commands[g.Pattern.Command[0]], g)
+	case airlock.PatternPath:
+		b.paths = append(b.paths, g)
+	}
+}
+
+// SetGrants puts grants in force (the store's live ones: the server keeps
+// them in step, Enforcer.KeepGrants): from now on an action a grant
 // covers, which the policy stack would have asked about, gets the grant's
 // outcome instead. A grant never loosens a deny, a floor, needs-human or
 // an unanalysable script, and never reaches above its ceiling tier.
-// Expired and revoked grants are ignored; now is the clock they expire
-// by (nil: time.Now).
+// Expired, revoked and malformed grants are ignored; now is the clock they
+// expire by (nil: time.Now).
 func (g *Gate) SetGrants(grants []airlock.Grant, now func() time.Time) {
 	if now == nil {
 		now = time.Now
 	}
-	set := &grantSet{byTool: map[string][]airlock.Grant{}, now: now}
-	for _, gr := range grants {
-		if gr.Validate() == nil && gr.Revoked.IsZero() {
-			set.byTool[gr.Tool] = append(set.byTool[gr.Tool], gr)
+	set := &grantSet{byAgent: map[grantKey]*grantBucket{}, globs: map[string]*grantBucket{}, now: now}
+	n := 0
+	for i := range grants {
+		gr := grants[i]
+		if gr.Validate() != nil || !gr.Revoked.IsZero() {
+			continue
 		}
+		var b *grantBucket
+		if strings.ContainsAny(gr.Agent, `*?[\`) {
+			if b = set.globs[gr.Tool]; b == nil {
+				b = &grantBucket{}
+				set.globs[gr.Tool] = b
+			}
+		} else {
+			k := grantKey{gr.Tool, gr.Agent}
+			if b = set.byAgent[k]; b == nil {
+				b = &grantBucket{}
+				set.byAgent[k] = b
+			}
+		}
+		b.add(&gr)
+		n++
 	}
-	if len(set.byTool) == 0 {
+	if n == 0 {
 		set = nil
 	}
 	g.grants.Store(set)
@@ -47,42 +93,63 @@ func (s *grantSet) cover(x *activation, v *view) *airlock.Grant {
 	if s == nil {
 		return nil
 	}
-	grants := s.byTool[x.a.Tool]
-	if len(grants) == 0 {
+	exact, glob := s.byAgent[grantKey{x.a.Tool, x.a.Agent}], s.globs[x.a.Tool]
+	if exact == nil && glob == nil {
 		return nil
 	}
 	now := s.now()
+	usable := func(gr *airlock.Grant) bool {
+		return gr.Live(now) && v.tier <= gr.MaxTier && gr.CoversAgent(x.a.Agent)
+	}
 	var words []string
-	for i := range grants {
-		gr := &grants[i]
-		if !gr.Live(now) || !gr.CoversAgent(x.a.Agent) || v.tier > gr.MaxTier {
+	if v.cmd != nil && len(v.cmd.Via) == 0 {
+		words = strings.Fields(v.cmd.Text)
+	}
+	var paths []string
+	pathsRead := false
+	// Of the grants that cover the view, the narrowest decides (the exact
+	// action, then the longest command, then the deepest directory; an
+	// agent's own before a glob's), so that the explanation names the
+	// grant closest to what ran.
+	var best *airlock.Grant
+	bestRank := -1
+	consider := func(gr *airlock.Grant, rank int) {
+		if rank > bestRank && usable(gr) {
+			best, bestRank = gr, rank
+		}
+	}
+	for bi, b := range [2]*grantBucket{exact, glob} {
+		if b == nil {
 			continue
 		}
-		switch gr.Pattern.Kind {
-		case airlock.PatternExact:
-			if h, err := x.a.Hash(); err == nil && h == gr.Pattern.Hash {
-				return gr
+		own := 1 - bi // an agent's own grant ranks above a glob's of the same narrowness
+		if len(b.exact) > 0 {
+			if h, err := x.a.Hash(); err == nil {
+				for _, gr := range b.exact[h] {
+					consider(gr, 1<<20+own)
+				}
 			}
-		case airlock.PatternCommand:
-			if v.cmd == nil || len(v.cmd.Via) > 0 {
-				continue
+		}
+		if len(words) > 0 {
+			for _, gr := range b.commands[words[0]] {
+				if gr.Pattern.CoversCommand(words) {
+					consider(gr, 2*len(gr.Pattern.Command)+own)
+				}
 			}
-			if words == nil {
-				words = strings.Fields(v.cmd.Text)
+		}
+		if len(b.paths) > 0 && v.cmd == nil {
+			if !pathsRead {
+				paths, _ = catalog.Paths(x.a, x.decodedArgs())
+				pathsRead = true
 			}
-			if gr.Pattern.CoversCommand(words) {
-				return gr
-			}
-		case airlock.PatternPath:
-			if v.cmd != nil {
-				continue
-			}
-			if paths, ok := catalog.Paths(x.a, x.decodedArgs()); ok && gr.Pattern.CoversPaths(paths) {
-				return gr
+			for _, gr := range b.paths {
+				if gr.Pattern.CoversPaths(paths) {
+					consider(gr, 2*strings.Count(gr.Pattern.Path, "/")+own)
+				}
 			}
 		}
 	}
-	return nil
+	return best
 }
 
 // granted is v loosened by the grant gr: its outcome, at least the floor.

@@ -13,7 +13,7 @@ import (
 // grantGate is a gate over a project policy that denies publishing,
 // floors class fs.delete at ask and tags needs-human on a deploy script,
 // holding the grants.
-func grantGate(t *testing.T, now time.Time, grants ...airlock.Grant) *gate.Gate {
+func grantGate(t testing.TB, now time.Time, grants ...airlock.Grant) *gate.Gate {
 	t.Helper()
 	p, err := gate.LoadPolicy("policy.yaml", []byte(`name: grants
 floors:
