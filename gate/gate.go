@@ -342,7 +342,12 @@ func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *ag
 		v := s.resolveView(ctx, x, ag, n)
 		if v.outcome == airlock.Ask {
 			if gr := x.grants.cover(x, &vs[i]); gr != nil {
-				v = granted(v, gr)
+				if ok, why := s.allowGrant(x.a, &vs[i]); ok {
+					v = granted(v, gr)
+				} else {
+					v.overrides = append(v.overrides, airlock.Override{From: v.outcome, To: v.outcome, Kind: "grant",
+						Reason: "grant " + gr.ID + " covers it, but " + why})
+				}
 			}
 		}
 		if vs[i].cmd != nil {
@@ -718,4 +723,15 @@ func joinReason(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// allowGrant reports whether every policy of the stack lets a standing
+// grant loosen the view, and, when one does not, which and why.
+func (s stack) allowGrant(a *airlock.Action, v *view) (bool, string) {
+	for _, p := range s {
+		if ok, why := p.grants.allows(a.Tool, a.Agent, v.tier); !ok {
+			return false, fmt.Sprintf("%s %s (%s:%d)", p, why, p.file, p.grants.pos.Line)
+		}
+	}
+	return true, ""
 }

@@ -147,3 +147,45 @@ func TestGrantPatternsInTheGate(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyLimitsGrants: a policy's grants: section forbids grants
+// outright, above a tier, or for some agents or tools; the explanation
+// says which policy kept the grant out, and where.
+func TestPolicyLimitsGrants(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	grant := commandGrant("*", []string{"npm", "test"}, now)
+	for _, c := range []struct {
+		name, section, agent string
+		want                 airlock.Outcome
+		why                  string
+	}{
+		{"no section", "", "coder-1", airlock.Auto, ""},
+		{"allowed up to write", "grants: {max_tier: write}", "coder-1", airlock.Auto, ""},
+		{"forbidden", "grants: {allow: false}", "coder-1", airlock.Ask, "allows no grant (limits.yaml:2"},
+		{"below the tier", "grants: {max_tier: read}", "coder-1", airlock.Ask, "allows no grant above read"},
+		{"an excepted agent", `grants: {except_agents: ["prod-*"]}`, "prod-7", airlock.Ask, "allows no grant for agent prod-7"},
+		{"another agent", `grants: {except_agents: ["prod-*"]}`, "coder-1", airlock.Auto, ""},
+		{"an excepted tool", `grants: {except_tools: [Bash]}`, "coder-1", airlock.Ask, "allows no grant for tool Bash"},
+	} {
+		p, err := gate.LoadPolicy("limits.yaml", []byte("name: limits\n"+c.section+"\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		g, err := gate.New(shell.Analyser{}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.SetGrants([]airlock.Grant{grant}, func() time.Time { return now })
+		d := g.Decide(t.Context(), bash(c.agent, "npm test"))
+		if d.Outcome != c.want {
+			t.Errorf("%s: %s by %s, want %s", c.name, d.Outcome, d.DecidedBy(), c.want)
+		}
+		if c.why != "" && !strings.Contains(d.Explain(), c.why) {
+			t.Errorf("%s: the explanation does not say %q:\n%s", c.name, c.why, d.Explain())
+		}
+	}
+	if _, err := gate.LoadPolicy("bad.yaml", []byte("name: bad\ngrants: {max_tier: hgh, allow: maybe}\n")); err == nil ||
+		!strings.Contains(err.Error(), "bad.yaml:2:") {
+		t.Errorf("a malformed grants section: %v, want errors located in bad.yaml", err)
+	}
+}

@@ -51,6 +51,7 @@ type Policy struct {
 	humanRules  []*rule // every rule that tags needs_human, in file order
 	tests       []*PolicyTest
 
+	grants         grantLimits          // grants:, what standing grants may loosen
 	sensitivePaths []sensitive.Entry    // sensitive_paths, in file order
 	sensitive      *sensitive.Catalogue // the built-in catalogue and sensitivePaths; nil when none
 
@@ -547,4 +548,32 @@ func (e *PolicyError) Error() string {
 // Unwrap lets ErrorCode report EINVALID for policy errors.
 func (e *PolicyError) Unwrap() error {
 	return airlock.Errorf(airlock.EINVALID, "policy %s has %d problem(s)", e.File, len(e.Problems))
+}
+
+// grantLimits is what a policy lets standing grants loosen (grants:).
+type grantLimits struct {
+	set     bool // the policy has a grants: section
+	forbid  bool // allow: false
+	maxTier airlock.RiskTier
+	agents  []pattern // except_agents
+	tools   []pattern // except_tools
+	pos     Pos
+}
+
+// allows reports whether the policy lets gr loosen a view of tier t of
+// the action of agent with tool, and says why not.
+func (l *grantLimits) allows(tool, agent string, t airlock.RiskTier) (bool, string) {
+	switch {
+	case !l.set:
+		return true, ""
+	case l.forbid:
+		return false, "allows no grant"
+	case l.maxTier != 0 && t > l.maxTier:
+		return false, "allows no grant above " + l.maxTier.String()
+	case len(l.agents) > 0 && matchAny(l.agents, agent):
+		return false, "allows no grant for agent " + agent
+	case len(l.tools) > 0 && matchAny(l.tools, tool):
+		return false, "allows no grant for tool " + tool
+	}
+	return true, ""
 }

@@ -52,7 +52,7 @@ type field struct {
 // Names of the fields each part of a policy accepts. They are checked
 // against schema/policy.schema.json by a test.
 var (
-	policyFields     = []string{"version", "name", "description", "layer", "default", "preset", "needs_human", "timeout", "floors", "agents", "classifiers", "rules", "tests", "sensitive_paths"}
+	policyFields     = []string{"version", "name", "description", "layer", "default", "preset", "needs_human", "timeout", "floors", "agents", "classifiers", "rules", "tests", "sensitive_paths", "grants"}
 	floorFields      = []string{"tiers", "classes"}
 	agentFields      = []string{"description", "preset", "owner", "reviewers", "notify", "needs_human", "timeout"}
 	classifierFields = []string{"id", "description", "tool", "command", "when", "class", "capability", "tier", "reason"}
@@ -123,6 +123,7 @@ func (d *policyDecoder) decode() *Policy {
 		{"rules", func(n ast.Node) { rules = d.seq(n, "rules") }},
 		{"tests", func(n ast.Node) { tests = d.seq(n, "tests") }},
 		{"sensitive_paths", func(n ast.Node) { d.sensitivePaths(n, p) }},
+		{"grants", func(n ast.Node) { d.grantLimits(n, p) }},
 	})
 
 	ids := map[string]Pos{}
@@ -209,6 +210,21 @@ func (d *policyDecoder) floors(n ast.Node, p *Policy) {
 				})
 			}
 		}},
+	})
+}
+
+func (d *policyDecoder) grantLimits(n ast.Node, p *Policy) {
+	l := &p.grants
+	l.set, l.pos = true, pos(n)
+	d.fields(n, "grants", []field{
+		{"allow", func(n ast.Node) {
+			allow := true
+			d.boolean(n, "grants.allow", &allow)
+			l.forbid = !allow
+		}},
+		{"max_tier", func(n ast.Node) { l.maxTier = d.tier(n, "grants.max_tier") }},
+		{"except_agents", func(n ast.Node) { l.agents = d.patterns(n, "grants.except_agents", compilePattern) }},
+		{"except_tools", func(n ast.Node) { l.tools = d.patterns(n, "grants.except_tools", compilePattern) }},
 	})
 }
 

@@ -51,6 +51,9 @@ func (g *Gate) Remember(ctx context.Context, ap airlock.Approval, by, reason str
 			}
 		}
 	}
+	if ok, why := g.state.Load().stackFor(ap.SessionID).allowGrant(&ap.Action, &view{tier: ap.Tier}); !ok {
+		return airlock.Grant{}, airlock.Errorf(airlock.EUNAUTHORIZED, "approval %s is approved, but no grant is made: %s", ap.ID, why)
+	}
 	if err := gr.ValidateNew(now); err != nil {
 		return airlock.Grant{}, err
 	}
