@@ -65,6 +65,20 @@ type GrantPattern struct {
 	Path string `json:"path,omitempty"`
 }
 
+// String says what the pattern covers, as a person reads it: "`npm test
+// …`", "the files under /w/docs", "the action sha256:9f86d0818847…".
+func (p GrantPattern) String() string {
+	switch p.Kind {
+	case PatternCommand:
+		return "`" + strings.Join(p.Command, " ") + " …`"
+	case PatternPath:
+		return "the files under " + p.Path
+	case PatternExact:
+		return "the action sha256:" + p.Hash.String()[:12] + "…"
+	}
+	return "nothing (pattern " + p.Kind + ")"
+}
+
 // maxGrantText bounds a grant's free text (its reason, who granted it).
 const maxGrantText = 2000
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/google/uuid"
 )
 
 // waitBound bounds how long a test waits for a page or on a stream: it
@@ -1093,5 +1094,56 @@ func TestInboxRowsNotYours(t *testing.T) {
 		if got := strings.Contains(row, "not yours to decide") && strings.Contains(row, "row-foreign"); got != tc.foreign {
 			t.Errorf("%s's row of the request marked not theirs: %v, want %v\n%s", tc.who, got, tc.foreign, row)
 		}
+	}
+}
+
+// TestInboxApproveAndRemember: the detail page of an ask offers "approve
+// and remember", saying what the grant would cover; approving so makes the
+// grant, recorded with the request and named on the inbox; a needs-human
+// request offers no such button.
+func TestInboxApproveAndRemember(t *testing.T) {
+	ts := newTestServer(t)
+	secret, h := airlock.NewTokenSecret()
+	if _, err := ts.DB.CreateToken(t.Context(), airlock.Token{ID: uuid.Must(uuid.NewV7()).String(), Role: airlock.RoleAdmin, Name: "root"}, h); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, ts)
+	b.signIn(secret)
+	ap := queue(t, ts, airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w", Args: airlock.MustArgs(map[string]any{"command": "npm test"})})
+	b.get("/inbox/approvals/"+ap.ID).want(t, http.StatusOK, `name="remember" value="1"`, "Approve and remember for 7 days",
+		"agent-1 may then run `npm test …` (Bash) without asking, up to write")
+
+	form := approveForm(ap.ActionHash, "the tests run often")
+	form.Set("remember", "1")
+	p := b.post("/inbox/approvals/"+ap.ID+"/approve", form)
+	loc := p.header.Get("Location")
+	gid, ok := strings.CutPrefix(loc, "/inbox?done="+ap.ID+"&grant=")
+	if p.status != http.StatusSeeOther || !ok {
+		t.Fatalf("approve and remember: %d %q\n%s", p.status, loc, p.body)
+	}
+	g, err := ts.DB.Grant(t.Context(), gid)
+	if err != nil || g.Approval != ap.ID || g.GrantedBy != "root" || g.Agent != "agent-1" || g.Tool != "Bash" ||
+		g.Pattern.String() != "`npm test …`" || g.MaxTier != airlock.TierWrite || g.Reason != "the tests run often" {
+		t.Fatalf("the grant made: %+v, %v", g, err)
+	}
+	b.get(loc).want(t, http.StatusOK, "Remembered: agent-1 may run `npm test …` without asking", "grant <code>"+gid+"</code>")
+	if got := status(t, ts, ap.ID); got.Status != airlock.StatusApproved {
+		t.Fatalf("the request after approve and remember: %s", got.Status)
+	}
+
+	enf, err := ts.Agent.CheckWait(t.Context(), airlocktest.Action("wire_money", "y"), 0)
+	if err != nil || enf.Approval == nil {
+		t.Fatalf("wire_money: %+v %v", enf, err)
+	}
+	page := b.get("/inbox/approvals/" + enf.Approval.ID)
+	page.want(t, http.StatusOK, `action="/inbox/approvals/`+enf.Approval.ID+`/approve"`)
+	if strings.Contains(page.body, `name="remember"`) {
+		t.Errorf("a needs-human request offers approve and remember")
+	}
+	deploy := queue(t, ts, airlocktest.Action("deploy", "x"))
+	page = b.get("/inbox/approvals/" + deploy.ID)
+	page.want(t, http.StatusOK, `action="/inbox/approvals/`+deploy.ID+`/approve"`)
+	if strings.Contains(page.body, `name="remember"`) {
+		t.Errorf("a %s request offers approve and remember", deploy.Tier)
 	}
 }

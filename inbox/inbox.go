@@ -366,6 +366,8 @@ type InboxPage struct {
 	// Done is the request the person just settled from its page, shown
 	// in a note above the list; nil otherwise.
 	Done *airlock.Approval
+	// Granted is the standing grant made with it (approve and remember).
+	Granted *airlock.Grant
 
 	filtered bool
 }
@@ -564,6 +566,11 @@ func (in *inbox) lister(v listView, fragment bool) http.HandlerFunc {
 		if id := r.URL.Query().Get("done"); id != "" && status == http.StatusOK {
 			if ap, err := in.host.Store().Approval(r.Context(), id); err == nil && ap.Status != airlock.StatusPending {
 				p.Done = &ap
+				if gid := r.URL.Query().Get("grant"); gid != "" {
+					if g, err := in.host.Store().Grant(r.Context(), gid); err == nil && g.Approval == ap.ID {
+						p.Granted = &g
+					}
+				}
 			}
 		}
 		in.render(w, status, "inbox", p)
@@ -615,6 +622,11 @@ type DetailPage struct {
 	Trust *airlock.TrustSummary
 	// CannotResolve says why the signed-in person may not resolve it.
 	CannotResolve string
+	// Remember is the standing grant "approve and remember" would make,
+	// for the person to see before confirming; nil when it is not offered
+	// (not an ask, needs-human, above network-egress, or the policy keeps
+	// grants out).
+	Remember *airlock.Grant
 	// Runs are what the request's action returned when an executor ran it
 	// (run now), from its execution records, oldest first.
 	Runs []RunResult
@@ -768,6 +780,13 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 			return nil, err
 		}
 	}
+	if p.Pending() && p.CannotResolve == "" && ap.Outcome == airlock.Ask && !ap.NeedsHuman && ap.Tier <= airlock.TierNetworkEgress {
+		approved := ap
+		approved.Status = airlock.StatusApproved
+		if g, err := in.host.Gate().Remember(ctx, approved, rev.Name, "", rememberTTL, time.Now()); err == nil {
+			p.Remember = &g
+		}
+	}
 	evs, err := in.host.Store().Events(ctx, airlock.EventFilter{ApprovalID: ap.ID, Limit: maxTimeline + 1})
 	if err != nil {
 		return nil, err
@@ -886,6 +905,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 			return
 		}
 		t := principalFrom(ctx)
+		remember := status == airlock.StatusApproved && r.PostForm.Get("remember") == "1"
 		ap, err := in.host.Store().ResolveApproval(ctx, airlock.Resolution{
 			ApprovalID: id, Status: status, ActionHash: h, Reviewer: t.Reviewer(), Reason: reason, Surface: airlock.SurfaceWeb,
 			RunNow: status == airlock.StatusApproved && r.PostForm.Get("run_now") == "1",
@@ -894,7 +914,18 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		switch code {
 		case "":
 			in.host.Metrics().Resolved(&ap)
-			http.Redirect(w, r, "/inbox?done="+url.QueryEscape(ap.ID), http.StatusSeeOther)
+			next := "/inbox?done=" + url.QueryEscape(ap.ID)
+			if remember {
+				g, err := in.remember(ctx, ap, t, reason)
+				if err != nil {
+					in.render(w, http.StatusConflict, "error", &ErrorPage{Base: baseFor(r, "Approved, not remembered"),
+						Status: http.StatusConflict, Heading: "Approved, but not remembered", ApprovalID: id,
+						Message: "The request is approved; the grant was not made: " + airlock.ErrorMessage(err)})
+					return
+				}
+				next += "&grant=" + url.QueryEscape(g.ID)
+			}
+			http.Redirect(w, r, next, http.StatusSeeOther)
 			return
 		case airlock.EUNAUTHORIZED:
 			in.host.RefuseApproval(ctx, t, &ap, code, airlock.ErrorMessage(err))
@@ -928,6 +959,23 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		p.Title = p.Heading
 		in.render(w, http.StatusConflict, "error", p)
 	}
+}
+
+// rememberTTL is how long the inbox's "approve and remember" grants last.
+const rememberTTL = airlock.DefaultRememberTTL
+
+// remember makes the standing grant of the request t just approved: the
+// shape the detail page showed, by the store's clock.
+func (in *inbox) remember(ctx context.Context, ap airlock.Approval, t *airlock.Token, reason string) (airlock.Grant, error) {
+	now, err := in.host.Store().Now(ctx)
+	if err != nil {
+		return airlock.Grant{}, err
+	}
+	g, err := in.host.Gate().Remember(ctx, ap, t.Reviewer().Name, reason, rememberTTL, now)
+	if err != nil {
+		return g, err
+	}
+	return in.host.Store().CreateGrant(ctx, g)
 }
 
 // events streams an "approval" event (data: the request's ID, id: the

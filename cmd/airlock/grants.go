@@ -121,16 +121,7 @@ func newGrantsRevokeCmd() *cobra.Command {
 
 // grantScope says what a grant covers: "coder-1 may run `npm test …` (Bash)".
 func grantScope(g *airlock.Grant) string {
-	var what string
-	switch g.Pattern.Kind {
-	case airlock.PatternCommand:
-		what = "`" + strings.Join(g.Pattern.Command, " ") + " …`"
-	case airlock.PatternPath:
-		what = "the files under " + g.Pattern.Path
-	default:
-		what = "the action sha256:" + g.Pattern.Hash.String()[:12] + "…"
-	}
-	return fmt.Sprintf("%s may run %s (%s)", visible.Escaped(g.Agent), visible.Escaped(what), visible.Escaped(g.Tool))
+	return fmt.Sprintf("%s may run %s (%s)", visible.Escaped(g.Agent), visible.Escaped(g.Pattern.String()), visible.Escaped(g.Tool))
 }
 
 // grantState is live, expired or revoked, as of now.
