@@ -208,12 +208,18 @@ type GrantFilter struct {
 const (
 	EventGrantCreated = "grant.created" // a person granted a standing grant
 	EventGrantRevoked = "grant.revoked" // a person revoked one
+	EventGrantExpired = "grant.expired" // one passed its expiry unrevoked
 )
 
 // CreatedRecord is the audit record of the grant's creation: its payload
 // is the Grant, filed under its agent (the glob, when it is one).
 func (g *Grant) CreatedRecord() Record {
 	return Record{Events: []Event{NewEvent(EventGrantCreated, &Action{Agent: g.Agent, Tool: g.Tool}, g.Outcome.String(), g.Approval, g)}}
+}
+
+// ExpiredRecord is the audit record of the grant's expiry.
+func (g *Grant) ExpiredRecord() Record {
+	return Record{Events: []Event{NewEvent(EventGrantExpired, &Action{Agent: g.Agent, Tool: g.Tool}, "expired", g.Approval, g)}}
 }
 
 // RevokedRecord is the audit record of the grant's revocation.

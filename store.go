@@ -347,6 +347,10 @@ type GrantStore interface {
 	// its grant.revoked event. Errors: ENOTFOUND, ECONFLICT (revoked or
 	// expired already), EUNAVAILABLE.
 	RevokeGrant(ctx context.Context, id, by, reason string) (Grant, error)
+	// ExpireGrants appends a grant.expired event for each unrevoked grant
+	// whose expiry has passed by the store's clock, once per grant, at most
+	// max of them, and returns those. Errors: EUNAVAILABLE.
+	ExpireGrants(ctx context.Context, max int) ([]Grant, error)
 }
 
 // Store is everything the enforcer needs to make decisions durable.

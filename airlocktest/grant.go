@@ -165,9 +165,22 @@ func testStandingGrants(t *testing.T, s airlock.Store, clock *Clock) {
 	if ids := list(airlock.GrantFilter{Agent: "coder-1", LiveAt: clock.Now()}); !same(ids) {
 		t.Errorf("live grants of coder-1 after the revocation: %v, want none", ids)
 	}
+	if got, err := s.ExpireGrants(ctx(t), airlock.MaxPageSize); err != nil || len(got) != 0 {
+		t.Errorf("expiring grants before any expired: %v, %v", got, err)
+	}
 	clock.Advance(2 * time.Hour)
 	if _, err := s.RevokeGrant(ctx(t), glob.ID, "bob", ""); airlock.ErrorCode(err) != airlock.ECONFLICT {
 		t.Errorf("revoking an expired grant: %v, want ECONFLICT", err)
+	}
+	// Expiry is audited once per grant, never for a revoked one.
+	if got, err := s.ExpireGrants(ctx(t), airlock.MaxPageSize); err != nil || len(got) != 1 || got[0].ID != glob.ID {
+		t.Errorf("expiring grants: %v, %v; want the glob's %s alone", got, err, glob.ID)
+	}
+	if got, err := s.ExpireGrants(ctx(t), airlock.MaxPageSize); err != nil || len(got) != 0 {
+		t.Errorf("expiring grants again: %v, %v; want none", got, err)
+	}
+	if evs := events(t, s, airlock.EventFilter{Kind: airlock.EventGrantExpired}); len(evs) != 1 || evs[0].Outcome != "expired" {
+		t.Errorf("grant.expired events %+v, want one", evs)
 	}
 	if _, err := s.RevokeGrant(ctx(t), "no-such-grant", "bob", ""); airlock.ErrorCode(err) != airlock.ENOTFOUND {
 		t.Errorf("revoking an unknown grant: %v, want ENOTFOUND", err)

@@ -215,12 +215,24 @@ func keptResult(result json.RawMessage) json.RawMessage {
 }
 
 // Sweep expires every pending request whose deadline passed, auditing
-// each, and returns how many it expired.
+// each, and returns how many it expired; it audits the standing grants
+// that passed their expiry too (grant.expired, once each).
 func (e *Enforcer) Sweep(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		got, err := e.Store.ExpireDue(ctx, airlock.MaxPageSize)
 		n += len(got)
+		if err != nil {
+			return n, err
+		}
+		if len(got) < airlock.MaxPageSize {
+			break
+		}
+	}
+	// Standing grants past their expiry are audited too (the gate stopped
+	// using them at their expiry already).
+	for {
+		got, err := e.Store.ExpireGrants(ctx, airlock.MaxPageSize)
 		if err != nil || len(got) < airlock.MaxPageSize {
 			return n, err
 		}

@@ -158,3 +158,39 @@ func (db *DB) RevokeGrant(ctx context.Context, id, by, reason string) (airlock.G
 	}
 	return g, nil
 }
+
+// ExpireGrants audits, once each, the unrevoked grants past their expiry.
+func (db *DB) ExpireGrants(ctx context.Context, max int) ([]airlock.Grant, error) {
+	var out []airlock.Grant
+	err := db.exec(ctx, func(w *wtx) error {
+		out = out[:0]
+		rows, err := w.query(`SELECT `+grantColumns+` FROM grants
+			WHERE revoked = 0 AND NOT expiry_logged AND expires <= $1 ORDER BY expires, id LIMIT $2 FOR UPDATE`, nanos(w.now()), max)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var g airlock.Grant
+			if err := scanGrant(rows, &g); err != nil {
+				rows.Close()
+				return err
+			}
+			out = append(out, g)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i := range out {
+			if _, err := w.exec(`UPDATE grants SET expiry_logged = true WHERE id = $1`, out[i].ID); err != nil {
+				return err
+			}
+			w.append(out[i].ExpiredRecord(), "")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

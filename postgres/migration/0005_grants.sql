@@ -17,6 +17,8 @@ CREATE TABLE grants (
 	expires       bigint NOT NULL,
 	revoked       bigint NOT NULL DEFAULT 0,
 	revoked_by    text   NOT NULL DEFAULT '',
-	revoke_reason text   NOT NULL DEFAULT ''
+	revoke_reason text   NOT NULL DEFAULT '',
+	-- expiry_logged is set once its grant.expired event is appended.
+	expiry_logged boolean NOT NULL DEFAULT false
 );
 CREATE INDEX grants_created ON grants (created DESC, id DESC);

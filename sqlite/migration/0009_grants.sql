@@ -16,6 +16,8 @@ CREATE TABLE grants (
 	expires       INTEGER NOT NULL,
 	revoked       INTEGER NOT NULL DEFAULT 0,
 	revoked_by    TEXT    NOT NULL DEFAULT '',
-	revoke_reason TEXT    NOT NULL DEFAULT ''
+	revoke_reason TEXT    NOT NULL DEFAULT '',
+	-- expiry_logged is set once its grant.expired event is appended.
+	expiry_logged INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX grants_created ON grants (created DESC, id DESC);
