@@ -189,3 +189,69 @@ func TestPolicyLimitsGrants(t *testing.T) {
 		t.Errorf("a malformed grants section: %v, want errors located in bad.yaml", err)
 	}
 }
+
+// TestRemember: approve and remember proposes the narrowest shape that
+// covers the approved action — a shell call's command by its words, a file
+// tool's directory, else the exact action — for its agent and tool, up to
+// the tier approved; a reviewer's own shape must still cover the action;
+// a request not approved, or a policy that keeps grants out, makes none.
+func TestRemember(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	g := grantGate(t, now)
+	approved := func(a airlock.Action) airlock.Approval {
+		t.Helper()
+		d := g.Decide(t.Context(), a)
+		return airlock.Approval{ID: "ap-" + a.Tool, Action: a, ActionHash: d.ActionHash, Tier: d.Classification.Tier,
+			Status: airlock.StatusApproved, Outcome: d.Outcome}
+	}
+	npmTest := approved(bash("coder-1", "npm test"))
+	write := approved(airlock.Action{Agent: "coder-1", Tool: "Write", Cwd: "/w",
+		Args: airlock.MustArgs(map[string]any{"file_path": "docs/guide.md", "content": "x"})})
+	script := approved(bash("coder-1", "npm test && npm run lint"))
+	for _, c := range []struct {
+		name  string
+		ap    airlock.Approval
+		shape *airlock.GrantPattern
+		want  string // the grant's pattern, or the error code
+	}{
+		{"a shell command", npmTest, nil, "`npm test …`"},
+		{"a file tool", write, nil, "the files under /w/docs"},
+		{"a script of two commands", script, nil, "the action sha256:" + script.ActionHash.String()[:12] + "…"},
+		{"a wider command", npmTest, &airlock.GrantPattern{Kind: airlock.PatternCommand, Command: []string{"npm"}}, "`npm …`"},
+		{"a command that does not cover it", npmTest, &airlock.GrantPattern{Kind: airlock.PatternCommand, Command: []string{"npm", "test", "--coverage"}}, airlock.EINVALID},
+		{"a wider directory", write, &airlock.GrantPattern{Kind: airlock.PatternPath, Path: "/w"}, "the files under /w"},
+		{"a directory that does not hold it", write, &airlock.GrantPattern{Kind: airlock.PatternPath, Path: "/w/src"}, airlock.EINVALID},
+		{"a directory for a shell call", npmTest, &airlock.GrantPattern{Kind: airlock.PatternPath, Path: "/w"}, airlock.EINVALID},
+		{"exactly", npmTest, &airlock.GrantPattern{Kind: airlock.PatternExact, Hash: npmTest.ActionHash}, "the action sha256:" + npmTest.ActionHash.String()[:12] + "…"},
+		{"another exact action", npmTest, &airlock.GrantPattern{Kind: airlock.PatternExact, Hash: write.ActionHash}, airlock.EINVALID},
+	} {
+		gr, err := g.Remember(t.Context(), c.ap, c.shape, "alice", "why", 0, now)
+		if err != nil {
+			if airlock.ErrorCode(err) != c.want {
+				t.Errorf("%s: %v, want %s", c.name, err, c.want)
+			}
+			continue
+		}
+		if gr.Pattern.String() != c.want || gr.Agent != "coder-1" || gr.Tool != c.ap.Tool || gr.MaxTier != c.ap.Tier ||
+			gr.Approval != c.ap.ID || gr.GrantedBy != "alice" || !gr.Expires.Equal(now.Add(airlock.DefaultRememberTTL)) {
+			t.Errorf("%s: %+v, want pattern %s", c.name, gr, c.want)
+		}
+	}
+	pending := npmTest
+	pending.Status = airlock.StatusPending
+	if _, err := g.Remember(t.Context(), pending, nil, "alice", "", 0, now); airlock.ErrorCode(err) != airlock.ECONFLICT {
+		t.Errorf("a pending request: %v, want ECONFLICT", err)
+	}
+	p, err := gate.LoadPolicy("no.yaml", []byte("name: no\ngrants: {allow: false}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := gate.New(shell.Analyser{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := none.Remember(t.Context(), npmTest, nil, "alice", "", 0, now); airlock.ErrorCode(err) != airlock.EUNAUTHORIZED ||
+		!strings.Contains(err.Error(), "allows no grant") {
+		t.Errorf("under a policy that allows no grant: %v, want EUNAUTHORIZED saying so", err)
+	}
+}

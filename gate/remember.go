@@ -17,9 +17,10 @@ import (
 // airlock.DefaultRememberTTL) from now. The shape is a shell call's one
 // command, by its words (`npm test` covers `npm test --watch`, not `npm
 // publish`, nor a script with another command); a file tool's directory,
-// when every path it names lies in one; else the exact action. by is the
-// person granting it.
-func (g *Gate) Remember(ctx context.Context, ap airlock.Approval, by, reason string, ttl time.Duration, now time.Time) (airlock.Grant, error) {
+// when every path it names lies in one; else the exact action. shape,
+// when not nil, is the reviewer's own — narrower or wider — which must
+// still cover the approved action. by is the person granting it.
+func (g *Gate) Remember(ctx context.Context, ap airlock.Approval, shape *airlock.GrantPattern, by, reason string, ttl time.Duration, now time.Time) (airlock.Grant, error) {
 	if ap.Status != airlock.StatusApproved {
 		return airlock.Grant{}, airlock.Errorf(airlock.ECONFLICT, "approval %s is %s: only an approved request is remembered", ap.ID, ap.Status)
 	}
@@ -51,6 +52,13 @@ func (g *Gate) Remember(ctx context.Context, ap airlock.Approval, by, reason str
 			}
 		}
 	}
+	if shape != nil {
+		if !shapeCovers(shape, &ap, effects, len(d.Classification.Commands)) {
+			return airlock.Grant{}, airlock.Errorf(airlock.EINVALID, "approval %s: %s does not cover the approved action, so it cannot be remembered so",
+				ap.ID, shape)
+		}
+		gr.Pattern = *shape
+	}
 	if ok, why := g.state.Load().stackFor(ap.SessionID).allowGrant(&ap.Action, &view{tier: ap.Tier}); !ok {
 		return airlock.Grant{}, airlock.Errorf(airlock.EUNAUTHORIZED, "approval %s is approved, but no grant is made: %s", ap.ID, why)
 	}
@@ -70,4 +78,20 @@ func commonDir(paths []string) string {
 		}
 	}
 	return dir
+}
+
+// shapeCovers reports whether a reviewer's shape covers the approved action as
+// the gate would decide it: its one command run through no wrapper, every
+// path of its file tool, or its exact hash.
+func shapeCovers(shape *airlock.GrantPattern, ap *airlock.Approval, effects []*airlock.Command, commands int) bool {
+	switch shape.Kind {
+	case airlock.PatternExact:
+		return shape.Hash == ap.ActionHash
+	case airlock.PatternCommand:
+		return len(effects) == 1 && commands == 1 && len(effects[0].Via) == 0 && shape.CoversCommand(strings.Fields(effects[0].Text))
+	case airlock.PatternPath:
+		paths, ok := catalog.Paths(&ap.Action, nil)
+		return ok && commands == 0 && shape.CoversPaths(paths)
+	}
+	return false
 }

@@ -12,6 +12,9 @@ type rememberInput struct {
 	Body struct {
 		TTL    string `json:"ttl,omitempty" doc:"How long the grant lasts, a Go duration (168h; the default is 7 days, at most 90)."`
 		Reason string `json:"reason,omitempty" maxLength:"2000" doc:"Why; kept with the grant."`
+		// Shape, when set, is the reviewer's own instead of the narrowest:
+		// it must still cover the approved action.
+		Shape *airlock.GrantPattern `json:"shape,omitempty" doc:"The reviewer's shape instead of the narrowest one Airlock proposes: {kind: command, command: [npm, test]}, {kind: path, path: /w/docs} or {kind: exact, hash: …}; it must still cover the approved action."`
 	}
 }
 
@@ -45,7 +48,7 @@ func (s *Server) remember(ctx context.Context, in *rememberInput) (*grantOutput,
 	if err != nil {
 		return nil, err
 	}
-	g, err := s.Enforcer.Gate.Remember(ctx, ap, t.Reviewer().Name, in.Body.Reason, ttl, now)
+	g, err := s.Enforcer.Gate.Remember(ctx, ap, in.Body.Shape, t.Reviewer().Name, in.Body.Reason, ttl, now)
 	if err != nil {
 		return nil, err
 	}

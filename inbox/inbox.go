@@ -783,7 +783,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	if p.Pending() && p.CannotResolve == "" && ap.Outcome == airlock.Ask && !ap.NeedsHuman && ap.Tier <= airlock.TierNetworkEgress {
 		approved := ap
 		approved.Status = airlock.StatusApproved
-		if g, err := in.host.Gate().Remember(ctx, approved, rev.Name, "", rememberTTL, time.Now()); err == nil {
+		if g, err := in.host.Gate().Remember(ctx, approved, nil, rev.Name, "", rememberTTL, time.Now()); err == nil {
 			p.Remember = &g
 		}
 	}
@@ -971,7 +971,7 @@ func (in *inbox) remember(ctx context.Context, ap airlock.Approval, t *airlock.T
 	if err != nil {
 		return airlock.Grant{}, err
 	}
-	g, err := in.host.Gate().Remember(ctx, ap, t.Reviewer().Name, reason, rememberTTL, now)
+	g, err := in.host.Gate().Remember(ctx, ap, nil, t.Reviewer().Name, reason, rememberTTL, now)
 	if err != nil {
 		return g, err
 	}

@@ -450,9 +450,12 @@ func argsExactly(n int, what string) cobra.PositionalArgs {
 
 func newApprovalsResolveCmd(status airlock.ApprovalStatus) *cobra.Command {
 	var (
-		reason, hash   string
-		asJSON, runNow bool
-		wait, remember time.Duration
+		reason, hash    string
+		asJSON, runNow  bool
+		wait, remember  time.Duration
+		rememberCommand string
+		rememberPath    string
+		rememberExact   bool
 	)
 	verb := "approve"
 	cmd := &cobra.Command{
@@ -476,8 +479,10 @@ With --remember, the approval also grants the action's shape for that long
 what it covers of the same tool without asking, up to the tier approved —
 a shell command by its words (approving 'npm test' covers 'npm test
 --watch', not 'npm publish', nor a script with another command), the files
-under one directory, or else the exact action. 'airlock grants revoke'
-ends it.
+under one directory, or else the exact action. --remember-command,
+--remember-path and --remember-exact name another shape, narrower or
+wider, which must still cover the approved action; a policy's grants:
+section may keep it out. 'airlock grants revoke' ends it.
 
 Only a reviewer the rule names, the agent's owner or an admin may approve,
 never the agent, nor the person the action was requested for. A request
@@ -507,6 +512,18 @@ reject exits 1.`
 	cmd.ValidArgsFunction = completeApprovalID(true)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		reason = strings.TrimSpace(reason)
+		shapes := 0
+		for _, set := range []bool{rememberCommand != "", rememberPath != "", rememberExact} {
+			if set {
+				shapes++
+			}
+		}
+		switch {
+		case shapes > 1:
+			return usageError("--remember-command, --remember-path and --remember-exact are one shape each: name one")
+		case shapes == 1 && remember == 0:
+			return usageError("a shape to remember needs --remember DURATION (7d)")
+		}
 		if status == airlock.StatusRejected && reason == "" {
 			return usageError("reject needs --reason: say why; the agent and its owner read it")
 		}
@@ -547,7 +564,16 @@ reject exits 1.`
 			return err
 		}
 		if remember > 0 {
-			g, err := c.Remember(ctx, id, remember, reason)
+			var shape *airlock.GrantPattern
+			switch {
+			case rememberCommand != "":
+				shape = &airlock.GrantPattern{Kind: airlock.PatternCommand, Command: strings.Fields(rememberCommand)}
+			case rememberPath != "":
+				shape = &airlock.GrantPattern{Kind: airlock.PatternPath, Path: rememberPath}
+			case rememberExact:
+				shape = &airlock.GrantPattern{Kind: airlock.PatternExact, Hash: got.ActionHash}
+			}
+			g, err := c.Remember(ctx, id, shape, remember, reason)
 			if err != nil {
 				return serverFailed(c, fmt.Errorf("approved, but the grant was not made: %w", err))
 			}
@@ -574,6 +600,9 @@ reject exits 1.`
 		f.BoolVar(&runNow, "run-now", false, "a proposal: have the MCP gateway that holds the tool run it now")
 		f.DurationVar(&wait, "wait", 30*time.Second, "with --run-now: how long to wait for the run and print what it returned")
 		f.Var(daysValue{&remember}, "remember", "also grant the action's shape for this long (7d, 36h): a standing grant")
+		f.StringVar(&rememberCommand, "remember-command", "", `with --remember: the command words to grant instead of the approved command's ("npm test"); they must start it`)
+		f.StringVar(&rememberPath, "remember-path", "", "with --remember: the directory to grant instead of the narrowest; the approved paths must lie under it")
+		f.BoolVar(&rememberExact, "remember-exact", false, "with --remember: grant only this exact action")
 	}
 	f.StringVar(&hash, "hash", "", "the action hash you reviewed; "+verb+" only if the request still holds exactly that action")
 	f.BoolVar(&asJSON, "json", false, "print the resolved request as JSON")
