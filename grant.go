@@ -231,3 +231,34 @@ func (g *Grant) RevokedRecord() Record {
 type GrantList struct {
 	Grants []Grant `json:"grants"`
 }
+
+// A Proposal is a standing grant Airlock proposes from the record (issue
+// 26, "earned autonomy"): the same shape of action approved often enough,
+// by enough people, never rejected, and read before it was approved. A
+// person ratifies it, narrows it or leaves it; nothing is granted without
+// one.
+type Proposal struct {
+	// Grant is the grant ratifying it would make: its agent, tool, shape
+	// and the highest tier approved (no ID, granter or expiry yet).
+	Grant Grant `json:"grant"`
+	// Evidence is each approval of that shape in the window, oldest first.
+	Evidence []Evidence `json:"evidence"`
+	// Reviewers are the distinct people who approved them.
+	Reviewers []string `json:"reviewers"`
+	// MedianWait is the median time from request to approval.
+	MedianWait Duration `json:"median_wait"`
+}
+
+// Evidence is one approval a proposal rests on.
+type Evidence struct {
+	ApprovalID string    `json:"approval_id"`
+	ActionHash Hash      `json:"action_hash"`
+	Reviewer   string    `json:"reviewer"`
+	Waited     Duration  `json:"waited"`
+	Resolved   time.Time `json:"resolved"`
+}
+
+// ProposalList is the proposals of a window, the strongest first.
+type ProposalList struct {
+	Proposals []Proposal `json:"proposals"`
+}

@@ -629,6 +629,28 @@ func (c *Client) Grants(ctx context.Context, agent string, live bool, limit int)
 	return l.Grants, err
 }
 
+// Proposals lists the grants proposed from the record (of agent, when
+// set), the strongest first, with their evidence.
+func (c *Client) Proposals(ctx context.Context, agent string) ([]airlock.Proposal, error) {
+	q := url.Values{}
+	set(q, "agent", agent)
+	var l airlock.ProposalList
+	err := c.do(ctx, "GET", "/v1/grants/proposals", q, nil, &l)
+	return l.Proposals, err
+}
+
+// Ratify makes the grant a current proposal describes (its agent, tool
+// and shape), for ttl (0: 7 days).
+func (c *Client) Ratify(ctx context.Context, agent, tool string, shape airlock.GrantPattern, ttl time.Duration, reason string) (airlock.Grant, error) {
+	body := map[string]any{"agent": agent, "tool": tool, "shape": shape, "reason": reason}
+	if ttl > 0 {
+		body["ttl"] = ttl.String()
+	}
+	var g airlock.Grant
+	err := c.do(ctx, "POST", "/v1/grants/proposals/ratify", nil, body, &g)
+	return g, err
+}
+
 // Grant returns one standing grant.
 func (c *Client) Grant(ctx context.Context, id string) (airlock.Grant, error) {
 	var g airlock.Grant

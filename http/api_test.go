@@ -24,6 +24,7 @@ import (
 	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/google/uuid"
 )
 
 // within fails the test unless a value arrives on ch in time; d only
@@ -1461,4 +1462,59 @@ func waitOnce(ctx context.Context, c *client.Client, id string, timeout time.Dur
 	var ap airlock.Approval
 	err := c.Do(ctx, "GET", "/v1/approvals/"+url.PathEscape(id)+"/wait", url.Values{"timeout": {timeout.String()}}, nil, &ap)
 	return ap, err
+}
+
+// TestGrantProposals: shapes approved often enough by enough people are
+// proposed over the API with their evidence; a reviewer who may approve
+// such requests ratifies one into a grant, after which it is proposed no
+// more; one who may not is refused; a proposal that does not exist is
+// not found.
+func TestGrantProposals(t *testing.T) {
+	ts := newTestServer(t)
+	ts.Server.ProposalRules = gate.ProposalRules{MinApprovals: 3, MinReviewers: 2, MinMedianWait: time.Nanosecond}
+	ctx := t.Context()
+	root := adminClient(t, ts, "dana")
+	for i, r := range []*client.Client{ts.Admin, root, ts.Admin} {
+		enf, err := ts.Agent.CheckWait(ctx, airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w",
+			Args: airlock.MustArgs(map[string]any{"command": fmt.Sprintf("npm test --shard=%d", i)})}, 0)
+		if err != nil || !enf.Pending {
+			t.Fatalf("check: %+v %v", enf, err)
+		}
+		if _, err := r.Resolve(ctx, enf.Approval.ID, airlock.StatusApproved, enf.Decision.ActionHash, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, err := ts.Bob.Proposals(ctx, "agent-1")
+	if err != nil || len(ps) != 1 {
+		t.Fatalf("proposals: %+v, %v", ps, err)
+	}
+	p := ps[0]
+	if p.Grant.Pattern.String() != "`npm test …`" || len(p.Evidence) != 3 || len(p.Reviewers) != 2 {
+		t.Fatalf("the proposal: %+v", p)
+	}
+	if _, err := ts.Bob.Ratify(ctx, "agent-1", "Bash", p.Grant.Pattern, 0, ""); airlock.ErrorCode(err) != airlock.EUNAUTHORIZED {
+		t.Errorf("bob, no reviewer of such requests, ratifies: %v, want EUNAUTHORIZED", err)
+	}
+	other := airlock.GrantPattern{Kind: airlock.PatternCommand, Command: []string{"npm"}}
+	if _, err := root.Ratify(ctx, "agent-1", "Bash", other, 0, ""); airlock.ErrorCode(err) != airlock.ENOTFOUND {
+		t.Errorf("ratifying a shape not proposed: %v, want ENOTFOUND", err)
+	}
+	g, err := root.Ratify(ctx, "agent-1", "Bash", p.Grant.Pattern, 36*time.Hour, "the tests")
+	if err != nil || g.GrantedBy != "dana" || g.Approval != "" || !strings.HasPrefix(g.Reason, "ratified from 3 approvals by ") ||
+		g.Pattern.String() != "`npm test …`" || (g.Expires.Sub(g.Created)-36*time.Hour).Abs() > time.Second {
+		t.Fatalf("ratified: %+v, %v", g, err)
+	}
+	if ps, err := ts.Bob.Proposals(ctx, ""); err != nil || len(ps) != 0 {
+		t.Errorf("after ratifying: %+v, %v; want none", ps, err)
+	}
+}
+
+// adminClient creates an admin token named name and returns its client.
+func adminClient(t *testing.T, ts *testServer, name string) *client.Client {
+	t.Helper()
+	secret, h := airlock.NewTokenSecret()
+	if _, err := ts.DB.CreateToken(t.Context(), airlock.Token{ID: uuid.Must(uuid.NewV7()).String(), Role: airlock.RoleAdmin, Name: name}, h); err != nil {
+		t.Fatal(err)
+	}
+	return client.New(ts.URL, secret)
 }

@@ -2,9 +2,13 @@ package http
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/google/uuid"
 )
 
 type rememberInput struct {
@@ -118,6 +122,89 @@ func (s *Server) revokeGrant(ctx context.Context, in *revokeGrantInput) (*grantO
 	}
 	g, err := s.store().RevokeGrant(ctx, in.ID, t.Reviewer().Name, in.Body.Reason)
 	if err != nil {
+		return nil, err
+	}
+	return &grantOutput{Body: g}, nil
+}
+
+type proposalsInput struct {
+	Agent string `query:"agent" doc:"Only this agent's proposals."`
+}
+
+type proposalListOutput struct {
+	Body airlock.ProposalList
+}
+
+// listProposals proposes grants from the record: shapes of action
+// approved often, by several people, after reading, never rejected.
+func (s *Server) listProposals(ctx context.Context, in *proposalsInput) (*proposalListOutput, error) {
+	if _, err := s.allow(ctx, "read grant proposals", airlock.RoleReviewer, airlock.RoleAdmin); err != nil {
+		return nil, err
+	}
+	ps, err := s.Enforcer.Propose(ctx, s.ProposalRules, in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	return &proposalListOutput{Body: airlock.ProposalList{Proposals: ps}}, nil
+}
+
+type ratifyInput struct {
+	Body struct {
+		Agent  string               `json:"agent" minLength:"1" doc:"The proposal's agent."`
+		Tool   string               `json:"tool" minLength:"1" doc:"The proposal's tool."`
+		Shape  airlock.GrantPattern `json:"shape" doc:"The proposal's shape, as listed."`
+		TTL    string               `json:"ttl,omitempty" doc:"How long the grant lasts, a Go duration (default 7 days, at most 90)."`
+		Reason string               `json:"reason,omitempty" maxLength:"2000" doc:"Why; kept with the grant."`
+	}
+}
+
+// ratifyProposal makes the grant a current proposal describes. Only a
+// person who may approve such requests ratifies: an admin, or one the
+// latest approval it rests on names.
+func (s *Server) ratifyProposal(ctx context.Context, in *ratifyInput) (*grantOutput, error) {
+	t, err := s.allow(ctx, "ratify grant proposals", airlock.RoleReviewer, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	b := &in.Body
+	ttl := airlock.DefaultRememberTTL
+	if b.TTL != "" {
+		if ttl, err = time.ParseDuration(b.TTL); err != nil || ttl <= 0 {
+			return nil, airlock.Errorf(airlock.EINVALID, "ttl %q: want a positive Go duration such as 168h", b.TTL)
+		}
+	}
+	ps, err := s.Enforcer.Propose(ctx, s.ProposalRules, b.Agent)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(ps, func(p airlock.Proposal) bool {
+		q := &p.Grant.Pattern
+		return p.Grant.Agent == b.Agent && p.Grant.Tool == b.Tool && q.Kind == b.Shape.Kind &&
+			slices.Equal(q.Command, b.Shape.Command) && q.Path == b.Shape.Path && q.Hash == b.Shape.Hash
+	})
+	if i < 0 {
+		return nil, airlock.Errorf(airlock.ENOTFOUND, "no current proposal for agent %s, tool %s, %s: list them with GET /v1/grants/proposals",
+			b.Agent, b.Tool, b.Shape)
+	}
+	p := ps[i]
+	last, err := s.store().Approval(ctx, p.Evidence[len(p.Evidence)-1].ApprovalID)
+	if err != nil {
+		return nil, err
+	}
+	if err := last.Authorize(t.Reviewer()); err != nil {
+		return nil, s.refuseApproval(ctx, t, &last, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
+	}
+	now, err := s.store().Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g := p.Grant
+	g.ID, g.GrantedBy, g.Expires = uuid.Must(uuid.NewV7()).String(), t.Reviewer().Name, now.Add(ttl)
+	g.Reason = fmt.Sprintf("ratified from %d approvals by %s", len(p.Evidence), strings.Join(p.Reviewers, ", "))
+	if b.Reason != "" {
+		g.Reason += ": " + b.Reason
+	}
+	if g, err = s.store().CreateGrant(ctx, g); err != nil {
 		return nil, err
 	}
 	return &grantOutput{Body: g}, nil

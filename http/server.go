@@ -85,6 +85,9 @@ type Server struct {
 	srv   *http.Server
 	drain chan struct{} // closed when the server starts shutting down
 	dmu   sync.Once
+	// ProposalRules are what the record must show before a grant is
+	// proposed (GET /v1/grants/proposals); the zero value is the defaults.
+	ProposalRules gate.ProposalRules
 }
 
 // ConfigToken is a token given in the configuration: its identity and the
@@ -195,6 +198,8 @@ func (s *Server) build() {
 	register(api, s, "GET /v1/approvals/{id}/wait", "wait-approval", "Wait until a request is settled", s.waitApproval, 0)
 	register(api, s, "POST /v1/approvals/{id}/remember", "remember-approval", "Grant an approved request's shape for a while (approve and remember)", s.remember, maxBodyBytes)
 	register(api, s, "GET /v1/grants", "list-grants", "List standing grants", s.listGrants, 0)
+	register(api, s, "GET /v1/grants/proposals", "list-grant-proposals", "Grants proposed from the record, with their evidence", s.listProposals, 0)
+	register(api, s, "POST /v1/grants/proposals/ratify", "ratify-grant-proposal", "Make the grant a current proposal describes", s.ratifyProposal, maxBodyBytes)
 	register(api, s, "GET /v1/grants/{id}", "get-grant", "Get a standing grant", s.getGrant, 0)
 	register(api, s, "POST /v1/grants/{id}/revoke", "revoke-grant", "Revoke a standing grant", s.revokeGrant, maxBodyBytes)
 

@@ -25,7 +25,7 @@ approvals approve ID --remember 7d'. A grant never loosens a deny, a floor
 or needs-human (docs/POLICY.md, "Grants").`,
 		Args: argsNone(),
 	}
-	cmd.AddCommand(newGrantsListCmd(), newGrantsShowCmd(), newGrantsRevokeCmd())
+	cmd.AddCommand(newGrantsListCmd(), newGrantsShowCmd(), newGrantsRevokeCmd(), newGrantsProposalsCmd(), newGrantsRatifyCmd())
 	return cmd
 }
 
@@ -116,6 +116,147 @@ func newGrantsRevokeCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why, for the record")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the revoked grant as JSON")
+	return cmd
+}
+
+func newGrantsProposalsCmd() *cobra.Command {
+	var (
+		agent  string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "proposals [--agent A]",
+		Short: "Grants Airlock proposes from the record, with their evidence",
+		Long: `Proposals reads the requests settled in the last 30 days and proposes a
+standing grant for every shape of action (a command by its program and
+subcommand, a directory, an exact action) that people approved at least 5
+times, at least 2 of them, taking at least 10 seconds in the median, and
+never rejected; none a live grant covers already, nor one a policy keeps
+out. Each comes with its evidence — every approval, who gave it and how
+long they took — and the command that ratifies it. Nothing is granted
+until a person ratifies it.`,
+		Example: `  airlock grants proposals
+  airlock grants proposals --agent coder-1 --json`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			ps, err := c.Proposals(cmd.Context(), agent)
+			if err != nil {
+				return serverInvalid(c, err)
+			}
+			return printList(cmd.OutOrStdout(), asJSON, ps, printProposals)
+		},
+	}
+	cmd.Flags().StringVar(&agent, "agent", "", "only this agent's proposals")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the proposals as JSON")
+	return cmd
+}
+
+func printProposals(w io.Writer, ps []airlock.Proposal) error {
+	if len(ps) == 0 {
+		_, err := fmt.Fprintln(w, "no proposals: no shape of action was approved often enough, by enough people, and never rejected")
+		return err
+	}
+	for i := range ps {
+		p := &ps[i]
+		g := &p.Grant
+		fmt.Fprintf(w, "%s, up to %s: approved %d times by %s, median %s\n", grantScope(g), g.MaxTier, len(p.Evidence),
+			visible.Escaped(strings.Join(p.Reviewers, ", ")), time.Duration(p.MedianWait).Round(time.Second))
+		for _, ev := range p.Evidence {
+			fmt.Fprintf(w, "  approval %s by %s after %s at %s (sha256:%s)\n", ev.ApprovalID, visible.Escaped(ev.Reviewer),
+				time.Duration(ev.Waited).Round(time.Second), ev.Resolved.UTC().Format(time.RFC3339), ev.ActionHash.String()[:12])
+		}
+		fmt.Fprintf(w, "  ratify: airlock grants ratify --agent %s --tool %s %s --ttl 7d\n\n", shellQuote(g.Agent), shellQuote(g.Tool), shapeFlag(&g.Pattern))
+	}
+	return nil
+}
+
+// shapeFlag is the ratify flag that names a pattern.
+func shapeFlag(p *airlock.GrantPattern) string {
+	switch p.Kind {
+	case airlock.PatternCommand:
+		return "--command " + shellQuote(strings.Join(p.Command, " "))
+	case airlock.PatternPath:
+		return "--path " + shellQuote(p.Path)
+	}
+	return "--exact sha256:" + p.Hash.String()
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func newGrantsRatifyCmd() *cobra.Command {
+	var (
+		agent, tool, command, dir, exact, reason string
+		ttl                                      time.Duration
+		asJSON                                   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ratify --agent A --tool T {--command WORDS | --path DIR | --exact HASH} [--ttl 7d]",
+		Short: "Make the grant a current proposal describes",
+		Long: `Ratify makes the standing grant of one of the current proposals
+('airlock grants proposals' prints the command for each), as the token's
+person: an admin, or a reviewer of the requests it rests on. A proposal
+that no longer holds (a rejection since, a policy change) is not found.`,
+		Example: `  airlock grants ratify --agent coder-1 --tool Bash --command "npm test" --ttl 7d`,
+		Args:    argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var shape airlock.GrantPattern
+			named := 0
+			for _, v := range []string{command, dir, exact} {
+				if v != "" {
+					named++
+				}
+			}
+			switch {
+			case agent == "" || tool == "":
+				return usageError("ratify needs --agent and --tool, as 'airlock grants proposals' prints them")
+			case named != 1:
+				return usageError("name the proposal's shape with one of --command, --path or --exact")
+			case command != "":
+				shape = airlock.GrantPattern{Kind: airlock.PatternCommand, Command: strings.Fields(command)}
+			case dir != "":
+				shape = airlock.GrantPattern{Kind: airlock.PatternPath, Path: dir}
+			default:
+				h, err := airlock.ParseHash(exact)
+				if err != nil {
+					return usageError("--exact: %s", airlock.ErrorMessage(err))
+				}
+				shape = airlock.GrantPattern{Kind: airlock.PatternExact, Hash: h}
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			g, err := c.Ratify(cmd.Context(), agent, tool, shape, ttl, strings.TrimSpace(reason))
+			if err != nil {
+				return serverFailed(c, err)
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), g)
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "granted %s: %s without asking, up to %s, until %s (%s)\n",
+				g.ID, grantScope(&g), g.MaxTier, g.Expires.UTC().Format(time.RFC3339), visible.Escaped(g.Reason))
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&agent, "agent", "", "the proposal's agent")
+	f.StringVar(&tool, "tool", "", "the proposal's tool")
+	f.StringVar(&command, "command", "", "the proposal's command words")
+	f.StringVar(&dir, "path", "", "the proposal's directory")
+	f.StringVar(&exact, "exact", "", "the proposal's exact action hash")
+	f.Var(daysValue{&ttl}, "ttl", "how long the grant lasts (7d, 36h; default 7 days, at most 90)")
+	f.StringVar(&reason, "reason", "", "why, for the record")
+	f.BoolVar(&asJSON, "json", false, "print the grant as JSON")
 	return cmd
 }
 

@@ -69,3 +69,16 @@ func TestApproveAndRemember(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestGrantProposalsCLI: with too little in the record there is nothing
+// to propose, and ratify needs a proposal's agent, tool and one shape.
+func TestGrantProposalsCLI(t *testing.T) {
+	ts := newTestServer(t)
+	ts.want(t, "bob", []string{"grants", "proposals"}, 0, "no proposals")
+	ts.want(t, "admin", []string{"grants", "ratify", "--tool", "Bash", "--command", "npm test"}, exitUsage, "needs --agent and --tool")
+	ts.want(t, "admin", []string{"grants", "ratify", "--agent", "agent-1", "--tool", "Bash"}, exitUsage, "one of --command, --path or --exact")
+	ts.want(t, "admin", []string{"grants", "ratify", "--agent", "agent-1", "--tool", "Bash", "--command", "npm test", "--path", "/w"},
+		exitUsage, "one of --command, --path or --exact")
+	ts.want(t, "admin", []string{"grants", "ratify", "--agent", "agent-1", "--tool", "Bash", "--command", "npm test"}, exitCheck,
+		"no current proposal for agent agent-1, tool Bash, `npm test …`")
+}

@@ -1,0 +1,169 @@
+package gate
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+)
+
+// ProposalRules are what the record must show before Airlock proposes a
+// grant. The zero value is the defaults.
+type ProposalRules struct {
+	// MinApprovals of the same shape (default 5).
+	MinApprovals int
+	// MinReviewers, distinct people who approved them (default 2).
+	MinReviewers int
+	// MinMedianWait is the least median time from request to approval
+	// that shows the requests were read (default 10s).
+	MinMedianWait time.Duration
+	// Window is how far back the record is read (default 30 days).
+	Window time.Duration
+}
+
+func (r ProposalRules) withDefaults() ProposalRules {
+	r.MinApprovals = cmp.Or(r.MinApprovals, 5)
+	r.MinReviewers = cmp.Or(r.MinReviewers, 2)
+	r.MinMedianWait = cmp.Or(r.MinMedianWait, 10*time.Second)
+	r.Window = cmp.Or(r.Window, 30*24*time.Hour)
+	return r
+}
+
+// maxProposalRequests bounds the settled requests one proposal run reads.
+const maxProposalRequests = 50_000
+
+// Propose reads the asks settled in the rules' window (of agent, when
+// set) and proposes a grant for every shape of action — the shape "approve
+// and remember" would make — approved at least MinApprovals times by at
+// least MinReviewers people, with a median wait of at least MinMedianWait,
+// and never rejected in the window; none that a live grant covers
+// already, nor one the policy keeps out. The strongest come first.
+func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent string) ([]airlock.Proposal, error) {
+	rules = rules.withDefaults()
+	now, err := e.Store.Now(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type group struct {
+		grant     airlock.Grant
+		evidence  []airlock.Evidence
+		rejected  bool
+		reviewers map[string]bool
+	}
+	groups := map[string]*group{}
+	var order []string
+	f := airlock.ApprovalFilter{Agent: agent, Status: []airlock.ApprovalStatus{airlock.StatusApproved, airlock.StatusRejected},
+		BySettled: true, Oldest: true, CreatedAfter: now.Add(-rules.Window), Limit: airlock.MaxPageSize}
+	for read := 0; read < maxProposalRequests; {
+		page, err := e.Store.FindApprovals(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, ap := range page.Approvals {
+			if ap.Outcome != airlock.Ask || ap.NeedsHuman {
+				continue
+			}
+			asApproved := ap
+			asApproved.Status = airlock.StatusApproved
+			gr, err := e.Gate.Remember(ctx, asApproved, nil, "-", "", time.Hour, now)
+			if err != nil {
+				continue // the policy keeps grants out, or the action is no longer valid
+			}
+			// Commands group by their program and subcommand; the proposal
+			// is then the words every approved one starts with.
+			words := gr.Pattern.Command
+			if gr.Pattern.Kind == airlock.PatternCommand {
+				gr.Pattern.Command = words[:min(2, len(words))]
+			}
+			key := shapeKey(&gr)
+			gp := groups[key]
+			if gp == nil {
+				gp = &group{grant: gr, reviewers: map[string]bool{}}
+				if gr.Pattern.Kind == airlock.PatternCommand {
+					gp.grant.Pattern.Command = words
+				}
+				groups[key] = gp
+				order = append(order, key)
+			}
+			if gr.Pattern.Kind == airlock.PatternCommand && ap.Status == airlock.StatusApproved {
+				gp.grant.Pattern.Command = commonPrefix(gp.grant.Pattern.Command, words)
+			}
+			if ap.Status == airlock.StatusRejected {
+				gp.rejected = true
+				continue
+			}
+			gp.grant.MaxTier = max(gp.grant.MaxTier, ap.Tier)
+			gp.reviewers[ap.ResolvedBy] = true
+			gp.evidence = append(gp.evidence, airlock.Evidence{ApprovalID: ap.ID, ActionHash: ap.ActionHash, Reviewer: ap.ResolvedBy,
+				Waited: airlock.Duration(ap.ResolvedAt.Sub(ap.Created)), Resolved: ap.ResolvedAt})
+		}
+		read += len(page.Approvals)
+		if page.NextCursor == "" {
+			break
+		}
+		f.Cursor = page.NextCursor
+	}
+	live, err := e.Store.Grants(ctx, airlock.GrantFilter{Agent: agent, LiveAt: now, Limit: airlock.MaxPageSize})
+	if err != nil {
+		return nil, err
+	}
+	covered := func(p *airlock.Grant) bool {
+		for i := range live {
+			l := &live[i]
+			if l.Tool == p.Tool && l.CoversAgent(p.Agent) && l.MaxTier >= p.MaxTier &&
+				(shapeKey(l) == shapeKey(p) || (p.Pattern.Kind == airlock.PatternCommand && l.Pattern.CoversCommand(p.Pattern.Command))) {
+				return true
+			}
+		}
+		return false
+	}
+	out := []airlock.Proposal{}
+	for _, key := range order {
+		gp := groups[key]
+		if gp.rejected || covered(&gp.grant) || len(gp.evidence) < rules.MinApprovals || len(gp.reviewers) < rules.MinReviewers {
+			continue
+		}
+		waits := make([]time.Duration, len(gp.evidence))
+		for i, ev := range gp.evidence {
+			waits[i] = time.Duration(ev.Waited)
+		}
+		slices.Sort(waits)
+		median := airlock.Median(waits)
+		if median < rules.MinMedianWait {
+			continue
+		}
+		g := gp.grant
+		g.ID, g.GrantedBy, g.Approval, g.Reason, g.Expires = "", "", "", "", time.Time{}
+		p := airlock.Proposal{Grant: g, Evidence: gp.evidence, MedianWait: airlock.Duration(median)}
+		for r := range gp.reviewers {
+			p.Reviewers = append(p.Reviewers, r)
+		}
+		slices.Sort(p.Reviewers)
+		out = append(out, p)
+	}
+	slices.SortStableFunc(out, func(a, b airlock.Proposal) int {
+		return cmp.Or(cmp.Compare(len(b.Evidence), len(a.Evidence)), cmp.Compare(len(b.Reviewers), len(a.Reviewers)))
+	})
+	return out, nil
+}
+
+// commonPrefix is the words a and b both start with.
+func commonPrefix(a, b []string) []string {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return a[:n:n]
+}
+
+// shapeKey names a grant's scope: agent, tool and pattern.
+func shapeKey(g *airlock.Grant) string {
+	b, _ := json.Marshal(struct {
+		Agent, Tool string
+		Pattern     airlock.GrantPattern
+	}{g.Agent, g.Tool, g.Pattern})
+	return string(b)
+}

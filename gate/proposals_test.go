@@ -1,0 +1,104 @@
+package gate_test
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
+	"github.com/airlock-dev/airlock/sqlite"
+)
+
+// TestPropose: a shape of action approved often enough, by enough people,
+// after reading, and never rejected, is proposed with its evidence; one
+// approved by one person, too fast, too rarely, or rejected once, is not;
+// nor is one a live grant covers already.
+func TestPropose(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
+	db.Clock = clock
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e := &gate.Enforcer{Gate: grantGate(t, now), Store: db}
+
+	// settle asks for command as agent, each resolved by the next
+	// reviewer after wait.
+	settle := func(agent, command string, status airlock.ApprovalStatus, wait time.Duration, reviewers ...string) {
+		t.Helper()
+		for i, r := range reviewers {
+			enf := e.Check(t.Context(), bash(agent, command+" --run="+string(rune('a'+i))))
+			if !enf.Pending {
+				t.Fatalf("%s: %+v, want an ask", command, enf)
+			}
+			advance(wait)
+			if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: enf.Approval.ID, Status: status,
+				ActionHash: enf.Decision.ActionHash, Reviewer: airlock.Reviewer{Name: r, Admin: true}, Reason: "x",
+				Surface: airlock.SurfaceCLI}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	settle("coder-1", "npm test", airlock.StatusApproved, time.Minute, "bob", "alice", "bob", "alice", "bob")
+	settle("coder-1", "make lint", airlock.StatusApproved, time.Minute, "bob", "bob", "bob", "bob", "bob")
+	settle("coder-1", "cargo check", airlock.StatusApproved, time.Second, "bob", "alice", "bob", "alice", "bob")
+	settle("coder-1", "go vet", airlock.StatusApproved, time.Minute, "bob", "alice", "bob")
+	settle("coder-1", "tox run", airlock.StatusApproved, time.Minute, "bob", "alice", "bob", "alice", "bob")
+	settle("coder-1", "tox run -e lint", airlock.StatusRejected, time.Minute, "carol")
+	settle("coder-2", "npm test", airlock.StatusApproved, time.Minute, "bob", "alice", "bob", "alice", "bob", "carol")
+
+	ps, err := e.Propose(t.Context(), gate.ProposalRules{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.Grant.Agent+" "+p.Grant.Pattern.String())
+	}
+	want := []string{"coder-2 `npm test …`", "coder-1 `npm test …`"}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("proposals %q, want %q", got, want)
+	}
+	p := ps[1]
+	if len(p.Evidence) != 5 || len(p.Reviewers) != 2 || p.Reviewers[0] != "alice" || time.Duration(p.MedianWait) != time.Minute ||
+		p.Grant.Tool != "Bash" || p.Grant.MaxTier != airlock.TierWrite || p.Grant.Outcome != airlock.Auto {
+		t.Errorf("the proposal for coder-1: %+v", p)
+	}
+	for _, ev := range p.Evidence {
+		ap, err := db.Approval(t.Context(), ev.ApprovalID)
+		if err != nil || ap.ActionHash != ev.ActionHash || ap.ResolvedBy != ev.Reviewer || ap.Agent != "coder-1" {
+			t.Errorf("evidence %+v does not match its request %+v (%v)", ev, ap, err)
+		}
+	}
+	// One agent's proposals only.
+	if ps, err := e.Propose(t.Context(), gate.ProposalRules{}, "coder-1"); err != nil || len(ps) != 1 || ps[0].Grant.Agent != "coder-1" {
+		t.Errorf("coder-1's proposals: %+v, %v", ps, err)
+	}
+	// Ratified, it is proposed no more.
+	g := p.Grant
+	g.ID, g.GrantedBy, g.Expires = "g-ratified", "carol", clock().Add(time.Hour)
+	if _, err := db.CreateGrant(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := e.Propose(t.Context(), gate.ProposalRules{}, "coder-1"); err != nil || len(ps) != 0 {
+		t.Errorf("after ratifying: %+v, %v; want none", ps, err)
+	}
+	// Looser rules propose more.
+	ps, err = e.Propose(t.Context(), gate.ProposalRules{MinApprovals: 3, MinReviewers: 1, MinMedianWait: time.Nanosecond}, "coder-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, p := range ps {
+		got = append(got, p.Grant.Pattern.String())
+	}
+	if len(got) != 3 {
+		t.Errorf("with looser rules: %q, want make lint, cargo check and go vet (never tox run, rejected once)", got)
+	}
+}
