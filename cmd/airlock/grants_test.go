@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -81,4 +83,27 @@ func TestGrantProposalsCLI(t *testing.T) {
 		exitUsage, "one of --command, --path or --exact")
 	ts.want(t, "admin", []string{"grants", "ratify", "--agent", "agent-1", "--tool", "Bash", "--command", "npm test"}, exitCheck,
 		"no current proposal for agent agent-1, tool Bash, `npm test …`")
+}
+
+// TestPolicyBacktestCLI: the server's recorded decisions replayed through
+// a changed policy file print what changes; a policy file with an error is
+// refused with its location.
+func TestPolicyBacktestCLI(t *testing.T) {
+	ts := newTestServer(t)
+	for _, tool := range []string{"deploy", "read_file", "delete_file"} {
+		ts.run(t, "agent", "check", "--agent", "agent-1", "--tool", tool, "--args", `{"target":"x","path":"/w/a"}`, "--no-wait")
+	}
+	dir := t.TempDir()
+	next := filepath.Join(dir, "next.yaml")
+	if err := os.WriteFile(next, []byte("name: next\nrules:\n  - {tool: deploy, outcome: auto, max_tier: privileged}\n  - {tool: read_file, outcome: deny}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts.want(t, "bob", []string{"policy", "backtest", next}, 0, "replayed 3 decisions",
+		"asks avoided: 1; newly run without a person: 1", "newly denied: 1", "ask → auto: 1", "auto → deny: 1", "agent-1  deploy")
+	ts.want(t, "bob", []string{"policy", "backtest", next, "--json", "--agent", "agent-2"}, 0, `"replayed": 0`)
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: bad\nrules:\n  - {tool: deploy, outcome: sometimes}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts.want(t, "bob", []string{"policy", "backtest", bad}, exitCheck, "bad.yaml:3:")
 }

@@ -36,7 +36,7 @@ in force there (--server, $AIRLOCK_TOKEN; see 'airlock --help').`,
   airlock policy show
   airlock policy show org.yaml project.yaml --table`,
 	}
-	cmd.AddCommand(newPolicyLintCmd(), newPolicyTestCmd(), newPolicyExplainCmd(), newPolicyEffectiveCmd(), newPolicyShowCmd(), newPolicySchemaCmd())
+	cmd.AddCommand(newPolicyLintCmd(), newPolicyTestCmd(), newPolicyExplainCmd(), newPolicyEffectiveCmd(), newPolicyShowCmd(), newPolicySchemaCmd(), newPolicyBacktestCmd())
 	return cmd
 }
 
