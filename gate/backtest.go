@@ -3,10 +3,10 @@ package gate
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"slices"
 
 	"github.com/airlock-dev/airlock"
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // A BacktestReport says what a policy stack would have decided differently
@@ -60,7 +60,14 @@ const MaxBacktestExamples = 5
 func (g *Gate) Backtest(ctx context.Context, events func(yield func(airlock.Event) bool)) (BacktestReport, error) {
 	var r BacktestReport
 	changes := map[[2]airlock.Outcome]*BacktestChange{}
-	var p airlock.DecisionPayload
+	// Only what a replay needs of each decision's payload is decoded: the
+	// action, the outcome and the needs-human tag (most of a payload is
+	// its commands' notes).
+	var p struct {
+		Action     airlock.Action  `json:"action"`
+		Outcome    airlock.Outcome `json:"outcome"`
+		NeedsHuman string          `json:"needs_human"`
+	}
 	var err error
 	events(func(e airlock.Event) bool {
 		if e.Kind != airlock.EventDecision {
@@ -69,8 +76,8 @@ func (g *Gate) Backtest(ctx context.Context, events func(yield func(airlock.Even
 		if err = ctx.Err(); err != nil {
 			return false
 		}
-		p = airlock.DecisionPayload{}
-		if json.Unmarshal(e.Payload, &p) != nil || p.Action.Tool == "" || !p.Outcome.Valid() {
+		p.Action, p.Outcome, p.NeedsHuman = airlock.Action{}, 0, ""
+		if jsonv2.Unmarshal(e.Payload, &p, jsonv2.RejectUnknownMembers(false)) != nil || p.Action.Tool == "" || !p.Outcome.Valid() {
 			r.Skipped++
 			return true
 		}
