@@ -3,6 +3,7 @@ package gate
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/airlock-dev/airlock"
@@ -125,4 +126,66 @@ func (g *Gate) Backtest(ctx context.Context, events func(yield func(airlock.Even
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To))
 	})
 	return r, nil
+}
+
+// BacktestLog is Backtest over the decisions of an audit log that f
+// selects (its kind is set to decision), read with events — a store's
+// Events, or the API's — up to the log's head when it starts.
+func (g *Gate) BacktestLog(ctx context.Context, events func(context.Context, airlock.EventFilter) ([]airlock.Event, error), f airlock.EventFilter) (BacktestReport, error) {
+	f.Kind = airlock.EventDecision
+	seq, readErr := pagedEvents(ctx, events, f)
+	rep, err := g.Backtest(ctx, seq)
+	return rep, errors.Join(err, *readErr)
+}
+
+// pagedEvents yields the events f selects up to the log's head when it
+// starts — a consistent prefix of an append-only log, however much is
+// appended meanwhile — a page at a time, the next page read while the
+// current one is replayed. A read error ends the sequence and is left in
+// *err for the caller. Reading never blocks the store's writer.
+func pagedEvents(ctx context.Context, events func(context.Context, airlock.EventFilter) ([]airlock.Event, error), f airlock.EventFilter) (func(yield func(airlock.Event) bool), *error) {
+	var readErr error
+	return func(yield func(airlock.Event) bool) {
+		head := int64(-1)
+		if last, err := events(ctx, airlock.EventFilter{Newest: true, Limit: 1}); err != nil {
+			readErr = err
+			return
+		} else if len(last) > 0 {
+			head = last[0].Seq
+		}
+		type result struct {
+			page []airlock.Event
+			err  error
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		pages := make(chan result, 1)
+		go func() {
+			defer close(pages)
+			f.Limit = airlock.MaxPageSize
+			for {
+				page, err := events(ctx, f)
+				select {
+				case pages <- result{page, err}:
+				case <-ctx.Done():
+					return
+				}
+				if err != nil || len(page) < f.Limit || page[len(page)-1].Seq >= head {
+					return
+				}
+				f.AfterSeq = page[len(page)-1].Seq
+			}
+		}()
+		for r := range pages {
+			if r.err != nil {
+				readErr = r.err
+				return
+			}
+			for _, e := range r.page {
+				if e.Seq > head || !yield(e) {
+					return
+				}
+			}
+		}
+	}, &readErr
 }

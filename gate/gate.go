@@ -735,3 +735,7 @@ func (s stack) allowGrant(a *airlock.Action, v *view) (bool, string) {
 	}
 	return true, ""
 }
+
+// Shell is the shell analyser the gate sees inside commands with, for a
+// gate built beside it (a back-test's).
+func (g *Gate) Shell() catalog.ShellAnalyser { return g.shell }

@@ -1518,3 +1518,28 @@ func adminClient(t *testing.T, ts *testServer, name string) *client.Client {
 	}
 	return client.New(ts.URL, secret)
 }
+
+// TestBacktestAPI: the recorded decisions replayed through uploaded policy
+// files report what would change; a malformed file is refused with its
+// location; an agent token may not back-test.
+func TestBacktestAPI(t *testing.T) {
+	ts := newTestServer(t)
+	for _, a := range []airlock.Action{airlocktest.Action("deploy", "x"), airlocktest.Action("read_file", "y")} {
+		ts.Agent.Check(t.Context(), a)
+	}
+	body := `{"files":[{"name":"next.yaml","policy":"name: next\nrules:\n  - {tool: read_file, outcome: deny}\n"}]}`
+	r := ts.do(t, "POST", "/v1/policy/backtest", ts.BobSecret, "application/json", []byte(body))
+	if r.Status != http.StatusOK {
+		t.Fatalf("backtest: %d %s", r.Status, r.Body)
+	}
+	var rep gate.BacktestReport
+	if err := json.Unmarshal(r.Body, &rep); err != nil || rep.Replayed != 2 || rep.NewlyDenied != 1 || len(rep.Changes) != 1 ||
+		rep.Changes[0].From != airlock.Auto || rep.Changes[0].To != airlock.Deny {
+		t.Fatalf("report %+v (%v)", rep, err)
+	}
+	bad := `{"files":[{"name":"bad.yaml","policy":"name: bad\nrules:\n  - {tool: x, outcome: sometimes}\n"}]}`
+	if r := ts.do(t, "POST", "/v1/policy/backtest", ts.BobSecret, "application/json", []byte(bad)); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "bad.yaml:3:") {
+		t.Errorf("a malformed file: %d %s", r.Status, r.Body)
+	}
+	ts.do(t, "POST", "/v1/policy/backtest", ts.AgentSecret, "application/json", []byte(body)).problem(t, http.StatusForbidden, airlock.EUNAUTHORIZED)
+}

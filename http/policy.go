@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -147,4 +148,48 @@ func (s *Server) effectivePolicy(ctx context.Context, in *effectiveInput) (*effe
 		ep.Layers = []gate.EffectiveLayer{}
 	}
 	return &effectiveOutput{Body: ep}, nil
+}
+
+type backtestInput struct {
+	Body struct {
+		Files []struct {
+			Name   string `json:"name" minLength:"1" doc:"The file's name, for error locations (org.yaml)."`
+			Policy string `json:"policy" doc:"The policy file's YAML."`
+		} `json:"files" minItems:"1" doc:"The policy files to test, from the top layer down, as serve stacks them."`
+		Since time.Time `json:"since,omitzero" doc:"Only decisions at or after this time."`
+		Agent string    `json:"agent,omitempty" doc:"Only this agent's decisions."`
+	}
+}
+
+type backtestOutput struct {
+	Body gate.BacktestReport
+}
+
+// backtest replays the recorded decisions through the uploaded policy
+// files' stack and reports what would change; nothing is recorded.
+func (s *Server) backtest(ctx context.Context, in *backtestInput) (*backtestOutput, error) {
+	if _, err := s.allow(ctx, "back-test policies", airlock.RoleReviewer, airlock.RoleAdmin); err != nil {
+		return nil, err
+	}
+	var layers []*gate.Policy
+	for _, f := range in.Body.Files {
+		p, err := gate.LoadPolicy(f.Name, []byte(f.Policy))
+		var pe *gate.PolicyError
+		if errors.As(err, &pe) {
+			return nil, airlock.Errorf(airlock.EINVALID, "%s", pe.Error()) // every problem, located
+		}
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, p)
+	}
+	g, err := gate.New(s.Enforcer.Gate.Shell(), layers...)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := g.BacktestLog(ctx, s.store().Events, airlock.EventFilter{Since: in.Body.Since, Agent: in.Body.Agent})
+	if err != nil {
+		return nil, err
+	}
+	return &backtestOutput{Body: rep}, nil
 }

@@ -215,6 +215,7 @@ func (s *Server) build() {
 	register(api, s, "GET /v1/policy", "get-policy", "The policy stack in force", s.getPolicy, 0)
 	register(api, s, "GET /v1/policy/effective", "get-effective-policy", "What the policy in force can apply to one agent", s.effectivePolicy, 0)
 	register(api, s, "POST /v1/policy/explain", "explain-action", "Explain how the policy decides an action", s.explain, maxCheckBytes)
+	register(api, s, "POST /v1/policy/backtest", "backtest-policy", "Replay the recorded decisions through other policy files", s.backtest, 4*gate.MaxPolicyBytes)
 
 	// Tokens.
 	register(api, s, "POST /v1/tokens", "create-token", "Create a bearer token", s.createToken, maxBodyBytes)

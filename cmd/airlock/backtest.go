@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -49,9 +47,7 @@ or 7d).`,
 			}
 			f.Kind = airlock.EventDecision
 			run := func(events eventsFunc) (gate.BacktestReport, error) {
-				seq, readErr := pagedEvents(cmd.Context(), events, f)
-				rep, err := g.Backtest(cmd.Context(), seq)
-				return rep, errors.Join(err, *readErr)
+				return g.BacktestLog(cmd.Context(), events, f)
 			}
 			var rep gate.BacktestReport
 			if dbPath == "" {
@@ -90,58 +86,6 @@ func parseSinceDays(s string, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	return parseSince(s, now)
-}
-
-// pagedEvents yields the events f selects up to the log's head when it
-// starts — a consistent prefix of an append-only log, however much is
-// appended meanwhile — a page at a time, the next page read while the
-// current one is replayed. A read error ends the sequence and is left in
-// *err for the caller. Reading never blocks the store's writer.
-func pagedEvents(ctx context.Context, events eventsFunc, f airlock.EventFilter) (func(yield func(airlock.Event) bool), *error) {
-	var readErr error
-	return func(yield func(airlock.Event) bool) {
-		head := int64(-1)
-		if last, err := events(ctx, airlock.EventFilter{Newest: true, Limit: 1}); err != nil {
-			readErr = err
-			return
-		} else if len(last) > 0 {
-			head = last[0].Seq
-		}
-		type result struct {
-			page []airlock.Event
-			err  error
-		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		pages := make(chan result, 1)
-		go func() {
-			defer close(pages)
-			f.Limit = airlock.MaxPageSize
-			for {
-				page, err := events(ctx, f)
-				select {
-				case pages <- result{page, err}:
-				case <-ctx.Done():
-					return
-				}
-				if err != nil || len(page) < f.Limit || page[len(page)-1].Seq >= head {
-					return
-				}
-				f.AfterSeq = page[len(page)-1].Seq
-			}
-		}()
-		for r := range pages {
-			if r.err != nil {
-				readErr = r.err
-				return
-			}
-			for _, e := range r.page {
-				if e.Seq > head || !yield(e) {
-					return
-				}
-			}
-		}
-	}, &readErr
 }
 
 func printBacktest(w io.Writer, r *gate.BacktestReport) error {

@@ -77,6 +77,11 @@ type Config struct {
 	// request) may be used, once, by the action it approved. Default 1h.
 	GrantTTL Duration `yaml:"grant_ttl"`
 
+	// Proposals sets what the record must show before a standing grant is
+	// proposed (airlock grants proposals; docs/POLICY.md, "Proposals from
+	// the record").
+	Proposals ProposalsConfig `yaml:"proposals"`
+
 	// Checkpoint sets the signed checkpoints of the audit log (see
 	// docs/SERVER.md, "Signed checkpoints").
 	Checkpoint CheckpointConfig `yaml:"checkpoint"`
@@ -93,6 +98,20 @@ type Config struct {
 	Notifications NotificationsConfig `yaml:"notifications"`
 
 	src *configSource // where the config was read from; nil for DefaultConfig
+}
+
+// ProposalsConfig is what the record must show before Airlock proposes a
+// standing grant.
+type ProposalsConfig struct {
+	// MinApprovals of the same shape of action. Default 5.
+	MinApprovals int `yaml:"min_approvals"`
+	// MinReviewers, distinct people who approved them. Default 2.
+	MinReviewers int `yaml:"min_reviewers"`
+	// MinMedianWait is the least median time from request to approval, a
+	// sign the requests were read. Default 10s.
+	MinMedianWait Duration `yaml:"min_median_wait"`
+	// Window is how far back the record is read. Default 720h (30 days).
+	Window Duration `yaml:"window"`
 }
 
 // StoreConfig chooses the store.
@@ -248,6 +267,10 @@ func (c *Config) setDefaults() {
 	c.Timeouts.ReadHeader = cmp.Or(c.Timeouts.ReadHeader, defaultReadHeader)
 	c.Timeouts.Sweep = cmp.Or(c.Timeouts.Sweep, defaultSweep)
 	c.GrantTTL = cmp.Or(c.GrantTTL, defaultGrantTTL)
+	c.Proposals.MinApprovals = cmp.Or(c.Proposals.MinApprovals, 5)
+	c.Proposals.MinReviewers = cmp.Or(c.Proposals.MinReviewers, 2)
+	c.Proposals.MinMedianWait = cmp.Or(c.Proposals.MinMedianWait, Duration(10*time.Second))
+	c.Proposals.Window = cmp.Or(c.Proposals.Window, Duration(30*24*time.Hour))
 	c.Log.Level = cmp.Or(c.Log.Level, "info")
 	c.Log.Format = cmp.Or(c.Log.Format, "text")
 	c.Notifications.setDefaults()
@@ -433,10 +456,18 @@ func (c Config) Validate() error {
 		{"timeouts.sweep", []any{"timeouts", "sweep"}, c.Timeouts.Sweep},
 		{"grant_ttl", []any{"grant_ttl"}, c.GrantTTL},
 		{"checkpoint.interval", []any{"checkpoint", "interval"}, c.Checkpoint.Interval},
+		{"proposals.min_median_wait", []any{"proposals", "min_median_wait"}, c.Proposals.MinMedianWait},
+		{"proposals.window", []any{"proposals", "window"}, c.Proposals.Window},
 	} {
 		if d.v <= 0 {
 			bad(d.where, fmt.Sprintf("must be positive, not %s", d.v), d.path...)
 		}
+	}
+	if c.Proposals.MinApprovals < 1 {
+		bad("proposals.min_approvals", fmt.Sprintf("must be at least 1, not %d", c.Proposals.MinApprovals), "proposals", "min_approvals")
+	}
+	if c.Proposals.MinReviewers < 1 {
+		bad("proposals.min_reviewers", fmt.Sprintf("must be at least 1, not %d", c.Proposals.MinReviewers), "proposals", "min_reviewers")
 	}
 	secrets := map[Secret]int{}
 	for i, t := range c.Tokens {

@@ -132,6 +132,8 @@ func (m *Main) Run(ctx context.Context) error {
 		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: mx, Version: readBuildInfo().Version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
 		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{}, PolicyFiles: m.watcher.State,
+		ProposalRules: gate.ProposalRules{MinApprovals: cfg.Proposals.MinApprovals, MinReviewers: cfg.Proposals.MinReviewers,
+			MinMedianWait: time.Duration(cfg.Proposals.MinMedianWait), Window: time.Duration(cfg.Proposals.Window)},
 	}
 	for _, spec := range notes.specs {
 		m.Server.Channels = append(m.Server.Channels, spec.Name)
