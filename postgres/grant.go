@@ -7,39 +7,16 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
 var _ airlock.GrantStore = (*DB)(nil)
 
-const grantColumns = `id, agent, tool, pattern, outcome, max_tier, granted_by, approval_id, reason,
-	created, expires, revoked, revoked_by, revoke_reason`
-
-func scanGrant(r pgx.Row, g *airlock.Grant) error {
-	var pattern, outcome, tier string
-	var created, expires, revoked int64
-	if err := r.Scan(&g.ID, &g.Agent, &g.Tool, &pattern, &outcome, &tier, &g.GrantedBy, &g.Approval, &g.Reason,
-		&created, &expires, &revoked, &g.RevokedBy, &g.RevokeReason); err != nil {
-		return err
-	}
-	if err := json.Unmarshal([]byte(pattern), &g.Pattern); err != nil {
-		return err
-	}
-	var err error
-	if g.Outcome, err = airlock.ParseOutcome(outcome); err != nil {
-		return err
-	}
-	if g.MaxTier, err = airlock.ParseRiskTier(tier); err != nil {
-		return err
-	}
-	g.Created, g.Expires, g.Revoked = fromNanos(created), fromNanos(expires), fromNanos(revoked)
-	return nil
-}
-
 // oneGrant scans the row of one grant; ENOTFOUND when there is none.
 func (db *DB) oneGrant(r pgx.Row, id string) (airlock.Grant, error) {
 	var g airlock.Grant
-	err := scanGrant(r, &g)
+	err := sqlstore.ScanGrant(r, &g)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return g, airlock.Errorf(airlock.ENOTFOUND, "no grant %s", id)
 	}
@@ -88,38 +65,12 @@ func (db *DB) CreateGrant(ctx context.Context, g airlock.Grant) (airlock.Grant, 
 
 // Grant returns one grant.
 func (db *DB) Grant(ctx context.Context, id string) (airlock.Grant, error) {
-	return db.oneGrant(db.queryRow(ctx, `SELECT `+grantColumns+` FROM grants WHERE id = $1`, id), id)
+	return db.oneGrant(db.queryRow(ctx, `SELECT `+sqlstore.GrantColumns+` FROM grants WHERE id = $1`, id), id)
 }
 
-// Grants lists the grants f selects, newest first. The agent filter
-// matches globs in Go: a grant's agent may be one.
+// Grants lists the grants f selects, newest first.
 func (db *DB) Grants(ctx context.Context, f airlock.GrantFilter) ([]airlock.Grant, error) {
-	q, args := `SELECT `+grantColumns+` FROM grants`, []any{}
-	if !f.LiveAt.IsZero() {
-		q += ` WHERE revoked = 0 AND expires > $1`
-		args = append(args, nanos(f.LiveAt))
-	}
-	q += ` ORDER BY created DESC, id DESC`
-	rows, err := db.query(ctx, q, args...)
-	if err != nil {
-		return nil, db.unavailable("read grants", err)
-	}
-	defer rows.Close()
-	limit := airlock.PageSize(f.Limit)
-	out := []airlock.Grant{}
-	for rows.Next() && len(out) < limit {
-		var g airlock.Grant
-		if err := scanGrant(rows, &g); err != nil {
-			return nil, db.unavailable("read grants", err)
-		}
-		if f.Agent == "" || g.CoversAgent(f.Agent) {
-			out = append(out, g)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, db.unavailable("read grants", err)
-	}
-	return out, nil
+	return db.reader().Grants(ctx, f)
 }
 
 // RevokeGrant revokes a live grant once and audits it.
@@ -127,7 +78,7 @@ func (db *DB) RevokeGrant(ctx context.Context, id, by, reason string) (airlock.G
 	var g airlock.Grant
 	err := db.exec(ctx, func(w *wtx) error {
 		var err error
-		if g, err = w.db.oneGrant(w.queryRow(`SELECT `+grantColumns+` FROM grants WHERE id = $1 FOR UPDATE`, id), id); err != nil {
+		if g, err = w.db.oneGrant(w.queryRow(`SELECT `+sqlstore.GrantColumns+` FROM grants WHERE id = $1 FOR UPDATE`, id), id); err != nil {
 			return err
 		}
 		now := w.now()
@@ -164,14 +115,14 @@ func (db *DB) ExpireGrants(ctx context.Context, max int) ([]airlock.Grant, error
 	var out []airlock.Grant
 	err := db.exec(ctx, func(w *wtx) error {
 		out = out[:0]
-		rows, err := w.query(`SELECT `+grantColumns+` FROM grants
+		rows, err := w.query(`SELECT `+sqlstore.GrantColumns+` FROM grants
 			WHERE revoked = 0 AND NOT expiry_logged AND expires <= $1 ORDER BY expires, id LIMIT $2 FOR UPDATE`, nanos(w.now()), max)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var g airlock.Grant
-			if err := scanGrant(rows, &g); err != nil {
+			if err := sqlstore.ScanGrant(rows, &g); err != nil {
 				rows.Close()
 				return err
 			}
