@@ -2,9 +2,11 @@ package shell
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/gate"
@@ -146,4 +148,39 @@ func TestPrecisionCorpus(t *testing.T) {
 		}
 	}
 	t.Logf("precision: %d of %d auto", auto, len(cases))
+}
+
+// TestAdversarialCorpusUnderGrants decides both adversarial corpora again
+// with standing grants in force that a reviewer would make of everyday
+// commands (npm test, go test, make, cargo build, pytest, git status): a
+// grant covers a command by its words and never another command of the
+// script, a wrapper's or anything above its tier, so nothing more runs
+// with no person than without them.
+func TestAdversarialCorpusUnderGrants(t *testing.T) {
+	now := time.Now()
+	var grants []airlock.Grant
+	for i, words := range [][]string{{"npm", "test"}, {"go", "test"}, {"make"}, {"cargo", "build"}, {"pytest"}, {"git", "status"}} {
+		grants = append(grants, airlock.Grant{ID: fmt.Sprint("g", i), Agent: "agent-1", Tool: "Bash", Outcome: airlock.Auto,
+			MaxTier: airlock.TierWrite, GrantedBy: "alice", Expires: now.Add(time.Hour),
+			Pattern: airlock.GrantPattern{Kind: airlock.PatternCommand, Command: words}})
+	}
+	for _, file := range []string{"adversarial.txt", "adversarial2.txt"} {
+		t.Run(file, func(t *testing.T) {
+			plain, granted := starterGate(t), starterGate(t)
+			granted.SetGrants(grants, nil)
+			cases := loadCorpus(t, "testdata/"+file, true)
+			n := 0
+			for _, c := range cases {
+				before, after := runsAlone(decideStarter(t, plain, c.script)), decideStarter(t, granted, c.script)
+				if runsAlone(after) {
+					n++
+				}
+				if runsAlone(after) && !before {
+					t.Errorf("%s:%d: [%s] %q runs with no person under a grant: %s by %s", file, c.line, c.family, c.script,
+						after.Outcome, after.DecidedBy())
+				}
+			}
+			t.Logf("%s under grants: %d of %d run with no person", file, n, len(cases))
+		})
+	}
 }
