@@ -54,6 +54,14 @@ type Decision struct {
 	// but did not apply because its tier is above their ceiling; resolution
 	// went on past them.
 	Ceilings []Ceiling `json:"ceilings,omitempty"`
+	// Budgets are what running the action takes from the budgets of the
+	// grants and rules that let it run: the store takes them with the
+	// decision's record, or refuses it and the action is decided again
+	// without them (Spent).
+	Budgets []BudgetCharge `json:"budgets,omitempty"`
+	// Spent lists the budgets found spent, whose grants and rules so did
+	// not apply: resolution went on past them.
+	Spent []BudgetCharge `json:"spent,omitempty"`
 
 	// Reviewers may resolve the approval request, besides the agent's owner
 	// and admins.
@@ -342,6 +350,12 @@ func (d Decision) Explain() string {
 	}
 	for _, c := range d.Ceilings {
 		line("ceiling", "%s", c)
+	}
+	for _, c := range d.Spent {
+		line("spent", "%s is spent, so what it bounds did not apply", c.String())
+	}
+	for _, c := range d.Budgets {
+		line("budget", "running it takes %s from %s", c.units(c.Cost), c.String())
 	}
 	if len(d.Reviewers) > 0 {
 		line("reviewers", "%s", strings.Join(d.Reviewers, ", "))

@@ -27,6 +27,10 @@ type Grant struct {
 	// MaxTier is the highest tier it reaches: a covered action classified
 	// above it asks as it did.
 	MaxTier RiskTier `json:"max_tier"`
+	// Budget, when set, bounds how much it lets run (its key is
+	// "grant:<id>"): spent, the grant covers nothing until the window frees
+	// some.
+	Budget *Budget `json:"budget,omitempty"`
 	// GrantedBy is the person who granted it; Approval the request it was
 	// granted from ("" for a ratified proposal); Reason why.
 	GrantedBy string    `json:"granted_by"`
@@ -130,6 +134,11 @@ func (g *Grant) Validate() error {
 	if _, err := path.Match(g.Agent, ""); err != nil {
 		return Errorf(EINVALID, "grant %s: agent %q is not a valid glob", g.ID, g.Agent)
 	}
+	if g.Budget != nil {
+		if err := g.Budget.Validate(true); err != nil {
+			return Errorf(EINVALID, "grant %s: %s", g.ID, ErrorMessage(err))
+		}
+	}
 	return g.Pattern.validate(g.ID)
 }
 
@@ -161,6 +170,9 @@ func (p *GrantPattern) validate(id string) error {
 func (g *Grant) Live(now time.Time) bool {
 	return g.Revoked.IsZero() && now.Before(g.Expires)
 }
+
+// BudgetKey is the key of the grant's budget account.
+func (g *Grant) BudgetKey() string { return "grant:" + g.ID }
 
 // CoversAgent reports whether the grant's agent (a name or a glob) covers
 // agent.

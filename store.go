@@ -14,6 +14,10 @@ type Record struct {
 	Events        []Event
 	Trust         []TrustRecord
 	Notifications []Notification
+	// Charges are taken from their budgets with the record, under the
+	// store's write lock: when one would overspend its budget, nothing is
+	// written and the store returns a *BudgetSpent.
+	Charges []BudgetCharge
 }
 
 // Prepare checks every entry before a store begins writing, and puts each
@@ -22,6 +26,9 @@ type Record struct {
 // log re-verifies byte for byte.
 func (r *Record) Prepare() error {
 	r.Events = slices.Clone(r.Events) // the caller's events stay as they were
+	if err := validateCharges(r.Charges); err != nil {
+		return err
+	}
 	for i := range r.Events {
 		e := &r.Events[i]
 		if e.encoded && e.Kind != "" {
@@ -189,6 +196,18 @@ type ApprovalStore interface {
 	// ends, and returns it as it stands. Errors: ENOTFOUND, EUNAVAILABLE,
 	// ctx.Err().
 	WaitApproval(ctx context.Context, id string) (Approval, error)
+}
+
+// BudgetStore reads the budgets that records' charges take from
+// (Record.Charges: every store's Append takes them, under its write lock).
+type BudgetStore interface {
+	// BudgetUsed returns what each charge's budget window has used at the
+	// store's now, in order. Errors: EUNAVAILABLE.
+	BudgetUsed(ctx context.Context, charges []BudgetCharge) ([]int64, error)
+	// PruneBudgets forgets the uses no window counts any more: a rule's
+	// older than a day, a grant's once the grant is revoked or expired.
+	// It returns how many it forgot. Errors: EUNAVAILABLE.
+	PruneBudgets(ctx context.Context) (int64, error)
 }
 
 // TrustStore aggregates trust records.
@@ -365,6 +384,7 @@ type Store interface {
 	ToolPinStore
 	SessionStore
 	GrantStore
+	BudgetStore
 	// Now returns the store's clock: deadlines are set and checked by it.
 	Now(ctx context.Context) (time.Time, error)
 	// Ready reports whether the store can record decisions now: it answers

@@ -96,6 +96,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"CollectableApproval", testCollectable},
 		{"Tokens", testTokens},
 		{"StandingGrants", testStandingGrants},
+		{"Budgets", testBudgets},
 		{"ToolPins", testToolPins},
 		{"Sessions", testSessions},
 		{"SessionsPerToken", testSessionsPerToken},

@@ -82,9 +82,12 @@ func compileCondition(src string) (*condition, []celIssue) {
 // activation exposes an action and one of its views to a condition without
 // building a map per evaluation.
 type activation struct {
-	a       *airlock.Action
-	v       *view
-	grants  *grantSet // the standing grants in force, nil for none
+	a      *airlock.Action
+	v      *view
+	grants *grantSet // the standing grants in force, nil for none
+	// spent holds the budgets known spent, by key: their rules and grants
+	// do not apply.
+	spent   map[string]airlock.BudgetCharge
 	args    map[string]any
 	decoded bool
 }

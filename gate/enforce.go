@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,7 @@ type Enforcer struct {
 
 	mu      sync.Mutex
 	waiters map[string]int // callers of this process blocked per request
+	pruned  time.Time      // when Sweep last pruned budgets' uses
 }
 
 var _ airlock.Guard = (*Enforcer)(nil)
@@ -233,11 +235,31 @@ func (e *Enforcer) Sweep(ctx context.Context) (int, error) {
 	// using them at their expiry already).
 	for {
 		got, err := e.Store.ExpireGrants(ctx, airlock.MaxPageSize)
-		if err != nil || len(got) < airlock.MaxPageSize {
+		if err != nil {
+			return n, err
+		}
+		if len(got) < airlock.MaxPageSize {
+			break
+		}
+	}
+	// Budgets' uses no window counts any more are forgotten, every
+	// pruneEvery at most: a write of its own, worth it that often.
+	e.mu.Lock()
+	due := time.Since(e.pruned) >= pruneEvery
+	if due {
+		e.pruned = time.Now()
+	}
+	e.mu.Unlock()
+	if due {
+		if _, err := e.Store.PruneBudgets(ctx); err != nil {
 			return n, err
 		}
 	}
+	return n, nil
 }
+
+// pruneEvery is how often Sweep prunes budgets' old uses.
+const pruneEvery = 10 * time.Minute
 
 // SweepEvery runs Sweep every interval until ctx ends, so that requests
 // nobody waits on (suggest, needs-human) expire at their deadline and are
@@ -264,7 +286,19 @@ func (e *Enforcer) carryOut(ctx context.Context, d airlock.Decision, block bool)
 	case d.Code == airlock.CodeInvalid:
 		return e.refuse(ctx, &d, airlock.LabelInvalid, nil)
 	case d.Runs():
-		return e.run(ctx, &d)
+		enf, spent := e.run(ctx, &d)
+		if spent == nil {
+			return enf
+		}
+		// A budget it needed is spent: decide again without what it bounds
+		// (usually, then, the action asks), naming the budget. Each round
+		// adds a budget to the spent ones, so this ends.
+		if slices.ContainsFunc(d.Spent, func(c airlock.BudgetCharge) bool { return c.Key == spent.Charge.Key }) {
+			return e.unavailable(enf, airlock.Errorf(airlock.EINTERNAL, "budget %s refused twice", spent.Charge.Key))
+		}
+		c := spent.Charge
+		c.Used, c.Read = spent.Used, time.Now()
+		return e.carryOut(ctx, e.Gate.DecideSpent(ctx, d.Action, append(slices.Clone(d.Spent), c)), block)
 	case d.Outcome == airlock.Ask && block:
 		return e.ask(ctx, &d)
 	case d.Outcome == airlock.Ask:
@@ -278,8 +312,10 @@ func (e *Enforcer) carryOut(ctx context.Context, d airlock.Decision, block bool)
 	}
 }
 
-// run records an auto or notify decision; the action may then run.
-func (e *Enforcer) run(ctx context.Context, d *airlock.Decision) airlock.Enforcement {
+// run records an auto or notify decision, taking its budget charges; the
+// action may then run. When the store refuses a charge (its budget is
+// spent), nothing is recorded and run returns the refusal instead.
+func (e *Enforcer) run(ctx context.Context, d *airlock.Decision) (airlock.Enforcement, *airlock.BudgetSpent) {
 	label := airlock.LabelAuto
 	if d.Outcome == airlock.Notify {
 		label = airlock.LabelNotify
@@ -295,14 +331,51 @@ func (e *Enforcer) run(ctx context.Context, d *airlock.Decision) airlock.Enforce
 			Subject: fmt.Sprintf("%s ran %s", d.Action.Agent, summarize(&d.Action)),
 		}}
 	}
+	rec.Charges = d.Budgets
 	enf := airlock.Enforcement{Decision: *d, Label: label}
 	evs, err := e.Store.Append(ctx, rec)
+	if s := airlock.AsBudgetSpent(err); s != nil {
+		return enf, s
+	}
 	if err != nil {
-		return e.unavailable(enf, err)
+		return e.unavailable(enf, err), nil
 	}
 	enf.Allowed, enf.Seq = true, evs[0].Seq
 	enf.Message = actionName(d) + " allowed (" + d.Outcome.String() + ") by " + by
-	return enf
+	return enf, nil
+}
+
+// Explain decides the action as Check would now, with its budgets read
+// from the store: each charge says what its window has used, and a budget
+// found spent is decided past, as Check would be refused it. Nothing is
+// recorded. Errors: EUNAVAILABLE (the budgets could not be read).
+func (e *Enforcer) Explain(ctx context.Context, a airlock.Action) (airlock.Decision, error) {
+	d := e.Gate.Decide(ctx, a)
+	for range 64 {
+		if len(d.Budgets) == 0 {
+			return d, nil
+		}
+		used, err := e.Store.BudgetUsed(ctx, d.Budgets)
+		if err != nil {
+			return d, err
+		}
+		now := time.Now()
+		taken := map[string]int64{}
+		var spent *airlock.BudgetCharge
+		for i := range d.Budgets {
+			c := &d.Budgets[i]
+			c.Used, c.Read = used[i]+taken[c.Key], now
+			if c.Cost > c.Budget.Limit()-c.Used && spent == nil {
+				spent = c
+			}
+			taken[c.Key] += c.Cost
+		}
+		if spent == nil {
+			return d, nil
+		}
+		d = e.Gate.DecideSpent(ctx, a, append(slices.Clone(d.Spent), *spent))
+	}
+	return d, airlock.Errorf(airlock.EINTERNAL, "explain: budgets did not settle")
 }
 
 // refuse records a refusal that queues nothing: deny, shadow, invalid.

@@ -196,7 +196,8 @@ type verdict struct {
 	resolved  airlock.Outcome // the outcome the layers resolved, before floors, presets and safeguards
 	floor     airlock.Outcome // the highest floor that applies (0: none)
 	rule      *rule
-	grant     *airlock.GrantRef // the standing grant that loosened it
+	grant     *airlock.GrantRef     // the standing grant that loosened it
+	charge    *airlock.BudgetCharge // what it takes from its rule's or grant's budget, if it runs
 	source    string
 	overrides []airlock.Override
 }
@@ -234,8 +235,13 @@ func invalid(a *airlock.Action, err error) airlock.Decision {
 // each of its views, keep the strictest, then apply what no tier can
 // override (an unanalysable script, needs-human).
 func (s stack) decideValid(ctx context.Context, sh catalog.ShellAnalyser, a *airlock.Action, grants *grantSet) airlock.Decision {
+	return s.decideSpent(ctx, sh, a, grants, nil)
+}
+
+// decideSpent is decideValid with the budgets of spent known spent.
+func (s stack) decideSpent(ctx context.Context, sh catalog.ShellAnalyser, a *airlock.Action, grants *grantSet, spent map[string]airlock.BudgetCharge) airlock.Decision {
 	d := airlock.Decision{Action: *a}
-	x := activation{a: a, grants: grants}
+	x := activation{a: a, grants: grants, spent: spent}
 	d.Classification = s.classify(ctx, sh, &x)
 	vs := viewsOf(&d.Classification, a.Hints)
 	ag := s.agent(a.Agent)
@@ -250,7 +256,7 @@ func (s stack) decideValid(ctx context.Context, sh catalog.ShellAnalyser, a *air
 		x.grants = nil
 	}
 	var n notes
-	win, best := s.decideViews(ctx, &x, vs, &ag, &d, &n)
+	win, best, charges := s.decideViews(ctx, &x, vs, &ag, &d, &n)
 	d.Outcome, d.Source, d.Overrides, d.Grant = win.outcome, win.source, win.overrides, win.grant
 	if win.rule != nil {
 		d.Rule = win.rule.ref
@@ -288,6 +294,10 @@ func (s stack) decideValid(ctx context.Context, sh catalog.ShellAnalyser, a *air
 		d.ConditionErrors = slices.Compact(n.errs)
 	}
 	d.Ceilings = n.ceilings
+	d.Spent = n.spent
+	if d.Runs() {
+		d.Budgets = charges
+	}
 	return d
 }
 
@@ -326,9 +336,10 @@ func viewsOf(c *airlock.Classification, h *airlock.Hints) []view {
 }
 
 // decideViews resolves every view, records each shell command's verdict in
-// d.Commands, and returns the strictest verdict and its view's index (the
-// first on ties).
-func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *agentInfo, d *airlock.Decision, n *notes) (verdict, int) {
+// d.Commands, and returns the strictest verdict, its view's index (the
+// first on ties), and the budget charges of the views' verdicts: what
+// running the action takes, if it runs.
+func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *agentInfo, d *airlock.Decision, n *notes) (verdict, int, []airlock.BudgetCharge) {
 	if cmds := d.Classification.Commands; len(cmds) > 0 {
 		d.Commands = make([]airlock.CommandDecision, len(cmds))
 		for i, cmd := range cmds {
@@ -336,14 +347,15 @@ func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *ag
 		}
 	}
 	var win verdict
+	var charges []airlock.BudgetCharge
 	best := -1
 	for i := range vs {
 		x.v = &vs[i]
 		v := s.resolveView(ctx, x, ag, n)
 		if v.outcome == airlock.Ask {
-			if gr := x.grants.cover(x, &vs[i]); gr != nil {
+			if gr, c := x.grants.cover(x, &vs[i], n); gr != nil {
 				if ok, why := s.allowGrant(x.a, &vs[i]); ok {
-					v = granted(v, gr)
+					v = granted(v, gr, c)
 				} else {
 					v.overrides = append(v.overrides, airlock.Override{From: v.outcome, To: v.outcome, Kind: "grant",
 						Reason: "grant " + gr.ID + " covers it, but " + why})
@@ -357,11 +369,14 @@ func (s stack) decideViews(ctx context.Context, x *activation, vs []view, ag *ag
 				cd.Rule = v.rule.ref
 			}
 		}
+		if v.charge != nil && v.outcome.Runs() {
+			charges = append(charges, *v.charge)
+		}
 		if best < 0 || v.outcome > win.outcome {
 			best, win = i, v
 		}
 	}
-	return win, best
+	return win, best, charges
 }
 
 // resolveView resolves one view. Every layer gives its opinion (its first
@@ -384,6 +399,10 @@ func (s stack) resolveView(ctx context.Context, x *activation, ag *agentInfo, n 
 		op := verdict{outcome: p.defaultOutcome, rule: r, source: p.defaultSource}
 		if r != nil {
 			op.outcome, op.source = r.outcome, "rule"
+			if r.budget != nil {
+				c, _ := ruleCharge(x, r) // resolve made sure it measures
+				op.charge = &c
+			}
 		}
 		ops, from = append(ops, op), append(from, p)
 	}
@@ -492,8 +511,9 @@ func tierDefault(t airlock.RiskTier) airlock.Outcome {
 // notes collects, while a decision resolves, what its explanation reports
 // besides the verdict.
 type notes struct {
-	errs     []string          // conditions that failed to evaluate
-	ceilings []airlock.Ceiling // rules that stopped at their ceiling
+	errs     []string               // conditions that failed to evaluate, budgets that could not measure
+	ceilings []airlock.Ceiling      // rules that stopped at their ceiling
+	spent    []airlock.BudgetCharge // budgets found spent
 }
 
 // resolve finds the first rule of this policy that applies to the view, in
@@ -524,6 +544,11 @@ func (p *Policy) resolve(ctx context.Context, x *activation, n *notes) (*rule, b
 			if r.aboveCeiling(x) {
 				n.ceiling(airlock.Ceiling{Rule: r.ref, Ceiling: r.ceiling(x)}, x)
 				continue
+			}
+			if r.budget != nil {
+				if c, err := ruleCharge(x, r); !budgetApplies(x, c, err, r.ref.String(), n) {
+					continue
+				}
 			}
 			return r, true
 		}

@@ -89,15 +89,20 @@ func (g *Gate) SetGrants(grants []airlock.Grant, now func() time.Time) {
 // whose ceiling reaches the view's tier, and whose pattern covers the view
 // (the exact action; a shell command's leading words, run through no
 // wrapper; every path of a file tool under a directory).
-func (s *grantSet) cover(x *activation, v *view) *airlock.Grant {
+//
+// A grant with a budget covers only what its budget can measure, and not
+// once it is known spent (n notes why); the charge returned is what the
+// grant that covers takes from its budget (nil for none).
+func (s *grantSet) cover(x *activation, v *view, n *notes) (*airlock.Grant, *airlock.BudgetCharge) {
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	exact, glob := s.byAgent[grantKey{x.a.Tool, x.a.Agent}], s.globs[x.a.Tool]
 	if exact == nil && glob == nil {
-		return nil
+		return nil, nil
 	}
 	now := s.now()
+	var charge *airlock.BudgetCharge
 	usable := func(gr *airlock.Grant) bool {
 		return gr.Live(now) && v.tier <= gr.MaxTier && gr.CoversAgent(x.a.Agent)
 	}
@@ -114,9 +119,18 @@ func (s *grantSet) cover(x *activation, v *view) *airlock.Grant {
 	var best *airlock.Grant
 	bestRank := -1
 	consider := func(gr *airlock.Grant, rank int) {
-		if rank > bestRank && usable(gr) {
-			best, bestRank = gr, rank
+		if rank <= bestRank || !usable(gr) {
+			return
 		}
+		var c *airlock.BudgetCharge
+		if gr.Budget != nil {
+			bc, err := grantCharge(x, gr)
+			if !budgetApplies(x, bc, err, "grant "+gr.ID, n) {
+				return
+			}
+			c = &bc
+		}
+		best, bestRank, charge = gr, rank, c
 	}
 	for bi, b := range [2]*grantBucket{exact, glob} {
 		if b == nil {
@@ -149,11 +163,12 @@ func (s *grantSet) cover(x *activation, v *view) *airlock.Grant {
 			}
 		}
 	}
-	return best
+	return best, charge
 }
 
-// granted is v loosened by the grant gr: its outcome, at least the floor.
-func granted(v verdict, gr *airlock.Grant) verdict {
+// granted is v loosened by the grant gr, which takes c from its budget
+// (nil for none): its outcome, at least the floor.
+func granted(v verdict, gr *airlock.Grant, c *airlock.BudgetCharge) verdict {
 	to := max(gr.Outcome, v.floor)
 	if to >= v.outcome {
 		return v
@@ -161,6 +176,6 @@ func granted(v verdict, gr *airlock.Grant) verdict {
 	ref := &airlock.GrantRef{ID: gr.ID, GrantedBy: gr.GrantedBy, Approval: gr.Approval, Expires: gr.Expires}
 	v.overrides = append(v.overrides, airlock.Override{From: v.outcome, To: to, Kind: "grant",
 		Reason: ref.String() + ": " + gr.Agent + " may run what it covers up to " + gr.MaxTier.String() + " without asking"})
-	v.outcome, v.grant, v.source, v.rule = to, ref, "grant", nil
+	v.outcome, v.grant, v.source, v.rule, v.charge = to, ref, "grant", nil, c
 	return v
 }

@@ -120,6 +120,7 @@ type rule struct {
 	notifyPos   Pos
 	timeout     time.Duration
 	needsHuman  bool
+	budget      *airlock.Budget // bounds what the rule lets run, per agent; nil for none
 	pos         Pos
 	order       int32 // position among the policy's outcome rules
 	ref         *airlock.RuleRef

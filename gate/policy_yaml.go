@@ -57,7 +57,7 @@ var (
 	agentFields      = []string{"description", "preset", "owner", "reviewers", "notify", "needs_human", "timeout"}
 	classifierFields = []string{"id", "description", "tool", "command", "when", "class", "capability", "tier", "reason"}
 	defaultFields    = []string{"outcome", "max_tier"}
-	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human"}
+	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human", "budget"}
 	testFields       = []string{"name", "action", "expect"}
 	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints", "mcp_server"}
 	hintFields       = airlock.HintNames
@@ -298,7 +298,7 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 	where := fmt.Sprintf("rules[%d]", i)
 	r := &rule{pos: pos(n), id: fmt.Sprintf("#%d", i+1)}
 	before := len(d.problems)
-	var maxTier ast.Node
+	var maxTier, budget ast.Node
 	d.fields(n, where, []field{
 		{"id", func(n ast.Node) { d.str(n, where+".id", &r.id) }},
 		{"description", func(n ast.Node) { d.str(n, where+".description", &r.description) }},
@@ -314,8 +314,17 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 		{"notify", func(n ast.Node) { r.notify, r.notifyPos = d.strings(n, where+".notify"), pos(n) }},
 		{"timeout", func(n ast.Node) { r.timeout = d.duration(n, where+".timeout") }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, where+".needs_human", &r.needsHuman) }},
+		{"budget", func(n ast.Node) { budget = n; r.budget = d.ruleBudget(n, where+".budget") }},
 	})
 	if len(d.problems) > before {
+		return r, false
+	}
+	if budget != nil && !r.loosens() {
+		d.errorf(budget, "%s.budget: only a rule that loosens (auto, notify) has a budget: it bounds what runs without a person", where)
+		return r, false
+	}
+	if budget != nil && strings.HasPrefix(r.id, "#") {
+		d.errorf(budget, "%s.budget: a rule with a budget needs an id, which names its budget's account (the rule's position would change with every edit above it)", where)
 		return r, false
 	}
 	if r.outcome == 0 && !r.needsHuman {
@@ -336,6 +345,42 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 	}
 	r.ref = &airlock.RuleRef{ID: r.id, Policy: p.name, Layer: p.layer, File: d.file, Line: r.pos.Line, Col: r.pos.Col}
 	return r, true
+}
+
+// ruleBudget decodes a rule's budget: {uses: N, per: hour|day} or {sum: ARG,
+// max: AMOUNT, currency: CUR, per: hour|day}.
+func (d *policyDecoder) ruleBudget(n ast.Node, where string) *airlock.Budget {
+	b := &airlock.Budget{}
+	before := len(d.problems)
+	d.fields(n, where, []field{
+		{"uses", func(n ast.Node) {
+			s, _ := d.scalar(n, where+".uses")
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || v <= 0 {
+				d.errorf(n, "%s.uses: %q is not a positive whole number", where, s)
+			}
+			b.Uses = v
+		}},
+		{"sum", func(n ast.Node) { d.str(n, where+".sum", &b.Sum) }},
+		{"max", func(n ast.Node) {
+			s, _ := d.scalar(n, where+".max")
+			v, err := airlock.ParseAmount(s)
+			if err != nil {
+				d.errorf(n, "%s.max: %v", where, err)
+			}
+			b.Max = v
+		}},
+		{"currency", func(n ast.Node) { d.str(n, where+".currency", &b.Currency) }},
+		{"per", func(n ast.Node) { d.str(n, where+".per", &b.Per) }},
+	})
+	if len(d.problems) > before {
+		return nil
+	}
+	if err := b.Validate(false); err != nil {
+		d.errorf(n, "%s: %s", where, strings.TrimPrefix(airlock.ErrorMessage(err), "budget: "))
+		return nil
+	}
+	return b
 }
 
 func (d *policyDecoder) test(n ast.Node, i int, p *Policy) *PolicyTest {

@@ -117,7 +117,10 @@ func (s *Server) explain(ctx context.Context, in *explainInput) (*explainOutput,
 			return nil, err
 		}
 	}
-	d := s.Enforcer.Gate.Decide(ctx, a)
+	d, err := s.Enforcer.Explain(ctx, a)
+	if err != nil {
+		return nil, err
+	}
 	return &explainOutput{Body: airlock.Explanation{Decision: d, Summary: d.String(), Explanation: d.Explain()}}, nil
 }
 

@@ -19,7 +19,15 @@ func (db *DB) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, 
 		return nil, err
 	}
 	var out []airlock.Event
-	if err := db.exec(ctx, func(w *wtx) error { out = w.append(rec, ""); return nil }); err != nil {
+	err := db.exec(ctx, func(w *wtx) error {
+		if err := w.charge(rec.Charges); err != nil {
+			return err
+		}
+		out = w.append(rec, "")
+		w.spend(rec.Charges, out)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -44,10 +44,10 @@ func (db *DB) CreateGrant(ctx context.Context, g airlock.Grant) (airlock.Grant, 
 		// The batch holds the chain's lock, which every writer takes
 		// first; ON CONFLICT still turns a clash into a refusal, never a
 		// failed statement (which would abort the whole batch).
-		tag, err := w.exec(`INSERT INTO grants (id, agent, tool, pattern, outcome, max_tier, granted_by, approval_id, reason, created, expires)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+		tag, err := w.exec(`INSERT INTO grants (id, agent, tool, pattern, outcome, max_tier, granted_by, approval_id, reason, created, expires, budget)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
 			g.ID, g.Agent, g.Tool, string(pattern), g.Outcome.String(), g.MaxTier.String(), g.GrantedBy, g.Approval, g.Reason,
-			nanos(g.Created), nanos(g.Expires))
+			nanos(g.Created), nanos(g.Expires), sqlstore.GrantBudget(&g))
 		if err != nil {
 			return err
 		}

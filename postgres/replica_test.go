@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/airlocktest"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/postgres"
 	"github.com/airlock-dev/airlock/postgres/pgtest"
 	"github.com/jackc/pgx/v5"
@@ -623,4 +624,36 @@ func TestReplicasSessionChanges(t *testing.T) {
 		mustWake(t, woke, c.what+" on replica B did not wake replica A's session watchers")
 		stop()
 	}
+}
+
+// TestReplicasShareABudget: 50 checks split over two replicas, each with
+// its own gate holding the same standing grant with a budget of 10 uses:
+// exactly 10 run, the other 40 ask naming the spent budget, and the
+// store counts 10 uses.
+func TestReplicasShareABudget(t *testing.T) {
+	dbs := replicas(t, 2, nil)
+	now := time.Now()
+	gr := airlock.Grant{ID: "g-make", Agent: "coder-1", Tool: "Bash",
+		Pattern: airlock.GrantPattern{Kind: airlock.PatternCommand, Command: []string{"make"}},
+		Outcome: airlock.Auto, MaxTier: airlock.TierWrite, GrantedBy: "alice", Expires: now.Add(time.Hour),
+		Budget: &airlock.Budget{Uses: 10, Per: airlock.BudgetPerGrant}}
+	if _, err := dbs[0].CreateGrant(t.Context(), gr); err != nil {
+		t.Fatal(err)
+	}
+	var checkers []airlocktest.Checker
+	for _, db := range dbs {
+		g := airlocktest.NewGate(t)
+		g.SetGrants([]airlock.Grant{gr}, nil)
+		checkers = append(checkers, &gate.Enforcer{Gate: g, Store: db})
+	}
+	a := airlock.Action{Agent: "coder-1", Tool: "Bash", Cwd: "/w", Args: airlock.MustArgs(map[string]any{"command": "make build"})}
+	ran, asked := airlocktest.RaceChecks(t, checkers, a, 50)
+	if ran != 10 || asked != 40 {
+		t.Fatalf("50 racing checks over two replicas against a budget of 10: %d ran, %d asked", ran, asked)
+	}
+	used, err := dbs[1].BudgetUsed(t.Context(), []airlock.BudgetCharge{{Key: gr.BudgetKey(), Budget: *gr.Budget}})
+	if err != nil || used[0] != 10 {
+		t.Fatalf("the store counts %v used (%v)", used, err)
+	}
+	airlocktest.MustVerify(t, dbs[0])
 }

@@ -19,8 +19,11 @@ func (db *DB) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, 
 	}
 	var out []airlock.Event
 	err := db.exec(ctx, func(w *wtx) error {
+		if err := w.charge(rec.Charges); err != nil {
+			return err
+		}
 		out = w.append(rec, "")
-		return nil
+		return w.spend(rec.Charges, out)
 	})
 	if err != nil {
 		return nil, err

@@ -50,10 +50,10 @@ func (db *DB) CreateGrant(ctx context.Context, g airlock.Grant) (airlock.Grant, 
 		if taken {
 			return airlock.Errorf(airlock.ECONFLICT, "grant %s exists", g.ID)
 		}
-		if _, err := w.exec(`INSERT INTO grants (id, agent, tool, pattern, outcome, max_tier, granted_by, approval_id, reason, created, expires)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		if _, err := w.exec(`INSERT INTO grants (id, agent, tool, pattern, outcome, max_tier, granted_by, approval_id, reason, created, expires, budget)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			g.ID, g.Agent, g.Tool, string(pattern), g.Outcome.String(), g.MaxTier.String(), g.GrantedBy, g.Approval, g.Reason,
-			nanos(g.Created), nanos(g.Expires)); err != nil {
+			nanos(g.Created), nanos(g.Expires), sqlstore.GrantBudget(&g)); err != nil {
 			return err
 		}
 		w.append(g.CreatedRecord(), "")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/internal/groupcommit"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 )
 
 // op is one caller's write: its fn runs inside the batch's transaction.
@@ -248,6 +249,7 @@ func (w *wtx) flush() error {
 // statements are the writer's hot statements, prepared once.
 type statements struct {
 	head, event, trust, note *sql.Stmt
+	budgetUsed, budgetUse    *sql.Stmt
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -262,6 +264,8 @@ func (db *DB) prepare(ctx context.Context) error {
 			requires_human, code, args, approval_id, event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&db.stmts.note, `INSERT INTO deliveries (key, created, channel, kind, recipients, reviewers, agent, approval_id,
 			subject, payload, event_seq, due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&db.stmts.budgetUsed, sqlstore.BudgetUsedQuery(dialect{})},
+		{&db.stmts.budgetUse, `INSERT INTO budget_uses (key, time, cost, event_seq) VALUES (?, ?, ?, ?)`},
 	} {
 		st, err := db.write.PrepareContext(ctx, p.query)
 		if err != nil {

@@ -39,6 +39,7 @@ var nouns = []struct{ table, one, many string }{
 	{"tool_pins", "tool pin", "tool pins"},
 	{"sessions", "inbox session", "inbox sessions"},
 	{"grants", "grant", "grants"},
+	{"budget_uses", "budget use", "budget uses"},
 }
 
 // SQLiteToPostgres copies the SQLite store at path, as of one moment, into

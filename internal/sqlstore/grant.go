@@ -10,18 +10,25 @@ import (
 
 // GrantColumns are a grants row's columns, in the order ScanGrant reads.
 const GrantColumns = `id, agent, tool, pattern, outcome, max_tier, granted_by, approval_id, reason,
-	created, expires, revoked, revoked_by, revoke_reason`
+	created, expires, revoked, revoked_by, revoke_reason, budget`
 
 // ScanGrant reads a grants row of GrantColumns.
 func ScanGrant(r Row, g *airlock.Grant) error {
-	var pattern, outcome, tier string
+	var pattern, outcome, tier, budget string
 	var created, expires, revoked int64
 	if err := r.Scan(&g.ID, &g.Agent, &g.Tool, &pattern, &outcome, &tier, &g.GrantedBy, &g.Approval, &g.Reason,
-		&created, &expires, &revoked, &g.RevokedBy, &g.RevokeReason); err != nil {
+		&created, &expires, &revoked, &g.RevokedBy, &g.RevokeReason, &budget); err != nil {
 		return err
 	}
 	if err := json.Unmarshal([]byte(pattern), &g.Pattern); err != nil {
 		return err
+	}
+	g.Budget = nil
+	if budget != "" {
+		g.Budget = new(airlock.Budget)
+		if err := json.Unmarshal([]byte(budget), g.Budget); err != nil {
+			return err
+		}
 	}
 	var err error
 	if g.Outcome, err = airlock.ParseOutcome(outcome); err != nil {
@@ -64,4 +71,14 @@ func fromNanos(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
+}
+
+// GrantBudget is the budget column's text of g: its budget's JSON, "" for
+// none.
+func GrantBudget(g *airlock.Grant) string {
+	if g.Budget == nil {
+		return ""
+	}
+	b, _ := json.Marshal(g.Budget) // a Budget always marshals
+	return string(b)
 }
