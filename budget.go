@@ -350,3 +350,39 @@ func validateCharges(cs []BudgetCharge) error {
 	}
 	return nil
 }
+
+// ParseBudget reads a grant's budget as a person writes it on a command
+// line: "10" (uses, for the grant's life), "10/day", "10/hour",
+// "amount<=500/day", "amount<=500 USD/day", "payment.amount<=12.5
+// EUR/grant".
+func ParseBudget(s string) (*Budget, error) {
+	bound, per, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		per = BudgetPerGrant
+	}
+	b := &Budget{Per: strings.TrimSpace(per)}
+	if arg, limit, ok := strings.Cut(bound, "<="); ok {
+		b.Sum = strings.TrimSpace(arg)
+		fields := strings.Fields(limit)
+		if len(fields) == 0 || len(fields) > 2 {
+			return nil, Errorf(EINVALID, "budget %q: after <= comes an amount and, optionally, its currency (amount<=500 USD/day)", s)
+		}
+		var err error
+		if b.Max, err = ParseAmount(fields[0]); err != nil {
+			return nil, Errorf(EINVALID, "budget %q: %v", s, err)
+		}
+		if len(fields) == 2 {
+			b.Currency = fields[1]
+		}
+	} else {
+		n, err := strconv.ParseInt(strings.TrimSpace(bound), 10, 64)
+		if err != nil || n <= 0 {
+			return nil, Errorf(EINVALID, "budget %q: want a number of uses (10/day) or an argument's bound (amount<=500 USD/day)", s)
+		}
+		b.Uses = n
+	}
+	if err := b.Validate(true); err != nil {
+		return nil, Errorf(EINVALID, "budget %q: %s", s, strings.TrimPrefix(ErrorMessage(err), "budget: "))
+	}
+	return b, nil
+}

@@ -31,6 +31,9 @@ type Grant struct {
 	// "grant:<id>"): spent, the grant covers nothing until the window frees
 	// some.
 	Budget *Budget `json:"budget,omitempty"`
+	// BudgetUsed is what the budget's window had used when the grant was
+	// read through the API (not stored; 0 without a budget).
+	BudgetUsed int64 `json:"budget_used,omitempty"`
 	// GrantedBy is the person who granted it; Approval the request it was
 	// granted from ("" for a ratified proposal); Reason why.
 	GrantedBy string    `json:"granted_by"`

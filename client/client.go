@@ -599,11 +599,15 @@ func (c *Client) Trust(ctx context.Context, f airlock.TrustFilter) ([]airlock.Tr
 // Remember grants an approved request's shape for ttl (0: the server's
 // default, 7 days): a standing grant (approve and remember). shape, when
 // not nil, is the reviewer's own instead of the narrowest; it must cover
-// the approved action.
-func (c *Client) Remember(ctx context.Context, approvalID string, shape *airlock.GrantPattern, ttl time.Duration, reason string) (airlock.Grant, error) {
+// the approved action. budget, when not nil, bounds what the grant lets
+// run.
+func (c *Client) Remember(ctx context.Context, approvalID string, shape *airlock.GrantPattern, budget *airlock.Budget, ttl time.Duration, reason string) (airlock.Grant, error) {
 	body := map[string]any{"reason": reason}
 	if shape != nil {
 		body["shape"] = shape
+	}
+	if budget != nil {
+		body["budget"] = budget
 	}
 	if ttl > 0 {
 		body["ttl"] = ttl.String()

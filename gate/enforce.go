@@ -503,9 +503,19 @@ func (e *Enforcer) collectApproved(ctx context.Context, d *airlock.Decision) (ai
 // a request, not a grant.
 func (e *Enforcer) pending(enf airlock.Enforcement, ap airlock.Approval) airlock.Enforcement {
 	enf.Approval, enf.Pending, enf.Allowed, enf.Code, enf.Label = &ap, true, false, "", airlock.LabelApprovalRequested
-	enf.Message = fmt.Sprintf("%s waits for approval %s (%s) until %s", actionName(&enf.Decision), ap.ID,
-		reviewersOf(&ap), ap.Expires.UTC().Format(time.RFC3339))
+	enf.Message = fmt.Sprintf("%s waits for approval %s (%s) until %s%s", actionName(&enf.Decision), ap.ID,
+		reviewersOf(&ap), ap.Expires.UTC().Format(time.RFC3339), spentNote(&enf.Decision))
 	return enf
+}
+
+// spentNote says which budgets were spent, so that a grant or rule that
+// would have let the action run did not: "" when none were.
+func spentNote(d *airlock.Decision) string {
+	var b strings.Builder
+	for _, c := range d.Spent {
+		b.WriteString("; budget " + c.Key + " (" + c.Budget.String() + ") is spent")
+	}
+	return b.String()
 }
 
 // reviewersOf names who may resolve a request, for messages.

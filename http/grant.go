@@ -19,6 +19,7 @@ type rememberInput struct {
 		// Shape, when set, is the reviewer's own instead of the narrowest:
 		// it must still cover the approved action.
 		Shape *airlock.GrantPattern `json:"shape,omitempty" doc:"The reviewer's shape instead of the narrowest one Airlock proposes: {kind: command, command: [npm, test]}, {kind: path, path: /w/docs} or {kind: exact, hash: …}; it must still cover the approved action."`
+		Budget *airlock.Budget      `json:"budget,omitempty" doc:"Bounds what the grant lets run: {uses: 10, per: day} or {sum: amount, max: 500, currency: USD, per: grant} (per hour, day or grant); spent, covered actions ask again."`
 	}
 }
 
@@ -56,6 +57,7 @@ func (s *Server) remember(ctx context.Context, in *rememberInput) (*grantOutput,
 	if err != nil {
 		return nil, err
 	}
+	g.Budget = in.Body.Budget
 	if g, err = s.store().CreateGrant(ctx, g); err != nil {
 		return nil, err
 	}
@@ -88,7 +90,32 @@ func (s *Server) listGrants(ctx context.Context, in *listGrantsInput) (*grantLis
 	if err != nil {
 		return nil, err
 	}
+	if err := s.budgetsUsed(ctx, gs); err != nil {
+		return nil, err
+	}
 	return &grantListOutput{Body: airlock.GrantList{Grants: gs}}, nil
+}
+
+// budgetsUsed sets what the budgets of grants have used.
+func (s *Server) budgetsUsed(ctx context.Context, gs []airlock.Grant) error {
+	var charges []airlock.BudgetCharge
+	var of []int
+	for i := range gs {
+		if b := gs[i].Budget; b != nil {
+			charges, of = append(charges, airlock.BudgetCharge{Key: gs[i].BudgetKey(), Budget: *b}), append(of, i)
+		}
+	}
+	if len(charges) == 0 {
+		return nil
+	}
+	used, err := s.store().BudgetUsed(ctx, charges)
+	if err != nil {
+		return err
+	}
+	for j, i := range of {
+		gs[i].BudgetUsed = used[j]
+	}
+	return nil
 }
 
 type grantIDInput struct {
@@ -103,7 +130,11 @@ func (s *Server) getGrant(ctx context.Context, in *grantIDInput) (*grantOutput, 
 	if err != nil {
 		return nil, err
 	}
-	return &grantOutput{Body: g}, nil
+	gs := []airlock.Grant{g}
+	if err := s.budgetsUsed(ctx, gs); err != nil {
+		return nil, err
+	}
+	return &grantOutput{Body: gs[0]}, nil
 }
 
 type revokeGrantInput struct {

@@ -28,6 +28,7 @@ type Metrics struct {
 	streams         prometheus.Gauge
 	appendLatency   prometheus.Histogram
 	hooks           *prometheus.CounterVec
+	budgets         *budgets
 }
 
 // New returns the metrics of a server over store.
@@ -63,7 +64,8 @@ func New(store airlock.Store) *Metrics {
 	pending := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "airlock_approvals_pending", Help: "Approval requests waiting for a person.",
 	}, func() float64 { return float64(countPending(store)) })
-	m.Registry.MustRegister(m.decisions, m.approvalLatency, m.refused, m.requests, m.duration, m.streams, m.appendLatency, m.hooks, pending,
+	m.budgets = newBudgets(store)
+	m.Registry.MustRegister(m.decisions, m.approvalLatency, m.refused, m.requests, m.duration, m.streams, m.appendLatency, m.hooks, pending, m.budgets,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if c, ok := store.(prometheus.Collector); ok {
 		// A store's own metrics (the PostgreSQL store's batches, listener,
@@ -174,9 +176,13 @@ type timedStore struct {
 	m *Metrics
 }
 
+// Append times the append, and follows the budgets its charges take from
+// (airlock_budget_remaining), those it found spent too.
 func (s *timedStore) Append(ctx context.Context, rec airlock.Record) ([]airlock.Event, error) {
 	defer s.m.since(time.Now())
-	return s.Store.Append(ctx, rec)
+	evs, err := s.Store.Append(ctx, rec)
+	s.m.budgets.saw(rec.Charges)
+	return evs, err
 }
 
 func (s *timedStore) RequestApproval(ctx context.Context, ap airlock.Approval, rec airlock.Record) (airlock.Approval, bool, error) {

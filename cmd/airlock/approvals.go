@@ -456,6 +456,7 @@ func newApprovalsResolveCmd(status airlock.ApprovalStatus) *cobra.Command {
 		rememberCommand string
 		rememberPath    string
 		rememberExact   bool
+		rememberBudget  string
 	)
 	verb := "approve"
 	cmd := &cobra.Command{
@@ -482,7 +483,10 @@ a shell command by its words (approving 'npm test' covers 'npm test
 under one directory, or else the exact action. --remember-command,
 --remember-path and --remember-exact name another shape, narrower or
 wider, which must still cover the approved action; a policy's grants:
-section may keep it out. 'airlock grants revoke' ends it.
+section may keep it out. --remember-budget bounds what it lets run:
+"10/day" (uses per hour, day or grant: "10" is for the grant's life) or
+"amount<=500 USD/day" (the sum of an argument); once spent, what it covers
+asks again until the window frees some. 'airlock grants revoke' ends it.
 
 Only a reviewer the rule names, the agent's owner or an admin may approve,
 never the agent, nor the person the action was requested for. A request
@@ -521,8 +525,15 @@ reject exits 1.`
 		switch {
 		case shapes > 1:
 			return usageError("--remember-command, --remember-path and --remember-exact are one shape each: name one")
-		case shapes == 1 && remember == 0:
-			return usageError("a shape to remember needs --remember DURATION (7d)")
+		case (shapes == 1 || rememberBudget != "") && remember == 0:
+			return usageError("a shape or a budget to remember needs --remember DURATION (7d)")
+		}
+		var budget *airlock.Budget
+		if rememberBudget != "" {
+			var err error
+			if budget, err = airlock.ParseBudget(rememberBudget); err != nil {
+				return usageError("--remember-budget: %s", airlock.ErrorMessage(err))
+			}
 		}
 		if status == airlock.StatusRejected && reason == "" {
 			return usageError("reject needs --reason: say why; the agent and its owner read it")
@@ -573,7 +584,7 @@ reject exits 1.`
 			case rememberExact:
 				shape = &airlock.GrantPattern{Kind: airlock.PatternExact, Hash: got.ActionHash}
 			}
-			g, err := c.Remember(ctx, id, shape, remember, reason)
+			g, err := c.Remember(ctx, id, shape, budget, remember, reason)
 			if err != nil {
 				return serverFailed(c, fmt.Errorf("approved, but the grant was not made: %w", err))
 			}
@@ -603,6 +614,7 @@ reject exits 1.`
 		f.StringVar(&rememberCommand, "remember-command", "", `with --remember: the command words to grant instead of the approved command's ("npm test"); they must start it`)
 		f.StringVar(&rememberPath, "remember-path", "", "with --remember: the directory to grant instead of the narrowest; the approved paths must lie under it")
 		f.BoolVar(&rememberExact, "remember-exact", false, "with --remember: grant only this exact action")
+		f.StringVar(&rememberBudget, "remember-budget", "", `with --remember: bound what the grant lets run: "10/day" (uses per hour, day or grant), "amount<=500 USD/day" (an argument's sum)`)
 	}
 	f.StringVar(&hash, "hash", "", "the action hash you reviewed; "+verb+" only if the request still holds exactly that action")
 	f.BoolVar(&asJSON, "json", false, "print the resolved request as JSON")

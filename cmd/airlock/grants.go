@@ -292,6 +292,10 @@ func grantText(g *airlock.Grant, now time.Time) string {
 		line("reason", "%s", visible.Escaped(g.Reason))
 	}
 	line("expires", "%s", g.Expires.UTC().Format(time.RFC3339))
+	if g.Budget != nil {
+		c := airlock.BudgetCharge{Key: g.BudgetKey(), Budget: *g.Budget, Used: g.BudgetUsed, Read: now}
+		line("budget", "%s", c.String())
+	}
 	if !g.Revoked.IsZero() {
 		line("revoked", "by %s at %s: %s", visible.Escaped(g.RevokedBy), g.Revoked.UTC().Format(time.RFC3339), visible.Escaped(g.RevokeReason))
 	}

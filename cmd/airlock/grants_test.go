@@ -107,3 +107,55 @@ func TestPolicyBacktestCLI(t *testing.T) {
 	}
 	ts.want(t, "bob", []string{"policy", "backtest", bad}, exitCheck, "bad.yaml:3:")
 }
+
+// TestRememberWithABudget: approve and remember with --remember-budget 2:
+// the grant runs what it covers twice, `grants show` says what is left,
+// and the third call asks again, naming the spent budget; a malformed
+// budget is refused before anything is approved.
+func TestRememberWithABudget(t *testing.T) {
+	ts := newTestServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go ts.enf.KeepGrants(ctx)
+	check := []string{"check", "--agent", "agent-1", "--tool", "Bash", "--cwd", "/w", "--args", `{"command":"make build"}`, "--no-wait"}
+	_, stdout, _ := ts.run(t, "agent", check...)
+	m := approvalLine.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("make build asked for no approval:\n%s", stdout)
+	}
+	ts.want(t, "admin", []string{"approvals", "approve", m[1], "--remember", "7d", "--remember-budget", "2/week"}, exitUsage,
+		`--remember-budget: budget "2/week": per "week"`)
+	ts.want(t, "admin", []string{"approvals", "approve", m[1], "--remember-budget", "2"}, exitUsage, "needs --remember DURATION")
+	out := ts.want(t, "admin", []string{"approvals", "approve", m[1], "--remember", "7d", "--remember-budget", "2"}, 0, "granted ")
+	grant := regexp.MustCompile(`granted (\S+):`).FindStringSubmatch(out)
+	if grant == nil {
+		t.Fatalf("approve --remember named no grant:\n%s", out)
+	}
+	// The approved request lets one check run (whether before or after
+	// the gate takes the grant up); the grant, two more; then it asks.
+	deadline := time.Now().Add(10 * time.Second)
+	byGrant, byApproval := 0, 0
+	for {
+		code, stdout, stderr := ts.run(t, "agent", check...)
+		switch {
+		case code == 0 && strings.Contains(stdout, "grant "+grant[1]):
+			byGrant++
+			if byGrant == 1 {
+				ts.want(t, "bob", []string{"grants", "show", grant[1]}, 0, "budget:", "(2 uses per grant): 1 uses left")
+			}
+			continue
+		case code == 0:
+			byApproval++
+			continue
+		case code == exitPending && byGrant == 0 && time.Now().Before(deadline):
+			time.Sleep(50 * time.Millisecond) // the gate has not taken the grant up yet
+			continue
+		}
+		if code != exitPending || byGrant != 2 || byApproval != 1 || !strings.Contains(stdout, "is spent") {
+			t.Fatalf("after %d runs by the grant and %d by the approval: exit %d, want %d naming the spent budget\nstdout:\n%s\nstderr:\n%s",
+				byGrant, byApproval, code, exitPending, stdout, stderr)
+		}
+		break
+	}
+	ts.want(t, "bob", []string{"grants", "show", grant[1]}, 0, "0 uses left")
+}
