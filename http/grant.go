@@ -18,8 +18,8 @@ type rememberInput struct {
 		Reason string `json:"reason,omitempty" maxLength:"2000" doc:"Why; kept with the grant."`
 		// Shape, when set, is the reviewer's own instead of the narrowest:
 		// it must still cover the approved action.
-		Shape *airlock.GrantPattern `json:"shape,omitempty" doc:"The reviewer's shape instead of the narrowest one Airlock proposes: {kind: command, command: [npm, test]}, {kind: path, path: /w/docs} or {kind: exact, hash: …}; it must still cover the approved action."`
-		Budget *airlock.Budget      `json:"budget,omitempty" doc:"Bounds what the grant lets run: {uses: 10, per: day} or {sum: amount, max: 500, currency: USD, per: grant} (per hour, day or grant); spent, covered actions ask again."`
+		Shape  *airlock.GrantPattern `json:"shape,omitempty" doc:"The reviewer's shape instead of the narrowest one Airlock proposes: {kind: command, command: [npm, test]}, {kind: path, path: /w/docs} or {kind: exact, hash: …}; it must still cover the approved action."`
+		Budget *airlock.Budget       `json:"budget,omitempty" doc:"Bounds what the grant lets run: {uses: 10, per: day} or {sum: amount, max: 500, currency: USD, per: grant} (per hour, day or grant); spent, covered actions ask again."`
 	}
 }
 
