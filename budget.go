@@ -27,8 +27,9 @@ type Budget struct {
 	// Currency, when set, is the currency of Max: an action whose
 	// "currency" argument (beside the amount) names another is not covered.
 	Currency string `json:"currency,omitempty"`
-	// Per is the window: BudgetPerHour and BudgetPerDay are rolling
-	// windows ending now; BudgetPerGrant is a grant's whole life.
+	// Per is the window: BudgetPerHour, BudgetPerDay or a duration from
+	// a minute to a day ("10m", "12h") are rolling windows ending now;
+	// BudgetPerGrant is a grant's whole life.
 	Per string `json:"per"`
 }
 
@@ -39,15 +40,21 @@ const (
 	BudgetPerGrant = "grant"
 )
 
+// MaxBudgetWindow is the longest rolling window a budget counts.
+const MaxBudgetWindow = 24 * time.Hour
+
 // Window is how far back the budget counts: 0 for a grant's whole life.
 func (b *Budget) Window() time.Duration {
 	switch b.Per {
 	case BudgetPerHour:
 		return time.Hour
 	case BudgetPerDay:
-		return 24 * time.Hour
+		return MaxBudgetWindow
+	case BudgetPerGrant:
+		return 0
 	}
-	return 0
+	d, _ := time.ParseDuration(b.Per) // Validate made sure it parses
+	return d
 }
 
 // Limit is the budget's bound in the units a charge counts: uses, or
@@ -80,14 +87,20 @@ func (b *Budget) Validate(grant bool) error {
 	case BudgetPerHour, BudgetPerDay:
 	case BudgetPerGrant:
 		if !grant {
-			return Errorf(EINVALID, "budget: per grant is a grant's window; a rule's budget is per hour or per day")
+			return Errorf(EINVALID, "budget: per grant is a grant's window; a rule's budget is per hour, per day or per a duration (10m)")
 		}
 	default:
+		if d, err := time.ParseDuration(b.Per); err == nil {
+			if d < time.Minute || d > MaxBudgetWindow {
+				return Errorf(EINVALID, "budget: per %s: a window lasts from a minute to a day", b.Per)
+			}
+			return nil
+		}
 		valid := []string{BudgetPerHour, BudgetPerDay}
 		if grant {
 			valid = append(valid, BudgetPerGrant)
 		}
-		return Errorf(EINVALID, "budget: per %q%s", b.Per, DidYouMean(b.Per, valid))
+		return Errorf(EINVALID, "budget: per %q%s, or a duration from 1m to 24h", b.Per, DidYouMean(b.Per, valid))
 	}
 	return nil
 }
@@ -108,9 +121,12 @@ func validArgPath(p string) bool {
 }
 
 // String says what the budget allows: "10 uses per day", "500 USD of
-// amount per day", "3 uses per grant".
+// amount per day", "3 uses per grant", "30 uses per 10m".
 func (b *Budget) String() string {
 	per := " per " + b.Per
+	if d, err := time.ParseDuration(b.Per); err == nil {
+		per = " per " + shortDuration(d)
+	}
 	if b.Sum == "" {
 		return strconv.FormatInt(b.Uses, 10) + " uses" + per
 	}
@@ -275,6 +291,9 @@ func (c *BudgetCharge) String() string {
 // units writes n in the budget's units.
 func (c *BudgetCharge) units(n int64) string {
 	if c.Budget.Sum == "" {
+		if n == 1 {
+			return "1 use"
+		}
 		return strconv.FormatInt(n, 10) + " uses"
 	}
 	return Amount(n).String()
@@ -385,4 +404,16 @@ func ParseBudget(s string) (*Budget, error) {
 		return nil, Errorf(EINVALID, "budget %q: %s", s, strings.TrimPrefix(ErrorMessage(err), "budget: "))
 	}
 	return b, nil
+}
+
+// shortDuration writes d without zero units: 10m, 1h30m, 24h.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -352,7 +352,7 @@ func (d Decision) Explain() string {
 		line("ceiling", "%s", c)
 	}
 	for _, c := range d.Spent {
-		line("spent", "%s is spent, so what it bounds did not apply", c.String())
+		line("spent", "budget %s (%s) is spent: what it bounds did not apply", c.Key, c.Budget.String())
 	}
 	for _, c := range d.Budgets {
 		line("budget", "running it takes %s from %s", c.units(c.Cost), c.String())

@@ -41,6 +41,7 @@ const (
 	CodeInvalid      = "AIRLOCK-INVALID"       // the action itself is malformed (bad args, no tool)
 	CodePending      = "AIRLOCK-PENDING"       // a person has not decided yet; the request stays pending
 	CodeToolChanged  = "AIRLOCK-TOOL-CHANGED"  // an MCP tool's definition changed, or the tool is new, and no person released it
+	CodeAskLimited   = "AIRLOCK-ASK-LIMITED"   // the agent asked too often: the ask was parked as a proposal
 )
 
 // RefusalCodes documents every refusal code in one place; the transports and
@@ -58,6 +59,7 @@ var RefusalCodes = []struct{ Code, Meaning string }{
 	{CodeUnavailable, "the decision could not be recorded, so the action does not run"},
 	{CodeInvalid, "the action is malformed (for example duplicate keys in args)"},
 	{CodeToolChanged, "an MCP server's tool changed its definition since it was pinned, or appeared after the server's first listing: it is withheld until a person releases it (a request of class mcp.release shows the change)"},
+	{CodeAskLimited, "the agent asked for approval more often than the server's ask limit allows (asks.limit per asks.per): this ask was not put to a person now but parked as a proposal (suggest), which a reviewer may still approve; retry the same action once it is approved"},
 	{CodePending, "a person has not decided yet and the caller could wait no longer (an agent host's hook timeout): the request stays pending, and the same call retried after its approval runs once"},
 }
 

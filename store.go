@@ -151,7 +151,9 @@ type ApprovalStore interface {
 	// appends rec with it; the store sets Created and Expires from its
 	// clock. When a request for the same action hash is already pending, ap
 	// joins it instead: the existing request is returned with joined true,
-	// and rec's events and trust records are linked to it. Errors: EINVALID,
+	// and rec's events and trust records are linked to it. A new request
+	// takes rec's charges (a join takes none), or is refused with a
+	// *BudgetSpent before anything is written. Errors: EINVALID,
 	// EUNAVAILABLE.
 	RequestApproval(ctx context.Context, ap Approval, rec Record) (got Approval, joined bool, err error)
 	// ResolveApproval applies a person's resolution exactly once. Errors:
@@ -204,8 +206,8 @@ type BudgetStore interface {
 	// BudgetUsed returns what each charge's budget window has used at the
 	// store's now, in order. Errors: EUNAVAILABLE.
 	BudgetUsed(ctx context.Context, charges []BudgetCharge) ([]int64, error)
-	// PruneBudgets forgets the uses no window counts any more: a rule's
-	// older than a day, a grant's once the grant is revoked or expired.
+	// PruneBudgets forgets the uses no window counts any more: a grant's
+	// once the grant is revoked or expired, any other's after a day.
 	// It returns how many it forgot. Errors: EUNAVAILABLE.
 	PruneBudgets(ctx context.Context) (int64, error)
 }

@@ -138,6 +138,27 @@ func testBudgets(t *testing.T, s airlock.Store, clock *Clock) {
 		t.Fatalf("50 racing uses of a budget of 10: %d recorded", got)
 	}
 
+	// A new request takes its record's charges; joining it takes none; a
+	// spent one refuses a new request, writing nothing.
+	asks := airlock.BudgetCharge{Key: "asks:bot", Budget: airlock.Budget{Uses: 2, Per: "10m"}, Cost: 1}
+	for i, command := range []string{"make a", "make a", "make b"} {
+		rec := airlock.Record{Events: []airlock.Event{Event(airlock.EventDecision, "bot")}, Charges: []airlock.BudgetCharge{asks}}
+		if _, joined, err := s.RequestApproval(ctx(t), NewApproval("bot", command, airlock.Ask, time.Hour), rec); err != nil || joined != (i == 1) {
+			t.Fatalf("request %d (%s): joined %v, %v", i+1, command, joined, err)
+		}
+	}
+	head, _ = s.Head(ctx(t))
+	rec := airlock.Record{Events: []airlock.Event{Event(airlock.EventDecision, "bot")}, Charges: []airlock.BudgetCharge{asks}}
+	if _, _, err := s.RequestApproval(ctx(t), NewApproval("bot", "make c", airlock.Ask, time.Hour), rec); airlock.AsBudgetSpent(err) == nil {
+		t.Fatalf("a third new request of 2 per 10m: %v, want a *BudgetSpent", err)
+	}
+	if h, _ := s.Head(ctx(t)); h != head {
+		t.Fatalf("a refused request wrote events: head %d → %d", head, h)
+	}
+	if page, _ := s.FindApprovals(ctx(t), airlock.ApprovalFilter{Agent: "bot"}); len(page.Approvals) != 2 {
+		t.Fatalf("%d requests of bot, want 2", len(page.Approvals))
+	}
+
 	// A grant keeps its budget.
 	g := newGrant("coder-1", clock.Now(), time.Hour)
 	g.Budget = &airlock.Budget{Uses: 10, Per: airlock.BudgetPerGrant}

@@ -64,7 +64,7 @@ func TestRuleBudgetFallsThrough(t *testing.T) {
 		}
 		if i == 0 {
 			d, err := e.Explain(ctx, bash("coder-1", "npm test"))
-			if err != nil || len(d.Budgets) != 1 || d.Budgets[0].Remaining() != 1 || !strings.Contains(d.Explain(), "1 uses left") {
+			if err != nil || len(d.Budgets) != 1 || d.Budgets[0].Remaining() != 1 || !strings.Contains(d.Explain(), "1 use left") {
 				t.Fatalf("explain after one use: %v\n%s", err, d.Explain())
 			}
 		}
@@ -150,5 +150,35 @@ func TestGrantBudgetRace(t *testing.T) {
 	}
 	if used, err := db.BudgetUsed(t.Context(), []airlock.BudgetCharge{{Key: gr.BudgetKey(), Budget: *gr.Budget}}); err != nil || used[0] != 10 {
 		t.Fatalf("the store counts %v used (%v)", used, err)
+	}
+}
+
+// TestAskLimit: past the ask limit an agent's new asks are parked as
+// proposals with CodeAskLimited, which a reviewer may approve so that the
+// retried action runs once; joining a pending request takes nothing from
+// the limit, and another agent has its own.
+func TestAskLimit(t *testing.T) {
+	e, db := budgetEnforcer(t)
+	e.AskLimit = &airlock.Budget{Uses: 2, Per: "10m"}
+	ctx := t.Context()
+	for i, command := range []string{"make a", "make b", "make a"} {
+		if enf := e.Check(ctx, bash("flood", command)); !enf.Pending {
+			t.Fatalf("ask %d (%s): %s, want pending", i+1, command, enf.Message)
+		}
+	}
+	parked := e.Check(ctx, bash("flood", "make c"))
+	if parked.Pending || parked.Allowed || parked.Code != airlock.CodeAskLimited || parked.Decision.Outcome != airlock.Suggest ||
+		parked.Approval == nil || !strings.Contains(parked.Message, "asked too often (2 uses per 10m)") {
+		t.Fatalf("the third new ask of 2 per 10m: %+v", parked)
+	}
+	if enf := e.Check(ctx, bash("calm", "make c")); !enf.Pending {
+		t.Fatalf("another agent's ask: %s", enf.Message)
+	}
+	if _, err := db.ResolveApproval(ctx, airlock.Resolution{ApprovalID: parked.Approval.ID, Status: airlock.StatusApproved,
+		ActionHash: parked.Approval.ActionHash, Reviewer: airlock.Reviewer{Name: "alice", Admin: true}, Surface: airlock.SurfaceCLI}); err != nil {
+		t.Fatal(err)
+	}
+	if enf := e.Check(ctx, bash("flood", "make c")); !enf.Allowed {
+		t.Fatalf("the parked ask, approved and retried: %s", enf.Message)
 	}
 }

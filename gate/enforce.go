@@ -26,6 +26,12 @@ type Enforcer struct {
 	// GrantTTL is how long an approved suggest or needs-human request may be
 	// used, once; 0 means airlock.DefaultGrantTTL.
 	GrantTTL time.Duration
+	// AskLimit, when set, bounds how many new ask requests one agent may
+	// put to people in a window ({Uses: 30, Per: "10m"}): past it, an ask
+	// is parked as a proposal (suggest) with CodeAskLimited, so that an
+	// agent that floods asks does not bury its reviewers. Joining a
+	// pending request, and collecting an approval, take nothing from it.
+	AskLimit *airlock.Budget
 	// Logger receives failures to record; nil discards them.
 	Logger *slog.Logger
 
@@ -443,6 +449,9 @@ func (e *Enforcer) propose(ctx context.Context, d *airlock.Decision) airlock.Enf
 	if d.NeedsHuman {
 		enf.Message = fmt.Sprintf("%s needs a person (%s): %s approval request %s; retry the same action once it is approved",
 			actionName(d), d.NeedsHumanBy, verb, got.ID)
+	} else if d.Code == airlock.CodeAskLimited {
+		enf.Message = fmt.Sprintf("%s was not run: %s has asked too often (%s), so this ask is parked: %s proposal %s; retry the same action once it is approved",
+			actionName(d), d.Action.Agent, e.AskLimit, verb, got.ID)
 	} else {
 		enf.Message = fmt.Sprintf("%s was not run: %s suggests it, %s proposal %s; retry the same action once it is approved",
 			actionName(d), d.DecidedBy(), verb, got.ID)
@@ -458,11 +467,29 @@ func (e *Enforcer) request(ctx context.Context, d *airlock.Decision) airlock.Enf
 	}
 	enf := airlock.Enforcement{Decision: *d, Label: airlock.LabelApprovalRequested}
 	rec := airlock.Record{Events: []airlock.Event{decisionEvent(d, airlock.LabelApprovalRequested, "")}}
+	if e.AskLimit != nil {
+		rec.Charges = []airlock.BudgetCharge{{Key: "asks:" + d.Action.Agent, Budget: *e.AskLimit, Cost: 1}}
+	}
 	ap, _, err := e.Store.RequestApproval(ctx, e.newApproval(d), rec)
+	if s := airlock.AsBudgetSpent(err); s != nil && e.AskLimit != nil {
+		return e.park(ctx, d, s)
+	}
 	if err != nil {
 		return e.unavailable(enf, err)
 	}
 	return e.pending(enf, ap)
+}
+
+// park is an ask past the agent's ask limit: refused now and queued as a
+// proposal (suggest), which a reviewer may approve when they get to it, so
+// that the same action retried then runs once.
+func (e *Enforcer) park(ctx context.Context, d *airlock.Decision, s *airlock.BudgetSpent) airlock.Enforcement {
+	p := *d
+	p.Overrides = append(slices.Clone(d.Overrides), airlock.Override{From: airlock.Ask, To: airlock.Suggest, Kind: "ask-limit",
+		Reason: fmt.Sprintf("%s asked %d times in the last %s, the server's ask limit: this ask is parked as a proposal rather than put to a person now",
+			d.Action.Agent, s.Used, s.Charge.Budget.Per)})
+	p.Outcome, p.Code, p.Overridden = airlock.Suggest, airlock.CodeAskLimited, true
+	return e.propose(ctx, &p)
 }
 
 // collectApproved collects, for this check, an approval of the identical

@@ -99,15 +99,20 @@ func (db *DB) RequestApproval(ctx context.Context, ap airlock.Approval, rec airl
 		existing, err := w.pending(ap.ActionHash, ap.Outcome)
 		switch {
 		case err == nil && now.Before(existing.Expires):
+			// Joining takes nothing from rec's budgets: it asks no one anew.
 			ap, joined = existing, true
 			w.append(rec, ap.ID)
 			return nil
-		case err == nil: // pending past its deadline: expire it, queue anew
+		case err != nil && airlock.ErrorCode(err) != airlock.ENOTFOUND:
+			return err
+		}
+		if cerr := w.charge(rec.Charges); cerr != nil {
+			return cerr
+		}
+		if err == nil { // pending past its deadline: expire it, queue anew
 			if err := w.settle(&existing, existing.Expire(now)); err != nil {
 				return err
 			}
-		case airlock.ErrorCode(err) != airlock.ENOTFOUND:
-			return err
 		}
 		ap.Status, ap.Created, ap.Expires = airlock.StatusPending, now, now.Add(ap.Timeout)
 		ap.ResolvedBy, ap.ResolvedAt, ap.Reason, ap.Surface = "", time.Time{}, "", ""
@@ -127,7 +132,7 @@ func (db *DB) RequestApproval(ctx context.Context, ap airlock.Approval, rec airl
 			return airlock.Errorf(airlock.ECONFLICT, "approval request %s exists", ap.ID)
 		}
 		w.append(ap.Requested(), ap.ID)
-		w.append(rec, ap.ID)
+		w.spend(rec.Charges, w.append(rec, ap.ID))
 		return nil
 	})
 	return ap, joined, err

@@ -69,7 +69,7 @@ func (db *DB) PruneBudgets(ctx context.Context) (int64, error) {
 	var n int64
 	err := db.exec(ctx, func(w *wtx) error {
 		now := w.now()
-		tag, err := w.exec(`DELETE FROM budget_uses WHERE (key LIKE 'rule:%' AND time <= $1)
+		tag, err := w.exec(`DELETE FROM budget_uses WHERE (key NOT LIKE 'grant:%' AND time <= $1)
 			OR (key LIKE 'grant:%' AND substr(key, 7) IN (SELECT id FROM grants WHERE revoked <> 0 OR expires <= $2))`,
 			nanos(now.Add(-sqlstore.BudgetPruneBefore)), nanos(now))
 		n = tag.RowsAffected()

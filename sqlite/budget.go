@@ -56,7 +56,7 @@ func (db *DB) PruneBudgets(ctx context.Context) (int64, error) {
 	var n int64
 	err := db.exec(ctx, func(w *wtx) error {
 		now := w.now()
-		res, err := w.exec(`DELETE FROM budget_uses WHERE key LIKE 'rule:%' AND time <= ?`, nanos(now.Add(-sqlstore.BudgetPruneBefore)))
+		res, err := w.exec(`DELETE FROM budget_uses WHERE key NOT LIKE 'grant:%' AND time <= ?`, nanos(now.Add(-sqlstore.BudgetPruneBefore)))
 		if err != nil {
 			return err
 		}

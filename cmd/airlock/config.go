@@ -82,6 +82,10 @@ type Config struct {
 	// the record").
 	Proposals ProposalsConfig `yaml:"proposals"`
 
+	// Asks bounds how often one agent may put a new ask to people
+	// (docs/POLICY.md, "Fatigue guards").
+	Asks AsksConfig `yaml:"asks"`
+
 	// Checkpoint sets the signed checkpoints of the audit log (see
 	// docs/SERVER.md, "Signed checkpoints").
 	Checkpoint CheckpointConfig `yaml:"checkpoint"`
@@ -112,6 +116,24 @@ type ProposalsConfig struct {
 	MinMedianWait Duration `yaml:"min_median_wait"`
 	// Window is how far back the record is read. Default 720h (30 days).
 	Window Duration `yaml:"window"`
+}
+
+// AsksConfig is the ask limit: past Limit new ask requests of one agent
+// within Per, its asks are parked as proposals (AIRLOCK-ASK-LIMITED).
+type AsksConfig struct {
+	// Limit is the most new asks per agent in a window. Default 30; 0
+	// turns the limit off.
+	Limit *int `yaml:"limit"`
+	// Per is the rolling window, from 1m to 24h. Default 10m.
+	Per Duration `yaml:"per"`
+}
+
+// budget is the ask limit as the enforcer takes it; nil when off.
+func (a *AsksConfig) budget() *airlock.Budget {
+	if *a.Limit == 0 {
+		return nil
+	}
+	return &airlock.Budget{Uses: int64(*a.Limit), Per: time.Duration(a.Per).String()}
 }
 
 // StoreConfig chooses the store.
@@ -271,6 +293,10 @@ func (c *Config) setDefaults() {
 	c.Proposals.MinReviewers = cmp.Or(c.Proposals.MinReviewers, 2)
 	c.Proposals.MinMedianWait = cmp.Or(c.Proposals.MinMedianWait, Duration(10*time.Second))
 	c.Proposals.Window = cmp.Or(c.Proposals.Window, Duration(30*24*time.Hour))
+	if c.Asks.Limit == nil {
+		c.Asks.Limit = new(30)
+	}
+	c.Asks.Per = cmp.Or(c.Asks.Per, Duration(10*time.Minute))
 	c.Log.Level = cmp.Or(c.Log.Level, "info")
 	c.Log.Format = cmp.Or(c.Log.Format, "text")
 	c.Notifications.setDefaults()
@@ -465,6 +491,12 @@ func (c Config) Validate() error {
 	}
 	if c.Proposals.MinApprovals < 1 {
 		bad("proposals.min_approvals", fmt.Sprintf("must be at least 1, not %d", c.Proposals.MinApprovals), "proposals", "min_approvals")
+	}
+	if *c.Asks.Limit < 0 {
+		bad("asks.limit", fmt.Sprintf("must be 0 (no limit) or more, not %d", *c.Asks.Limit), "asks", "limit")
+	}
+	if p := time.Duration(c.Asks.Per); p < time.Minute || p > airlock.MaxBudgetWindow {
+		bad("asks.per", fmt.Sprintf("must be from 1m to 24h, not %s", c.Asks.Per), "asks", "per")
 	}
 	if c.Proposals.MinReviewers < 1 {
 		bad("proposals.min_reviewers", fmt.Sprintf("must be at least 1, not %d", c.Proposals.MinReviewers), "proposals", "min_reviewers")

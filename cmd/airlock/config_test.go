@@ -53,6 +53,7 @@ func TestConfigDefaults(t *testing.T) {
 		},
 		GrantTTL:   Duration(time.Hour),
 		Proposals:  ProposalsConfig{MinApprovals: 5, MinReviewers: 2, MinMedianWait: Duration(10 * time.Second), Window: Duration(720 * time.Hour)},
+		Asks:       AsksConfig{Limit: new(30), Per: Duration(10 * time.Minute)},
 		Checkpoint: CheckpointConfig{Interval: Duration(5 * time.Minute)},
 		Log:        LogConfig{Level: "info", Format: "text"},
 		Notifications: NotificationsConfig{RemindBefore: new(Duration(10 * time.Minute)), Attempts: 8,
@@ -125,6 +126,7 @@ timeouts:
   read_header: 5s
   sweep: 10s
 grant_ttl: 2h
+asks: {limit: 12, per: 5m}
 checkpoint:
   key_file: keys/checkpoint.key
   interval: 1m
@@ -175,6 +177,7 @@ notifications:
 		},
 		GrantTTL:   Duration(2 * time.Hour),
 		Proposals:  ProposalsConfig{MinApprovals: 5, MinReviewers: 2, MinMedianWait: Duration(10 * time.Second), Window: Duration(720 * time.Hour)},
+		Asks:       AsksConfig{Limit: new(12), Per: Duration(5 * time.Minute)},
 		Checkpoint: CheckpointConfig{KeyFile: filepath.Join(dir, "keys/checkpoint.key"), Interval: Duration(time.Minute)},
 		Tokens: []TokenConfig{
 			{Role: "admin", Name: "ops", Secret: testSecret1},
@@ -212,8 +215,8 @@ func TestConfigErrors(t *testing.T) {
 		src  string
 		want []string // each line of the error, after "<file>:"
 	}{
-		{"unknown field", "listen: :8080\nlisten_addr: :9090\n", []string{`2:1: unknown field "listen_addr" (valid: checkpoint, data_dir, grant_ttl, listen, `}},
-		{"misspelt field", "lisen: :8080\n", []string{`1:1: unknown field "lisen" (did you mean "listen"? valid: checkpoint, `}},
+		{"unknown field", "listen: :8080\nlisten_addr: :9090\n", []string{`2:1: unknown field "listen_addr" (valid: asks, checkpoint, data_dir, grant_ttl, listen, `}},
+		{"misspelt field", "lisen: :8080\n", []string{`1:1: unknown field "lisen" (did you mean "listen"? valid: asks, checkpoint, `}},
 		{"unknown nested field", "store:\n  driver: sqlite\n  dns: x\n", []string{`3:3: unknown field "dns" (did you mean "dsn"? valid: driver, dsn, dsn_file, path, schema)`}},
 		{"unknown field in a flow mapping", "store: {driver: sqlite, dns: x}\n", []string{`1:25: unknown field "dns" (did you mean "dsn"?`}},
 		{"unknown token field", "tokens:\n  - role: admin\n    secrt: x\n", []string{`3:5: unknown field "secrt" (did you mean "secret"? valid: agent, name, role, secret, secret_file)`}},

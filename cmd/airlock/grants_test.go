@@ -141,7 +141,7 @@ func TestRememberWithABudget(t *testing.T) {
 		case code == 0 && strings.Contains(stdout, "grant "+grant[1]):
 			byGrant++
 			if byGrant == 1 {
-				ts.want(t, "bob", []string{"grants", "show", grant[1]}, 0, "budget:", "(2 uses per grant): 1 uses left")
+				ts.want(t, "bob", []string{"grants", "show", grant[1]}, 0, "budget:", "(2 uses per grant): 1 use left")
 			}
 			continue
 		case code == 0:

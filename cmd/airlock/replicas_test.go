@@ -50,6 +50,7 @@ data_dir: %s
 policies: [%s]
 store: {driver: postgres, dsn: %q, schema: %s}
 timeouts: {sweep: 100ms} # both sweepers busy, racing to expire
+asks: {limit: 0}         # the trials ask more than the default limit
 tokens:
   - {role: admin, name: root, secret: %s}
   - {role: agent, agent: coder-1, secret: %s}

@@ -238,6 +238,7 @@ func (m *Main) startEngine(ctx context.Context, store airlock.Store, registry pr
 	}
 	m.Enforcer = &gate.Enforcer{
 		Gate: g, Store: store, GrantTTL: time.Duration(cfg.GrantTTL), Logger: m.Logger.With("component", "enforcer"),
+		AskLimit: cfg.Asks.budget(),
 	}
 	m.bgCtx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
 	notes, err := cfg.Notifications.start(m.bgCtx, &m.bg, store, m.Logger.With("component", "notify"))

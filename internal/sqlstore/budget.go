@@ -39,6 +39,6 @@ func (r Reader) BudgetUsed(ctx context.Context, charges []airlock.BudgetCharge, 
 	return out, nil
 }
 
-// BudgetPruneBefore is how old a use of a rule's budget must be to be
-// pruned: older than every window a rule's budget counts.
-const BudgetPruneBefore = 24 * time.Hour
+// BudgetPruneBefore is how old a use of a budget other than a grant's
+// must be to be pruned: older than every rolling window.
+const BudgetPruneBefore = airlock.MaxBudgetWindow
