@@ -596,6 +596,19 @@ func (c *Client) Trust(ctx context.Context, f airlock.TrustFilter) ([]airlock.Tr
 	return page.Trust, err
 }
 
+// ReviewSignals returns the rubber-stamp signals of the requests created
+// since then (30 days ago when zero), of agent when set.
+func (c *Client) ReviewSignals(ctx context.Context, agent string, since time.Time) (airlock.ReviewSignals, error) {
+	q := url.Values{}
+	set(q, "agent", agent)
+	if !since.IsZero() {
+		q.Set("since", since.UTC().Format(time.RFC3339Nano))
+	}
+	var sig airlock.ReviewSignals
+	err := c.do(ctx, "GET", "/v1/trust/reviews", q, nil, &sig)
+	return sig, err
+}
+
 // Remember grants an approved request's shape for ttl (0: the server's
 // default, 7 days): a standing grant (approve and remember). shape, when
 // not nil, is the reviewer's own instead of the narrowest; it must cover

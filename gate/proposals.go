@@ -40,7 +40,9 @@ const maxProposalRequests = 50_000
 // and remember" would make — approved at least MinApprovals times by at
 // least MinReviewers people, with a median wait of at least MinMedianWait,
 // and never rejected in the window; none that a live grant covers
-// already, nor one the policy keeps out. The strongest come first.
+// already, nor one the policy keeps out. An approval given faster than its
+// request could be read (Approval.RubberStamped) is no evidence. The
+// strongest come first.
 func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent string) ([]airlock.Proposal, error) {
 	rules = rules.withDefaults()
 	now, err := e.Store.Now(ctx)
@@ -94,6 +96,9 @@ func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent strin
 			if ap.Status == airlock.StatusRejected {
 				gp.rejected = true
 				continue
+			}
+			if ap.RubberStamped() {
+				continue // approved faster than it could be read: no evidence
 			}
 			gp.grant.MaxTier = max(gp.grant.MaxTier, ap.Tier)
 			gp.reviewers[ap.ResolvedBy] = true

@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -98,7 +99,7 @@ func TestPropose(t *testing.T) {
 	for _, p := range ps {
 		got = append(got, p.Grant.Pattern.String())
 	}
-	if len(got) != 3 {
-		t.Errorf("with looser rules: %q, want make lint, cargo check and go vet (never tox run, rejected once)", got)
+	if len(got) != 2 || slices.Contains(got, "`cargo check …`") {
+		t.Errorf("with looser rules: %q, want make lint and go vet (never tox run, rejected once; nor cargo check, approved faster than it could be read)", got)
 	}
 }

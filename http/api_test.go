@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1472,6 +1473,10 @@ func waitOnce(ctx context.Context, c *client.Client, id string, timeout time.Dur
 func TestGrantProposals(t *testing.T) {
 	ts := newTestServer(t)
 	ts.Server.ProposalRules = gate.ProposalRules{MinApprovals: 3, MinReviewers: 2, MinMedianWait: time.Nanosecond}
+	// Each request is read for a minute before it is approved: an
+	// approval faster than a request can be read is no evidence.
+	var read atomic.Int64
+	ts.DB.Clock = func() time.Time { return time.Now().Add(time.Duration(read.Load())) }
 	ctx := t.Context()
 	root := adminClient(t, ts, "dana")
 	for i, r := range []*client.Client{ts.Admin, root, ts.Admin} {
@@ -1480,6 +1485,7 @@ func TestGrantProposals(t *testing.T) {
 		if err != nil || !enf.Pending {
 			t.Fatalf("check: %+v %v", enf, err)
 		}
+		read.Add(int64(time.Minute))
 		if _, err := r.Resolve(ctx, enf.Approval.ID, airlock.StatusApproved, enf.Decision.ActionHash, "", ""); err != nil {
 			t.Fatal(err)
 		}

@@ -210,6 +210,7 @@ func (s *Server) build() {
 	register(api, s, "GET /v1/audit/checkpoint", "get-checkpoint", "The verifier key and the latest signed checkpoint", s.getCheckpoint, 0)
 	register(api, s, "POST /v1/audit/checkpoint", "sign-checkpoint", "Sign a checkpoint of the audit log's head now", s.signCheckpoint, maxBodyBytes)
 	register(api, s, "GET /v1/trust", "list-trust", "Trust aggregates per agent and class", s.listTrust, 0)
+	register(api, s, "GET /v1/trust/reviews", "review-signals", "Rubber-stamp signals by reviewer and agent", s.reviewSignals, 0)
 
 	// The policy.
 	register(api, s, "GET /v1/policy", "get-policy", "The policy stack in force", s.getPolicy, 0)

@@ -2,8 +2,10 @@ package http
 
 import (
 	"context"
+	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/gate"
 )
 
 type listTrustInput struct {
@@ -36,4 +38,38 @@ func (s *Server) listTrust(ctx context.Context, in *listTrustInput) (*trustOutpu
 		sums = []airlock.TrustSummary{}
 	}
 	return &trustOutput{Body: airlock.TrustPage{Trust: sums}}, nil
+}
+
+type reviewSignalsInput struct {
+	Agent string `query:"agent" doc:"Only the requests of this agent."`
+	Since string `query:"since" doc:"Only requests created at or after this RFC 3339 time (default: 30 days ago)."`
+}
+
+type reviewSignalsOutput struct {
+	Body airlock.ReviewSignals
+}
+
+// reviewSignals reports the rubber-stamp signals: approvals given faster
+// than the request could be read, and long runs without a rejection, by
+// reviewer and by agent. They name reviewers, so agents do not read them.
+func (s *Server) reviewSignals(ctx context.Context, in *reviewSignalsInput) (*reviewSignalsOutput, error) {
+	if _, err := s.allow(ctx, "read review signals", airlock.RoleReviewer, airlock.RoleAdmin); err != nil {
+		return nil, err
+	}
+	since, err := parseTime("since", in.Since)
+	if err != nil {
+		return nil, err
+	}
+	if since.IsZero() {
+		now, err := s.store().Now(ctx)
+		if err != nil {
+			return nil, err
+		}
+		since = now.Add(-30 * 24 * time.Hour)
+	}
+	sig, err := gate.ReviewSignals(ctx, s.store(), since, in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	return &reviewSignalsOutput{Body: sig}, nil
 }

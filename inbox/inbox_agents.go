@@ -373,6 +373,24 @@ type AgentPage struct {
 	Longest time.Duration
 	Policy  gate.EffectivePolicy
 	Error   string
+	// Signals are the rubber-stamp signals of the agent's requests in the
+	// period (Signals.Agents holds the agent's, Signals.Reviewers those of
+	// the people who settled them); nil when they could not be read.
+	Signals *airlock.ReviewSignals
+}
+
+// Reviewed is the agent's own review figures in the period.
+func (p *AgentPage) Reviewed() *airlock.ReviewStats {
+	if p.Signals == nil || len(p.Signals.Agents) == 0 {
+		return nil
+	}
+	return &p.Signals.Agents[0]
+}
+
+// ReadHint says how long a request takes to read, as the signals count it.
+func (p *AgentPage) ReadHint() string {
+	return fmt.Sprintf("%s, and %s per character of its summary and arguments, at most %s",
+		airlock.MinReadBase, airlock.ReadPerByte, airlock.MaxReadTime)
 }
 
 // Scale is the time bars' full width as text.
@@ -413,6 +431,13 @@ func (in *inbox) agent(w http.ResponseWriter, r *http.Request) {
 	sortTrust(sums)
 	p.Classes, p.Longest = classTrusts(sums)
 	p.Records = recordCount(sums)
+	since := p.Period.since(time.Now())
+	if since.IsZero() {
+		since = time.Now().Add(-30 * 24 * time.Hour) // "all time": the signals read the last 30 days
+	}
+	if sig, err := gate.ReviewSignals(r.Context(), in.host.Store(), since, name); err == nil {
+		p.Signals = &sig
+	}
 	in.render(w, http.StatusOK, "agent", p)
 }
 

@@ -548,6 +548,17 @@ func TestTrust(t *testing.T) {
 	if approvedRow == nil || approvedRow[0] != "agent-1" || approvedRow[10] != "100%" || approvedRow[11] == "-" {
 		t.Errorf("no row for the approved deploy:\n%s", stdout)
 	}
+	// bob approved at once, faster than the request could be read: the
+	// review signals say so, for bob and for agent-1; an agent's token
+	// sees the table alone.
+	for _, want := range []string{"review signals since", "REVIEWER", "AGENT", "1 approval faster than the request could be read"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("trust does not say %q:\n%s", want, stdout)
+		}
+	}
+	if _, out, _ := ts.run(t, "agent", "trust"); strings.Contains(out, "review signals") {
+		t.Errorf("an agent's token read the review signals:\n%s", out)
+	}
 
 	code, stdout, _ := ts.run(t, "agent", "trust", "--json", "--since", "1h")
 	var sums []airlock.TrustSummary

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -33,6 +34,14 @@ A class an agent's requests are always approved for, quickly, is a
 candidate for a narrower policy rule. An agent token sees only its own
 agent.
 
+For reviewers and admins, the review signals follow, by reviewer and by
+agent: approvals given faster than the request could be read (2 s, and
+25 ms for every byte of its summary and arguments, at most 30 s), and
+runs of 30 approvals or more without a rejection. They block nothing;
+they say where approving became a habit. A fast approval does not count
+toward a proposed grant (airlock grants proposals). Since defaults to 30
+days ago for them.
+
 --since takes an RFC 3339 time, or a duration meaning that long ago (720h).`,
 		Example: `  airlock trust
   airlock trust --agent coder-1 --since 720h
@@ -51,7 +60,19 @@ agent.
 			if err != nil {
 				return serverInvalid(c, err)
 			}
-			return printList(cmd.OutOrStdout(), asJSON, sums, printTrustTable)
+			if err := printList(cmd.OutOrStdout(), asJSON, sums, printTrustTable); err != nil || asJSON {
+				return err
+			}
+			// The rubber-stamp signals name reviewers: an agent's token
+			// does not read them, and sees the table alone.
+			sig, err := c.ReviewSignals(cmd.Context(), f.Agent, f.Since)
+			if airlock.ErrorCode(err) == airlock.EUNAUTHORIZED {
+				return nil
+			}
+			if err != nil {
+				return serverInvalid(c, err)
+			}
+			return printReviewSignals(cmd.OutOrStdout(), &sig)
 		},
 	}
 	fl := cmd.Flags()
@@ -95,4 +116,31 @@ func decisionTime(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return remaining(d)
+}
+
+// printReviewSignals prints the review signals by reviewer and by agent,
+// each flag on its own line.
+func printReviewSignals(out io.Writer, sig *airlock.ReviewSignals) error {
+	fmt.Fprintf(out, "\nreview signals since %s (fast: approved faster than it could be read)\n", sig.Since.UTC().Format(time.RFC3339))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for _, group := range []struct {
+		title string
+		stats []airlock.ReviewStats
+	}{{"REVIEWER", sig.Reviewers}, {"AGENT", sig.Agents}} {
+		if len(group.stats) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\tAPPROVED\tREJECTED\tFAST\tSTREAK\tLONGEST\tFLAGS\n", group.title)
+		for _, s := range group.stats {
+			flags := strings.Join(s.Flags, "; ")
+			if flags == "" {
+				flags = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\n", visible.Escaped(s.Name), s.Approved, s.Rejected, s.Fast, s.Streak, s.Longest, flags)
+		}
+	}
+	if len(sig.Reviewers)+len(sig.Agents) == 0 {
+		fmt.Fprintln(tw, "no request settled by a person")
+	}
+	return tw.Flush()
 }
