@@ -283,3 +283,23 @@ func TestInboxAgentsEscapeHostileNames(t *testing.T) {
 		t.Fatalf("the link names %q, not the agent", got)
 	}
 }
+
+// TestInboxAgentReviewSignals: an agent's page shows the review signals of
+// its requests: who settled them, how many approvals came faster than the
+// request could be read, and the flags.
+func TestInboxAgentReviewSignals(t *testing.T) {
+	ts, b, clock := agentsServer(t)
+	ctx := t.Context()
+	for i, wait := range []time.Duration{time.Second, time.Minute} {
+		enf, err := ts.Agent.CheckWait(ctx, airlocktest.Action("deploy", fmt.Sprint("prod-", i)), 0)
+		if err != nil || !enf.Pending {
+			t.Fatalf("check: %+v %v", enf, err)
+		}
+		clock.advance(wait)
+		if _, err := ts.Admin.Resolve(ctx, enf.Approval.ID, airlock.StatusApproved, enf.Decision.ActionHash, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.get("/inbox/agents/agent-1").want(t, http.StatusOK, `id="h-signals"`, "2 of this agent's requests approved, 0 rejected; 1 approved faster than they could be read",
+		"1 approval faster than the request could be read", "<th scope=\"row\">root</th>")
+}

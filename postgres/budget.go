@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/internal/sqlstore"
+	"github.com/jackc/pgx/v5"
 )
 
 var _ airlock.BudgetStore = (*DB)(nil)
@@ -13,26 +15,27 @@ var _ airlock.BudgetStore = (*DB)(nil)
 // a budget. The batch holds the chain's lock, which every writer of every
 // replica takes first: what it reads is what the uses it writes next add
 // to. A batch reads each account once; its later ops count on from there
-// (its uses are as of one moment: a use leaving a window meanwhile is still
-// counted, which only ever refuses, never overspends).
+// (sqlstore.Account).
 func (w *wtx) charge(cs []airlock.BudgetCharge) error {
 	if len(cs) == 0 {
 		return nil
 	}
 	now := w.now()
 	return airlock.Spends(cs, func(c *airlock.BudgetCharge) (int64, error) {
-		if u, ok := w.budgets[c.Key]; ok {
-			return u, nil
+		if a, ok := w.budgets[c.Key]; ok {
+			return a.Used, nil
 		}
-		var used int64
-		if err := w.queryRow(sqlstore.BudgetUsedQuery(dialect{}), c.Key, sqlstore.WindowStart(c, now)).Scan(&used); err != nil {
+		query := func(q string, args []any, dest ...any) error { return w.queryRow(q, args...).Scan(dest...) }
+		noRows := func(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+		h, used, err := sqlstore.ReadBudget(c, now, dialect{}, query, noRows)
+		if err != nil {
 			w.err = err // the batch's transaction cannot go on
 			return 0, err
 		}
 		if w.budgets == nil {
-			w.budgets = map[string]int64{}
+			w.budgets = map[string]sqlstore.Account{}
 		}
-		w.budgets[c.Key] = used
+		w.budgets[c.Key] = sqlstore.Account{Head: h, Used: used}
 		return used, nil
 	})
 }
@@ -46,12 +49,15 @@ func (w *wtx) spend(cs []airlock.BudgetCharge, sealed []airlock.Event) {
 	}
 	now := nanos(w.now())
 	for _, c := range cs {
-		w.budgets[c.Key] += c.Cost
 		if c.Cost == 0 {
 			continue
 		}
+		a := w.budgets[c.Key]
+		a.Spend(c.Cost, now)
+		w.budgets[c.Key] = a
 		w.writes++
-		w.later(`INSERT INTO budget_uses (key, time, cost, event_seq) VALUES ($1, $2, $3, $4)`, c.Key, now, c.Cost, seq)
+		w.later(`INSERT INTO budget_uses (key, time, total, cost, event_seq) VALUES ($1, $2, $3, $4, $5)`,
+			c.Key, a.Head.Time, a.Head.Total, c.Cost, seq)
 	}
 }
 

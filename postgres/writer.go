@@ -10,6 +10,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/internal/groupcommit"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -158,10 +159,10 @@ type wtx struct {
 	events  []airlock.Event
 	trust   []airlock.TrustRecord
 	notes   []airlock.Notification
-	changed []string         // approvals whose waiters to wake after commit
-	budgets map[string]int64 // the budgets' accounts read, and what the batch added to them
-	queued  bool             // a delivery was queued or made due
-	revoked bool             // a token was revoked: its sessions end
+	changed []string                    // approvals whose waiters to wake after commit
+	budgets map[string]sqlstore.Account // the budgets' accounts the batch read, as it left them
+	queued  bool                        // a delivery was queued or made due
+	revoked bool                        // a token was revoked: its sessions end
 }
 
 // Keys under which WaitEvents and DeliveriesQueued wait in the hub: no

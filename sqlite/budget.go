@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/internal/sqlstore"
@@ -11,17 +13,27 @@ var _ airlock.BudgetStore = (*DB)(nil)
 
 // charge refuses, before anything is written, charges that would overspend
 // a budget: the writer holds the write lock, so what it reads is what the
-// uses it writes next add to.
+// uses it writes next add to. A batch reads each account once; its later
+// ops count on from there (sqlstore.Account).
 func (w *wtx) charge(cs []airlock.BudgetCharge) error {
 	if len(cs) == 0 {
 		return nil
 	}
 	now := w.now()
 	return airlock.Spends(cs, func(c *airlock.BudgetCharge) (int64, error) {
-		var used int64
-		if err := w.tx.Stmt(w.db.stmts.budgetUsed).QueryRow(c.Key, sqlstore.WindowStart(c, now)).Scan(&used); err != nil {
+		if a, ok := w.budgets[c.Key]; ok {
+			return a.Used, nil
+		}
+		query := func(q string, args []any, dest ...any) error { return w.tx.QueryRow(q, args...).Scan(dest...) }
+		noRows := func(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+		h, used, err := sqlstore.ReadBudget(c, now, dialect{}, query, noRows)
+		if err != nil {
 			return 0, unavailable("read budget", err)
 		}
+		if w.budgets == nil {
+			w.budgets = map[string]sqlstore.Account{}
+		}
+		w.budgets[c.Key] = sqlstore.Account{Head: h, Used: used}
 		return used, nil
 	})
 }
@@ -38,8 +50,11 @@ func (w *wtx) spend(cs []airlock.BudgetCharge, sealed []airlock.Event) error {
 		if c.Cost == 0 {
 			continue
 		}
+		a := w.budgets[c.Key]
+		a.Spend(c.Cost, now)
+		w.budgets[c.Key] = a
 		w.writes++
-		if _, err := w.tx.Stmt(w.db.stmts.budgetUse).Exec(c.Key, now, c.Cost, seq); err != nil {
+		if _, err := w.tx.Stmt(w.db.stmts.budgetUse).Exec(c.Key, a.Head.Time, a.Head.Total, c.Cost, seq); err != nil {
 			return unavailable("write budget", err)
 		}
 	}

@@ -144,7 +144,8 @@ type wtx struct {
 	events  []airlock.Event
 	trust   []airlock.TrustRecord
 	notes   []airlock.Notification
-	changed []string // approvals whose waiters to wake after commit
+	changed []string                    // approvals whose waiters to wake after commit
+	budgets map[string]sqlstore.Account // the budgets' accounts the batch read, as it left them
 }
 
 // begin starts the batch's transaction and reads the chain's head from the
@@ -249,7 +250,7 @@ func (w *wtx) flush() error {
 // statements are the writer's hot statements, prepared once.
 type statements struct {
 	head, event, trust, note *sql.Stmt
-	budgetUsed, budgetUse    *sql.Stmt
+	budgetUse                *sql.Stmt
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -264,8 +265,7 @@ func (db *DB) prepare(ctx context.Context) error {
 			requires_human, code, args, approval_id, event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&db.stmts.note, `INSERT INTO deliveries (key, created, channel, kind, recipients, reviewers, agent, approval_id,
 			subject, payload, event_seq, due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&db.stmts.budgetUsed, sqlstore.BudgetUsedQuery(dialect{})},
-		{&db.stmts.budgetUse, `INSERT INTO budget_uses (key, time, cost, event_seq) VALUES (?, ?, ?, ?)`},
+		{&db.stmts.budgetUse, `INSERT INTO budget_uses (key, time, total, cost, event_seq) VALUES (?, ?, ?, ?, ?)`},
 	} {
 		st, err := db.write.PrepareContext(ctx, p.query)
 		if err != nil {

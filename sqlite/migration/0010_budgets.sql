@@ -1,12 +1,16 @@
 -- Budgets (docs/POLICY.md, "Budgets"): a grant's budget is its JSON
--- (airlock.Budget), '' for none; every use of a budget is a row, taken
--- with its decision's record under the write lock. A window's use is the
--- sum of its account's costs after the window's start.
+-- (airlock.Budget), '' for none. Every use of a budget's account is a row,
+-- taken with its decision's record under the write lock, carrying the
+-- account's running total after it; an account's uses are stamped in
+-- order (a use is never stamped before the one before it). What a window
+-- used is then the latest total less the total before the window's first
+-- use: two seeks, however many uses the window holds.
 ALTER TABLE grants ADD COLUMN budget TEXT NOT NULL DEFAULT '';
 CREATE TABLE budget_uses (
 	key       TEXT    NOT NULL,
 	time      INTEGER NOT NULL,
-	cost      INTEGER NOT NULL CHECK (cost > 0),
-	event_seq INTEGER NOT NULL
-) STRICT;
-CREATE INDEX budget_uses_key ON budget_uses (key, time);
+	total     INTEGER NOT NULL,
+	cost      INTEGER NOT NULL CHECK (cost > 0 AND cost <= total),
+	event_seq INTEGER NOT NULL,
+	PRIMARY KEY (key, time, total)
+) STRICT, WITHOUT ROWID;
