@@ -221,9 +221,10 @@ type GrantFilter struct {
 
 // Events of grants.
 const (
-	EventGrantCreated = "grant.created" // a person granted a standing grant
-	EventGrantRevoked = "grant.revoked" // a person revoked one
-	EventGrantExpired = "grant.expired" // one passed its expiry unrevoked
+	EventGrantCreated      = "grant.created"            // a person granted a standing grant
+	EventGrantRevoked      = "grant.revoked"            // a person revoked one
+	EventGrantExpired      = "grant.expired"            // one passed its expiry unrevoked
+	EventProposalDismissed = "grant.proposal_dismissed" // a person dismissed a proposed grant
 )
 
 // CreatedRecord is the audit record of the grant's creation: its payload
@@ -271,6 +272,25 @@ type Evidence struct {
 	Reviewer   string    `json:"reviewer"`
 	Waited     Duration  `json:"waited"`
 	Resolved   time.Time `json:"resolved"`
+}
+
+// A ProposalDismissal is a person's "no" to a proposed grant: the proposal
+// is not made again until its evidence changes — until an approval it did
+// not rest on when it was dismissed comes to count for it. It is kept in
+// the audit log (EventProposalDismissed).
+type ProposalDismissal struct {
+	// Grant is the dismissed proposal's grant: agent, tool and shape.
+	Grant Grant `json:"grant"`
+	// Evidence is the approvals the proposal rested on.
+	Evidence []string `json:"evidence"`
+	By       string   `json:"by"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// Record is the audit record of the dismissal, filed under the proposal's
+// agent.
+func (d *ProposalDismissal) Record() Record {
+	return Record{Events: []Event{NewEvent(EventProposalDismissed, &Action{Agent: d.Grant.Agent, Tool: d.Grant.Tool}, "dismissed", "", d)}}
 }
 
 // ProposalList is the proposals of a window, the strongest first.

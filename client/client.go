@@ -668,6 +668,14 @@ func (c *Client) Ratify(ctx context.Context, agent, tool string, shape airlock.G
 	return g, err
 }
 
+// Dismiss dismisses a current proposal: it is not proposed again until an
+// approval it did not rest on comes to count for it.
+func (c *Client) Dismiss(ctx context.Context, agent, tool string, shape airlock.GrantPattern, reason string) (airlock.ProposalDismissal, error) {
+	var d airlock.ProposalDismissal
+	err := c.do(ctx, "POST", "/v1/grants/proposals/dismiss", nil, map[string]any{"agent": agent, "tool": tool, "shape": shape, "reason": reason}, &d)
+	return d, err
+}
+
 // Grant returns one standing grant.
 func (c *Client) Grant(ctx context.Context, id string) (airlock.Grant, error) {
 	var g airlock.Grant

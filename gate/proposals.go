@@ -40,9 +40,10 @@ const maxProposalRequests = 50_000
 // and remember" would make — approved at least MinApprovals times by at
 // least MinReviewers people, with a median wait of at least MinMedianWait,
 // and never rejected in the window; none that a live grant covers
-// already, nor one the policy keeps out. An approval given faster than its
-// request could be read (Approval.RubberStamped) is no evidence. The
-// strongest come first.
+// already, nor one the policy keeps out, nor one a person dismissed
+// unless an approval has come to count for it since. An approval given
+// faster than its request could be read (Approval.RubberStamped) is no
+// evidence. The strongest come first.
 func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent string) ([]airlock.Proposal, error) {
 	rules = rules.withDefaults()
 	now, err := e.Store.Now(ctx)
@@ -115,6 +116,10 @@ func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent strin
 	if err != nil {
 		return nil, err
 	}
+	dismissed, err := e.dismissals(ctx, now.Add(-rules.Window), agent)
+	if err != nil {
+		return nil, err
+	}
 	covered := func(p *airlock.Grant) bool {
 		for i := range live {
 			l := &live[i]
@@ -140,6 +145,11 @@ func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent strin
 		if median < rules.MinMedianWait {
 			continue
 		}
+		if seen, ok := dismissed[shapeKey(&gp.grant)]; ok && !slices.ContainsFunc(gp.evidence, func(ev airlock.Evidence) bool {
+			return !seen[ev.ApprovalID]
+		}) {
+			continue // dismissed, and no approval has come to count for it since
+		}
 		g := gp.grant
 		g.ID, g.GrantedBy, g.Approval, g.Reason, g.Expires = "", "", "", "", time.Time{}
 		p := airlock.Proposal{Grant: g, Evidence: gp.evidence, MedianWait: airlock.Duration(median)}
@@ -153,6 +163,37 @@ func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent strin
 		return cmp.Or(cmp.Compare(len(b.Evidence), len(a.Evidence)), cmp.Compare(len(b.Reviewers), len(a.Reviewers)))
 	})
 	return out, nil
+}
+
+// dismissals reads the proposals dismissed since then (of agent, when
+// set): for each shape, the approvals its proposals rested on when they
+// were dismissed.
+func (e *Enforcer) dismissals(ctx context.Context, since time.Time, agent string) (map[string]map[string]bool, error) {
+	out := map[string]map[string]bool{}
+	f := airlock.EventFilter{Kind: airlock.EventProposalDismissed, Since: since, Agent: agent, Limit: airlock.MaxPageSize}
+	for {
+		evs, err := e.Store.Events(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range evs {
+			var d airlock.ProposalDismissal
+			if json.Unmarshal(ev.Payload, &d) != nil {
+				continue
+			}
+			key := shapeKey(&d.Grant)
+			if out[key] == nil {
+				out[key] = map[string]bool{}
+			}
+			for _, id := range d.Evidence {
+				out[key][id] = true
+			}
+		}
+		if len(evs) < airlock.MaxPageSize {
+			return out, nil
+		}
+		f.AfterSeq = evs[len(evs)-1].Seq
+	}
 }
 
 // commonPrefix is the words a and b both start with.

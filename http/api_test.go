@@ -1505,8 +1505,35 @@ func TestGrantProposals(t *testing.T) {
 	if _, err := root.Ratify(ctx, "agent-1", "Bash", other, 0, ""); airlock.ErrorCode(err) != airlock.ENOTFOUND {
 		t.Errorf("ratifying a shape not proposed: %v, want ENOTFOUND", err)
 	}
+	// Dismissed, it is not proposed; one more approval of its shape brings
+	// it back, with the new evidence.
+	if _, err := ts.Bob.Dismiss(ctx, "agent-1", "Bash", p.Grant.Pattern, "not yet"); airlock.ErrorCode(err) != airlock.EUNAUTHORIZED {
+		t.Errorf("bob dismissing requests he may not approve: %v, want EUNAUTHORIZED", err)
+	}
+	d, err := root.Dismiss(ctx, "agent-1", "Bash", p.Grant.Pattern, "not yet")
+	if err != nil || d.By != "dana" || len(d.Evidence) != 3 {
+		t.Fatalf("dismiss: %+v, %v", d, err)
+	}
+	if ps, err := ts.Bob.Proposals(ctx, ""); err != nil || len(ps) != 0 {
+		t.Fatalf("after dismissing: %+v, %v; want none", ps, err)
+	}
+	if evs, err := ts.Admin.Events(ctx, airlock.EventFilter{Kind: airlock.EventProposalDismissed}); err != nil || len(evs.Events) != 1 {
+		t.Errorf("dismissal events %+v, %v; want one", evs, err)
+	}
+	enf, err := ts.Agent.CheckWait(ctx, airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w",
+		Args: airlock.MustArgs(map[string]any{"command": "npm test --shard=9"})}, 0)
+	if err != nil || !enf.Pending {
+		t.Fatalf("check: %+v %v", enf, err)
+	}
+	read.Add(int64(time.Minute))
+	if _, err := ts.Admin.Resolve(ctx, enf.Approval.ID, airlock.StatusApproved, enf.Decision.ActionHash, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := ts.Bob.Proposals(ctx, ""); err != nil || len(ps) != 1 || len(ps[0].Evidence) != 4 {
+		t.Fatalf("after a new approval: %+v, %v; want the proposal back with 4 approvals", ps, err)
+	}
 	g, err := root.Ratify(ctx, "agent-1", "Bash", p.Grant.Pattern, 36*time.Hour, "the tests")
-	if err != nil || g.GrantedBy != "dana" || g.Approval != "" || !strings.HasPrefix(g.Reason, "ratified from 3 approvals by ") ||
+	if err != nil || g.GrantedBy != "dana" || g.Approval != "" || !strings.HasPrefix(g.Reason, "ratified from 4 approvals by ") ||
 		g.Pattern.String() != "`npm test …`" || (g.Expires.Sub(g.Created)-36*time.Hour).Abs() > time.Second {
 		t.Fatalf("ratified: %+v, %v", g, err)
 	}

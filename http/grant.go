@@ -189,9 +189,35 @@ type ratifyInput struct {
 	}
 }
 
-// ratifyProposal makes the grant a current proposal describes. Only a
-// person who may approve such requests ratifies: an admin, or one the
-// latest approval it rests on names.
+// currentProposal finds the current proposal of agent, tool and shape,
+// for t to ratify or dismiss: only a person who may approve such requests
+// may, an admin or one the latest approval it rests on names.
+func (s *Server) currentProposal(ctx context.Context, t *airlock.Token, agent, tool string, shape airlock.GrantPattern) (airlock.Proposal, error) {
+	ps, err := s.Enforcer.Propose(ctx, s.ProposalRules, agent)
+	if err != nil {
+		return airlock.Proposal{}, err
+	}
+	i := slices.IndexFunc(ps, func(p airlock.Proposal) bool {
+		q := &p.Grant.Pattern
+		return p.Grant.Agent == agent && p.Grant.Tool == tool && q.Kind == shape.Kind &&
+			slices.Equal(q.Command, shape.Command) && q.Path == shape.Path && q.Hash == shape.Hash
+	})
+	if i < 0 {
+		return airlock.Proposal{}, airlock.Errorf(airlock.ENOTFOUND, "no current proposal for agent %s, tool %s, %s: list them with GET /v1/grants/proposals",
+			agent, tool, shape)
+	}
+	p := ps[i]
+	last, err := s.store().Approval(ctx, p.Evidence[len(p.Evidence)-1].ApprovalID)
+	if err != nil {
+		return p, err
+	}
+	if err := last.Authorize(t.Reviewer()); err != nil {
+		return p, s.refuseApproval(ctx, t, &last, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
+	}
+	return p, nil
+}
+
+// ratifyProposal makes the grant a current proposal describes.
 func (s *Server) ratifyProposal(ctx context.Context, in *ratifyInput) (*grantOutput, error) {
 	t, err := s.allow(ctx, "ratify grant proposals", airlock.RoleReviewer, airlock.RoleAdmin)
 	if err != nil {
@@ -204,26 +230,9 @@ func (s *Server) ratifyProposal(ctx context.Context, in *ratifyInput) (*grantOut
 			return nil, airlock.Errorf(airlock.EINVALID, "ttl %q: want a positive Go duration such as 168h", b.TTL)
 		}
 	}
-	ps, err := s.Enforcer.Propose(ctx, s.ProposalRules, b.Agent)
+	p, err := s.currentProposal(ctx, t, b.Agent, b.Tool, b.Shape)
 	if err != nil {
 		return nil, err
-	}
-	i := slices.IndexFunc(ps, func(p airlock.Proposal) bool {
-		q := &p.Grant.Pattern
-		return p.Grant.Agent == b.Agent && p.Grant.Tool == b.Tool && q.Kind == b.Shape.Kind &&
-			slices.Equal(q.Command, b.Shape.Command) && q.Path == b.Shape.Path && q.Hash == b.Shape.Hash
-	})
-	if i < 0 {
-		return nil, airlock.Errorf(airlock.ENOTFOUND, "no current proposal for agent %s, tool %s, %s: list them with GET /v1/grants/proposals",
-			b.Agent, b.Tool, b.Shape)
-	}
-	p := ps[i]
-	last, err := s.store().Approval(ctx, p.Evidence[len(p.Evidence)-1].ApprovalID)
-	if err != nil {
-		return nil, err
-	}
-	if err := last.Authorize(t.Reviewer()); err != nil {
-		return nil, s.refuseApproval(ctx, t, &last, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
 	}
 	now, err := s.store().Now(ctx)
 	if err != nil {
@@ -239,4 +248,40 @@ func (s *Server) ratifyProposal(ctx context.Context, in *ratifyInput) (*grantOut
 		return nil, err
 	}
 	return &grantOutput{Body: g}, nil
+}
+
+type dismissInput struct {
+	Body struct {
+		Agent  string               `json:"agent" minLength:"1" doc:"The proposal's agent."`
+		Tool   string               `json:"tool" minLength:"1" doc:"The proposal's tool."`
+		Shape  airlock.GrantPattern `json:"shape" doc:"The proposal's shape, as listed."`
+		Reason string               `json:"reason,omitempty" maxLength:"2000" doc:"Why; kept in the audit log."`
+	}
+}
+
+type dismissOutput struct {
+	Body airlock.ProposalDismissal
+}
+
+// dismissProposal records a person's "no" to a current proposal: it is
+// not proposed again until an approval it did not rest on comes to count
+// for it.
+func (s *Server) dismissProposal(ctx context.Context, in *dismissInput) (*dismissOutput, error) {
+	t, err := s.allow(ctx, "dismiss grant proposals", airlock.RoleReviewer, airlock.RoleAdmin)
+	if err != nil {
+		return nil, err
+	}
+	b := &in.Body
+	p, err := s.currentProposal(ctx, t, b.Agent, b.Tool, b.Shape)
+	if err != nil {
+		return nil, err
+	}
+	d := airlock.ProposalDismissal{Grant: p.Grant, By: t.Reviewer().Name, Reason: b.Reason}
+	for _, ev := range p.Evidence {
+		d.Evidence = append(d.Evidence, ev.ApprovalID)
+	}
+	if _, err := s.store().Append(ctx, d.Record()); err != nil {
+		return nil, err
+	}
+	return &dismissOutput{Body: d}, nil
 }

@@ -200,6 +200,7 @@ func (s *Server) build() {
 	register(api, s, "GET /v1/grants", "list-grants", "List standing grants", s.listGrants, 0)
 	register(api, s, "GET /v1/grants/proposals", "list-grant-proposals", "Grants proposed from the record, with their evidence", s.listProposals, 0)
 	register(api, s, "POST /v1/grants/proposals/ratify", "ratify-grant-proposal", "Make the grant a current proposal describes", s.ratifyProposal, maxBodyBytes)
+	register(api, s, "POST /v1/grants/proposals/dismiss", "dismiss-grant-proposal", "Dismiss a current proposal until its evidence changes", s.dismissProposal, maxBodyBytes)
 	register(api, s, "GET /v1/grants/{id}", "get-grant", "Get a standing grant", s.getGrant, 0)
 	register(api, s, "POST /v1/grants/{id}/revoke", "revoke-grant", "Revoke a standing grant", s.revokeGrant, maxBodyBytes)
 

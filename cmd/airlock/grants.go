@@ -11,6 +11,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/visible"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newGrantsCmd() *cobra.Command {
@@ -25,7 +26,7 @@ approvals approve ID --remember 7d'. A grant never loosens a deny, a floor
 or needs-human (docs/POLICY.md, "Grants").`,
 		Args: argsNone(),
 	}
-	cmd.AddCommand(newGrantsListCmd(), newGrantsShowCmd(), newGrantsRevokeCmd(), newGrantsProposalsCmd(), newGrantsRatifyCmd())
+	cmd.AddCommand(newGrantsListCmd(), newGrantsShowCmd(), newGrantsRevokeCmd(), newGrantsProposalsCmd(), newGrantsRatifyCmd(), newGrantsDismissCmd())
 	return cmd
 }
 
@@ -169,7 +170,8 @@ func printProposals(w io.Writer, ps []airlock.Proposal) error {
 			fmt.Fprintf(w, "  approval %s by %s after %s at %s (sha256:%s)\n", ev.ApprovalID, visible.Escaped(ev.Reviewer),
 				time.Duration(ev.Waited).Round(time.Second), ev.Resolved.UTC().Format(time.RFC3339), ev.ActionHash.String()[:12])
 		}
-		fmt.Fprintf(w, "  ratify: airlock grants ratify --agent %s --tool %s %s --ttl 7d\n\n", shellQuote(g.Agent), shellQuote(g.Tool), shapeFlag(&g.Pattern))
+		fmt.Fprintf(w, "  ratify:  airlock grants ratify --agent %s --tool %s %s --ttl 7d\n", shellQuote(g.Agent), shellQuote(g.Tool), shapeFlag(&g.Pattern))
+		fmt.Fprintf(w, "  dismiss: airlock grants dismiss --agent %s --tool %s %s --reason …\n\n", shellQuote(g.Agent), shellQuote(g.Tool), shapeFlag(&g.Pattern))
 	}
 	return nil
 }
@@ -195,9 +197,9 @@ func shellQuote(s string) string {
 
 func newGrantsRatifyCmd() *cobra.Command {
 	var (
-		agent, tool, command, dir, exact, reason string
-		ttl                                      time.Duration
-		asJSON                                   bool
+		ps     proposalFlags
+		ttl    time.Duration
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "ratify --agent A --tool T {--command WORDS | --path DIR | --exact HASH} [--ttl 7d]",
@@ -209,34 +211,15 @@ that no longer holds (a rejection since, a policy change) is not found.`,
 		Example: `  airlock grants ratify --agent coder-1 --tool Bash --command "npm test" --ttl 7d`,
 		Args:    argsNone(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var shape airlock.GrantPattern
-			named := 0
-			for _, v := range []string{command, dir, exact} {
-				if v != "" {
-					named++
-				}
-			}
-			switch {
-			case agent == "" || tool == "":
-				return usageError("ratify needs --agent and --tool, as 'airlock grants proposals' prints them")
-			case named != 1:
-				return usageError("name the proposal's shape with one of --command, --path or --exact")
-			case command != "":
-				shape = airlock.GrantPattern{Kind: airlock.PatternCommand, Command: strings.Fields(command)}
-			case dir != "":
-				shape = airlock.GrantPattern{Kind: airlock.PatternPath, Path: dir}
-			default:
-				h, err := airlock.ParseHash(exact)
-				if err != nil {
-					return usageError("--exact: %s", airlock.ErrorMessage(err))
-				}
-				shape = airlock.GrantPattern{Kind: airlock.PatternExact, Hash: h}
+			shape, err := ps.shape("ratify")
+			if err != nil {
+				return err
 			}
 			c, err := newClient(cmd)
 			if err != nil {
 				return err
 			}
-			g, err := c.Ratify(cmd.Context(), agent, tool, shape, ttl, strings.TrimSpace(reason))
+			g, err := c.Ratify(cmd.Context(), ps.agent, ps.tool, shape, ttl, strings.TrimSpace(ps.reason))
 			if err != nil {
 				return serverFailed(c, err)
 			}
@@ -249,15 +232,83 @@ that no longer holds (a rejection since, a policy change) is not found.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&agent, "agent", "", "the proposal's agent")
-	f.StringVar(&tool, "tool", "", "the proposal's tool")
-	f.StringVar(&command, "command", "", "the proposal's command words")
-	f.StringVar(&dir, "path", "", "the proposal's directory")
-	f.StringVar(&exact, "exact", "", "the proposal's exact action hash")
+	ps.register(f)
 	f.Var(daysValue{&ttl}, "ttl", "how long the grant lasts (7d, 36h; default 7 days, at most 90)")
-	f.StringVar(&reason, "reason", "", "why, for the record")
 	f.BoolVar(&asJSON, "json", false, "print the grant as JSON")
 	return cmd
+}
+
+func newGrantsDismissCmd() *cobra.Command {
+	var ps proposalFlags
+	cmd := &cobra.Command{
+		Use:   "dismiss --agent A --tool T {--command WORDS | --path DIR | --exact HASH} [--reason R]",
+		Short: "Dismiss a current proposal until its evidence changes",
+		Long: `Dismiss says no to one of the current proposals, as the token's person
+(an admin, or a reviewer of the requests it rests on), in the audit log
+(grant.proposal_dismissed). It is not proposed again until an approval it
+did not rest on comes to count for it.`,
+		Example: `  airlock grants dismiss --agent coder-1 --tool Bash --command "npm test" --reason "tests touch the network"`,
+		Args:    argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			shape, err := ps.shape("dismiss")
+			if err != nil {
+				return err
+			}
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			d, err := c.Dismiss(cmd.Context(), ps.agent, ps.tool, shape, strings.TrimSpace(ps.reason))
+			if err != nil {
+				return serverFailed(c, err)
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "dismissed: %s, resting on %d approvals; proposed again once another approval counts for it\n",
+				grantScope(&d.Grant), len(d.Evidence))
+			return err
+		},
+	}
+	ps.register(cmd.Flags())
+	return cmd
+}
+
+// proposalFlags name a current proposal, as 'airlock grants proposals'
+// prints it.
+type proposalFlags struct {
+	agent, tool, command, dir, exact, reason string
+}
+
+func (p *proposalFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&p.agent, "agent", "", "the proposal's agent")
+	f.StringVar(&p.tool, "tool", "", "the proposal's tool")
+	f.StringVar(&p.command, "command", "", "the proposal's command words")
+	f.StringVar(&p.dir, "path", "", "the proposal's directory")
+	f.StringVar(&p.exact, "exact", "", "the proposal's exact action hash")
+	f.StringVar(&p.reason, "reason", "", "why, for the record")
+}
+
+// shape is the proposal's shape, or a usage error of verb.
+func (p *proposalFlags) shape(verb string) (airlock.GrantPattern, error) {
+	named := 0
+	for _, v := range []string{p.command, p.dir, p.exact} {
+		if v != "" {
+			named++
+		}
+	}
+	switch {
+	case p.agent == "" || p.tool == "":
+		return airlock.GrantPattern{}, usageError("%s needs --agent and --tool, as 'airlock grants proposals' prints them", verb)
+	case named != 1:
+		return airlock.GrantPattern{}, usageError("name the proposal's shape with one of --command, --path or --exact")
+	case p.command != "":
+		return airlock.GrantPattern{Kind: airlock.PatternCommand, Command: strings.Fields(p.command)}, nil
+	case p.dir != "":
+		return airlock.GrantPattern{Kind: airlock.PatternPath, Path: p.dir}, nil
+	}
+	h, err := airlock.ParseHash(p.exact)
+	if err != nil {
+		return airlock.GrantPattern{}, usageError("--exact: %s", airlock.ErrorMessage(err))
+	}
+	return airlock.GrantPattern{Kind: airlock.PatternExact, Hash: h}, nil
 }
 
 // grantScope says what a grant covers: "coder-1 may run `npm test …` (Bash)".
