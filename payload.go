@@ -33,6 +33,10 @@ type DecisionPayload struct {
 	Overrides      []Override    `json:"overrides,omitempty"`
 	ConditionError []string      `json:"condition_errors,omitempty"`
 	Commands       []CommandNote `json:"commands,omitempty"`
+	// Budgets are what running it took from budgets (an allowed decision),
+	// Spent the budgets found spent, whose grants and rules did not apply.
+	Budgets []BudgetCharge `json:"budgets,omitempty"`
+	Spent   []BudgetCharge `json:"spent,omitempty"`
 }
 
 // CommandNote is one shell command of a decision event, as a reviewer

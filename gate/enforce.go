@@ -778,6 +778,7 @@ func decisionEventBy(d *airlock.Decision, label, approvalID, decidedBy string) a
 		Action: d.Action, ActionHash: d.ActionHash, Outcome: d.Outcome, Label: label, Code: d.Code,
 		NeedsHuman: d.NeedsHumanBy, Class: d.Classification.Class, Capability: d.Classification.Capability,
 		Tier: d.Classification.Tier, DecidedBy: decidedBy, Overrides: d.Overrides, ConditionError: d.ConditionErrors,
+		Budgets: d.Budgets, Spent: d.Spent,
 	}
 	for i, c := range d.Commands {
 		// Nested commands repeat their parents' text: each is clipped, so
