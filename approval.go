@@ -618,3 +618,35 @@ func readableOrNone(args json.RawMessage) string {
 	text, _ := ReadableArgs(args)
 	return text
 }
+
+// Batchable reports whether ap may be approved in a batch, with others of
+// its shape (docs/INBOX.md, "Batch review"): a pending request of the read
+// or write tier that no needs-human tag applies to, with an effect hash.
+// Network egress, spending, destructive and privileged actions are always
+// approved one by one.
+func (ap *Approval) Batchable() bool {
+	return ap.Status == StatusPending && ap.Tier >= TierRead && ap.Tier <= TierWrite &&
+		!ap.NeedsHuman && !ap.Detail.RequiresHuman && !strings.HasSuffix(ap.Class, NeedsHumanSuffix) &&
+		!ap.EffectHash.IsZero()
+}
+
+// An ApprovalGroup is pending requests of one shape: one agent, one tool,
+// the same shape of action (a command by its program and subcommand, a
+// directory, an exact action). One decision may settle a batchable group,
+// each request still bound to its own action hash and audited as its own
+// resolution.
+type ApprovalGroup struct {
+	Agent string       `json:"agent"`
+	Tool  string       `json:"tool"`
+	Shape GrantPattern `json:"shape"`
+	// Batchable is false for a request that is approved on its own
+	// (Approval.Batchable): it is then alone in its group.
+	Batchable bool       `json:"batchable"`
+	Approvals []Approval `json:"approvals"`
+}
+
+// ApprovalGroups is the pending requests, grouped, the largest group
+// first.
+type ApprovalGroups struct {
+	Groups []ApprovalGroup `json:"groups"`
+}

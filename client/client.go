@@ -596,6 +596,16 @@ func (c *Client) Trust(ctx context.Context, f airlock.TrustFilter) ([]airlock.Tr
 	return page.Trust, err
 }
 
+// ApprovalGroups returns the pending requests grouped by agent, tool and
+// shape, for batch review (of agent, when set).
+func (c *Client) ApprovalGroups(ctx context.Context, agent string) (airlock.ApprovalGroups, error) {
+	q := url.Values{}
+	set(q, "agent", agent)
+	var gs airlock.ApprovalGroups
+	err := c.do(ctx, "GET", "/v1/approvals/groups", q, nil, &gs)
+	return gs, err
+}
+
 // ReviewSignals returns the rubber-stamp signals of the requests created
 // since then (30 days ago when zero), of agent when set.
 func (c *Client) ReviewSignals(ctx context.Context, agent string, since time.Time) (airlock.ReviewSignals, error) {

@@ -30,30 +30,16 @@ func (g *Gate) Remember(ctx context.Context, ap airlock.Approval, shape *airlock
 	gr := airlock.Grant{
 		ID: uuid.Must(uuid.NewV7()).String(), Agent: ap.Agent, Tool: ap.Tool, Outcome: airlock.Auto, MaxTier: ap.Tier,
 		GrantedBy: by, Approval: ap.ID, Reason: reason, Expires: now.Add(ttl),
-		Pattern: airlock.GrantPattern{Kind: airlock.PatternExact, Hash: ap.ActionHash},
-	}
-	d := g.Decide(ctx, ap.Action)
-	if d.Code == airlock.CodeInvalid {
-		return airlock.Grant{}, airlock.Errorf(airlock.EINVALID, "approval %s: its action is not valid: %s", ap.ID, d.Classification.Reason)
 	}
 	var effects []*airlock.Command
-	for i := range d.Classification.Commands {
-		if c := &d.Classification.Commands[i]; !c.Inert {
-			effects = append(effects, c)
-		}
-	}
-	switch {
-	case len(effects) == 1 && len(effects[0].Via) == 0 && len(d.Classification.Commands) == 1:
-		gr.Pattern = airlock.GrantPattern{Kind: airlock.PatternCommand, Command: strings.Fields(effects[0].Text)}
-	case len(d.Classification.Commands) == 0:
-		if paths, ok := catalog.Paths(&ap.Action, nil); ok {
-			if dir := commonDir(paths); dir != "/" {
-				gr.Pattern = airlock.GrantPattern{Kind: airlock.PatternPath, Path: dir}
-			}
-		}
+	var commands int
+	var err error
+	gr.Pattern, effects, commands, err = g.narrowest(ctx, &ap.Action, ap.ActionHash)
+	if err != nil {
+		return airlock.Grant{}, airlock.Errorf(airlock.EINVALID, "approval %s: %s", ap.ID, airlock.ErrorMessage(err))
 	}
 	if shape != nil {
-		if !shapeCovers(shape, &ap, effects, len(d.Classification.Commands)) {
+		if !shapeCovers(shape, &ap, effects, commands) {
 			return airlock.Grant{}, airlock.Errorf(airlock.EINVALID, "approval %s: %s does not cover the approved action, so it cannot be remembered so",
 				ap.ID, shape)
 		}
@@ -66,6 +52,47 @@ func (g *Gate) Remember(ctx context.Context, ap airlock.Approval, shape *airlock
 		return airlock.Grant{}, err
 	}
 	return gr, nil
+}
+
+// narrowest is the narrowest shape that covers the action whose hash is
+// h: a shell call's one command, by its words; a file tool's directory,
+// when every path it names lies in one; else the exact action. It returns
+// the action's commands with an effect, and how many commands it has.
+func (g *Gate) narrowest(ctx context.Context, a *airlock.Action, h airlock.Hash) (airlock.GrantPattern, []*airlock.Command, int, error) {
+	d := g.Decide(ctx, *a)
+	if d.Code == airlock.CodeInvalid {
+		return airlock.GrantPattern{}, nil, 0, airlock.Errorf(airlock.EINVALID, "its action is not valid: %s", d.Classification.Reason)
+	}
+	var effects []*airlock.Command
+	for i := range d.Classification.Commands {
+		if c := &d.Classification.Commands[i]; !c.Inert {
+			effects = append(effects, c)
+		}
+	}
+	commands := len(d.Classification.Commands)
+	switch {
+	case len(effects) == 1 && len(effects[0].Via) == 0 && commands == 1:
+		return airlock.GrantPattern{Kind: airlock.PatternCommand, Command: strings.Fields(effects[0].Text)}, effects, commands, nil
+	case commands == 0:
+		if paths, ok := catalog.Paths(a, nil); ok {
+			if dir := commonDir(paths); dir != "/" {
+				return airlock.GrantPattern{Kind: airlock.PatternPath, Path: dir}, effects, commands, nil
+			}
+		}
+	}
+	return airlock.GrantPattern{Kind: airlock.PatternExact, Hash: h}, effects, commands, nil
+}
+
+// Shape is the shape of a request's action that batch review and proposals
+// group by: the narrowest shape that covers it (see Remember), a command
+// cut to its program and subcommand. Requests of one agent and tool with
+// the same shape are "the same thing asked again".
+func (g *Gate) Shape(ctx context.Context, ap *airlock.Approval) (airlock.GrantPattern, error) {
+	p, _, _, err := g.narrowest(ctx, &ap.Action, ap.ActionHash)
+	if p.Kind == airlock.PatternCommand {
+		p.Command = p.Command[:min(2, len(p.Command))]
+	}
+	return p, err
 }
 
 // commonDir is the deepest directory that holds every path: the parent of

@@ -241,3 +241,28 @@ func (s *Server) waitApproval(ctx context.Context, in *waitApprovalInput) (*appr
 	}
 	return &approvalOutput{Body: got}, nil
 }
+
+type approvalGroupsInput struct {
+	Agent string `query:"agent" doc:"Only this agent's pending requests."`
+}
+
+type approvalGroupsOutput struct {
+	Body airlock.ApprovalGroups
+}
+
+// maxGrouped bounds the pending requests one grouping reads.
+const maxGrouped = 5000
+
+// approvalGroups groups the pending requests by agent, tool and shape,
+// for batch review: one decision may settle a batchable group, each
+// request bound to its own hash.
+func (s *Server) approvalGroups(ctx context.Context, in *approvalGroupsInput) (*approvalGroupsOutput, error) {
+	if _, err := s.allow(ctx, "group approval requests", airlock.RoleReviewer, airlock.RoleAdmin); err != nil {
+		return nil, err
+	}
+	gs, err := s.Enforcer.Gate.GroupPending(ctx, s.store(), in.Agent, maxGrouped)
+	if err != nil {
+		return nil, err
+	}
+	return &approvalGroupsOutput{Body: gs}, nil
+}

@@ -192,6 +192,7 @@ func (s *Server) build() {
 
 	// Approvals: the reviewers' side.
 	register(api, s, "GET /v1/approvals", "list-approvals", "List approval requests", s.listApprovals, 0)
+	register(api, s, "GET /v1/approvals/groups", "group-approvals", "Pending requests grouped by agent, tool and shape, for batch review", s.approvalGroups, 0)
 	register(api, s, "GET /v1/approvals/{id}", "get-approval", "Get an approval request", s.getApproval, 0)
 	register(api, s, "POST /v1/approvals/{id}/resolution", "resolve-approval", "Approve or reject a request", s.resolveApproval, maxBodyBytes)
 	register(api, s, "POST /v1/approvals/{id}/cancel", "cancel-approval", "Cancel a pending request", s.cancelApproval, maxBodyBytes)

@@ -21,16 +21,6 @@ import (
 // many requests.
 const maxBatch = 100
 
-// batchable reports whether ap may be approved in a batch: a pending
-// request of the read or write tier that no needs-human tag applies to,
-// with an effect hash. Network egress, spending, destructive and
-// privileged actions are always approved one by one.
-func batchable(ap *airlock.Approval) bool {
-	return ap.Status == airlock.StatusPending && ap.Tier >= airlock.TierRead && ap.Tier <= airlock.TierWrite &&
-		!ap.NeedsHuman && !ap.Detail.RequiresHuman && !strings.HasSuffix(ap.Class, airlock.NeedsHumanSuffix) &&
-		!ap.EffectHash.IsZero()
-}
-
 // effect identifies what a request would do, whichever session of its
 // agent asked (Approval.EffectHash), with its class and kind (ask or
 // suggest).
@@ -62,7 +52,7 @@ func batchableNow(ap *airlock.Approval, now time.Time) string {
 		return fmt.Sprintf("Request %s was %s meanwhile, by %s. Review the others again.", ap.ID, ap.Status, settler(ap))
 	case !now.Before(ap.Expires):
 		return fmt.Sprintf("Request %s reached its deadline. Review the others again.", ap.ID)
-	case !batchable(ap):
+	case !ap.Batchable():
 		return fmt.Sprintf("Request %s (%s, %s) must be approved on its own: only read and write actions without needs-human go in a batch.",
 			ap.ID, ap.Class, ap.Tier)
 	}
@@ -73,7 +63,7 @@ func batchableNow(ap *airlock.Approval, now time.Time) string {
 // reviewer may approve with it, oldest first, at most maxBatch-1; none
 // unless ap is batchable.
 func (in *inbox) identical(ctx context.Context, ap *airlock.Approval, rev airlock.Reviewer) ([]airlock.Approval, error) {
-	if !batchable(ap) {
+	if !ap.Batchable() {
 		return nil, nil
 	}
 	page, err := in.host.Store().FindApprovals(ctx, airlock.ApprovalFilter{

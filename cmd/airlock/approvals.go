@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -44,7 +45,7 @@ start lists the requests it names.`,
   airlock approvals watch --agent coder-1
   airlock approvals list --db airlock.db --status pending`,
 	}
-	cmd.AddCommand(newApprovalsListCmd(), newApprovalsShowCmd(),
+	cmd.AddCommand(newApprovalsListCmd(), newApprovalsGroupsCmd(), newApprovalsShowCmd(),
 		newApprovalsResolveCmd(airlock.StatusApproved), newApprovalsResolveCmd(airlock.StatusRejected),
 		newApprovalsCancelCmd(), newApprovalsWatchCmd())
 	return cmd
@@ -457,6 +458,7 @@ func newApprovalsResolveCmd(status airlock.ApprovalStatus) *cobra.Command {
 		rememberPath    string
 		rememberExact   bool
 		rememberBudget  string
+		group           bool
 	)
 	verb := "approve"
 	cmd := &cobra.Command{
@@ -525,6 +527,8 @@ reject exits 1.`
 		switch {
 		case shapes > 1:
 			return usageError("--remember-command, --remember-path and --remember-exact are one shape each: name one")
+		case group && (runNow || hash != ""):
+			return usageError("--group settles each request of the group with the hash listed for it: it takes neither --hash nor --run-now")
 		case (shapes == 1 || rememberBudget != "") && remember == 0:
 			return usageError("a shape or a budget to remember needs --remember DURATION (7d)")
 		}
@@ -569,9 +573,18 @@ reject exits 1.`
 		if hash != "" {
 			h = pinned
 		}
+		var others []airlock.Approval
+		if group {
+			if others, err = groupOf(ctx, c, &ap); err != nil {
+				return err
+			}
+		}
 		got, err := c.ResolveWith(ctx, airlock.Resolution{ApprovalID: id, Status: status, ActionHash: h, Reason: reason,
 			Surface: airlock.SurfaceCLI, RunNow: runNow})
 		if err := reportChange(ctx, c, id, got, err, asJSON, out); err != nil {
+			return err
+		}
+		if err := resolveGroup(ctx, c, others, status, reason, asJSON, out); err != nil {
 			return err
 		}
 		if remember > 0 {
@@ -616,6 +629,7 @@ reject exits 1.`
 		f.BoolVar(&rememberExact, "remember-exact", false, "with --remember: grant only this exact action")
 		f.StringVar(&rememberBudget, "remember-budget", "", `with --remember: bound what the grant lets run: "10/day" (uses per hour, day or grant), "amount<=500 USD/day" (an argument's sum)`)
 	}
+	f.BoolVar(&group, "group", false, verb+" every pending request of the same shape too ('approvals groups'), each bound to its own action hash")
 	f.StringVar(&hash, "hash", "", "the action hash you reviewed; "+verb+" only if the request still holds exactly that action")
 	f.BoolVar(&asJSON, "json", false, "print the resolved request as JSON")
 	return cmd
@@ -924,4 +938,102 @@ func reportChange(ctx context.Context, c *client.Client, id string, got airlock.
 	}
 	fmt.Fprintln(out, resolvedText(&got))
 	return nil
+}
+
+// groupOf returns the other pending requests of ap's group (its agent,
+// tool and shape), as the server groups them now: each will be resolved
+// bound to the action hash listed here. A request that is decided on its
+// own (above write, or needs-human) has no group.
+func groupOf(ctx context.Context, c *client.Client, ap *airlock.Approval) ([]airlock.Approval, error) {
+	gs, err := c.ApprovalGroups(ctx, ap.Agent)
+	if err != nil {
+		return nil, serverFailed(c, err)
+	}
+	for _, g := range gs.Groups {
+		i := slices.IndexFunc(g.Approvals, func(o airlock.Approval) bool { return o.ID == ap.ID })
+		switch {
+		case i < 0:
+			continue
+		case !g.Batchable:
+			return nil, checkFailed(fmt.Errorf("airlock: request %s (%s, %s) is decided on its own: only read and write actions without needs-human are settled as a group", ap.ID, ap.Class, ap.Tier))
+		}
+		return slices.Delete(slices.Clone(g.Approvals), i, i+1), nil
+	}
+	return nil, checkFailed(fmt.Errorf("airlock: request %s is not pending", ap.ID))
+}
+
+// resolveGroup resolves each request of others with status, each bound to
+// its own action hash and audited as its own resolution, and reports each.
+// One that someone settled meanwhile is reported and skipped.
+func resolveGroup(ctx context.Context, c *client.Client, others []airlock.Approval, status airlock.ApprovalStatus, reason string, asJSON bool, out io.Writer) error {
+	failed := 0
+	for _, o := range others {
+		got, err := c.ResolveWith(ctx, airlock.Resolution{ApprovalID: o.ID, Status: status, ActionHash: o.ActionHash, Reason: reason,
+			Surface: airlock.SurfaceCLI})
+		if err := reportChange(ctx, c, o.ID, got, err, asJSON, out); err != nil {
+			failed++
+			fmt.Fprintf(out, "request %s: %s\n", o.ID, airlock.ErrorMessage(err))
+		}
+	}
+	if failed > 0 {
+		return checkFailed(fmt.Errorf("airlock: %d of the group's %d other requests were not %s", failed, len(others), status))
+	}
+	return nil
+}
+
+func newApprovalsGroupsCmd() *cobra.Command {
+	var (
+		agent  string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "groups [--agent A]",
+		Short: "Show the pending requests grouped by agent, tool and shape",
+		Long: `Groups prints the pending requests grouped for batch review: one agent,
+one tool, the same shape of action (a command by its program and
+subcommand, the files under one directory, or the exact action). A
+reviewer settles a group with 'approvals approve ID --group' (or reject),
+each request bound to its own action hash and audited as its own
+resolution. Requests above write, and those tagged needs-human, are each
+alone: they are decided one by one.`,
+		Example: `  airlock approvals groups
+  airlock approvals approve 01937b6c-3f9e-7c4a-9d2e-6a1b2c3d4e5f --group`,
+		Args: argsNone(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := newClient(cmd)
+			if err != nil {
+				return err
+			}
+			gs, err := c.ApprovalGroups(cmd.Context(), agent)
+			if err != nil {
+				return serverFailed(c, err)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return writeJSON(out, gs)
+			}
+			if len(gs.Groups) == 0 {
+				_, err := fmt.Fprintln(out, "no pending requests")
+				return err
+			}
+			for _, g := range gs.Groups {
+				alone := ""
+				if !g.Batchable {
+					alone = " — decided on its own"
+				}
+				fmt.Fprintf(out, "%s may run %s (%s): %d pending%s\n", visible.Escaped(g.Agent), visible.Escaped(g.Shape.String()),
+					visible.Escaped(g.Tool), len(g.Approvals), alone)
+				for _, ap := range g.Approvals {
+					fmt.Fprintf(out, "  %s  %s  %s\n", ap.ID, ap.Tier, visible.Escaped(airlock.ClipText(ap.Summary, 100)))
+				}
+				if g.Batchable && len(g.Approvals) > 1 {
+					fmt.Fprintf(out, "  settle all: airlock approvals approve %s --group\n", g.Approvals[0].ID)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&agent, "agent", "", "only this agent's requests")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the groups as JSON")
+	return cmd
 }

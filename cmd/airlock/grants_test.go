@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlock-dev/airlock"
 )
 
 // TestApproveAndRemember: a reviewer approves `npm test` with --remember
@@ -158,4 +160,46 @@ func TestRememberWithABudget(t *testing.T) {
 		break
 	}
 	ts.want(t, "bob", []string{"grants", "show", grant[1]}, 0, "0 uses left")
+}
+
+// TestApprovalGroups: pending requests of one agent, tool and shape are
+// grouped; approving one with --group approves the group, each request
+// bound to its own hash and audited as its own resolution; a request
+// decided on its own refuses --group.
+func TestApprovalGroups(t *testing.T) {
+	ts := newTestServer(t)
+	var ids []string
+	for _, command := range []string{"npm test --shard=1", "npm test --shard=2", "npm test --watch", "make build"} {
+		_, stdout, _ := ts.run(t, "agent", "check", "--agent", "agent-1", "--tool", "Bash", "--cwd", "/w",
+			"--args", `{"command":"`+command+`"}`, "--no-wait")
+		m := approvalLine.FindStringSubmatch(stdout)
+		if m == nil {
+			t.Fatalf("%s asked for no approval:\n%s", command, stdout)
+		}
+		ids = append(ids, m[1])
+	}
+	prod := ts.checkPending(t, "prod") // a privileged deploy: alone
+	ts.want(t, "bob", []string{"approvals", "groups"}, 0, "agent-1 may run `npm test …` (Bash): 3 pending",
+		"settle all: airlock approvals approve "+ids[0]+" --group", "agent-1 may run `make build …` (Bash): 1 pending",
+		"decided on its own")
+	ts.want(t, "admin", []string{"approvals", "approve", prod, "--group"}, exitCheck, "is decided on its own")
+	ts.want(t, "admin", []string{"approvals", "approve", ids[1], "--group", "--run-now"}, exitUsage, "neither --hash nor --run-now")
+	out := ts.want(t, "admin", []string{"approvals", "approve", ids[1], "--group", "--reason", "the test suite"}, 0)
+	if n := strings.Count(out, "by ops at"); n != 3 {
+		t.Fatalf("approve --group approved %d requests, want 3:\n%s", n, out)
+	}
+	for i, id := range ids {
+		ap, err := ts.db.Approval(context.Background(), id)
+		want := airlock.StatusApproved
+		if i == 3 {
+			want = airlock.StatusPending // make build: another shape
+		}
+		if err != nil || ap.Status != want || (want == airlock.StatusApproved && ap.Reason != "the test suite") {
+			t.Errorf("request %d: %s (%q), %v; want %s", i, ap.Status, ap.Reason, err, want)
+		}
+	}
+	evs, err := ts.db.Events(context.Background(), airlock.EventFilter{Kind: airlock.EventApprovalResolved, Limit: 100})
+	if err != nil || len(evs) != 3 {
+		t.Errorf("%d approval.resolved events, %v; want one per request", len(evs), err)
+	}
 }
