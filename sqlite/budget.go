@@ -11,9 +11,6 @@ import (
 
 var _ airlock.BudgetStore = (*DB)(nil)
 
-// headQuery is the query the writer's budgetHead statement prepares.
-var headQuery = sqlstore.BudgetHeadQuery(dialect{})
-
 // charge refuses, before anything is written, charges that would overspend
 // a budget: the writer holds the write lock, so what it reads is what the
 // uses it writes next add to. A batch reads each account once; its later
@@ -27,12 +24,8 @@ func (w *wtx) charge(cs []airlock.BudgetCharge) error {
 		if a, ok := w.budgets[c.Key]; ok {
 			return a.Used, nil
 		}
-		query := func(q string, args []any, dest ...any) error {
-			st := w.db.stmts.budgetStart // prepared, as the writer's other statements
-			if q == headQuery {
-				st = w.db.stmts.budgetHead
-			}
-			return w.tx.Stmt(st).QueryRow(args...).Scan(dest...)
+		query := func(_ string, args []any, dest ...any) error {
+			return w.tx.Stmt(w.db.stmts.budgetRead).QueryRow(args...).Scan(dest...) // BudgetQuery, prepared
 		}
 		noRows := func(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 		h, used, err := sqlstore.ReadBudget(c, now, dialect{}, query, noRows)

@@ -250,8 +250,7 @@ func (w *wtx) flush() error {
 // statements are the writer's hot statements, prepared once.
 type statements struct {
 	head, event, trust, note *sql.Stmt
-	budgetHead, budgetStart  *sql.Stmt
-	budgetUse                *sql.Stmt
+	budgetRead, budgetUse    *sql.Stmt
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -266,8 +265,7 @@ func (db *DB) prepare(ctx context.Context) error {
 			requires_human, code, args, approval_id, event_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&db.stmts.note, `INSERT INTO deliveries (key, created, channel, kind, recipients, reviewers, agent, approval_id,
 			subject, payload, event_seq, due) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&db.stmts.budgetHead, sqlstore.BudgetHeadQuery(dialect{})},
-		{&db.stmts.budgetStart, sqlstore.BudgetStartQuery(dialect{})},
+		{&db.stmts.budgetRead, sqlstore.BudgetQuery(dialect{})},
 		{&db.stmts.budgetUse, `INSERT INTO budget_uses (key, time, total, cost, event_seq) VALUES (?, ?, ?, ?, ?)`},
 	} {
 		st, err := db.write.PrepareContext(ctx, p.query)

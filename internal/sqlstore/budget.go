@@ -14,18 +14,19 @@ import (
 // it): what a window used is the latest total less the total before the
 // window's first use.
 
-// BudgetHeadQuery reads an account's latest use: its total and time
-// (parameter: the key).
-func BudgetHeadQuery(d Dialect) string {
-	return `SELECT total, time FROM budget_uses WHERE key = ` + d.Placeholder(1) + ` ORDER BY time DESC, total DESC LIMIT 1`
-}
-
-// BudgetStartQuery reads the total before an account's first use after a
-// time (parameters: the key, then the window's start in Unix nanoseconds,
-// -1 for a grant's whole life).
-func BudgetStartQuery(d Dialect) string {
-	return `SELECT total - cost FROM budget_uses WHERE key = ` + d.Placeholder(1) + ` AND time > ` + d.Placeholder(2) +
-		` ORDER BY time, total LIMIT 1`
+// BudgetQuery reads, in one statement, an account's latest use (its
+// total and time) and the total before its first use after a time (the
+// latest total when the window holds none); no row for an account without
+// uses. Parameters: the key, then the window's start in Unix nanoseconds
+// (-1 for a grant's whole life).
+func BudgetQuery(d Dialect) string {
+	// The key's placeholder comes first in the text: SQLite's are
+	// positional.
+	return `WITH h AS (SELECT key, total, time FROM budget_uses WHERE key = ` + d.Placeholder(1) + `
+		ORDER BY time DESC, total DESC LIMIT 1)
+	SELECT h.total, h.time, COALESCE((SELECT s.total - s.cost FROM budget_uses s
+		WHERE s.key = h.key AND s.time > ` + d.Placeholder(2) + ` ORDER BY s.time, s.total LIMIT 1), h.total)
+	FROM h`
 }
 
 // BudgetHead is an account's latest use, the zero value for none.
@@ -52,29 +53,23 @@ func (a *Account) Spend(cost, now int64) {
 }
 
 // ReadBudget reads an account's head and what c's window has used at now
-// with query, which runs one statement and scans its one row (sql.ErrNoRows,
-// or the driver's, for none: noRows tells them).
+// with query, which runs BudgetQuery and scans its one row (noRows tells
+// the error of none).
 func ReadBudget(c *airlock.BudgetCharge, now time.Time, d Dialect, query func(q string, args []any, dest ...any) error,
 	noRows func(error) bool) (BudgetHead, int64, error) {
 	var h BudgetHead
-	if err := query(BudgetHeadQuery(d), []any{c.Key}, &h.Total, &h.Time); err != nil {
+	var before int64
+	if err := query(BudgetQuery(d), []any{c.Key, WindowStart(c, now)}, &h.Total, &h.Time, &before); err != nil {
 		if noRows(err) {
 			return BudgetHead{}, 0, nil
-		}
-		return h, 0, err
-	}
-	var before int64
-	if err := query(BudgetStartQuery(d), []any{c.Key, WindowStart(c, now)}, &before); err != nil {
-		if noRows(err) {
-			return h, 0, nil // no use in the window
 		}
 		return h, 0, err
 	}
 	return h, h.Total - before, nil
 }
 
-// WindowStart is the start of c's window at now, as BudgetStartQuery
-// takes it.
+// WindowStart is the start of c's window at now, as BudgetQuery takes
+// it.
 func WindowStart(c *airlock.BudgetCharge, now time.Time) int64 {
 	if w := c.Budget.Window(); w > 0 {
 		return now.Add(-w).UnixNano()
