@@ -263,6 +263,10 @@ type Proposal struct {
 	Reviewers []string `json:"reviewers"`
 	// MedianWait is the median time from request to approval.
 	MedianWait Duration `json:"median_wait"`
+	// Covered is how many of the agent's asks of the last 30 days the
+	// grant would have let run without a person (the recorded decisions
+	// replayed through the policy with the grant in force).
+	Covered int `json:"covered"`
 }
 
 // Evidence is one approval a proposal rests on.

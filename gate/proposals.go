@@ -4,8 +4,12 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/airlock-dev/airlock"
 )
@@ -162,7 +166,78 @@ func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent strin
 	slices.SortStableFunc(out, func(a, b airlock.Proposal) int {
 		return cmp.Or(cmp.Compare(len(b.Evidence), len(a.Evidence)), cmp.Compare(len(b.Reviewers), len(a.Reviewers)))
 	})
+	for i := range out {
+		if out[i].Covered, err = e.wouldCover(ctx, out[i].Grant, now); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// coverWindow is how far back a proposal's coverage is replayed.
+const coverWindow = 30 * 24 * time.Hour
+
+// wouldCover replays the agent's decisions of the last 30 days through the
+// policy in force with the grant g alone in force, and counts the asks it
+// would have let run.
+func (e *Enforcer) wouldCover(ctx context.Context, g airlock.Grant, now time.Time) (int, error) {
+	with, err := New(e.Gate.Shell(), e.Gate.Layers()...)
+	if err != nil {
+		return 0, err
+	}
+	g.ID, g.GrantedBy, g.Expires = "proposed", "-", now.Add(time.Hour)
+	with.SetGrants([]airlock.Grant{g}, func() time.Time { return now })
+	rep, err := with.BacktestLog(ctx, e.Store.Events, airlock.EventFilter{Agent: g.Agent, Since: now.Add(-coverWindow)})
+	return rep.AsksAvoided, err
+}
+
+// FindProposal returns the current proposal of agent, tool and shape (as
+// Propose lists it under rules), and the latest request it rests on: a
+// person who may resolve that request may ratify or dismiss it. Errors:
+// ENOTFOUND (no such proposal now), EUNAVAILABLE.
+func (e *Enforcer) FindProposal(ctx context.Context, rules ProposalRules, agent, tool string, shape airlock.GrantPattern) (airlock.Proposal, airlock.Approval, error) {
+	ps, err := e.Propose(ctx, rules, agent)
+	if err != nil {
+		return airlock.Proposal{}, airlock.Approval{}, err
+	}
+	i := slices.IndexFunc(ps, func(p airlock.Proposal) bool {
+		q := &p.Grant.Pattern
+		return p.Grant.Agent == agent && p.Grant.Tool == tool && q.Kind == shape.Kind &&
+			slices.Equal(q.Command, shape.Command) && q.Path == shape.Path && q.Hash == shape.Hash
+	})
+	if i < 0 {
+		return airlock.Proposal{}, airlock.Approval{}, airlock.Errorf(airlock.ENOTFOUND,
+			"no current proposal for agent %s, tool %s, %s: list them with airlock grants proposals", agent, tool, shape)
+	}
+	last, err := e.Store.Approval(ctx, ps[i].Evidence[len(ps[i].Evidence)-1].ApprovalID)
+	return ps[i], last, err
+}
+
+// RatifyProposal makes p's grant, granted by by, lasting ttl from the
+// store's now (0: airlock.DefaultRememberTTL).
+func (e *Enforcer) RatifyProposal(ctx context.Context, p airlock.Proposal, by, reason string, ttl time.Duration) (airlock.Grant, error) {
+	now, err := e.Store.Now(ctx)
+	if err != nil {
+		return airlock.Grant{}, err
+	}
+	g := p.Grant
+	g.ID, g.GrantedBy, g.Expires = uuid.Must(uuid.NewV7()).String(), by, now.Add(cmp.Or(ttl, airlock.DefaultRememberTTL))
+	g.Reason = fmt.Sprintf("ratified from %d approvals by %s", len(p.Evidence), strings.Join(p.Reviewers, ", "))
+	if reason != "" {
+		g.Reason += ": " + reason
+	}
+	return e.Store.CreateGrant(ctx, g)
+}
+
+// DismissProposal records by's dismissal of p: it is not proposed again
+// until an approval it does not rest on now comes to count for it.
+func (e *Enforcer) DismissProposal(ctx context.Context, p airlock.Proposal, by, reason string) (airlock.ProposalDismissal, error) {
+	d := airlock.ProposalDismissal{Grant: p.Grant, By: by, Reason: reason}
+	for _, ev := range p.Evidence {
+		d.Evidence = append(d.Evidence, ev.ApprovalID)
+	}
+	_, err := e.Store.Append(ctx, d.Record())
+	return d, err
 }
 
 // dismissals reads the proposals dismissed since then (of agent, when

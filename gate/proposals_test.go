@@ -67,6 +67,11 @@ func TestPropose(t *testing.T) {
 		t.Fatalf("proposals %q, want %q", got, want)
 	}
 	p := ps[1]
+	// Its coverage: the 5 recorded asks of `npm test …` would have run,
+	// and nothing else of coder-1's.
+	if p.Covered != 5 {
+		t.Errorf("the proposal for coder-1 would have covered %d asks of the last 30 days, want 5", p.Covered)
+	}
 	if len(p.Evidence) != 5 || len(p.Reviewers) != 2 || p.Reviewers[0] != "alice" || time.Duration(p.MedianWait) != time.Minute ||
 		p.Grant.Tool != "Bash" || p.Grant.MaxTier != airlock.TierWrite || p.Grant.Outcome != airlock.Auto {
 		t.Errorf("the proposal for coder-1: %+v", p)

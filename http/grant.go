@@ -2,13 +2,9 @@ package http
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/airlock-dev/airlock"
-	"github.com/google/uuid"
 )
 
 type rememberInput struct {
@@ -193,21 +189,7 @@ type ratifyInput struct {
 // for t to ratify or dismiss: only a person who may approve such requests
 // may, an admin or one the latest approval it rests on names.
 func (s *Server) currentProposal(ctx context.Context, t *airlock.Token, agent, tool string, shape airlock.GrantPattern) (airlock.Proposal, error) {
-	ps, err := s.Enforcer.Propose(ctx, s.ProposalRules, agent)
-	if err != nil {
-		return airlock.Proposal{}, err
-	}
-	i := slices.IndexFunc(ps, func(p airlock.Proposal) bool {
-		q := &p.Grant.Pattern
-		return p.Grant.Agent == agent && p.Grant.Tool == tool && q.Kind == shape.Kind &&
-			slices.Equal(q.Command, shape.Command) && q.Path == shape.Path && q.Hash == shape.Hash
-	})
-	if i < 0 {
-		return airlock.Proposal{}, airlock.Errorf(airlock.ENOTFOUND, "no current proposal for agent %s, tool %s, %s: list them with GET /v1/grants/proposals",
-			agent, tool, shape)
-	}
-	p := ps[i]
-	last, err := s.store().Approval(ctx, p.Evidence[len(p.Evidence)-1].ApprovalID)
+	p, last, err := s.Enforcer.FindProposal(ctx, s.ProposalRules, agent, tool, shape)
 	if err != nil {
 		return p, err
 	}
@@ -234,17 +216,8 @@ func (s *Server) ratifyProposal(ctx context.Context, in *ratifyInput) (*grantOut
 	if err != nil {
 		return nil, err
 	}
-	now, err := s.store().Now(ctx)
+	g, err := s.Enforcer.RatifyProposal(ctx, p, t.Reviewer().Name, b.Reason, ttl)
 	if err != nil {
-		return nil, err
-	}
-	g := p.Grant
-	g.ID, g.GrantedBy, g.Expires = uuid.Must(uuid.NewV7()).String(), t.Reviewer().Name, now.Add(ttl)
-	g.Reason = fmt.Sprintf("ratified from %d approvals by %s", len(p.Evidence), strings.Join(p.Reviewers, ", "))
-	if b.Reason != "" {
-		g.Reason += ": " + b.Reason
-	}
-	if g, err = s.store().CreateGrant(ctx, g); err != nil {
 		return nil, err
 	}
 	return &grantOutput{Body: g}, nil
@@ -276,11 +249,8 @@ func (s *Server) dismissProposal(ctx context.Context, in *dismissInput) (*dismis
 	if err != nil {
 		return nil, err
 	}
-	d := airlock.ProposalDismissal{Grant: p.Grant, By: t.Reviewer().Name, Reason: b.Reason}
-	for _, ev := range p.Evidence {
-		d.Evidence = append(d.Evidence, ev.ApprovalID)
-	}
-	if _, err := s.store().Append(ctx, d.Record()); err != nil {
+	d, err := s.Enforcer.DismissProposal(ctx, p, t.Reviewer().Name, b.Reason)
+	if err != nil {
 		return nil, err
 	}
 	return &dismissOutput{Body: d}, nil

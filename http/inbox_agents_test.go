@@ -303,3 +303,50 @@ func TestInboxAgentReviewSignals(t *testing.T) {
 	b.get("/inbox/agents/agent-1").want(t, http.StatusOK, `id="h-signals"`, "2 of this agent's requests approved, 0 rejected; 1 approved faster than they could be read",
 		"1 approval faster than the request could be read", "<th scope=\"row\">root</th>")
 }
+
+// TestInboxProposals: the Proposals page lists a proposal with its
+// evidence and coverage; a person who may not approve its requests is
+// refused; one who may ratifies it into a grant, after which it is gone;
+// another is dismissed and stays gone.
+func TestInboxProposals(t *testing.T) {
+	ts, b, clock := agentsServer(t)
+	ts.Server.ProposalRules = gate.ProposalRules{MinApprovals: 2, MinReviewers: 1, MinMedianWait: time.Nanosecond}
+	ctx := t.Context()
+	for i, command := range []string{"npm test --a", "npm test --b", "make lint", "make lint x"} {
+		enf, err := ts.Agent.CheckWait(ctx, airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w",
+			Args: airlock.MustArgs(map[string]any{"command": command})}, 0)
+		if err != nil || !enf.Pending {
+			t.Fatalf("check %d: %+v %v", i, enf, err)
+		}
+		clock.advance(time.Minute)
+		if _, err := ts.Admin.Resolve(ctx, enf.Approval.ID, airlock.StatusApproved, enf.Decision.ActionHash, "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := b.get("/inbox/proposals")
+	p.want(t, http.StatusOK, "agent-1 may run <code>`npm test …`</code> (Bash)", "Approved 2 times by", "would have let 2 asks run without a person",
+		"agent-1 may run <code>`make lint …`</code>", `action="/inbox/proposals/ratify"`)
+	form := url.Values{"agent": {"agent-1"}, "tool": {"Bash"}, "kind": {airlock.PatternCommand}, "command": {"npm test"}}
+	// bob is no reviewer of these requests (root approved them as an
+	// admin; the rule names no reviewer bob).
+	b.post("/inbox/proposals/ratify", form).want(t, http.StatusForbidden, "Not allowed")
+	admin := newBrowser(t, ts)
+	admin.signIn(makeToken(t, ts.DB, airlock.Token{ID: "admin-2", Role: airlock.RoleAdmin, Name: "dana"}))
+	follow := func(p page) page {
+		t.Helper()
+		if p.status != http.StatusSeeOther {
+			t.Fatalf("status %d, want a redirect:\n%s", p.status, p.body)
+		}
+		return admin.get(p.header.Get("Location"))
+	}
+	follow(admin.post("/inbox/proposals/ratify", form)).want(t, http.StatusOK, "Granted ", "agent-1 may run `npm test …` without asking, up to write")
+	gs, err := ts.DB.Grants(ctx, airlock.GrantFilter{})
+	if err != nil || len(gs) != 1 || gs[0].GrantedBy != "dana" {
+		t.Fatalf("grants %+v, %v", gs, err)
+	}
+	lint := url.Values{"agent": {"agent-1"}, "tool": {"Bash"}, "kind": {airlock.PatternCommand}, "command": {"make lint"}}
+	follow(admin.post("/inbox/proposals/dismiss", lint)).want(t, http.StatusOK, "Dismissed: agent-1 `make lint …`")
+	p = admin.get("/inbox/proposals")
+	p.want(t, http.StatusOK, "No proposals")
+	admin.post("/inbox/proposals/dismiss", lint).want(t, http.StatusNotFound, "No such proposal now")
+}

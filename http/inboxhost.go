@@ -22,6 +22,7 @@ func (h inboxHost) Store() airlock.Store                           { return h.s.
 func (h inboxHost) Gate() *gate.Gate                               { return h.s.Enforcer.Gate }
 func (h inboxHost) Logger() *slog.Logger                           { return h.s.logger() }
 func (h inboxHost) Metrics() *metrics.Metrics                      { return h.s.metrics }
+func (h inboxHost) ProposalRules() gate.ProposalRules              { return h.s.ProposalRules }
 func (h inboxHost) RequestContext(r *http.Request) context.Context { return withRequestInfo(r) }
 
 func (h inboxHost) LookupToken(ctx context.Context, secret airlock.Hash) (airlock.Token, error) {

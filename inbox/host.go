@@ -39,6 +39,9 @@ type Host interface {
 	RefuseApproval(ctx context.Context, t *airlock.Token, ap *airlock.Approval, code, reason string)
 	// WaitContext bounds a wait by d and by the server's shutdown.
 	WaitContext(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
+	// ProposalRules are what the record must show before a grant is
+	// proposed.
+	ProposalRules() gate.ProposalRules
 }
 
 // As the API's: the largest form body read, and how often a live event

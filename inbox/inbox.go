@@ -94,6 +94,9 @@ func Mount(mux *http.ServeMux, host Host) {
 	mux.HandleFunc("GET /inbox/agents", in.withSession(in.agents))
 	mux.HandleFunc("GET /inbox/agents/{agent}", in.withSession(in.agent))
 
+	mux.HandleFunc("GET /inbox/proposals", in.withSession(in.proposals))
+	mux.Handle("POST /inbox/proposals/ratify", post(in.withSession(in.settleProposal(true))))
+	mux.Handle("POST /inbox/proposals/dismiss", post(in.withSession(in.settleProposal(false))))
 	mux.HandleFunc("GET /inbox/notifications", in.withSession(in.notifications))
 	mux.Handle("POST /inbox/notifications/{id}/retry", post(in.withSession(in.retryNotification)))
 
@@ -140,11 +143,12 @@ func newInbox(host Host) *inbox {
 		"left":      timeLeft,
 		"inc":       func(i int) int { return i + 1 },
 		"roundDur":  roundDur,
+		"roundD":    func(d airlock.Duration) string { return roundDur(time.Duration(d)) },
 		"settledBy": settledBy,
 		"className": className,
 	}
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/parts.html"))
-	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch", "notifications"} {
+	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch", "notifications", "proposals"} {
 		in.pages[page] = template.Must(template.Must(base.Clone()).ParseFS(webFS, "web/"+page+".html"))
 	}
 	in.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -189,7 +193,7 @@ func baseFor(r *http.Request, title string) Base {
 
 // sectionOf names the navigation entry of an inbox path.
 func sectionOf(p string) string {
-	for _, s := range []string{"history", "audit", "agents", "notifications"} {
+	for _, s := range []string{"history", "audit", "agents", "proposals", "notifications"} {
 		if p == "/inbox/"+s || strings.HasPrefix(p, "/inbox/"+s+"/") {
 			return s
 		}

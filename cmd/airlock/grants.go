@@ -164,8 +164,9 @@ func printProposals(w io.Writer, ps []airlock.Proposal) error {
 	for i := range ps {
 		p := &ps[i]
 		g := &p.Grant
-		fmt.Fprintf(w, "%s, up to %s: approved %d times by %s, median %s\n", grantScope(g), g.MaxTier, len(p.Evidence),
-			visible.Escaped(strings.Join(p.Reviewers, ", ")), time.Duration(p.MedianWait).Round(time.Second))
+		fmt.Fprintf(w, "%s, up to %s: approved %d times by %s, median %s; would have run %d asks of the last 30 days without a person\n",
+			grantScope(g), g.MaxTier, len(p.Evidence), visible.Escaped(strings.Join(p.Reviewers, ", ")),
+			time.Duration(p.MedianWait).Round(time.Second), p.Covered)
 		for _, ev := range p.Evidence {
 			fmt.Fprintf(w, "  approval %s by %s after %s at %s (sha256:%s)\n", ev.ApprovalID, visible.Escaped(ev.Reviewer),
 				time.Duration(ev.Waited).Round(time.Second), ev.Resolved.UTC().Format(time.RFC3339), ev.ActionHash.String()[:12])
