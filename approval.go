@@ -650,3 +650,11 @@ type ApprovalGroup struct {
 type ApprovalGroups struct {
 	Groups []ApprovalGroup `json:"groups"`
 }
+
+// Rememberable reports whether approving ap may also remember it: an ask
+// of a read, write or network-egress action that no needs-human tag
+// applies to (docs/POLICY.md, "Grants"). Whether the policy lets a grant
+// cover it is the gate's to say (Gate.Remember).
+func (ap *Approval) Rememberable() bool {
+	return ap.Status == StatusPending && ap.Outcome == Ask && !ap.NeedsHuman && !ap.Detail.RequiresHuman && ap.Tier <= TierNetworkEgress
+}

@@ -95,6 +95,23 @@ func (g *Gate) Shape(ctx context.Context, ap *airlock.Approval) (airlock.GrantPa
 	return p, err
 }
 
+// RememberApproved makes and stores the standing grant of ap, which by
+// approved (Remember, on the store's clock): "approve and remember" from
+// every place a reviewer approves. budget, when not nil, bounds it.
+func (e *Enforcer) RememberApproved(ctx context.Context, ap airlock.Approval, shape *airlock.GrantPattern, budget *airlock.Budget,
+	by, reason string, ttl time.Duration) (airlock.Grant, error) {
+	now, err := e.Store.Now(ctx)
+	if err != nil {
+		return airlock.Grant{}, err
+	}
+	g, err := e.Gate.Remember(ctx, ap, shape, by, reason, ttl, now)
+	if err != nil {
+		return g, err
+	}
+	g.Budget = budget
+	return e.Store.CreateGrant(ctx, g)
+}
+
 // commonDir is the deepest directory that holds every path: the parent of
 // a single file.
 func commonDir(paths []string) string {

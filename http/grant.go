@@ -45,16 +45,8 @@ func (s *Server) remember(ctx context.Context, in *rememberInput) (*grantOutput,
 	if err := ap.Authorize(t.Reviewer()); err != nil {
 		return nil, s.refuseApproval(ctx, t, &ap, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
 	}
-	now, err := s.store().Now(ctx)
+	g, err := s.Enforcer.RememberApproved(ctx, ap, in.Body.Shape, in.Body.Budget, t.Reviewer().Name, in.Body.Reason, ttl)
 	if err != nil {
-		return nil, err
-	}
-	g, err := s.Enforcer.Gate.Remember(ctx, ap, in.Body.Shape, t.Reviewer().Name, in.Body.Reason, ttl, now)
-	if err != nil {
-		return nil, err
-	}
-	g.Budget = in.Body.Budget
-	if g, err = s.store().CreateGrant(ctx, g); err != nil {
 		return nil, err
 	}
 	return &grantOutput{Body: g}, nil

@@ -784,7 +784,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 			return nil, err
 		}
 	}
-	if p.Pending() && p.CannotResolve == "" && ap.Outcome == airlock.Ask && !ap.NeedsHuman && ap.Tier <= airlock.TierNetworkEgress {
+	if p.Pending() && p.CannotResolve == "" && ap.Rememberable() {
 		approved := ap
 		approved.Status = airlock.StatusApproved
 		if g, err := in.host.Gate().Remember(ctx, approved, nil, rev.Name, "", rememberTTL, time.Now()); err == nil {
@@ -971,15 +971,7 @@ const rememberTTL = airlock.DefaultRememberTTL
 // remember makes the standing grant of the request t just approved: the
 // shape the detail page showed, by the store's clock.
 func (in *inbox) remember(ctx context.Context, ap airlock.Approval, t *airlock.Token, reason string) (airlock.Grant, error) {
-	now, err := in.host.Store().Now(ctx)
-	if err != nil {
-		return airlock.Grant{}, err
-	}
-	g, err := in.host.Gate().Remember(ctx, ap, nil, t.Reviewer().Name, reason, rememberTTL, now)
-	if err != nil {
-		return g, err
-	}
-	return in.host.Store().CreateGrant(ctx, g)
+	return in.enforcer().RememberApproved(ctx, ap, nil, nil, t.Reviewer().Name, reason, rememberTTL)
 }
 
 // events streams an "approval" event (data: the request's ID, id: the

@@ -24,6 +24,22 @@ type Clicks struct {
 	Users map[string]string
 	// Path is the callback's URL path, for audit records.
 	Path string
+	// Remember, when set, makes the standing grant of a request the
+	// person just approved ("approve and remember"; Gate.Remember, then
+	// the store), granted by them; nil, the chat offers no such button.
+	Remember func(ctx context.Context, ap airlock.Approval, by string) (airlock.Grant, error)
+}
+
+// RememberApproved makes the standing grant of ap, which user just
+// approved (Resolve): the narrowest shape that covers its action, for 7
+// days, granted by the person user maps to. Errors: ENOTIMPL when the
+// channel cannot remember, and the gate's and the store's (a policy that
+// keeps grants out: EUNAUTHORIZED).
+func (c *Clicks) RememberApproved(ctx context.Context, user string, ap airlock.Approval) (airlock.Grant, error) {
+	if c.Remember == nil {
+		return airlock.Grant{}, airlock.Errorf(airlock.ENOTIMPL, "this channel does not make standing grants")
+	}
+	return c.Remember(ctx, ap, c.Users[user])
 }
 
 // Refusal is a click refused: Message is safe to show the person who
@@ -126,4 +142,14 @@ func settledMessage(ap *airlock.Approval) string {
 	default:
 		return "this request is already " + string(ap.Status)
 	}
+}
+
+// RememberedText tells the person who approved and remembered what came of
+// the grant: g, or why none was made (err).
+func RememberedText(g airlock.Grant, err error) string {
+	if err != nil {
+		return "✅ Approved. No standing grant was made: " + airlock.ErrorMessage(err)
+	}
+	return fmt.Sprintf("✅ Approved and remembered: %s may run %s (%s) without asking, up to %s, until %s (grant %s; airlock grants revoke %s ends it)",
+		g.Agent, g.Pattern.String(), g.Tool, g.MaxTier, g.Expires.UTC().Format(time.RFC3339), g.ID, g.ID)
 }

@@ -3,6 +3,7 @@
 package storecopy
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -371,6 +372,10 @@ func converter(typ string, notNull bool) (func(any) (any, error), error) {
 	return nil, fmt.Errorf("the target's type %s is not one this copy knows", typ)
 }
 
+// withoutRowid orders the rows of the tables that have no rowid (WITHOUT
+// ROWID): by their primary key.
+var withoutRowid = map[string]string{"budget_uses": "key, time, total"}
+
 // copyRows streams one table from the snapshot into the target and checks
 // that the target holds as many rows as the source.
 func copyRows(ctx context.Context, snap *sql.Tx, tx pgx.Tx, t *copyTable) error {
@@ -378,7 +383,8 @@ func copyRows(ctx context.Context, snap *sql.Tx, tx pgx.Tx, t *copyTable) error 
 	for i, c := range t.columns {
 		cols[i] = `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
 	}
-	rows, err := snap.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM "`+strings.ReplaceAll(t.name, `"`, `""`)+`" ORDER BY rowid`)
+	order := cmp.Or(withoutRowid[t.name], "rowid")
+	rows, err := snap.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM "`+strings.ReplaceAll(t.name, `"`, `""`)+`" ORDER BY `+order)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", t.name, err)
 	}

@@ -223,7 +223,7 @@ type channels struct {
 
 // socket runs a chat connection that receives clicks (Slack's Socket
 // Mode) until ctx ends.
-type socket func(ctx context.Context, store airlock.Store) error
+type socket func(ctx context.Context, side clickSide) error
 
 // built is one channel made from its configuration.
 type built struct {
@@ -345,14 +345,22 @@ func validChannelName(s string) bool {
 
 // callback makes a chat channel's callback handler, which resolves
 // requests in the store for the people the channel maps.
-type callback func(airlock.Store) http.Handler
+type callback func(clickSide) http.Handler
+
+// clickSide is what a chat channel's clicks act on: the store, and the
+// engine's "approve and remember" (nil: none).
+type clickSide struct {
+	store    airlock.Store
+	remember func(ctx context.Context, ap airlock.Approval, by string) (airlock.Grant, error)
+}
 
 // build makes the channel. Its errors name the setting at fault, never a
 // secret.
 func (ch *ChannelConfig) build(n *NotificationsConfig, logger *slog.Logger) (built, error) {
 	spec := &notify.Spec{Name: ch.Name, Type: ch.Type, Events: ch.Events, Users: ch.Users}
-	clicks := func(store airlock.Store, surface airlock.Surface) *notify.Clicks {
-		return &notify.Clicks{Store: store, Channel: ch.Name, Surface: surface, Users: ch.Users, Path: "/callbacks/" + ch.Name}
+	clicks := func(side clickSide, surface airlock.Surface) *notify.Clicks {
+		return &notify.Clicks{Store: side.store, Channel: ch.Name, Surface: surface, Users: ch.Users, Path: "/callbacks/" + ch.Name,
+			Remember: side.remember}
 	}
 	b := built{spec: spec}
 	switch ch.Type {
@@ -375,7 +383,7 @@ func (ch *ChannelConfig) build(n *NotificationsConfig, logger *slog.Logger) (bui
 			return b, err
 		}
 		spec.Channel, spec.Room, spec.Updates = c, ch.ChatID != "", true
-		b.callback = func(store airlock.Store) http.Handler { return c.Handler(clicks(store, airlock.SurfaceFeishu)) }
+		b.callback = func(side clickSide) http.Handler { return c.Handler(clicks(side, airlock.SurfaceFeishu)) }
 	case "slack":
 		if ch.SocketMode && ch.AppToken == "" {
 			return b, errors.New("socket_mode: Socket Mode needs the app-level token (app_token or app_token_file, xapp-…)")
@@ -390,11 +398,11 @@ func (ch *ChannelConfig) build(n *NotificationsConfig, logger *slog.Logger) (bui
 		}
 		spec.Channel, spec.Room, spec.Updates, b.close = c, ch.Channel != "", true, c.Close
 		if ch.SigningSecret != "" {
-			b.callback = func(store airlock.Store) http.Handler { return c.Handler(clicks(store, airlock.SurfaceSlack)) }
+			b.callback = func(side clickSide) http.Handler { return c.Handler(clicks(side, airlock.SurfaceSlack)) }
 		}
 		if ch.SocketMode {
-			b.socket = func(ctx context.Context, store airlock.Store) error {
-				return c.RunSocketMode(ctx, clicks(store, airlock.SurfaceSlack))
+			b.socket = func(ctx context.Context, side clickSide) error {
+				return c.RunSocketMode(ctx, clicks(side, airlock.SurfaceSlack))
 			}
 		}
 	default:
@@ -460,7 +468,8 @@ type notifications struct {
 // connections that receive clicks (Socket Mode). Every process that writes
 // to the store — the server, an embedded MCP gateway — routes its notices
 // and delivers them: several notifiers share a store safely.
-func (n *NotificationsConfig) start(ctx context.Context, wg *sync.WaitGroup, store airlock.Store, logger *slog.Logger) (*notifications, error) {
+func (n *NotificationsConfig) start(ctx context.Context, wg *sync.WaitGroup, side clickSide, logger *slog.Logger) (*notifications, error) {
+	store := side.store
 	chans, err := n.build(logger)
 	if err != nil {
 		return nil, err
@@ -479,7 +488,7 @@ func (n *NotificationsConfig) start(ctx context.Context, wg *sync.WaitGroup, sto
 	}
 	for _, run := range chans.sockets {
 		wg.Go(func() {
-			if err := run(ctx, store); err != nil && ctx.Err() == nil {
+			if err := run(ctx, side); err != nil && ctx.Err() == nil {
 				logger.Error("notify: Socket Mode stopped; clicks in Slack are not received", "err", err)
 			}
 		})

@@ -100,6 +100,14 @@ type Main struct {
 
 	closeStore func() error
 	unlock     func() error // releases the SQLite store's lock, after it closes
+	clicks     clickSide    // what chat channels' clicks act on
+}
+
+// rememberFromChat makes the standing grant of a request a person just
+// approved and remembered from a chat channel: the narrowest shape that
+// covers its action, for 7 days, granted by them.
+func (m *Main) rememberFromChat(ctx context.Context, ap airlock.Approval, by string) (airlock.Grant, error) {
+	return m.Enforcer.RememberApproved(ctx, ap, nil, nil, by, "approved and remembered from chat", 0)
 }
 
 // Run opens the store, loads the policy, starts the background work and
@@ -138,7 +146,7 @@ func (m *Main) Run(ctx context.Context) error {
 	for _, spec := range notes.specs {
 		m.Server.Channels = append(m.Server.Channels, spec.Name)
 		if cb := notes.callbacks[spec.Name]; cb != nil {
-			m.Server.Callbacks[spec.Name] = cb(store)
+			m.Server.Callbacks[spec.Name] = cb(m.clicks)
 		}
 	}
 	if err := m.Server.Open(); err != nil {
@@ -241,7 +249,8 @@ func (m *Main) startEngine(ctx context.Context, store airlock.Store, registry pr
 		AskLimit: cfg.Asks.budget(),
 	}
 	m.bgCtx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
-	notes, err := cfg.Notifications.start(m.bgCtx, &m.bg, store, m.Logger.With("component", "notify"))
+	m.clicks = clickSide{store: store, remember: m.rememberFromChat}
+	notes, err := cfg.Notifications.start(m.bgCtx, &m.bg, m.clicks, m.Logger.With("component", "notify"))
 	if err != nil {
 		return nil, err
 	}

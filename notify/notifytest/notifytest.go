@@ -96,23 +96,37 @@ func (e *Env) Start(t testing.TB) {
 // request and a channel that receives the enforcement once it is settled.
 func (e *Env) Ask(t testing.TB, target string) (airlock.Approval, <-chan airlock.Enforcement) {
 	t.Helper()
+	return e.AskAction(t, airlocktest.Action("deploy", target))
+}
+
+// AskAction enforces a, which must ask, in the background, and returns
+// its pending request and a channel that receives the enforcement once it
+// is settled.
+func (e *Env) AskAction(t testing.TB, a airlock.Action) (airlock.Approval, <-chan airlock.Enforcement) {
+	t.Helper()
 	done := make(chan airlock.Enforcement, 1)
-	go func() { done <- e.Enforcer.Enforce(context.Background(), airlocktest.Action("deploy", target)) }()
+	go func() { done <- e.Enforcer.Enforce(context.Background(), a) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		page, err := e.Store.FindApprovals(context.Background(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}, Tool: "deploy"})
+		page, err := e.Store.FindApprovals(context.Background(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}, Tool: a.Tool})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, ap := range page.Approvals {
-			if ap.Tool == "deploy" && string(airlocktest.Action("deploy", target).Args) == string(ap.Args) {
+			if string(a.Args) == string(ap.Args) {
 				return ap, done
 			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("no pending request for deploy %s", target)
+	t.Fatalf("no pending request for %s %s", a.Tool, a.Args)
 	return airlock.Approval{}, nil
+}
+
+// Remember is what a server wires into notify.Clicks.Remember: the
+// standing grant of an approved request, through the gate and the store.
+func (e *Env) Remember(ctx context.Context, ap airlock.Approval, by string) (airlock.Grant, error) {
+	return e.Enforcer.RememberApproved(ctx, ap, nil, nil, by, "approved and remembered from chat", 0)
 }
 
 // Delivery waits until the delivery of kind through channel about request

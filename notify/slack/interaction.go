@@ -211,13 +211,14 @@ func (c *Channel) ack(ctx context.Context, sm *socketmode.Client, envelope strin
 
 // click is a click on Approve or Reject.
 type click struct {
-	user    string
-	status  airlock.ApprovalStatus
-	id      string
-	hash    airlock.Hash
-	channel string // where the message is, for its update and the ephemeral answer
-	ts      string
-	link    string // the message's inbox link, kept when it is updated
+	user     string
+	status   airlock.ApprovalStatus
+	id       string
+	hash     airlock.Hash
+	remember bool   // approve and remember
+	channel  string // where the message is, for its update and the ephemeral answer
+	ts       string
+	link     string // the message's inbox link, kept when it is updated
 }
 
 // errLinkClick is a click on "View in inbox": Slack reports it, there is
@@ -243,7 +244,7 @@ func parseClick(cb *slackgo.InteractionCallback) (click, error) {
 	link := false
 	for _, a := range cb.ActionCallback.BlockActions {
 		switch a.ActionID {
-		case ActionApprove, ActionReject:
+		case ActionApprove, ActionReject, ActionApproveRemember:
 			if act == nil {
 				act = a
 			}
@@ -258,6 +259,8 @@ func parseClick(cb *slackgo.InteractionCallback) (click, error) {
 		return click{}, errors.New("the click is on no button of Airlock's")
 	case act.ActionID == ActionApprove:
 		k.status = airlock.StatusApproved
+	case act.ActionID == ActionApproveRemember:
+		k.status, k.remember = airlock.StatusApproved, true
 	default:
 		k.status = airlock.StatusRejected
 	}
@@ -296,6 +299,14 @@ func (c *Channel) answer(ctx context.Context, clicks *notify.Clicks, k click) {
 	cancel()
 	var refused *notify.Refusal
 	switch {
+	case err == nil && k.remember:
+		rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+		g, gerr := clicks.RememberApproved(rctx, k.user, ap)
+		cancel()
+		c.followUp(ctx, func(ctx context.Context) {
+			c.showSettled(ctx, k, &ap)
+			c.tellClicker(ctx, k, clip(notify.RememberedText(g, gerr), 2000))
+		})
 	case err == nil:
 		c.followUp(ctx, func(ctx context.Context) { c.showSettled(ctx, k, &ap) })
 	case errors.As(err, &refused):

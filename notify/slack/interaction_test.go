@@ -48,7 +48,8 @@ func newRig(t *testing.T, room string) *rig {
 	t.Cleanup(func() { ch.Close() })
 	spec := &notify.Spec{Name: "team-slack", Type: "slack", Room: room != "", Updates: true, Users: users, Channel: ch}
 	env := notifytest.New(t, notifytest.Options{}, spec)
-	clicks := &notify.Clicks{Store: env.Store, Channel: "team-slack", Surface: airlock.SurfaceSlack, Users: users, Path: "/callbacks/team-slack"}
+	clicks := &notify.Clicks{Store: env.Store, Channel: "team-slack", Surface: airlock.SurfaceSlack, Users: users, Path: "/callbacks/team-slack",
+		Remember: env.Remember}
 	return &rig{f: f, ch: ch, env: env, clicks: clicks, handler: ch.Handler(clicks)}
 }
 
@@ -56,7 +57,14 @@ func newRig(t *testing.T, room string) *rig {
 // channel of its enforcement, and the Slack message that shows it.
 func (r *rig) ask(t *testing.T, target string) (airlock.Approval, <-chan airlock.Enforcement, string) {
 	t.Helper()
-	ap, done := r.env.Ask(t, target)
+	return r.askAction(t, airlocktest.Action("deploy", target))
+}
+
+// askAction starts a, which asks, and returns its pending request, the
+// channel of its enforcement, and the Slack message that shows it.
+func (r *rig) askAction(t *testing.T, a airlock.Action) (airlock.Approval, <-chan airlock.Enforcement, string) {
+	t.Helper()
+	ap, done := r.env.AskAction(t, a)
 	out, ended := make(chan airlock.Enforcement, 1), make(chan struct{})
 	go func() {
 		out <- <-done
@@ -298,6 +306,38 @@ func TestApproveInSlack(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Approve and remember from Slack: a write that asks offers the button (a
+// privileged deploy does not); alice's click approves the request, makes
+// a 7-day grant of its shape, granted by alice, and tells her so.
+func TestApproveAndRememberInSlack(t *testing.T) {
+	r := newRig(t, roomName)
+	_, _, deployRef := r.ask(t, "prod")
+	if _, buttons := render(t, r.f.message(t, deployRef).Blocks); buttons[slack.ActionApproveRemember] != nil {
+		t.Errorf("a privileged deploy offers approve and remember")
+	}
+	build := airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w", Args: airlock.MustArgs(map[string]any{"command": "make build"})}
+	ap, done, ref := r.askAction(t, build)
+	if _, buttons := render(t, r.f.message(t, ref).Blocks); buttons[slack.ActionApproveRemember] == nil {
+		t.Fatalf("a write that asks does not offer approve and remember: %v", buttons)
+	}
+	eph := len(r.f.callsTo("chat.postEphemeral"))
+	if w := r.click(t, ref, "UALICE", slack.ActionApproveRemember, nil); w.Code != http.StatusOK {
+		t.Fatalf("click: %d %s", w.Code, w.Body)
+	}
+	if got := r.env.Approval(t, ap.ID); got.Status != airlock.StatusApproved || got.ResolvedBy != "alice" {
+		t.Fatalf("after the click: %s by %q", got.Status, got.ResolvedBy)
+	}
+	if enf := notifytest.Released(t, done); !enf.Allowed {
+		t.Fatalf("the check was not allowed: %s", enf.Message)
+	}
+	c := r.ephemeral(t, eph)
+	wantContains(t, "the answer to alice", c.Form.Get("text"), "Approved and remembered: agent-1 may run `make build …` (Bash) without asking, up to write")
+	gs, err := r.env.Store.Grants(context.Background(), airlock.GrantFilter{})
+	if err != nil || len(gs) != 1 || gs[0].GrantedBy != "alice" || gs[0].Approval != ap.ID {
+		t.Fatalf("grants %+v, %v; want one by alice from the request", gs, err)
+	}
+}
 
 // Clicks from people who may not resolve the request are refused, told
 // why, and audited; the request keeps waiting. An admin may resolve it.

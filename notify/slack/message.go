@@ -102,8 +102,11 @@ func (c *Channel) approvalMessage(d *notify.Delivery, buttons bool, mentions str
 		if buttons {
 			v, _ := json.Marshal(buttonValue{ID: ap.ID, Hash: ap.ActionHash})
 			actions = append(actions,
-				slackgo.NewButtonBlockElement(ActionApprove, string(v), plain("Approve")).WithStyle(slackgo.StylePrimary),
-				slackgo.NewButtonBlockElement(ActionReject, string(v), plain("Reject")).WithStyle(slackgo.StyleDanger))
+				slackgo.NewButtonBlockElement(ActionApprove, string(v), plain("Approve")).WithStyle(slackgo.StylePrimary))
+			if ap.Rememberable() {
+				actions = append(actions, slackgo.NewButtonBlockElement(ActionApproveRemember, string(v), plain("Approve & remember 7 days")))
+			}
+			actions = append(actions, slackgo.NewButtonBlockElement(ActionReject, string(v), plain("Reject")).WithStyle(slackgo.StyleDanger))
 		}
 	} else {
 		line := outcomeLine(ap, f.Outcome)

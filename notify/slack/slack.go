@@ -102,6 +102,9 @@ const defaultTimeout = 30 * time.Second
 const (
 	ActionApprove = "airlock.approve"
 	ActionReject  = "airlock.reject"
+	// ActionApproveRemember approves and remembers: a standing grant of
+	// the action's shape for 7 days (docs/POLICY.md, "Grants").
+	ActionApproveRemember = "airlock.approve_remember"
 	// ActionInbox is the "View in inbox" link button: Slack reports its
 	// clicks too; they are acknowledged and ignored.
 	ActionInbox = "airlock.inbox"
