@@ -89,10 +89,11 @@ type cardAction struct {
 
 // click is a person's click on a card's Approve or Reject button.
 type click struct {
-	openID string
-	id     string
-	hash   airlock.Hash
-	status airlock.ApprovalStatus
+	openID   string
+	id       string
+	hash     airlock.Hash
+	status   airlock.ApprovalStatus
+	remember bool // approve and remember
 }
 
 // answer is the card callback's answer: a toast, and the card to show in
@@ -205,8 +206,13 @@ func (c *Channel) resolve(ctx context.Context, clicks *notify.Clicks, k click) a
 		Notification: airlock.Notification{Kind: airlock.EventApprovalResolved, Agent: ap.Agent, ApprovalID: ap.ID},
 		Approval:     &ap, Link: notify.InboxLink(c.inbox, ap.ID),
 	}
+	said := fmt.Sprintf("%s by %s", ap.Status, ap.ResolvedBy)
+	if k.remember {
+		g, err := clicks.RememberApproved(ctx, k.openID, ap)
+		said = clip(notify.RememberedText(g, err), maxValue)
+	}
 	return answer{
-		Toast: &toast{Type: "success", Content: fmt.Sprintf("%s by %s", ap.Status, ap.ResolvedBy)},
+		Toast: &toast{Type: "success", Content: said},
 		Card:  &newCard{Type: "raw", Data: c.card(d, nil)},
 	}
 }
@@ -313,10 +319,12 @@ func parseClick(cb *callback) (click, error) {
 	switch v.Action {
 	case actionApprove:
 		k.status = airlock.StatusApproved
+	case actionRemember:
+		k.status, k.remember = airlock.StatusApproved, true
 	case actionReject:
 		k.status = airlock.StatusRejected
 	default:
-		return k, fmt.Errorf("unknown action %q (want approve or reject)", v.Action)
+		return k, fmt.Errorf("unknown action %q (want approve, approve_remember or reject)", v.Action)
 	}
 	if v.ID == "" {
 		return k, errors.New("the action value names no request")

@@ -153,7 +153,8 @@ func newRig(t *testing.T, encrypted bool) *rig {
 		t.Fatal(err)
 	}
 	env := notifytest.New(t, notifytest.Options{}, &notify.Spec{Name: channel, Type: "feishu", Room: true, Updates: true, Users: users, Channel: ch})
-	clicks := &notify.Clicks{Store: env.Store, Channel: channel, Surface: airlock.SurfaceFeishu, Users: users, Path: cardPath}
+	clicks := &notify.Clicks{Store: env.Store, Channel: channel, Surface: airlock.SurfaceFeishu, Users: users, Path: cardPath,
+		Remember: env.Remember}
 	return &rig{fake: fake, ch: ch, env: env, handler: ch.Handler(clicks), lark: larkCallbacks{key: cfg.EncryptKey, token: testToken}}
 }
 
@@ -265,6 +266,39 @@ func TestApproveFromCard(t *testing.T) {
 	}
 	if h := r.env.Head(t); h != head {
 		t.Errorf("replay wrote to the audit log: head %d → %d", head, h)
+	}
+}
+
+// Approve and remember from a card: offered on a write that asks, not on
+// a privileged deploy; the click approves, makes alice's 7-day grant of
+// the action's shape, and the toast says what it covers.
+func TestApproveAndRememberFromCard(t *testing.T) {
+	r := newRig(t, true)
+	deploy, deployDone := r.env.Ask(t, "prod")
+	t.Cleanup(func() {
+		r.env.Store.CancelApproval(context.Background(), deploy.ID, "", "test over", airlock.SurfaceSystem)
+		<-deployDone
+	})
+	if v := buttonValueOf(r.shown(t, deploy).Card, "approve_remember"); v != nil {
+		t.Errorf("a privileged deploy offers approve and remember")
+	}
+	ap, done := r.env.AskAction(t, airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w",
+		Args: airlock.MustArgs(map[string]any{"command": "make build"})})
+	m := r.shown(t, ap)
+	value := buttonValueOf(m.Card, "approve_remember")
+	if value == nil || value["id"] != ap.ID {
+		t.Fatalf("approve_remember button value %v", value)
+	}
+	kind, msg, _ := answered(t, r.serve(r.lark.request(r.lark.action("ou_alice", value, m.ID), time.Now())))
+	if kind != "success" || !strings.Contains(msg, "Approved and remembered: agent-1 may run `make build …` (Bash) without asking, up to write") {
+		t.Fatalf("toast %s %q", kind, msg)
+	}
+	if enf := notifytest.Released(t, done); !enf.Allowed {
+		t.Errorf("the check was not allowed: %+v", enf)
+	}
+	gs, err := r.env.Store.Grants(t.Context(), airlock.GrantFilter{})
+	if err != nil || len(gs) != 1 || gs[0].GrantedBy != "alice" || gs[0].Approval != ap.ID {
+		t.Fatalf("grants %+v, %v; want one by alice from the request", gs, err)
 	}
 }
 

@@ -75,7 +75,7 @@ type (
 // buttonValue is what a button sends back when clicked (action.value): the
 // decision, the request, and the action hash the decision is bound to.
 type buttonValue struct {
-	Action string `json:"action"` // approve or reject
+	Action string `json:"action"` // approve, approve_remember or reject
 	ID     string `json:"id"`
 	Hash   string `json:"hash"`
 }
@@ -84,6 +84,9 @@ type buttonValue struct {
 const (
 	actionApprove = "approve"
 	actionReject  = "reject"
+	// actionRemember approves and remembers: a standing grant of the
+	// action's shape for 7 days (docs/POLICY.md, "Grants").
+	actionRemember = "approve_remember"
 )
 
 // maxValue bounds a field's value on a card (bytes), so that a card stays
@@ -146,11 +149,14 @@ func (c *Channel) build(d *notify.Delivery, mention []string, maxArgs int) []byt
 		v := func(action string) *buttonValue {
 			return &buttonValue{Action: action, ID: ap.ID, Hash: ap.ActionHash.String()}
 		}
-		buttons = append(buttons,
-			button{Tag: "button", Text: plain("Approve"), Type: "primary", Value: v(actionApprove)},
-			button{Tag: "button", Text: plain("Reject"), Type: "danger", Value: v(actionReject),
-				Confirm: &confirm{Title: plain("Reject this request?"), Text: plain(clip(f.Headline, maxValue))}},
-		)
+		buttons = append(buttons, button{Tag: "button", Text: plain("Approve"), Type: "primary", Value: v(actionApprove)})
+		if ap.Rememberable() {
+			buttons = append(buttons, button{Tag: "button", Text: plain("Approve & remember 7 days"), Type: "default", Value: v(actionRemember),
+				Confirm: &confirm{Title: plain("Approve and remember?"),
+					Text: plain("The agent may then run the same shape of action without asking for 7 days, up to this tier.")}})
+		}
+		buttons = append(buttons, button{Tag: "button", Text: plain("Reject"), Type: "danger", Value: v(actionReject),
+			Confirm: &confirm{Title: plain("Reject this request?"), Text: plain(clip(f.Headline, maxValue))}})
 	}
 	if d.Link != "" {
 		buttons = append(buttons, button{Tag: "button", Text: plain("View in inbox"), Type: "default", URL: d.Link})
