@@ -217,6 +217,9 @@ type GrantFilter struct {
 	LiveAt time.Time
 	// Limit bounds the page (0: DefaultPageSize, at most MaxPageSize).
 	Limit int
+	// Unlimited lists every grant the filter selects, however many, Limit
+	// aside: what a gate puts in force (Enforcer.KeepGrants).
+	Unlimited bool
 }
 
 // Events of grants.

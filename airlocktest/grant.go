@@ -2,6 +2,7 @@ package airlocktest
 
 import (
 	"encoding/json"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -184,5 +185,34 @@ func testStandingGrants(t *testing.T, s airlock.Store, clock *Clock) {
 	}
 	if _, err := s.RevokeGrant(ctx(t), "no-such-grant", "bob", ""); airlock.ErrorCode(err) != airlock.ENOTFOUND {
 		t.Errorf("revoking an unknown grant: %v, want ENOTFOUND", err)
+	}
+}
+
+// testGrantsUnlimited: more live grants than a page are all listed when
+// the filter says Unlimited (what a gate puts in force), a page otherwise.
+func testGrantsUnlimited(t *testing.T, s airlock.Store, clock *Clock) {
+	const n = airlock.MaxPageSize + 5
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			g := newGrant(fmt.Sprintf("agent-%d", i), clock.Now(), time.Hour)
+			if _, err := s.CreateGrant(t.Context(), g); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	all, err := s.Grants(ctx(t), airlock.GrantFilter{LiveAt: clock.Now(), Unlimited: true})
+	if err != nil || len(all) != n {
+		t.Fatalf("unlimited: %d grants, %v; want %d", len(all), err, n)
+	}
+	page, err := s.Grants(ctx(t), airlock.GrantFilter{LiveAt: clock.Now(), Limit: airlock.MaxPageSize})
+	if err != nil || len(page) != airlock.MaxPageSize {
+		t.Fatalf("a page: %d grants, %v; want %d", len(page), err, airlock.MaxPageSize)
 	}
 }

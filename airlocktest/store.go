@@ -97,6 +97,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"Tokens", testTokens},
 		{"StandingGrants", testStandingGrants},
 		{"Budgets", testBudgets},
+		{"GrantsUnlimited", testGrantsUnlimited},
 		{"ToolPins", testToolPins},
 		{"Sessions", testSessions},
 		{"SessionsPerToken", testSessionsPerToken},

@@ -37,8 +37,8 @@ func (e *Enforcer) KeepGrants(ctx context.Context) error {
 			e.loadGrants(ctx)
 			continue
 		}
-		evs, err := st.Events(ctx, airlock.EventFilter{AfterSeq: seen, KindPrefix: "grant.", Limit: airlock.MaxPageSize})
 		head, herr := st.Head(ctx)
+		changed, err := grantsChanged(ctx, st, seen, head)
 		if err != nil || herr != nil {
 			e.Gate.SetGrants(nil, nil)
 			e.logger().Warn("grants: read the audit log", "err", err, "head_err", herr)
@@ -48,14 +48,32 @@ func (e *Enforcer) KeepGrants(ctx context.Context) error {
 			e.loadGrants(ctx)
 			continue
 		}
-		for _, ev := range evs {
-			if ev.Kind == airlock.EventGrantCreated || ev.Kind == airlock.EventGrantRevoked {
-				e.loadGrants(ctx)
-				break
-			}
+		if changed {
+			e.loadGrants(ctx)
 		}
 		seen = max(seen, head)
 	}
+}
+
+// grantsChanged reports whether a grant was created or revoked in the log
+// after seq after, up to head, reading every page of grant events.
+func grantsChanged(ctx context.Context, st airlock.Store, after, head int64) (bool, error) {
+	for after < head {
+		evs, err := st.Events(ctx, airlock.EventFilter{AfterSeq: after, KindPrefix: "grant.", Limit: airlock.MaxPageSize})
+		if err != nil {
+			return false, err
+		}
+		for _, ev := range evs {
+			if ev.Kind == airlock.EventGrantCreated || ev.Kind == airlock.EventGrantRevoked {
+				return true, nil
+			}
+		}
+		if len(evs) < airlock.MaxPageSize {
+			return false, nil
+		}
+		after = evs[len(evs)-1].Seq
+	}
+	return false, nil
 }
 
 // loadGrants reads the live grants into the gate, or clears the gate's
@@ -64,7 +82,7 @@ func (e *Enforcer) loadGrants(ctx context.Context) {
 	now, err := e.Store.Now(ctx)
 	var gs []airlock.Grant
 	if err == nil {
-		gs, err = e.Store.Grants(ctx, airlock.GrantFilter{LiveAt: now, Limit: airlock.MaxPageSize})
+		gs, err = e.Store.Grants(ctx, airlock.GrantFilter{LiveAt: now, Unlimited: true})
 	}
 	if err != nil {
 		e.logger().Warn("grants: read the live grants; none is used until they can be read", "err", err)

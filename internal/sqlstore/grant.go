@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/airlock-dev/airlock"
@@ -51,6 +52,9 @@ func (r Reader) Grants(ctx context.Context, f airlock.GrantFilter) ([]airlock.Gr
 	}
 	q += ` ORDER BY created DESC, id DESC`
 	limit := airlock.PageSize(f.Limit)
+	if f.Unlimited {
+		limit = math.MaxInt
+	}
 	out := []airlock.Grant{}
 	err := r.Query(ctx, "grants", q, a.List(), func(row Row) error {
 		var g airlock.Grant
