@@ -350,3 +350,34 @@ func TestInboxProposals(t *testing.T) {
 	p.want(t, http.StatusOK, "No proposals")
 	admin.post("/inbox/proposals/dismiss", lint).want(t, http.StatusNotFound, "No such proposal now")
 }
+
+// TestInboxGrants: the Grants page lists the grants in force with what
+// their budgets have left; Revoke ends one at once, and it is gone from
+// the page; revoking it again is refused.
+func TestInboxGrants(t *testing.T) {
+	ts, b, _ := agentsServer(t)
+	ctx := t.Context()
+	now, _ := ts.DB.Now(ctx)
+	g := airlock.Grant{ID: "g-make", Agent: "agent-1", Tool: "Bash",
+		Pattern: airlock.GrantPattern{Kind: airlock.PatternCommand, Command: []string{"make"}},
+		Outcome: airlock.Auto, MaxTier: airlock.TierWrite, GrantedBy: "alice", Expires: now.Add(time.Hour),
+		Budget: &airlock.Budget{Uses: 3, Per: airlock.BudgetPerGrant}}
+	if _, err := ts.DB.CreateGrant(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.DB.Append(ctx, airlock.Record{Events: []airlock.Event{airlocktest.Event(airlock.EventDecision, "agent-1")},
+		Charges: []airlock.BudgetCharge{{Key: g.BudgetKey(), Budget: *g.Budget, Cost: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	b.get("/inbox/grants").want(t, http.StatusOK, "agent-1</span> may run <code>`make …`</code> (Bash)", "grant g-make",
+		"budget grant:g-make (3 uses per grant): 2 uses left", `action="/inbox/grants/g-make/revoke"`)
+	p := b.post("/inbox/grants/g-make/revoke", url.Values{"reason": {"done with it"}})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("revoke: %d\n%s", p.status, p.body)
+	}
+	b.get(p.header.Get("Location")).want(t, http.StatusOK, "Revoked grant g-make", "No standing grant is in force")
+	if got, err := ts.DB.Grant(ctx, "g-make"); err != nil || got.RevokedBy != "bob" || got.RevokeReason != "done with it" {
+		t.Fatalf("after revoking: %+v, %v", got, err)
+	}
+	b.post("/inbox/grants/g-make/revoke", nil).want(t, http.StatusConflict, "already revoked")
+}

@@ -94,6 +94,8 @@ func Mount(mux *http.ServeMux, host Host) {
 	mux.HandleFunc("GET /inbox/agents", in.withSession(in.agents))
 	mux.HandleFunc("GET /inbox/agents/{agent}", in.withSession(in.agent))
 
+	mux.HandleFunc("GET /inbox/grants", in.withSession(in.grants))
+	mux.Handle("POST /inbox/grants/{id}/revoke", post(in.withSession(in.revokeGrant)))
 	mux.HandleFunc("GET /inbox/proposals", in.withSession(in.proposals))
 	mux.Handle("POST /inbox/proposals/ratify", post(in.withSession(in.settleProposal(true))))
 	mux.Handle("POST /inbox/proposals/dismiss", post(in.withSession(in.settleProposal(false))))
@@ -148,7 +150,7 @@ func newInbox(host Host) *inbox {
 		"className": className,
 	}
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/parts.html"))
-	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch", "notifications", "proposals"} {
+	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch", "notifications", "proposals", "grants"} {
 		in.pages[page] = template.Must(template.Must(base.Clone()).ParseFS(webFS, "web/"+page+".html"))
 	}
 	in.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +195,7 @@ func baseFor(r *http.Request, title string) Base {
 
 // sectionOf names the navigation entry of an inbox path.
 func sectionOf(p string) string {
-	for _, s := range []string{"history", "audit", "agents", "proposals", "notifications"} {
+	for _, s := range []string{"history", "audit", "agents", "grants", "proposals", "notifications"} {
 		if p == "/inbox/"+s || strings.HasPrefix(p, "/inbox/"+s+"/") {
 			return s
 		}

@@ -119,3 +119,90 @@ func (in *inbox) settleProposal(ratify bool) http.HandlerFunc {
 		http.Redirect(w, r, "/inbox/proposals?"+url.Values{"done": {done}}.Encode(), http.StatusSeeOther)
 	}
 }
+
+// GrantsPage lists the standing grants in force, newest first, each with
+// what its budget has left, and a Revoke button.
+type GrantsPage struct {
+	Base
+	Grants []GrantRow
+	Done   string
+}
+
+// GrantRow is one live grant and its budget as read now.
+type GrantRow struct {
+	airlock.Grant
+	// Budget is its budget's charge with what the window has used; nil
+	// without a budget.
+	Budget *airlock.BudgetCharge
+}
+
+func (in *inbox) grants(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p := &GrantsPage{Base: baseFor(r, "Standing grants"), Done: r.URL.Query().Get("done")}
+	now, err := in.host.Store().Now(ctx)
+	if err != nil {
+		in.storeFail(w, r, err)
+		return
+	}
+	gs, err := in.host.Store().Grants(ctx, airlock.GrantFilter{LiveAt: now, Limit: airlock.MaxPageSize})
+	if err != nil {
+		in.storeFail(w, r, err)
+		return
+	}
+	var charges []airlock.BudgetCharge
+	for _, g := range gs {
+		row := GrantRow{Grant: g}
+		if g.Budget != nil {
+			row.Budget = &airlock.BudgetCharge{Key: g.BudgetKey(), Budget: *g.Budget, Read: now}
+			charges = append(charges, *row.Budget)
+		}
+		p.Grants = append(p.Grants, row)
+	}
+	if len(charges) > 0 {
+		used, err := in.host.Store().BudgetUsed(ctx, charges)
+		if err != nil {
+			in.storeFail(w, r, err)
+			return
+		}
+		j := 0
+		for i := range p.Grants {
+			if b := p.Grants[i].Budget; b != nil {
+				b.Used = used[j]
+				j++
+			}
+		}
+	}
+	in.render(w, http.StatusOK, "grants", p)
+}
+
+// revokeGrant ends a standing grant at once, on every replica: any
+// reviewer may, as a revocation only tightens.
+func (in *inbox) revokeGrant(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		in.fail(w, r, http.StatusBadRequest, "The form could not be read", err.Error())
+		return
+	}
+	reason, msg := formReason(r, airlock.StatusApproved)
+	if msg != "" {
+		in.fail(w, r, http.StatusBadRequest, "Not sent", msg)
+		return
+	}
+	t := principalFrom(ctx)
+	g, err := in.host.Store().RevokeGrant(ctx, r.PathValue("id"), t.Reviewer().Name, reason)
+	switch airlock.ErrorCode(err) {
+	case "":
+	case airlock.ENOTFOUND:
+		in.fail(w, r, http.StatusNotFound, "No such grant", airlock.ErrorMessage(err))
+		return
+	case airlock.ECONFLICT:
+		in.fail(w, r, http.StatusConflict, "Not revoked", airlock.ErrorMessage(err))
+		return
+	default:
+		in.storeFail(w, r, err)
+		return
+	}
+	done := "Revoked grant " + g.ID + ": " + g.Agent + " asks again for " + g.Pattern.String() + "."
+	http.Redirect(w, r, "/inbox/grants?"+url.Values{"done": {done}}.Encode(), http.StatusSeeOther)
+}
