@@ -228,7 +228,21 @@ const (
 	EventGrantRevoked      = "grant.revoked"            // a person revoked one
 	EventGrantExpired      = "grant.expired"            // one passed its expiry unrevoked
 	EventProposalDismissed = "grant.proposal_dismissed" // a person dismissed a proposed grant
+	EventProposalDigest    = "grant.proposal_digest"    // the periodic digest of proposals to agents' owners
 )
+
+// ProposalDigest is the payload of the periodic digest of proposals: what
+// each agent has proposed, and whose owner was told.
+type ProposalDigest struct {
+	Agents []DigestEntry `json:"agents"`
+}
+
+// DigestEntry is one agent's line of a digest.
+type DigestEntry struct {
+	Agent     string   `json:"agent"`
+	Owner     string   `json:"owner,omitempty"`
+	Proposals []string `json:"proposals"` // what each would let run
+}
 
 // CreatedRecord is the audit record of the grant's creation: its payload
 // is the Grant, filed under its agent (the glob, when it is one).

@@ -32,6 +32,11 @@ type Enforcer struct {
 	// agent that floods asks does not bury its reviewers. Joining a
 	// pending request, and collecting an approval, take nothing from it.
 	AskLimit *airlock.Budget
+	// DigestEvery, when set, has Sweep tell each agent's owner of the
+	// grants proposed for the agent under ProposalRules, at most once per
+	// DigestEvery (DigestProposals).
+	DigestEvery   time.Duration
+	ProposalRules ProposalRules
 	// Logger receives failures to record; nil discards them.
 	Logger *slog.Logger
 
@@ -248,8 +253,9 @@ func (e *Enforcer) Sweep(ctx context.Context) (int, error) {
 			break
 		}
 	}
-	// Budgets' uses no window counts any more are forgotten, every
-	// pruneEvery at most: a write of its own, worth it that often.
+	// Budgets' uses no window counts any more are forgotten, and the
+	// proposals' digest is sent when due, every pruneEvery at most: each is
+	// a write of its own, worth it that often.
 	e.mu.Lock()
 	due := time.Since(e.pruned) >= pruneEvery
 	if due {
@@ -259,6 +265,11 @@ func (e *Enforcer) Sweep(ctx context.Context) (int, error) {
 	if due {
 		if _, err := e.Store.PruneBudgets(ctx); err != nil {
 			return n, err
+		}
+		if e.DigestEvery > 0 {
+			if _, err := e.DigestProposals(ctx, e.ProposalRules, e.DigestEvery); err != nil {
+				return n, err
+			}
 		}
 	}
 	return n, nil

@@ -1,14 +1,17 @@
 package gate_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/gate"
+	"github.com/airlock-dev/airlock/shell"
 	"github.com/airlock-dev/airlock/sqlite"
 )
 
@@ -106,5 +109,63 @@ func TestPropose(t *testing.T) {
 	}
 	if len(got) != 2 || slices.Contains(got, "`cargo check …`") {
 		t.Errorf("with looser rules: %q, want make lint and go vet (never tox run, rejected once; nor cargo check, approved faster than it could be read)", got)
+	}
+}
+
+// TestDigestProposals: the digest tells each agent's owner of the grants
+// proposed for the agent, once per period, in one audited notice; an
+// agent without an owner is listed in the audit event, no one told.
+func TestDigestProposals(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
+	db.Clock = clock
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p, err := gate.LoadPolicy("policy.yaml", []byte("name: owners\nagents:\n  coder-1: {owner: alice}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gate.New(shell.Analyser{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &gate.Enforcer{Gate: g, Store: db}
+	rules := gate.ProposalRules{MinApprovals: 2, MinReviewers: 1}
+	for _, agent := range []string{"coder-1", "coder-2"} {
+		for i := range 2 {
+			enf := e.Check(t.Context(), bash(agent, fmt.Sprintf("npm test --run=%d", i)))
+			advance(time.Minute)
+			if _, err := db.ResolveApproval(t.Context(), airlock.Resolution{ApprovalID: enf.Approval.ID, Status: airlock.StatusApproved,
+				ActionHash: enf.Decision.ActionHash, Reviewer: airlock.Reviewer{Name: "bob", Admin: true}, Surface: airlock.SurfaceCLI}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	told, err := e.DigestProposals(t.Context(), rules, 7*24*time.Hour)
+	if err != nil || told != 1 {
+		t.Fatalf("digest: told %d, %v; want alice, once", told, err)
+	}
+	ns, err := db.Notifications(t.Context(), airlock.NotificationFilter{Kind: airlock.EventProposalDigest})
+	if err != nil || len(ns) != 1 || ns[0].Agent != "coder-1" || !slices.Contains(ns[0].Recipients, "alice") ||
+		!strings.Contains(ns[0].Subject, "1 standing grant proposed for coder-1") || !strings.Contains(ns[0].Subject, "`npm test …`") {
+		t.Fatalf("notices %+v, %v", ns, err)
+	}
+	evs, err := db.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventProposalDigest})
+	if err != nil || len(evs) != 1 || !strings.Contains(string(evs[0].Payload), `"agent":"coder-2"`) {
+		t.Fatalf("digest events %+v, %v", evs, err)
+	}
+	// Not again within the period; again after it.
+	advance(24 * time.Hour)
+	if told, err := e.DigestProposals(t.Context(), rules, 7*24*time.Hour); err != nil || told != 0 {
+		t.Fatalf("a day later: told %d, %v; want nobody", told, err)
+	}
+	advance(7 * 24 * time.Hour)
+	if told, err := e.DigestProposals(t.Context(), rules, 7*24*time.Hour); err != nil || told != 1 {
+		t.Fatalf("a week later: told %d, %v; want alice again", told, err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/checkpoint"
+	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/policywatch"
 )
 
@@ -116,6 +117,9 @@ type ProposalsConfig struct {
 	MinMedianWait Duration `yaml:"min_median_wait"`
 	// Window is how far back the record is read. Default 720h (30 days).
 	Window Duration `yaml:"window"`
+	// DigestEvery is how often each agent's owner is told of the grants
+	// proposed for the agent. Default 168h (weekly); 0 never.
+	DigestEvery *Duration `yaml:"digest_every"`
 }
 
 // AsksConfig is the ask limit: past Limit new ask requests of one agent
@@ -134,6 +138,12 @@ func (a *AsksConfig) budget() *airlock.Budget {
 		return nil
 	}
 	return &airlock.Budget{Uses: int64(*a.Limit), Per: time.Duration(a.Per).String()}
+}
+
+// rules are the proposals' thresholds as the gate takes them.
+func (p *ProposalsConfig) rules() gate.ProposalRules {
+	return gate.ProposalRules{MinApprovals: p.MinApprovals, MinReviewers: p.MinReviewers,
+		MinMedianWait: time.Duration(p.MinMedianWait), Window: time.Duration(p.Window)}
 }
 
 // StoreConfig chooses the store.
@@ -293,6 +303,9 @@ func (c *Config) setDefaults() {
 	c.Proposals.MinReviewers = cmp.Or(c.Proposals.MinReviewers, 2)
 	c.Proposals.MinMedianWait = cmp.Or(c.Proposals.MinMedianWait, Duration(10*time.Second))
 	c.Proposals.Window = cmp.Or(c.Proposals.Window, Duration(30*24*time.Hour))
+	if c.Proposals.DigestEvery == nil {
+		c.Proposals.DigestEvery = new(Duration(7 * 24 * time.Hour))
+	}
 	if c.Asks.Limit == nil {
 		c.Asks.Limit = new(30)
 	}
@@ -491,6 +504,9 @@ func (c Config) Validate() error {
 	}
 	if c.Proposals.MinApprovals < 1 {
 		bad("proposals.min_approvals", fmt.Sprintf("must be at least 1, not %d", c.Proposals.MinApprovals), "proposals", "min_approvals")
+	}
+	if d := *c.Proposals.DigestEvery; d != 0 && d < Duration(time.Hour) {
+		bad("proposals.digest_every", fmt.Sprintf("must be 0 (never) or at least 1h, not %s", d), "proposals", "digest_every")
 	}
 	if *c.Asks.Limit < 0 {
 		bad("asks.limit", fmt.Sprintf("must be 0 (no limit) or more, not %d", *c.Asks.Limit), "asks", "limit")

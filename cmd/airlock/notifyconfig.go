@@ -59,7 +59,8 @@ type ChannelConfig struct {
 	Type string `yaml:"type"`
 	// Events are the kinds of notice it carries: decision,
 	// approval.requested, approval.reminder, approval.resolved,
-	// approval.expired, approval.cancelled. Default all.
+	// approval.expired, approval.cancelled, grant.proposal_digest. Default
+	// all.
 	Events []string `yaml:"events"`
 	// Users maps the channel's users (Slack user IDs, Feishu open_ids,
 	// mail addresses) to Airlock identities: only they are told, and only

@@ -140,8 +140,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Enforcer: m.Enforcer, Tokens: tokens, Addr: cfg.Listen, Metrics: mx, Version: readBuildInfo().Version, Checkpoints: m.Checkpoints,
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
 		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{}, PolicyFiles: m.watcher.State,
-		ProposalRules: gate.ProposalRules{MinApprovals: cfg.Proposals.MinApprovals, MinReviewers: cfg.Proposals.MinReviewers,
-			MinMedianWait: time.Duration(cfg.Proposals.MinMedianWait), Window: time.Duration(cfg.Proposals.Window)},
+		ProposalRules: cfg.Proposals.rules(),
 	}
 	for _, spec := range notes.specs {
 		m.Server.Channels = append(m.Server.Channels, spec.Name)
@@ -246,7 +245,7 @@ func (m *Main) startEngine(ctx context.Context, store airlock.Store, registry pr
 	}
 	m.Enforcer = &gate.Enforcer{
 		Gate: g, Store: store, GrantTTL: time.Duration(cfg.GrantTTL), Logger: m.Logger.With("component", "enforcer"),
-		AskLimit: cfg.Asks.budget(),
+		AskLimit: cfg.Asks.budget(), DigestEvery: time.Duration(*cfg.Proposals.DigestEvery), ProposalRules: cfg.Proposals.rules(),
 	}
 	m.bgCtx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
 	m.clicks = clickSide{store: store, remember: m.rememberFromChat}
