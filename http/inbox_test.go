@@ -1147,3 +1147,38 @@ func TestInboxApproveAndRemember(t *testing.T) {
 		t.Errorf("a %s request offers approve and remember", deploy.Tier)
 	}
 }
+
+// TestInboxRememberShapes: the detail page offers, besides the proposed
+// shape, the exact action and one step wider, each saying what it covers;
+// the one chosen is granted; a shape not offered is refused.
+func TestInboxRememberShapes(t *testing.T) {
+	ts := newTestServer(t)
+	secret, h := airlock.NewTokenSecret()
+	if _, err := ts.DB.CreateToken(t.Context(), airlock.Token{ID: uuid.Must(uuid.NewV7()).String(), Role: airlock.RoleAdmin, Name: "root"}, h); err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, ts)
+	b.signIn(secret)
+	ask := func(command string) airlock.Approval {
+		return queue(t, ts, airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w", Args: airlock.MustArgs(map[string]any{"command": command})})
+	}
+	ap := ask("go test ./pkg")
+	b.get("/inbox/approvals/"+ap.ID).want(t, http.StatusOK, `name="remember_shape" value="narrowest" checked`,
+		"`go test ./pkg …` (proposed)", `value="exact"`, "Only this exact action: the action sha256:", `value="wider"`, "One step wider: `go test …`")
+	form := approveForm(ap.ActionHash, "")
+	form.Set("remember", "1")
+	form.Set("remember_shape", "wider")
+	p := b.post("/inbox/approvals/"+ap.ID+"/approve", form)
+	gid, ok := strings.CutPrefix(p.header.Get("Location"), "/inbox?done="+ap.ID+"&grant=")
+	if p.status != http.StatusSeeOther || !ok {
+		t.Fatalf("approve and remember wider: %d\n%s", p.status, p.body)
+	}
+	if g, err := ts.DB.Grant(t.Context(), gid); err != nil || g.Pattern.String() != "`go test …`" {
+		t.Fatalf("the grant made: %+v, %v; want `go test …`", g, err)
+	}
+	other := ask("make lint")
+	form = approveForm(other.ActionHash, "")
+	form.Set("remember", "1")
+	form.Set("remember_shape", "everything")
+	b.post("/inbox/approvals/"+other.ID+"/approve", form).want(t, http.StatusConflict, "Approved, but not remembered", "no shape ", "everything")
+}

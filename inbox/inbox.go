@@ -633,6 +633,9 @@ type DetailPage struct {
 	// (not an ask, needs-human, above network-egress, or the policy keeps
 	// grants out).
 	Remember *airlock.Grant
+	// Shapes are the shapes the person may remember instead: the exact
+	// action (narrower), one step wider; each what it would cover.
+	Shapes []RememberShape
 	// Runs are what the request's action returned when an executor ran it
 	// (run now), from its execution records, oldest first.
 	Runs []RunResult
@@ -791,6 +794,7 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 		approved.Status = airlock.StatusApproved
 		if g, err := in.host.Gate().Remember(ctx, approved, nil, rev.Name, "", rememberTTL, time.Now()); err == nil {
 			p.Remember = &g
+			p.Shapes = in.rememberShapes(ctx, approved, &g, rev.Name)
 		}
 	}
 	evs, err := in.host.Store().Events(ctx, airlock.EventFilter{ApprovalID: ap.ID, Limit: maxTimeline + 1})
@@ -912,6 +916,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		}
 		t := principalFrom(ctx)
 		remember := status == airlock.StatusApproved && r.PostForm.Get("remember") == "1"
+		shapeName := r.PostForm.Get("remember_shape")
 		ap, err := in.host.Store().ResolveApproval(ctx, airlock.Resolution{
 			ApprovalID: id, Status: status, ActionHash: h, Reviewer: t.Reviewer(), Reason: reason, Surface: airlock.SurfaceWeb,
 			RunNow: status == airlock.StatusApproved && r.PostForm.Get("run_now") == "1",
@@ -922,7 +927,7 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 			in.host.Metrics().Resolved(&ap)
 			next := "/inbox?done=" + url.QueryEscape(ap.ID)
 			if remember {
-				g, err := in.remember(ctx, ap, t, reason)
+				g, err := in.remember(ctx, ap, t, reason, shapeName)
 				if err != nil {
 					in.render(w, http.StatusConflict, "error", &ErrorPage{Base: baseFor(r, "Approved, not remembered"),
 						Status: http.StatusConflict, Heading: "Approved, but not remembered", ApprovalID: id,
@@ -970,10 +975,77 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 // rememberTTL is how long the inbox's "approve and remember" grants last.
 const rememberTTL = airlock.DefaultRememberTTL
 
+// RememberShape is one shape "approve and remember" may grant instead of
+// the narrowest: its form value, and the grant it would make.
+type RememberShape struct {
+	Name  string // exact or wider
+	Label string
+	Grant airlock.Grant
+}
+
+// rememberShapes are the other shapes the person may remember ap as, each
+// one the gate accepts: the exact action, when the narrowest is not it;
+// one step wider (a command's words less the last, a directory's parent).
+func (in *inbox) rememberShapes(ctx context.Context, ap airlock.Approval, narrowest *airlock.Grant, by string) []RememberShape {
+	var out []RememberShape
+	for _, c := range []struct {
+		name, label string
+		shape       *airlock.GrantPattern
+	}{
+		{"exact", "Only this exact action", exactShape(&ap, &narrowest.Pattern)},
+		{"wider", "One step wider", widerShape(&narrowest.Pattern)},
+	} {
+		if c.shape == nil {
+			continue
+		}
+		if g, err := in.host.Gate().Remember(ctx, ap, c.shape, by, "", rememberTTL, time.Now()); err == nil {
+			out = append(out, RememberShape{Name: c.name, Label: c.label, Grant: g})
+		}
+	}
+	return out
+}
+
+// exactShape is the exact action's shape, nil when p is it already.
+func exactShape(ap *airlock.Approval, p *airlock.GrantPattern) *airlock.GrantPattern {
+	if p.Kind == airlock.PatternExact {
+		return nil
+	}
+	return &airlock.GrantPattern{Kind: airlock.PatternExact, Hash: ap.ActionHash}
+}
+
+// widerShape is p one step wider, nil when there is none: a command's
+// words less the last (one word at least), a directory's parent (not /).
+func widerShape(p *airlock.GrantPattern) *airlock.GrantPattern {
+	switch {
+	case p.Kind == airlock.PatternCommand && len(p.Command) > 1:
+		return &airlock.GrantPattern{Kind: airlock.PatternCommand, Command: p.Command[:len(p.Command)-1]}
+	case p.Kind == airlock.PatternPath && path.Dir(p.Path) != "/" && path.Dir(p.Path) != p.Path:
+		return &airlock.GrantPattern{Kind: airlock.PatternPath, Path: path.Dir(p.Path)}
+	}
+	return nil
+}
+
 // remember makes the standing grant of the request t just approved: the
 // shape the detail page showed, by the store's clock.
-func (in *inbox) remember(ctx context.Context, ap airlock.Approval, t *airlock.Token, reason string) (airlock.Grant, error) {
-	return in.enforcer().RememberApproved(ctx, ap, nil, nil, t.Reviewer().Name, reason, rememberTTL)
+func (in *inbox) remember(ctx context.Context, ap airlock.Approval, t *airlock.Token, reason, shapeName string) (airlock.Grant, error) {
+	var shape *airlock.GrantPattern
+	if shapeName != "" && shapeName != "narrowest" {
+		// The shapes offered, computed again from the request: the form
+		// names one, it does not carry it.
+		narrowest, err := in.host.Gate().Remember(ctx, ap, nil, t.Reviewer().Name, "", rememberTTL, time.Now())
+		if err != nil {
+			return narrowest, err
+		}
+		for _, o := range in.rememberShapes(ctx, ap, &narrowest, t.Reviewer().Name) {
+			if o.Name == shapeName {
+				shape = &o.Grant.Pattern
+			}
+		}
+		if shape == nil {
+			return airlock.Grant{}, airlock.Errorf(airlock.EINVALID, "no shape %q is offered for this request", shapeName)
+		}
+	}
+	return in.enforcer().RememberApproved(ctx, ap, shape, nil, t.Reviewer().Name, reason, rememberTTL)
 }
 
 // events streams an "approval" event (data: the request's ID, id: the
