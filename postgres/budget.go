@@ -17,27 +17,13 @@ var _ airlock.BudgetStore = (*DB)(nil)
 // to. A batch reads each account once; its later ops count on from there
 // (sqlstore.Account).
 func (w *wtx) charge(cs []airlock.BudgetCharge) error {
-	if len(cs) == 0 {
-		return nil
+	query := func(q string, args []any, dest ...any) error { return w.queryRow(q, args...).Scan(dest...) }
+	noRows := func(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+	err := w.budgets.Charge(cs, w.now(), dialect{}, query, noRows)
+	if err != nil && airlock.AsBudgetSpent(err) == nil {
+		w.err = err // the batch's transaction cannot go on
 	}
-	now := w.now()
-	return airlock.Spends(cs, func(c *airlock.BudgetCharge) (int64, error) {
-		if a, ok := w.budgets[c.Key]; ok {
-			return a.Used, nil
-		}
-		query := func(q string, args []any, dest ...any) error { return w.queryRow(q, args...).Scan(dest...) }
-		noRows := func(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
-		h, used, err := sqlstore.ReadBudget(c, now, dialect{}, query, noRows)
-		if err != nil {
-			w.err = err // the batch's transaction cannot go on
-			return 0, err
-		}
-		if w.budgets == nil {
-			w.budgets = map[string]sqlstore.Account{}
-		}
-		w.budgets[c.Key] = sqlstore.Account{Head: h, Used: used}
-		return used, nil
-	})
+	return err
 }
 
 // spend queues the uses of charges that charge let through, linked to the
@@ -47,18 +33,12 @@ func (w *wtx) spend(cs []airlock.BudgetCharge, sealed []airlock.Event) {
 	if len(sealed) > 0 {
 		seq = sealed[0].Seq
 	}
-	now := nanos(w.now())
-	for _, c := range cs {
-		if c.Cost == 0 {
-			continue
-		}
-		a := w.budgets[c.Key]
-		a.Spend(c.Cost, now)
-		w.budgets[c.Key] = a
+	w.budgets.Spend(cs, nanos(w.now()), func(c *airlock.BudgetCharge, a sqlstore.Account) error {
 		w.writes++
 		w.later(`INSERT INTO budget_uses (key, time, total, cost, event_seq) VALUES ($1, $2, $3, $4, $5)`,
 			c.Key, a.Head.Time, a.Head.Total, c.Cost, seq)
-	}
+		return nil
+	})
 }
 
 // BudgetUsed returns what each charge's window has used now.

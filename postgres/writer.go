@@ -159,10 +159,10 @@ type wtx struct {
 	events  []airlock.Event
 	trust   []airlock.TrustRecord
 	notes   []airlock.Notification
-	changed []string                    // approvals whose waiters to wake after commit
-	budgets map[string]sqlstore.Account // the budgets' accounts the batch read, as it left them
-	queued  bool                        // a delivery was queued or made due
-	revoked bool                        // a token was revoked: its sessions end
+	changed []string          // approvals whose waiters to wake after commit
+	budgets sqlstore.Accounts // the budgets' accounts the batch read, as it left them
+	queued  bool              // a delivery was queued or made due
+	revoked bool              // a token was revoked: its sessions end
 }
 
 // Keys under which WaitEvents and DeliveriesQueued wait in the hub: no

@@ -16,28 +16,15 @@ var _ airlock.BudgetStore = (*DB)(nil)
 // uses it writes next add to. A batch reads each account once; its later
 // ops count on from there (sqlstore.Account).
 func (w *wtx) charge(cs []airlock.BudgetCharge) error {
-	if len(cs) == 0 {
-		return nil
+	query := func(_ string, args []any, dest ...any) error {
+		return w.tx.Stmt(w.db.stmts.budgetRead).QueryRow(args...).Scan(dest...) // BudgetQuery, prepared
 	}
-	now := w.now()
-	return airlock.Spends(cs, func(c *airlock.BudgetCharge) (int64, error) {
-		if a, ok := w.budgets[c.Key]; ok {
-			return a.Used, nil
-		}
-		query := func(_ string, args []any, dest ...any) error {
-			return w.tx.Stmt(w.db.stmts.budgetRead).QueryRow(args...).Scan(dest...) // BudgetQuery, prepared
-		}
-		noRows := func(err error) bool { return errors.Is(err, sql.ErrNoRows) }
-		h, used, err := sqlstore.ReadBudget(c, now, dialect{}, query, noRows)
-		if err != nil {
-			return 0, unavailable("read budget", err)
-		}
-		if w.budgets == nil {
-			w.budgets = map[string]sqlstore.Account{}
-		}
-		w.budgets[c.Key] = sqlstore.Account{Head: h, Used: used}
-		return used, nil
-	})
+	noRows := func(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+	err := w.budgets.Charge(cs, w.now(), dialect{}, query, noRows)
+	if err != nil && airlock.AsBudgetSpent(err) == nil {
+		return unavailable("read budget", err)
+	}
+	return err
 }
 
 // spend writes the uses of charges that charge let through, linked to the
@@ -47,20 +34,13 @@ func (w *wtx) spend(cs []airlock.BudgetCharge, sealed []airlock.Event) error {
 	if len(sealed) > 0 {
 		seq = sealed[0].Seq
 	}
-	now := nanos(w.now())
-	for _, c := range cs {
-		if c.Cost == 0 {
-			continue
-		}
-		a := w.budgets[c.Key]
-		a.Spend(c.Cost, now)
-		w.budgets[c.Key] = a
+	return w.budgets.Spend(cs, nanos(w.now()), func(c *airlock.BudgetCharge, a sqlstore.Account) error {
 		w.writes++
 		if _, err := w.tx.Stmt(w.db.stmts.budgetUse).Exec(c.Key, a.Head.Time, a.Head.Total, c.Cost, seq); err != nil {
 			return unavailable("write budget", err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // BudgetUsed returns what each charge's window has used now.

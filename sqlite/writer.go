@@ -144,8 +144,8 @@ type wtx struct {
 	events  []airlock.Event
 	trust   []airlock.TrustRecord
 	notes   []airlock.Notification
-	changed []string                    // approvals whose waiters to wake after commit
-	budgets map[string]sqlstore.Account // the budgets' accounts the batch read, as it left them
+	changed []string          // approvals whose waiters to wake after commit
+	budgets sqlstore.Accounts // the budgets' accounts the batch read, as it left them
 }
 
 // begin starts the batch's transaction and reads the chain's head from the

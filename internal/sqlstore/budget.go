@@ -106,3 +106,49 @@ func (r Reader) BudgetUsed(ctx context.Context, charges []airlock.BudgetCharge, 
 // BudgetPruneBefore is how old a use of a budget other than a grant's
 // must be to be pruned: older than every rolling window.
 const BudgetPruneBefore = airlock.MaxBudgetWindow
+
+// Accounts are the budgets' accounts a write batch has read and written,
+// by key.
+type Accounts map[string]Account
+
+// Charge refuses, before anything is written, charges that would overspend
+// a budget (a *airlock.BudgetSpent): each account is read once per batch
+// with query (ReadBudget), and counted on from there.
+func (as *Accounts) Charge(cs []airlock.BudgetCharge, now time.Time, d Dialect, query func(q string, args []any, dest ...any) error,
+	noRows func(error) bool) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	return airlock.Spends(cs, func(c *airlock.BudgetCharge) (int64, error) {
+		if a, ok := (*as)[c.Key]; ok {
+			return a.Used, nil
+		}
+		h, used, err := ReadBudget(c, now, d, query, noRows)
+		if err != nil {
+			return 0, err
+		}
+		if *as == nil {
+			*as = Accounts{}
+		}
+		(*as)[c.Key] = Account{Head: h, Used: used}
+		return used, nil
+	})
+}
+
+// Spend takes the charges Charge let through at now (Unix nanoseconds),
+// and has write record each use: the charge and its account after it.
+func (as Accounts) Spend(cs []airlock.BudgetCharge, now int64, write func(c *airlock.BudgetCharge, a Account) error) error {
+	for i := range cs {
+		c := &cs[i]
+		if c.Cost == 0 {
+			continue
+		}
+		a := as[c.Key]
+		a.Spend(c.Cost, now)
+		as[c.Key] = a
+		if err := write(c, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
