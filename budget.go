@@ -125,7 +125,7 @@ func validArgPath(p string) bool {
 func (b *Budget) String() string {
 	per := " per " + b.Per
 	if d, err := time.ParseDuration(b.Per); err == nil {
-		per = " per " + shortDuration(d)
+		per = " per " + FormatDuration(d)
 	}
 	if b.Sum == "" {
 		return strconv.FormatInt(b.Uses, 10) + " uses" + per
@@ -406,8 +406,9 @@ func ParseBudget(s string) (*Budget, error) {
 	return b, nil
 }
 
-// shortDuration writes d without zero units: 10m, 1h30m, 24h.
-func shortDuration(d time.Duration) string {
+// FormatDuration writes d without zero units, as a policy does: 10m,
+// 1h30m, 24h, 90s.
+func FormatDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")

@@ -20,17 +20,8 @@ import (
 // approved by one person, too fast, too rarely, or rejected once, is not;
 // nor is one a live grant covers already.
 func TestPropose(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
-	db.Clock = clock
-	if err := db.Open(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	e := &gate.Enforcer{Gate: grantGate(t, now), Store: db}
+	db, clock, advance := clockedStore(t)
+	e := &gate.Enforcer{Gate: grantGate(t, clock()), Store: db}
 
 	// settle asks for command as agent, each resolved by the next
 	// reviewer after wait.
@@ -116,16 +107,7 @@ func TestPropose(t *testing.T) {
 // proposed for the agent, once per period, in one audited notice; an
 // agent without an owner is listed in the audit event, no one told.
 func TestDigestProposals(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	db := sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
-	db.Clock = clock
-	if err := db.Open(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _, advance := clockedStore(t)
 	p, err := gate.LoadPolicy("policy.yaml", []byte("name: owners\nagents:\n  coder-1: {owner: alice}\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -168,4 +150,20 @@ func TestDigestProposals(t *testing.T) {
 	if told, err := e.DigestProposals(t.Context(), rules, 7*24*time.Hour); err != nil || told != 1 {
 		t.Fatalf("a week later: told %d, %v; want alice again", told, err)
 	}
+}
+
+// clockedStore opens a fresh SQLite store on a clock the test moves, from
+// 2026-11-28 12:00 UTC.
+func clockedStore(t *testing.T) (db *sqlite.DB, clock func() time.Time, advance func(time.Duration)) {
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	clock = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance = func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	db = sqlite.NewDB(filepath.Join(t.TempDir(), "airlock.db"))
+	db.Clock = clock
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, clock, advance
 }

@@ -394,16 +394,7 @@ func quoteJSON(s string) string {
 }
 
 // duration writes a duration as a policy does: 15m, 2h30m, 90s.
-func duration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+func duration(d time.Duration) string { return airlock.FormatDuration(d) }
 
 // writePolicyTable writes the stack's files, then one row per default,
 // floor, classifier and rule of each layer, in the order the file writes
