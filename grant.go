@@ -284,6 +284,9 @@ type Proposal struct {
 	// grant would have let run without a person (the recorded decisions
 	// replayed through the policy with the grant in force).
 	Covered int `json:"covered"`
+	// CoveredSeqs are the audit sequence numbers of some of those asks'
+	// decisions (a few examples).
+	CoveredSeqs []int64 `json:"covered_seqs,omitempty"`
 }
 
 // Evidence is one approval a proposal rests on.

@@ -167,7 +167,7 @@ func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent strin
 		return cmp.Or(cmp.Compare(len(b.Evidence), len(a.Evidence)), cmp.Compare(len(b.Reviewers), len(a.Reviewers)))
 	})
 	for i := range out {
-		if out[i].Covered, err = e.wouldCover(ctx, out[i].Grant, now); err != nil {
+		if out[i].Covered, out[i].CoveredSeqs, err = e.wouldCover(ctx, out[i].Grant, now); err != nil {
 			return nil, err
 		}
 	}
@@ -179,16 +179,24 @@ const coverWindow = 30 * 24 * time.Hour
 
 // wouldCover replays the agent's decisions of the last 30 days through the
 // policy in force with the grant g alone in force, and counts the asks it
-// would have let run.
-func (e *Enforcer) wouldCover(ctx context.Context, g airlock.Grant, now time.Time) (int, error) {
+// would have let run, with the audit sequence numbers of a few.
+func (e *Enforcer) wouldCover(ctx context.Context, g airlock.Grant, now time.Time) (int, []int64, error) {
 	with, err := New(e.Gate.Shell(), e.Gate.Layers()...)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	g.ID, g.GrantedBy, g.Expires = "proposed", "-", now.Add(time.Hour)
 	with.SetGrants([]airlock.Grant{g}, func() time.Time { return now })
 	rep, err := with.BacktestLog(ctx, e.Store.Events, airlock.EventFilter{Agent: g.Agent, Since: now.Add(-coverWindow)})
-	return rep.AsksAvoided, err
+	var seqs []int64
+	for _, c := range rep.Changes {
+		if c.From == airlock.Ask && c.To.Runs() {
+			for _, ex := range c.Examples {
+				seqs = append(seqs, ex.Seq)
+			}
+		}
+	}
+	return rep.AsksAvoided, seqs, err
 }
 
 // FindProposal returns the current proposal of agent, tool and shape (as

@@ -324,7 +324,7 @@ func TestInboxProposals(t *testing.T) {
 		}
 	}
 	p := b.get("/inbox/proposals")
-	p.want(t, http.StatusOK, "agent-1 may run <code>`npm test …`</code> (Bash)", "Approved 2 times by", "would have let 2 asks run without a person",
+	p.want(t, http.StatusOK, "agent-1 may run <code>`npm test …`</code> (Bash)", "Approved 2 times by", "would have let 2 asks run without a person (for example <a href=\"/inbox/audit/",
 		"agent-1 may run <code>`make lint …`</code>", `action="/inbox/proposals/ratify"`)
 	form := url.Values{"agent": {"agent-1"}, "tool": {"Bash"}, "kind": {airlock.PatternCommand}, "command": {"npm test"}}
 	// bob is no reviewer of these requests (root approved them as an
