@@ -513,9 +513,12 @@ func TestInboxBatchApproval(t *testing.T) {
 	p := b.get("/inbox/approvals/" + same[0].ID)
 	p.want(t, http.StatusOK, "2 more identical requests", "Approve all 3", `action="/inbox/batch/approve"`,
 		`name="id" value="`+same[1].ID+`"`, `name="action_hash" value="`+same[2].ActionHash.String()+`"`)
-	if strings.Contains(p.body, other.ID) {
-		t.Error("a request with other arguments is offered in the batch")
+	identical, _, _ := strings.Cut(p.body[strings.Index(p.body, `id="h-batch"`):], `id="h-shape"`)
+	if strings.Contains(identical, other.ID) {
+		t.Error("a request with other arguments is offered in the batch of identical requests")
 	}
+	// It is of the same shape, though (a file under /work): offered there.
+	p.want(t, http.StatusOK, "1 more request of the same shape", `name="id" value="`+other.ID+`"`)
 	if strings.Contains(p.body, own.ID) {
 		t.Error("a request bob may not resolve is offered to him in the batch")
 	}
@@ -960,4 +963,50 @@ func TestInboxDetailShowsWhoWasTold(t *testing.T) {
 	b.signIn(ts.BobSecret)
 	b.get("/inbox/approvals/"+enf.Approval.ID).want(t, http.StatusOK, "Who was told", "approval.requested via <code>ops</code> to bob, alice",
 		`status-pending`)
+}
+
+// TestInboxBatchByShape: a request's page offers the pending requests of
+// the same shape that are not identical — `npm test` with other
+// arguments — each with its summary; one decision approves them, each for
+// its own hash; a request of another shape spoils the batch.
+func TestInboxBatchByShape(t *testing.T) {
+	ts := newTestServer(t)
+	bash := func(command string) airlock.Action {
+		return airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w", Args: airlock.MustArgs(map[string]any{"command": command})}
+	}
+	a, bb, other := queue(t, ts, bash("npm test --shard=1")), queue(t, ts, bash("npm test --watch")), queue(t, ts, bash("make lint"))
+	b := newBrowser(t, ts)
+	b.signIn(ts.BobSecret)
+	admin := newBrowser(t, ts)
+	secret, h := airlock.NewTokenSecret()
+	if _, err := ts.DB.CreateToken(t.Context(), airlock.Token{ID: "root-2", Role: airlock.RoleAdmin, Name: "root"}, h); err != nil {
+		t.Fatal(err)
+	}
+	admin.signIn(secret)
+	p := admin.get("/inbox/approvals/" + a.ID)
+	p.want(t, http.StatusOK, "1 more request of the same shape", "agent-1 running <code>`npm test …`</code> (Bash)",
+		"Bash `npm test --watch`", `name="group" value="shape"`, `name="id" value="`+bb.ID+`"`, "Approve all 2 of this shape")
+	if strings.Contains(p.body, `name="id" value="`+other.ID+`"`) {
+		t.Error("a request of another shape is offered in the batch")
+	}
+	form := func(aps ...airlock.Approval) url.Values {
+		f := url.Values{"group": {"shape"}}
+		for _, ap := range aps {
+			f.Add("id", ap.ID)
+			f.Add("action_hash", ap.ActionHash.String())
+		}
+		return f
+	}
+	admin.post("/inbox/batch/approve", form(a, other)).want(t, http.StatusConflict, "only requests of the same shape")
+	admin.post("/inbox/batch/approve", url.Values{"id": {a.ID, bb.ID}, "action_hash": {a.ActionHash.String(), bb.ActionHash.String()}}).
+		want(t, http.StatusConflict, "only identical requests")
+	admin.post("/inbox/batch/approve", form(a, bb)).want(t, http.StatusOK, "2 of 2 approved")
+	for _, ap := range []airlock.Approval{a, bb} {
+		if got := status(t, ts, ap.ID); got.Status != airlock.StatusApproved || got.ResolvedBy != "root" {
+			t.Errorf("after the batch: %s by %q", got.Status, got.ResolvedBy)
+		}
+	}
+	if got := status(t, ts, other.ID); got.Status != airlock.StatusPending {
+		t.Errorf("the other shape's request is %s", got.Status)
+	}
 }

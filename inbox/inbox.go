@@ -656,6 +656,12 @@ type DetailPage struct {
 	// Identical are the other pending requests with the same low-risk
 	// effect, which may be approved together with this one.
 	Identical []airlock.Approval
+	// SameShape are the other pending requests of the same shape (agent,
+	// tool, a command's program and subcommand, a directory) that are not
+	// identical, which may be approved together with this one; Shape says
+	// what the shape is.
+	SameShape []airlock.Approval
+	Shape     string
 	// After is the audit log's head when the page was read.
 	After int64
 	// OOB is set when the page is the decision region re-fetched live:
@@ -786,6 +792,9 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	}
 	if p.Pending() && p.CannotResolve == "" {
 		if p.Identical, err = in.identical(ctx, &ap, rev); err != nil {
+			return nil, err
+		}
+		if p.SameShape, p.Shape, err = in.sameShape(ctx, &ap, rev, p.Identical); err != nil {
 			return nil, err
 		}
 	}

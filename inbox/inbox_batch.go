@@ -2,8 +2,10 @@ package inbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -84,6 +86,53 @@ func (in *inbox) identical(ctx context.Context, ap *airlock.Approval, rev airloc
 	return out, nil
 }
 
+// sameShape returns the other pending requests of ap's shape (Gate.Shape:
+// its agent, tool, a command's program and subcommand, a directory) that
+// the reviewer may approve with it and that are not among identical,
+// oldest first, at most maxBatch-1, and the shape in words; none unless
+// ap is batchable.
+func (in *inbox) sameShape(ctx context.Context, ap *airlock.Approval, rev airlock.Reviewer, identical []airlock.Approval) ([]airlock.Approval, string, error) {
+	if !ap.Batchable() {
+		return nil, "", nil
+	}
+	gs, err := in.host.Gate().GroupPending(ctx, in.host.Store(), ap.Agent, maxGrouped)
+	if err != nil {
+		return nil, "", err
+	}
+	now := time.Now()
+	for _, g := range gs.Groups {
+		if !g.Batchable || !slices.ContainsFunc(g.Approvals, func(o airlock.Approval) bool { return o.ID == ap.ID }) {
+			continue
+		}
+		var out []airlock.Approval
+		for i := range g.Approvals {
+			o := &g.Approvals[i]
+			same := slices.ContainsFunc(identical, func(x airlock.Approval) bool { return x.ID == o.ID })
+			if problem, _ := mayBatch(o, rev, now); o.ID != ap.ID && !same && problem == "" && len(out) < maxBatch-1 {
+				out = append(out, *o)
+			}
+		}
+		return out, g.Shape.String(), nil
+	}
+	return nil, "", nil
+}
+
+// maxGrouped bounds the pending requests one grouping reads.
+const maxGrouped = 5000
+
+// shapeKeys returns the batch key of each request: its agent, tool and
+// shape (Gate.Shape), "" for one whose shape cannot be read.
+func (in *inbox) shapeKeys(ctx context.Context, aps []airlock.Approval) []string {
+	keys := make([]string, len(aps))
+	for i := range aps {
+		if shape, err := in.host.Gate().Shape(ctx, &aps[i]); err == nil {
+			b, _ := json.Marshal(shape)
+			keys[i] = aps[i].Agent + "\x00" + aps[i].Tool + "\x00" + string(b)
+		}
+	}
+	return keys
+}
+
 // BatchPage reports a batch approval, request by request.
 type BatchPage struct {
 	Base
@@ -143,7 +192,14 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 		aps[i], shown[i] = ap, h
 	}
 	t := principalFrom(ctx)
-	if problem, code, refused := batchProblem(aps, shown, t.Reviewer(), time.Now()); problem != "" {
+	same := func(i int) bool { return effectOf(&aps[i]) == effectOf(&aps[0]) }
+	what := "only identical requests go in a batch"
+	if r.PostForm.Get("group") == "shape" {
+		keys := in.shapeKeys(ctx, aps)
+		same = func(i int) bool { return keys[i] != "" && keys[i] == keys[0] }
+		what = "only requests of the same shape go in this batch"
+	}
+	if problem, code, refused := batchProblem(aps, shown, same, what, t.Reviewer(), time.Now()); problem != "" {
 		if refused != nil {
 			in.host.RefuseApproval(ctx, t, refused, code, problem)
 		}
@@ -190,12 +246,11 @@ func (in *inbox) batchApprove(w http.ResponseWriter, r *http.Request) {
 // batchProblem says why the reviewer may not approve the requests
 // together, "" when they may: each must still hold the action shown, be
 // the reviewer's to resolve, pending before its deadline, batchable, and
-// identical to the first. The refusals that are audited, as the single
+// the same as the first (same(i): identical, or of the same shape). The refusals that are audited, as the single
 // form's are (another action than shown, not the reviewer's), come with
 // their code and the request.
-func batchProblem(aps []airlock.Approval, shown []airlock.Hash, rev airlock.Reviewer, now time.Time) (problem, code string, refused *airlock.Approval) {
+func batchProblem(aps []airlock.Approval, shown []airlock.Hash, same func(i int) bool, what string, rev airlock.Reviewer, now time.Time) (problem, code string, refused *airlock.Approval) {
 	seen := map[string]bool{}
-	key := effectOf(&aps[0])
 	for i := range aps {
 		ap := &aps[i]
 		if seen[ap.ID] {
@@ -212,8 +267,8 @@ func batchProblem(aps []airlock.Approval, shown []airlock.Hash, rev airlock.Revi
 		if problem != "" {
 			return problem, "", nil
 		}
-		if effectOf(ap) != key {
-			return fmt.Sprintf("Request %s would do something else than request %s: only identical requests go in a batch.", ap.ID, aps[0].ID), "", nil
+		if !same(i) {
+			return fmt.Sprintf("Request %s would do something else than request %s: %s.", ap.ID, aps[0].ID, what), "", nil
 		}
 		seen[ap.ID] = true
 	}
