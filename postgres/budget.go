@@ -35,10 +35,32 @@ func (w *wtx) spend(cs []airlock.BudgetCharge, sealed []airlock.Event) {
 	}
 	w.budgets.Spend(cs, nanos(w.now()), func(c *airlock.BudgetCharge, a sqlstore.Account) error {
 		w.writes++
-		w.later(`INSERT INTO budget_uses (key, time, total, cost, event_seq) VALUES ($1, $2, $3, $4, $5)`,
-			c.Key, a.Head.Time, a.Head.Total, c.Cost, seq)
+		w.uses = append(w.uses, budgetUse{key: c.Key, time: a.Head.Time, total: a.Head.Total, cost: c.Cost, seq: seq})
 		return nil
 	})
+}
+
+// budgetUse is a use a batch writes with its commit, in one statement
+// with the batch's others (insertUses): the batch reads each account once
+// and counts on from what it wrote, so no statement of it reads them
+// before.
+type budgetUse struct {
+	key                    string
+	time, total, cost, seq int64
+}
+
+// insertUses writes a batch's budget uses, each column an array.
+const insertUses = `INSERT INTO budget_uses (key, time, total, cost, event_seq)
+	SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[])`
+
+// usesArgs returns insertUses' arguments for the batch's uses.
+func (w *wtx) usesArgs() []any {
+	n := len(w.uses)
+	key, at, total, cost, seq := make([]string, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, u := range w.uses {
+		key[i], at[i], total[i], cost[i], seq[i] = u.key, u.time, u.total, u.cost, u.seq
+	}
+	return []any{key, at, total, cost, seq}
 }
 
 // BudgetUsed returns what each charge's window has used now.

@@ -160,6 +160,7 @@ type wtx struct {
 	trust   []airlock.TrustRecord
 	notes   []airlock.Notification
 	changed []string          // approvals whose waiters to wake after commit
+	uses    []budgetUse       // the batch's budget uses, written with its commit
 	budgets sqlstore.Accounts // the budgets' accounts the batch read, as it left them
 	queued  bool              // a delivery was queued or made due
 	revoked bool              // a token was revoked: its sessions end
@@ -458,6 +459,9 @@ func (w *wtx) commit() error {
 	}
 	if len(w.notes) > 0 {
 		w.later(insertDeliveries, w.deliveryArgs()...)
+	}
+	if len(w.uses) > 0 {
+		w.later(insertUses, w.usesArgs()...)
 	}
 	for _, p := range w.notices() {
 		w.later(notify, w.db.channel, p)
