@@ -12,10 +12,15 @@ import (
 // account. It fails when the budget cannot measure the action (its amount
 // is missing, not a plain decimal, or in another currency).
 func ruleCharge(x *activation, r *rule) (airlock.BudgetCharge, error) {
-	c := airlock.BudgetCharge{Key: "rule:" + r.ref.Policy + "/" + r.id + "@" + x.a.Agent, Budget: *r.budget}
+	c := airlock.BudgetCharge{Key: ruleBudgetKey(r, x.a.Agent), Budget: *r.budget}
 	var err error
 	c.Cost, err = r.budget.Cost(x.argsMap())
 	return c, err
+}
+
+// ruleBudgetKey is the key of agent's account of rule r's budget.
+func ruleBudgetKey(r *rule, agent string) string {
+	return "rule:" + r.ref.Policy + "/" + r.id + "@" + agent
 }
 
 // grantCharge is what the action x decides takes from grant gr's budget.

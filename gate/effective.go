@@ -168,6 +168,10 @@ type EffectiveRule struct {
 	Reviewers  []string        `json:"reviewers,omitempty"`
 	Notify     []string        `json:"notify,omitempty"`
 	Timeout    time.Duration   `json:"timeout,omitempty"`
+	// Budget is the rule's budget, nil for none: for one agent, as its
+	// account of it (its key names the agent; what it has used is the
+	// reader's to fill, Store.BudgetUsed); in a stack's listing, keyless.
+	Budget *airlock.BudgetCharge `json:"budget,omitempty"`
 }
 
 // Reach is how far a rule that loosens reaches for one kind of action it
@@ -405,7 +409,11 @@ func (s stack) effectiveRules(sh catalog.ShellAnalyser, p *Policy, rules []*rule
 			*excluded++
 			continue
 		}
-		out = append(out, s.effectiveRule(sh, p, r))
+		er := s.effectiveRule(sh, p, r)
+		if er.Budget != nil {
+			er.Budget.Key = ruleBudgetKey(r, agent)
+		}
+		out = append(out, er)
 	}
 	return out
 }
@@ -433,6 +441,9 @@ func (s stack) effectiveRule(sh catalog.ShellAnalyser, p *Policy, r *rule) Effec
 	}
 	for _, x := range er.Reach {
 		er.Ceiling = max(er.Ceiling, x.Tier)
+	}
+	if r.budget != nil {
+		er.Budget = &airlock.BudgetCharge{Budget: *r.budget} // each agent's account: effectiveRules names it
 	}
 	return er
 }
@@ -614,6 +625,9 @@ func explainRules(b *strings.Builder, rules []EffectiveRule) {
 		}
 		if r.Timeout > 0 {
 			fmt.Fprintf(b, " · deadline %s", r.Timeout)
+		}
+		if r.Budget != nil {
+			fmt.Fprintf(b, " · budget %s", r.Budget.Budget.String())
 		}
 		fmt.Fprintf(b, " (%s)\n", r.At)
 		if r.Conditional() {

@@ -381,3 +381,21 @@ func TestInboxGrants(t *testing.T) {
 	}
 	b.post("/inbox/grants/g-make/revoke", nil).want(t, http.StatusConflict, "already revoked")
 }
+
+// TestInboxAgentRuleBudgets: an agent's page shows each rule's budget as
+// the agent's account of it, with what is left now.
+func TestInboxAgentRuleBudgets(t *testing.T) {
+	ts, b, _ := agentsServer(t)
+	p, err := gate.LoadPolicy("budgets.yaml", []byte("name: budgets\nrules:\n  - {id: tests, tool: Bash, command: \"npm test*\", outcome: auto, budget: {uses: 5, per: hour}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Server.Enforcer.Gate.Replace(p); err != nil {
+		t.Fatal(err)
+	}
+	if enf := ts.Agent.Enforce(t.Context(), airlock.Action{Agent: "agent-1", Tool: "Bash", Cwd: "/w",
+		Args: airlock.MustArgs(map[string]any{"command": "npm test"})}); !enf.Allowed {
+		t.Fatalf("npm test under a budget of 5: %s", enf.Message)
+	}
+	b.get("/inbox/agents/agent-1").want(t, http.StatusOK, "<dt>Budget</dt>", "budget rule:budgets/tests@agent-1 (5 uses per hour): 4 uses left")
+}

@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -438,7 +439,36 @@ func (in *inbox) agent(w http.ResponseWriter, r *http.Request) {
 	if sig, err := gate.ReviewSignals(r.Context(), in.host.Store(), since, name); err == nil {
 		p.Signals = &sig
 	}
+	in.readBudgets(r.Context(), &p.Policy)
 	in.render(w, http.StatusOK, "agent", p)
+}
+
+// readBudgets fills in what the agent's accounts of the rules' budgets
+// have used now; left unread when the store cannot say.
+func (in *inbox) readBudgets(ctx context.Context, ep *gate.EffectivePolicy) {
+	var charges []*airlock.BudgetCharge
+	for i := range ep.Layers {
+		for j := range ep.Layers[i].Rules {
+			if b := ep.Layers[i].Rules[j].Budget; b != nil {
+				charges = append(charges, b)
+			}
+		}
+	}
+	if len(charges) == 0 {
+		return
+	}
+	list := make([]airlock.BudgetCharge, len(charges))
+	for i, c := range charges {
+		list[i] = *c
+	}
+	used, err := in.host.Store().BudgetUsed(ctx, list)
+	if err != nil {
+		return
+	}
+	now := time.Now()
+	for i, c := range charges {
+		c.Used, c.Read = used[i], now
+	}
 }
 
 // agentURL is an agent's page over period, "" for all time.

@@ -297,6 +297,13 @@ func writeLayerYAML(w *yamlWriter, l airlockhttp.PolicyLayer) {
 		if r.NeedsHuman {
 			w.line(in+2, "needs_human: true", "")
 		}
+		if b := r.Budget; b != nil {
+			note := "each agent's own account"
+			if b.Key != "" {
+				note = "the agent's account: " + b.Key
+			}
+			w.line(in+2, "budget: "+budgetYAML(&b.Budget), note)
+		}
 	}
 	if l.Tests > 0 {
 		w.line(in, fmt.Sprintf("# and %d test(s): airlock policy test runs them", l.Tests), "")
@@ -391,6 +398,19 @@ func quoteJSON(s string) string {
 	}
 	b.WriteByte('"')
 	return visible.Escaped(b.String())
+}
+
+// budgetYAML writes a rule's budget as a policy does: {uses: 20, per:
+// hour}, {sum: amount, max: 500, currency: USD, per: day}.
+func budgetYAML(b *airlock.Budget) string {
+	if b.Sum == "" {
+		return fmt.Sprintf("{uses: %d, per: %s}", b.Uses, b.Per)
+	}
+	cur := ""
+	if b.Currency != "" {
+		cur = ", currency: " + b.Currency
+	}
+	return fmt.Sprintf("{sum: %s, max: %s%s, per: %s}", b.Sum, b.Max, cur, b.Per)
 }
 
 // duration writes a duration as a policy does: 15m, 2h30m, 90s.
