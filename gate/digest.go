@@ -13,8 +13,9 @@ import (
 // which standing grants the record proposes for the agent (Propose under
 // rules): one notice per owner, queued with an audit event
 // (grant.proposal_digest) that says whom it told of what. It does nothing
-// when the last digest in the log is more recent than every. It returns
-// how many owners it told.
+// when the last digest in the log is more recent than every, and sends one
+// per period however many replicas try at once. It returns how many
+// owners it told.
 func (e *Enforcer) DigestProposals(ctx context.Context, rules ProposalRules, every time.Duration) (int, error) {
 	now, err := e.Store.Now(ctx)
 	if err != nil {
@@ -43,7 +44,12 @@ func (e *Enforcer) DigestProposals(ctx context.Context, rules ProposalRules, eve
 		digest.Agents[i].Proposals = append(digest.Agents[i].Proposals, fmt.Sprintf("%s (%s) up to %s: approved %d times, would have run %d asks in 30 days",
 			p.Grant.Pattern.String(), p.Grant.Tool, p.Grant.MaxTier, len(p.Evidence), p.Covered))
 	}
-	rec := airlock.Record{Events: []airlock.Event{airlock.NewEvent(airlock.EventProposalDigest, nil, fmt.Sprint(len(ps), " proposed"), "", &digest)}}
+	rec := airlock.Record{Events: []airlock.Event{airlock.NewEvent(airlock.EventProposalDigest, nil, fmt.Sprint(len(ps), " proposed"), "", &digest)},
+		// One digest per period, whichever replica sends it: the period's
+		// account takes one use, so a second digest racing for it is
+		// refused and nothing of it written.
+		Charges: []airlock.BudgetCharge{{Key: fmt.Sprintf("digest:%d", now.UnixNano()/int64(every)),
+			Budget: airlock.Budget{Uses: 1, Per: airlock.BudgetPerGrant}, Cost: 1}}}
 	told := 0
 	for _, a := range digest.Agents {
 		if a.Owner == "" {
@@ -56,7 +62,9 @@ func (e *Enforcer) DigestProposals(ctx context.Context, rules ProposalRules, eve
 				len(a.Proposals), plural(len(a.Proposals)), a.Agent, strings.Join(a.Proposals, "; ")),
 		})
 	}
-	if _, err := e.Store.Append(ctx, rec); err != nil {
+	if _, err := e.Store.Append(ctx, rec); airlock.AsBudgetSpent(err) != nil {
+		return 0, nil // another replica sent this period's digest
+	} else if err != nil {
 		return 0, err
 	}
 	return told, nil
