@@ -49,6 +49,12 @@ const maxProposalRequests = 50_000
 // faster than its request could be read (Approval.RubberStamped) is no
 // evidence. The strongest come first.
 func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent string) ([]airlock.Proposal, error) {
+	return e.proposals(ctx, rules, agent, true)
+}
+
+// proposals is Propose; cover says whether to replay what each proposal
+// would have covered (a back-test per proposal: FindProposal needs none).
+func (e *Enforcer) proposals(ctx context.Context, rules ProposalRules, agent string, cover bool) ([]airlock.Proposal, error) {
 	rules = rules.withDefaults()
 	now, err := e.Store.Now(ctx)
 	if err != nil {
@@ -167,6 +173,9 @@ func (e *Enforcer) Propose(ctx context.Context, rules ProposalRules, agent strin
 		return cmp.Or(cmp.Compare(len(b.Evidence), len(a.Evidence)), cmp.Compare(len(b.Reviewers), len(a.Reviewers)))
 	})
 	for i := range out {
+		if !cover {
+			break // the proposal is looked up, not shown
+		}
 		if out[i].Covered, out[i].CoveredSeqs, err = e.wouldCover(ctx, out[i].Grant, now); err != nil {
 			return nil, err
 		}
@@ -204,7 +213,7 @@ func (e *Enforcer) wouldCover(ctx context.Context, g airlock.Grant, now time.Tim
 // person who may resolve that request may ratify or dismiss it. Errors:
 // ENOTFOUND (no such proposal now), EUNAVAILABLE.
 func (e *Enforcer) FindProposal(ctx context.Context, rules ProposalRules, agent, tool string, shape airlock.GrantPattern) (airlock.Proposal, airlock.Approval, error) {
-	ps, err := e.Propose(ctx, rules, agent)
+	ps, err := e.proposals(ctx, rules, agent, false)
 	if err != nil {
 		return airlock.Proposal{}, airlock.Approval{}, err
 	}

@@ -95,30 +95,39 @@ func (in *inbox) sameShape(ctx context.Context, ap *airlock.Approval, rev airloc
 	if !ap.Batchable() {
 		return nil, "", nil
 	}
-	gs, err := in.host.Gate().GroupPending(ctx, in.host.Store(), ap.Agent, maxGrouped)
+	shape, err := in.host.Gate().Shape(ctx, ap)
+	if err != nil {
+		return nil, "", nil
+	}
+	page, err := in.host.Store().FindApprovals(ctx, airlock.ApprovalFilter{
+		Status: []airlock.ApprovalStatus{airlock.StatusPending}, Agent: ap.Agent, Tool: ap.Tool, Oldest: true, Limit: airlock.MaxPageSize,
+	})
 	if err != nil {
 		return nil, "", err
 	}
+	key := shapeKey(ap.Agent, ap.Tool, shape)
 	now := time.Now()
-	for _, g := range gs.Groups {
-		if !g.Batchable || !slices.ContainsFunc(g.Approvals, func(o airlock.Approval) bool { return o.ID == ap.ID }) {
+	var out []airlock.Approval
+	for i := range page.Approvals {
+		o := &page.Approvals[i]
+		if o.ID == ap.ID || len(out) == maxBatch-1 || slices.ContainsFunc(identical, func(x airlock.Approval) bool { return x.ID == o.ID }) {
 			continue
 		}
-		var out []airlock.Approval
-		for i := range g.Approvals {
-			o := &g.Approvals[i]
-			same := slices.ContainsFunc(identical, func(x airlock.Approval) bool { return x.ID == o.ID })
-			if problem, _ := mayBatch(o, rev, now); o.ID != ap.ID && !same && problem == "" && len(out) < maxBatch-1 {
-				out = append(out, *o)
-			}
+		if problem, _ := mayBatch(o, rev, now); problem != "" {
+			continue
 		}
-		return out, g.Shape.String(), nil
+		if s, err := in.host.Gate().Shape(ctx, o); err == nil && shapeKey(o.Agent, o.Tool, s) == key {
+			out = append(out, *o)
+		}
 	}
-	return nil, "", nil
+	return out, shape.String(), nil
 }
 
-// maxGrouped bounds the pending requests one grouping reads.
-const maxGrouped = 5000
+// shapeKey is a batch key: an agent, a tool and a shape.
+func shapeKey(agent, tool string, shape airlock.GrantPattern) string {
+	b, _ := json.Marshal(shape)
+	return agent + "\x00" + tool + "\x00" + string(b)
+}
 
 // shapeKeys returns the batch key of each request: its agent, tool and
 // shape (Gate.Shape), "" for one whose shape cannot be read.
@@ -126,8 +135,7 @@ func (in *inbox) shapeKeys(ctx context.Context, aps []airlock.Approval) []string
 	keys := make([]string, len(aps))
 	for i := range aps {
 		if shape, err := in.host.Gate().Shape(ctx, &aps[i]); err == nil {
-			b, _ := json.Marshal(shape)
-			keys[i] = aps[i].Agent + "\x00" + aps[i].Tool + "\x00" + string(b)
+			keys[i] = shapeKey(aps[i].Agent, aps[i].Tool, shape)
 		}
 	}
 	return keys

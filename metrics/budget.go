@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -19,19 +20,26 @@ type budgets struct {
 	store     airlock.BudgetStore
 	remaining *prometheus.Desc
 
-	mu    sync.Mutex
-	seen  map[string]airlock.BudgetCharge // by key; Cost unused
-	order []string                        // keys, least recently seen first
+	mu   sync.Mutex
+	seen map[string]seenBudget // by key
+	tick uint64                // counts the charges seen, to age them
+}
+
+// seenBudget is a budget followed, and when it was last charged.
+type seenBudget struct {
+	budget airlock.Budget
+	last   uint64
 }
 
 func newBudgets(store airlock.BudgetStore) *budgets {
-	return &budgets{store: store, seen: map[string]airlock.BudgetCharge{},
+	return &budgets{store: store, seen: map[string]seenBudget{},
 		remaining: prometheus.NewDesc("airlock_budget_remaining",
 			"What a budget has left in its window (uses, or the amount in its currency), for the budgets decisions took from (or found spent) since the server started (the 1000 most recent).",
 			[]string{"budget", "per", "unit"}, nil)}
 }
 
-// saw notes the budgets of charges.
+// saw notes the budgets of charges: a map write each, on an append's path;
+// past maxBudgets followed, the least recently charged is forgotten.
 func (b *budgets) saw(charges []airlock.BudgetCharge) {
 	if len(charges) == 0 {
 		return
@@ -39,19 +47,17 @@ func (b *budgets) saw(charges []airlock.BudgetCharge) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, c := range charges {
-		if _, ok := b.seen[c.Key]; ok {
-			for i, k := range b.order {
-				if k == c.Key {
-					b.order = append(b.order[:i], b.order[i+1:]...)
-					break
-				}
+		b.tick++
+		b.seen[c.Key] = seenBudget{budget: c.Budget, last: b.tick}
+	}
+	for len(b.seen) > maxBudgets {
+		oldest, at := "", uint64(math.MaxUint64)
+		for k, s := range b.seen {
+			if s.last < at {
+				oldest, at = k, s.last
 			}
-		} else if len(b.order) == maxBudgets {
-			delete(b.seen, b.order[0])
-			b.order = b.order[1:]
 		}
-		b.seen[c.Key] = airlock.BudgetCharge{Key: c.Key, Budget: c.Budget}
-		b.order = append(b.order, c.Key)
+		delete(b.seen, oldest)
 	}
 }
 
@@ -59,9 +65,9 @@ func (b *budgets) Describe(ch chan<- *prometheus.Desc) { ch <- b.remaining }
 
 func (b *budgets) Collect(ch chan<- prometheus.Metric) {
 	b.mu.Lock()
-	charges := make([]airlock.BudgetCharge, 0, len(b.order))
-	for _, k := range b.order {
-		charges = append(charges, b.seen[k])
+	charges := make([]airlock.BudgetCharge, 0, len(b.seen))
+	for k, s := range b.seen {
+		charges = append(charges, airlock.BudgetCharge{Key: k, Budget: s.budget})
 	}
 	b.mu.Unlock()
 	if len(charges) == 0 {
