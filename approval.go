@@ -3,6 +3,7 @@ package airlock
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,6 +120,18 @@ type Approval struct {
 	// be run now by an executor that holds the tool (the MCP gateway),
 	// instead of when the agent retries it. Either way it runs once.
 	RunNow bool `json:"run_now,omitempty"`
+
+	// Review is what the request needs before it settles beyond one
+	// person's answer: a quorum, escalation, a passkey (the rule's).
+	Review Review `json:"review,omitzero"`
+	// Votes are the people's answers so far, in order: each is its own
+	// event, and the request settles when its review is met.
+	Votes []Vote `json:"votes,omitempty"`
+	// Escalated is how many of Review.Escalate's steps were taken.
+	Escalated int `json:"escalated,omitempty"`
+	// Edit is a reviewer's edit of the action's arguments: once approved,
+	// the edited action is what runs (Runs), never the original.
+	Edit *Edit `json:"edit,omitempty"`
 }
 
 // ApprovalDetail explains to a reviewer why the request exists.
@@ -164,12 +177,48 @@ func (ap *Approval) Validate() error {
 type Reviewer struct {
 	Name  string `json:"name"`
 	Admin bool   `json:"admin,omitempty"`
+	// Groups are the groups the person's sign-in says they are in (an
+	// OpenID Connect groups claim): a rule's "group:NAME" reviewer names
+	// them all.
+	Groups []string `json:"groups,omitempty"`
+}
+
+// namedIn reports whether the reviewer entries name r: by name, or by a
+// "group:" entry of one of r's groups.
+func (r Reviewer) namedIn(entries []string) bool {
+	for _, e := range entries {
+		if g, ok := strings.CutPrefix(e, ReviewerGroupPrefix); ok {
+			if slices.Contains(r.Groups, g) {
+				return true
+			}
+		} else if e == r.Name {
+			return true
+		}
+	}
+	return false
 }
 
 // Authorize reports whether r may resolve the request: a reviewer named by
 // the rule, the agent's owner or an admin — but never the requesting agent,
 // and never the person the action was requested for.
 func (ap *Approval) Authorize(r Reviewer) error {
+	if err := ap.authorize(r, ap.Reviewers); err != nil {
+		return err
+	}
+	if e := ap.Edit; e != nil && e.Decision.needsPerson() && !r.Admin && !(r.Name == ap.Owner && ap.Owner != "") &&
+		!r.namedIn(e.Decision.Reviewers) {
+		who := strings.Join(e.Decision.Reviewers, ", ")
+		if who == "" {
+			who = "the agent's owner or an admin"
+		}
+		return Errorf(EUNAUTHORIZED, "%s may not approve the edited action of approval %s: it is decided %s (%s), which only %s may approve",
+			r.Name, ap.ID, e.Decision.Outcome, e.Decision.Tier, who)
+	}
+	return nil
+}
+
+// authorize is Authorize against one list of reviewers.
+func (ap *Approval) authorize(r Reviewer, reviewers []string) error {
 	switch {
 	case r.Name == "":
 		return Errorf(EUNAUTHORIZED, "an anonymous reviewer cannot resolve approval %s", ap.ID)
@@ -177,10 +226,10 @@ func (ap *Approval) Authorize(r Reviewer) error {
 		return Errorf(EUNAUTHORIZED, "agent %s cannot resolve its own approval request %s", r.Name, ap.ID)
 	case ap.RequestedBy != "" && r.Name == ap.RequestedBy:
 		return Errorf(EUNAUTHORIZED, "%s requested this action and cannot approve it themselves (approval %s)", r.Name, ap.ID)
-	case r.Admin, r.Name == ap.Owner && ap.Owner != "", slices.Contains(ap.Reviewers, r.Name):
+	case r.Admin, r.Name == ap.Owner && ap.Owner != "", r.namedIn(reviewers):
 		return nil
 	}
-	who := append([]string(nil), ap.Reviewers...)
+	who := append([]string(nil), reviewers...)
 	if ap.Owner != "" {
 		who = append(who, ap.Owner+" (owner)")
 	}
@@ -204,6 +253,11 @@ type Resolution struct {
 	// RunNow asks, with an approval of a proposal, that an executor run the
 	// action now (Approval.RunNow).
 	RunNow bool `json:"run_now,omitempty"`
+	// Edit, with an approval, is the reviewer's edit of the action's
+	// arguments (NewEdit), decided again by the gate: the reviewer
+	// approves the edited action, and ActionHash still echoes the action
+	// the reviewer was shown.
+	Edit *Edit `json:"edit,omitempty"`
 }
 
 // maxReason bounds a reason so that one field cannot bloat the log.
@@ -241,9 +295,13 @@ func (r *Resolution) Check(ap *Approval, now time.Time) error {
 	if ap.NeedsHuman && r.Status == StatusApproved && r.Surface == SurfaceSystem {
 		return Errorf(EUNAUTHORIZED, "approval %s is needs-human: only a person can approve it, not the system", ap.ID)
 	}
-	if r.ActionHash != ap.ActionHash {
+	if _, h := ap.Runs(); r.ActionHash != h {
+		if ap.Edit != nil && r.ActionHash == ap.ActionHash {
+			return Errorf(CodeHashMismatch, "approval %s was edited by %s: what runs now is action sha256:%s, not the original sha256:%s; reload it and review the edit",
+				ap.ID, ap.Edit.By, h, r.ActionHash)
+		}
 		return Errorf(CodeHashMismatch, "approval %s is for action sha256:%s, not sha256:%s: reload it and review what it now holds",
-			ap.ID, ap.ActionHash, r.ActionHash)
+			ap.ID, h, r.ActionHash)
 	}
 	if ap.Status != StatusPending {
 		return ap.settled()
@@ -256,12 +314,65 @@ func (r *Resolution) Check(ap *Approval, now time.Time) error {
 		return Errorf(EINVALID, "run now goes with an approval, not a rejection")
 	case r.RunNow && ap.Outcome == Ask:
 		return Errorf(EINVALID, "approval %s is an ask: the agent waiting on it runs it once approved; run now is for a proposal", ap.ID)
+	case r.Edit != nil:
+		if err := r.checkEdit(ap); err != nil {
+			return err
+		}
+	}
+	if v := ap.voted(r.Reviewer.Name); v != nil && (r.Edit == nil || v.Status == StatusRejected) {
+		return Errorf(ECONFLICT, "%s already %s approval %s at %s: %s", r.Reviewer.Name, v.Status, ap.ID,
+			v.At.UTC().Format(time.RFC3339), ap.standing())
 	}
 	return nil
 }
 
+// checkEdit checks an edit that comes with a resolution: an approval of an
+// ask, by a person the edited action's decision lets approve it, of an
+// action the policy does not refuse.
+func (r *Resolution) checkEdit(ap *Approval) error {
+	e := r.Edit
+	switch {
+	case r.Status != StatusApproved:
+		return Errorf(EINVALID, "an edit goes with an approval: reject the request instead of editing it")
+	case ap.Outcome != Ask:
+		return Errorf(EINVALID, "approval %s is a proposal (%s): its agent is not waiting to receive an edit; reject it, or approve it as it is",
+			ap.ID, ap.Detail.AutonomyClass)
+	case r.Surface == SurfaceSystem:
+		return Errorf(EUNAUTHORIZED, "only a person edits an action")
+	case e.ActionHash.IsZero() || e.Decision.Outcome == 0:
+		return Errorf(EINVALID, "the edit of approval %s was not decided by the gate", ap.ID)
+	case e.Decision.Outcome == Deny || e.Decision.Outcome == Shadow:
+		return Errorf(EUNAUTHORIZED, "the edited action is %s by %s: an edit cannot turn a request into what the policy refuses",
+			map[Outcome]string{Deny: "denied", Shadow: "shadowed"}[e.Decision.Outcome], cmpOr(e.Decision.Rule, "the policy"))
+	}
+	next := *ap
+	next.Edit = e
+	return next.Authorize(r.Reviewer)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// standing says where a pending request's review stands: who approved,
+// and how many more it needs.
+func (ap *Approval) standing() string {
+	who := ap.Approvers()
+	if len(who) == 0 {
+		return fmt.Sprintf("it needs %d approval(s) from other reviewers", ap.Needed())
+	}
+	return fmt.Sprintf("approved by %s; it needs %d more from other reviewers", strings.Join(who, ", "), ap.Remaining())
+}
+
 // settled is the conflict returned when a request was already resolved.
 func (ap *Approval) settled() error {
+	if who := ap.Approvers(); ap.Status == StatusApproved && len(who) > 1 {
+		return Errorf(ECONFLICT, "approval %s was already approved by %s (the last at %s)", ap.ID, strings.Join(who, ", "),
+			ap.ResolvedAt.Format(time.RFC3339))
+	}
 	if ap.ResolvedBy != "" {
 		return Errorf(ECONFLICT, "approval %s was already %s by %s at %s", ap.ID, ap.Status, ap.ResolvedBy,
 			ap.ResolvedAt.Format(time.RFC3339))
@@ -280,10 +391,39 @@ func (ap *Approval) apply(status ApprovalStatus, by string, reason string, s Sur
 
 // Resolve applies a resolution checked with Check and returns what the
 // store must append in the same transaction.
+// A person's answer is a vote: the request settles with the vote that
+// meets its review (the N-th approval, or the rejection that rejects),
+// and the votes before it are each an EventApprovalVoted. An edit replaces
+// the action that runs: the approvals of the action before it no longer
+// count.
 func (ap *Approval) Resolve(r *Resolution, now time.Time) Record {
+	if r.Edit != nil {
+		e := *r.Edit
+		e.By, e.At = r.Reviewer.Name, now
+		ap.Edit = &e
+	}
+	_, h := ap.Runs()
+	ap.Votes = append(ap.Votes, Vote{By: r.Reviewer.Name, Status: r.Status, ActionHash: h, At: now, Surface: r.Surface,
+		Reason: r.Reason, Admin: r.Reviewer.Admin})
+	if r.Status == StatusApproved && len(ap.Approvers()) < ap.Needed() ||
+		r.Status == StatusRejected && len(ap.Rejecters()) < ap.RejectionsNeeded() {
+		return ap.vote(r, h)
+	}
 	ap.apply(r.Status, r.Reviewer.Name, r.Reason, r.Surface, now)
 	ap.RunNow = r.RunNow && r.Status == StatusApproved
 	return ap.changed(EventApprovalResolved, r.Reviewer.Admin)
+}
+
+// vote is the record of a vote that leaves the request pending.
+func (ap *Approval) vote(r *Resolution, h Hash) Record {
+	p := ApprovalVote{
+		ID: ap.ID, Status: r.Status, ActionHash: h, By: r.Reviewer.Name, Admin: r.Reviewer.Admin, Reason: r.Reason,
+		Surface: r.Surface, Approvals: len(ap.Approvers()), Needed: ap.Needed(), Rejections: len(ap.Rejecters()),
+	}
+	if r.Edit != nil {
+		p.Edit = ap.editRecord()
+	}
+	return Record{Events: []Event{NewEvent(EventApprovalVoted, &ap.Action, string(r.Status), ap.ID, p)}}
 }
 
 // Expire marks a pending request whose deadline passed as expired and
@@ -317,6 +457,7 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
 		By: ap.ResolvedBy, Admin: admin, Reason: ap.Reason, Surface: ap.Surface,
 		Waited: Duration(ap.ResolvedAt.Sub(ap.Created)), GrantUntil: ap.GrantExpires, RunNow: ap.RunNow,
+		Edit: ap.editRecord(), Approvers: ap.quorumApprovers(),
 	})
 	rec := Record{Events: []Event{ev}}
 	if ap.Outcome == Ask {
@@ -332,6 +473,15 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 		Agent: ap.Agent, ApprovalID: ap.ID, Subject: "approval " + string(ap.Status) + ": " + ap.Summary,
 	}}
 	return rec
+}
+
+// quorumApprovers lists who approved an approved request that needed
+// more than one person; nil otherwise (By says who).
+func (ap *Approval) quorumApprovers() []string {
+	if ap.Status != StatusApproved || ap.Needed() < 2 {
+		return nil
+	}
+	return ap.Approvers()
 }
 
 // trustRecord is the outcome of a settled ask request for the agent.
@@ -399,8 +549,9 @@ func (ap *Approval) Requested() Record {
 // ask's collection) and returns the event the store must append with it.
 func (ap *Approval) UseGrant(now time.Time) Record {
 	ap.GrantUsed = now
+	_, h := ap.Runs()
 	ev := NewEvent(EventGrantUsed, &ap.Action, string(ap.Status), ap.ID, ApprovalChange{
-		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
+		ID: ap.ID, Status: ap.Status, ActionHash: h, Class: ap.Class, Tool: ap.Tool,
 		By: ap.ResolvedBy, Surface: ap.Surface, Waited: Duration(now.Sub(ap.Created)), GrantUntil: ap.GrantExpires,
 	})
 	return Record{Events: []Event{ev}}
@@ -625,7 +776,7 @@ func readableOrNone(args json.RawMessage) string {
 // Network egress, spending, destructive and privileged actions are always
 // approved one by one.
 func (ap *Approval) Batchable() bool {
-	return ap.Status == StatusPending && ap.Tier >= TierRead && ap.Tier <= TierWrite &&
+	return ap.Status == StatusPending && ap.Tier >= TierRead && ap.Tier <= TierWrite && ap.Review.IsZero() && ap.Edit == nil &&
 		!ap.NeedsHuman && !ap.Detail.RequiresHuman && !strings.HasSuffix(ap.Class, NeedsHumanSuffix) &&
 		!ap.EffectHash.IsZero()
 }
@@ -656,5 +807,6 @@ type ApprovalGroups struct {
 // applies to (docs/POLICY.md, "Grants"). Whether the policy lets a grant
 // cover it is the gate's to say (Gate.Remember).
 func (ap *Approval) Rememberable() bool {
-	return ap.Status == StatusPending && ap.Outcome == Ask && !ap.NeedsHuman && !ap.Detail.RequiresHuman && ap.Tier <= TierNetworkEgress
+	return ap.Status == StatusPending && ap.Outcome == Ask && !ap.NeedsHuman && !ap.Detail.RequiresHuman && ap.Tier <= TierNetworkEgress &&
+		ap.Review.IsZero() && ap.Edit == nil
 }

@@ -17,6 +17,8 @@ const (
 	EventApprovalResolved  = "approval.resolved"  // a person approved or rejected a request
 	EventApprovalExpired   = "approval.expired"   // a request's deadline passed
 	EventApprovalCancelled = "approval.cancelled" // a request was withdrawn
+	EventApprovalVoted     = "approval.voted"     // one person's answer that did not settle a request needing more
+	EventApprovalEscalated = "approval.escalated" // nobody answered in time: the request's reviewers widened
 	EventGrantUsed         = "grant.used"         // an approved proposal ran, once
 	EventActionExecuted    = "action.executed"    // an allowed action ran (or failed)
 	EventNotificationSent  = "notification.sent"

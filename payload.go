@@ -91,6 +91,12 @@ type ApprovalChange struct {
 	Waited     Duration       `json:"waited"`
 	GrantUntil time.Time      `json:"grant_until,omitzero"`
 	RunNow     bool           `json:"run_now,omitempty"`
+	// Edit is the reviewer's edit that was approved: both hashes and the
+	// diff (the action that ran is Edit.To).
+	Edit *EditRecord `json:"edit,omitempty"`
+	// Approvers lists, for a request approved by a quorum, everyone who
+	// approved it (each also has an EventApprovalVoted, but the last).
+	Approvers []string `json:"approvers,omitempty"`
 }
 
 // CheckpointPayload is the payload of an EventCheckpoint: the signed note

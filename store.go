@@ -171,6 +171,10 @@ type ApprovalStore interface {
 	// ExpireDue expires up to limit pending requests whose deadline passed,
 	// auditing each, and returns them.
 	ExpireDue(ctx context.Context, limit int) ([]Approval, error)
+	// EscalateDue takes the next escalation step (Approval.Escalate) of up
+	// to limit pending requests whose step is due, auditing each and
+	// telling the people it adds, and returns them.
+	EscalateDue(ctx context.Context, limit int) ([]Approval, error)
 	// UseGrant consumes the approved, unused, unexpired proposal for this
 	// action hash and agent, appending rec with it: it succeeds at most once
 	// per grant. Errors: ENOTFOUND (no usable grant), EUNAVAILABLE.

@@ -23,11 +23,16 @@ func scanApproval(r pgx.Row, ap *airlock.Approval) error {
 		outcome, status, surface, capability                            string
 		timeout, created, expires, resolvedAt, ttl, grantExp, grantUsed int64
 		tier                                                            int
+		review                                                          sqlstore.ReviewText
 	)
 	err := r.Scan(&ap.ID, &action, &hash, &effect, &ap.Class, &tier, &capability, &outcome, &ap.NeedsHuman, &ap.Summary,
 		&detail, &ap.Reviewers, &ap.Owner, &timeout, &created, &expires, &status, &ap.ResolvedBy, &resolvedAt,
-		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed, &ap.RunNow)
+		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed, &ap.RunNow, &review.Review, &review.Votes, &review.Escalated,
+		&review.Edit)
 	if err != nil {
+		return err
+	}
+	if err := review.Decode(ap); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(action, &ap.Action); err != nil {
@@ -117,14 +122,16 @@ func (db *DB) RequestApproval(ctx context.Context, ap airlock.Approval, rec airl
 		ap.Status, ap.Created, ap.Expires = airlock.StatusPending, now, now.Add(ap.Timeout)
 		ap.ResolvedBy, ap.ResolvedAt, ap.Reason, ap.Surface = "", time.Time{}, "", ""
 		ap.GrantExpires, ap.GrantUsed, ap.RunNow = time.Time{}, time.Time{}, false
+		review, escalateAt, _ := sqlstore.EncodeReview(&ap)
 		tag, err := w.exec(`INSERT INTO approvals (id, agent, tool, trace_id, class, tier, capability, outcome, needs_human,
 			action_hash, effect_hash, action, summary, detail, reviewers, owner, requested_by, timeout, created, expires, status,
-			grant_ttl) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+			grant_ttl, review, escalate_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+			$18, $19, $20, $21, $22, $23, $24)
 			ON CONFLICT (id) DO NOTHING`,
 			ap.ID, ap.Agent, ap.Tool, ap.TraceID, ap.Class, int(ap.Tier), string(ap.Capability), ap.Outcome.String(),
 			ap.NeedsHuman, ap.ActionHash[:], ap.EffectHash[:], string(action), ap.Summary, string(detail), nonNil(ap.Reviewers),
 			ap.Owner, ap.RequestedBy, int64(ap.Timeout), nanos(ap.Created), nanos(ap.Expires), string(ap.Status),
-			int64(ap.GrantTTL))
+			int64(ap.GrantTTL), review.Review, escalateAt)
 		if err != nil {
 			return err
 		}
@@ -146,19 +153,22 @@ func (w *wtx) pending(h airlock.Hash, o airlock.Outcome) (airlock.Approval, erro
 		"pending for sha256:"+h.String())
 }
 
-// settle writes a request's new state (set by Resolve, Expire or Cancel)
-// and appends what the change records. Every caller read the request
+// settle writes a request's new state (set by Resolve, Expire, Cancel or
+// Escalate: its settlement, votes, edit and reviewers) and appends what
+// the change records. Every caller read the request
 // pending and locked its row (FOR UPDATE) in this transaction, so the
 // update cannot miss: it is sent with the batch's next statement or its
 // commit (wtx.later), not in a round trip of its own. The condition stays
 // as the last guard of a single resolution: an update that changes no row
 // fails (division by zero), which aborts the transaction and the batch.
 func (w *wtx) settle(ap *airlock.Approval, rec airlock.Record) error {
+	review, escalateAt, editHash := sqlstore.EncodeReview(ap)
 	w.later(`WITH u AS (UPDATE approvals SET status = $1, resolved_by = $2, resolved_at = $3, reason = $4, surface = $5,
-		grant_expires = $6, run_now = $7 WHERE id = $8 AND status = 'pending' RETURNING 1)
+		grant_expires = $6, run_now = $7, votes = $8, escalated = $9, escalate_at = $10, edit = $11, edit_hash = $12,
+		reviewers = $13 WHERE id = $14 AND status = 'pending' RETURNING 1)
 		SELECT 1 / count(*)::int FROM u`,
 		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires),
-		ap.RunNow, ap.ID)
+		ap.RunNow, review.Votes, review.Escalated, escalateAt, review.Edit, editHash, nonNil(ap.Reviewers), ap.ID)
 	w.writes++
 	w.append(rec, ap.ID)
 	w.changed = append(w.changed, ap.ID)
@@ -223,6 +233,43 @@ func (db *DB) ExpireApproval(ctx context.Context, id string) (airlock.Approval, 
 		return nil
 	})
 	return ap, err
+}
+
+// EscalateDue takes the next escalation step of up to limit pending
+// requests whose step is due. Every replica's sweeper may run it: batches
+// take turns, and each finds only the steps the ones before left due.
+func (db *DB) EscalateDue(ctx context.Context, limit int) ([]airlock.Approval, error) {
+	var out []airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		now := w.now()
+		rows, err := w.query(`SELECT `+approvalColumns+` FROM approvals
+			WHERE status = 'pending' AND escalate_at > 0 AND escalate_at <= $1 ORDER BY escalate_at, id LIMIT $2 FOR UPDATE`,
+			now.UnixNano(), airlock.PageSize(limit))
+		var due []airlock.Approval
+		if err == nil {
+			due, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ap airlock.Approval, err error) {
+				err = scanApproval(r, &ap)
+				return
+			})
+		}
+		if err != nil {
+			return err
+		}
+		out = out[:0]
+		for i := range due {
+			if rec, ok := due[i].Escalate(now); ok {
+				if err := w.settle(&due[i], rec); err != nil {
+					return err
+				}
+				out = append(out, due[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ExpireDue expires up to limit overdue pending requests. Every replica's
@@ -305,9 +352,17 @@ func (db *DB) CollectApproval(ctx context.Context, id string, rec airlock.Record
 func (db *DB) CollectableApproval(ctx context.Context, agent string, h airlock.Hash) (airlock.Approval, error) {
 	// Collect refuses only after the deadline: one due now is collectable.
 	var ap airlock.Approval
+	now := db.now().UnixNano()
 	err := scanApproval(db.queryRow(ctx, `SELECT `+approvalColumns+` FROM approvals
 		WHERE action_hash = $1 AND agent = $2 AND outcome = 'ask' AND status = 'approved'
-		AND grant_used = 0 AND expires >= $3 ORDER BY expires, id LIMIT 1`, h[:], agent, db.now().UnixNano()), &ap)
+		AND grant_used = 0 AND expires >= $3 ORDER BY expires, id LIMIT 1`, h[:], agent, now), &ap)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// An approval of this action as a reviewer edited it, which the
+		// original's caller could not take: the edited action collects it.
+		err = scanApproval(db.queryRow(ctx, `SELECT `+approvalColumns+` FROM approvals
+			WHERE edit_hash = $1 AND agent = $2 AND outcome = 'ask' AND status = 'approved'
+			AND grant_used = 0 AND expires >= $3 ORDER BY expires, id LIMIT 1`, h[:], agent, now), &ap)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ap, airlock.Errorf(airlock.ENOTFOUND, "no approval to collect for sha256:%s", h)
 	}
@@ -368,16 +423,18 @@ func (db *DB) WaitApproval(ctx context.Context, id string) (airlock.Approval, er
 	}
 }
 
-// rereadState reads again what a request's settlement and use change —
-// nothing else of a request ever changes — into ap, read whole before:
-// a waiter woken by a change need not read the action again, however
-// large.
+// rereadState reads again what a request's settlement, use and review
+// change — nothing else of a request ever changes — into ap, read whole
+// before: a waiter woken by a change need not read the action again,
+// however large.
 func (db *DB) rereadState(ctx context.Context, ap *airlock.Approval) error {
 	var status, surface string
 	var resolvedAt, grantExp, grantUsed int64
-	err := db.queryRow(ctx, `SELECT status, resolved_by, resolved_at, reason, surface, grant_expires, grant_used, run_now
-		FROM approvals WHERE id = $1`, ap.ID).Scan(&status, &ap.ResolvedBy, &resolvedAt, &ap.Reason, &surface, &grantExp,
-		&grantUsed, &ap.RunNow)
+	var review sqlstore.ReviewText
+	err := db.queryRow(ctx, `SELECT status, resolved_by, resolved_at, reason, surface, grant_expires, grant_used, run_now,
+		reviewers, `+sqlstore.ReviewColumns+` FROM approvals WHERE id = $1`, ap.ID).Scan(&status, &ap.ResolvedBy, &resolvedAt,
+		&ap.Reason, &surface, &grantExp, &grantUsed, &ap.RunNow, &ap.Reviewers, &review.Review, &review.Votes,
+		&review.Escalated, &review.Edit)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return airlock.Errorf(airlock.ENOTFOUND, "no approval request %s", strconv.Quote(ap.ID))
 	}
@@ -386,7 +443,7 @@ func (db *DB) rereadState(ctx context.Context, ap *airlock.Approval) error {
 	}
 	ap.Status, ap.Surface = airlock.ApprovalStatus(status), airlock.Surface(surface)
 	ap.ResolvedAt, ap.GrantExpires, ap.GrantUsed = fromNanos(resolvedAt), fromNanos(grantExp), fromNanos(grantUsed)
-	return nil
+	return review.Decode(ap)
 }
 
 // markUsed records that an approved request was used (a grant, or an

@@ -52,7 +52,7 @@ func TestMigrationsRecorded(t *testing.T) {
 	if err := conn.QueryRow(t.Context(), q).Scan(&version, &name, &n); err != nil {
 		t.Fatal(err)
 	}
-	if version != postgres.SchemaVersion() || name != "0006_budgets" || n != version {
+	if version != postgres.SchemaVersion() || name != "0007_review" || n != version {
 		t.Fatalf("recorded migration %d %s (%d rows), want %d", version, name, n, postgres.SchemaVersion())
 	}
 	// Opening again applies nothing twice.

@@ -77,6 +77,46 @@ func TestReplicasRaceToResolve(t *testing.T) {
 	airlocktest.MustVerify(t, dbs[1])
 }
 
+// TestReplicasRaceToQuorum has 50 reviewers, split over two replicas,
+// race to approve requests that need two and three people: exactly that
+// many approvals count, the rest are refused, and each request has one
+// resolution; both replicas' sweepers escalate a request once.
+func TestReplicasRaceToQuorum(t *testing.T) {
+	clock := airlocktest.NewClock()
+	dbs := replicas(t, 2, clock.Now)
+	stores := []airlock.Store{dbs[0], dbs[1]}
+	for i := range 10 {
+		ap, _, err := dbs[i%2].RequestApproval(t.Context(), airlocktest.NewQuorum("a", fmt.Sprint("quorum ", i), 2+i%2), airlock.Record{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		airlocktest.RaceQuorum(t, stores, ap, 50)
+	}
+
+	esc := airlocktest.NewApproval("a", "escalate", airlock.Ask, time.Hour)
+	esc.Review.Escalate = []airlock.Escalation{{After: airlock.Duration(time.Minute), To: []string{"oncall"}}}
+	if _, _, err := dbs[0].RequestApproval(t.Context(), esc, airlock.Record{}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	var steps atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			got, err := dbs[i%2].EscalateDue(context.Background(), 10)
+			if err != nil {
+				t.Errorf("escalate: %v", err)
+			}
+			steps.Add(int32(len(got)))
+		})
+	}
+	wg.Wait()
+	if steps.Load() != 1 {
+		t.Fatalf("%d escalation steps taken by racing sweepers, want 1", steps.Load())
+	}
+	airlocktest.MustVerify(t, dbs[1])
+}
+
 // TestReplicasRaceToCollectAndExpire: two replicas' checks race to collect
 // one approval (one wins), and both replicas' sweepers expire the same
 // overdue requests (each once).

@@ -29,11 +29,16 @@ func scanApproval(r rowScanner, ap *airlock.Approval) error {
 		outcome, status, surface, capability                            string
 		timeout, created, expires, resolvedAt, ttl, grantExp, grantUsed int64
 		tier                                                            int
+		review                                                          sqlstore.ReviewText
 	)
 	err := r.Scan(&ap.ID, &action, &hash, &effect, &ap.Class, &tier, &capability, &outcome, &ap.NeedsHuman, &ap.Summary,
 		&detail, &reviewers, &ap.Owner, &timeout, &created, &expires, &status, &ap.ResolvedBy, &resolvedAt,
-		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed, &ap.RunNow)
+		&ap.Reason, &surface, &ttl, &grantExp, &grantUsed, &ap.RunNow, &review.Review, &review.Votes, &review.Escalated,
+		&review.Edit)
 	if err != nil {
+		return err
+	}
+	if err := review.Decode(ap); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(action, &ap.Action); err != nil {
@@ -145,12 +150,13 @@ func (w *wtx) insertApproval(ap *airlock.Approval, action []byte) error {
 		return airlock.Errorf(airlock.EINVALID, "approval %s: detail: %v", ap.ID, err)
 	}
 	reviewers, _ := json.Marshal(nonNil(ap.Reviewers))
+	review, escalateAt, _ := sqlstore.EncodeReview(ap)
 	_, err = w.exec(`INSERT INTO approvals (id, agent, tool, trace_id, class, tier, capability, outcome, needs_human,
 		action_hash, effect_hash, action, summary, detail, reviewers, owner, requested_by, timeout, created, expires, status,
-		grant_ttl) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		grant_ttl, review, escalate_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ap.ID, ap.Agent, ap.Tool, ap.TraceID, ap.Class, int(ap.Tier), string(ap.Capability), ap.Outcome.String(),
 		ap.NeedsHuman, ap.ActionHash[:], ap.EffectHash[:], action, ap.Summary, detail, reviewers, ap.Owner, ap.RequestedBy,
-		int64(ap.Timeout), nanos(ap.Created), nanos(ap.Expires), string(ap.Status), int64(ap.GrantTTL))
+		int64(ap.Timeout), nanos(ap.Created), nanos(ap.Expires), string(ap.Status), int64(ap.GrantTTL), review.Review, escalateAt)
 	return err
 }
 
@@ -161,12 +167,17 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// settle writes a request's new state (set by Resolve, Expire or Cancel)
-// and appends what the change records. Only a pending request changes.
+// settle writes a request's new state (set by Resolve, Expire, Cancel or
+// Escalate: its settlement, votes, edit and reviewers) and appends what
+// the change records. Only a pending request changes.
 func (w *wtx) settle(ap *airlock.Approval, rec airlock.Record) error {
+	review, escalateAt, editHash := sqlstore.EncodeReview(ap)
+	reviewers, _ := json.Marshal(nonNil(ap.Reviewers))
 	res, err := w.exec(`UPDATE approvals SET status = ?, resolved_by = ?, resolved_at = ?, reason = ?, surface = ?,
-		grant_expires = ?, run_now = ? WHERE id = ? AND status = 'pending'`,
-		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires), ap.RunNow, ap.ID)
+		grant_expires = ?, run_now = ?, votes = ?, escalated = ?, escalate_at = ?, edit = ?, edit_hash = ?, reviewers = ?
+		WHERE id = ? AND status = 'pending'`,
+		string(ap.Status), ap.ResolvedBy, nanos(ap.ResolvedAt), ap.Reason, string(ap.Surface), nanos(ap.GrantExpires), ap.RunNow,
+		review.Votes, review.Escalated, escalateAt, review.Edit, editHash, reviewers, ap.ID)
 	if err != nil {
 		return err
 	}
@@ -230,6 +241,44 @@ func (db *DB) ExpireApproval(ctx context.Context, id string) (airlock.Approval, 
 		return nil
 	})
 	return ap, err
+}
+
+// EscalateDue takes the next escalation step of up to limit pending
+// requests whose step is due.
+func (db *DB) EscalateDue(ctx context.Context, limit int) ([]airlock.Approval, error) {
+	var out []airlock.Approval
+	err := db.exec(ctx, func(w *wtx) error {
+		now := w.now()
+		rows, err := w.tx.Query(`SELECT `+approvalColumns+` FROM approvals INDEXED BY approvals_escalate
+			WHERE status = 'pending' AND escalate_at > 0 AND escalate_at <= ? ORDER BY escalate_at LIMIT ?`,
+			now.UnixNano(), airlock.PageSize(limit))
+		if err != nil {
+			return unavailable("read due escalations", err)
+		}
+		var due []airlock.Approval
+		for rows.Next() {
+			var ap airlock.Approval
+			if err := scanApproval(rows, &ap); err != nil {
+				rows.Close()
+				return unavailable("read due escalations", err)
+			}
+			due = append(due, ap)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return unavailable("read due escalations", err)
+		}
+		out = out[:0]
+		for i := range due {
+			if rec, ok := due[i].Escalate(now); ok {
+				if err := w.settle(&due[i], rec); err != nil {
+					return err
+				}
+				out = append(out, due[i])
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // ExpireDue expires up to limit overdue pending requests.
@@ -319,9 +368,17 @@ func (db *DB) CollectableApproval(ctx context.Context, agent string, h airlock.H
 	// requests not yet used, where the planner would otherwise walk all of
 	// the agent's (or all approved) requests. Collect refuses only after
 	// the deadline: one due now is collectable.
+	now := db.now().UnixNano()
 	err := scanApproval(db.read.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals INDEXED BY approvals_grant
 		WHERE action_hash = ? AND agent = ? AND outcome = 'ask' AND status = 'approved'
-		AND grant_used = 0 AND expires >= ? ORDER BY expires LIMIT 1`, h[:], agent, db.now().UnixNano()), &ap)
+		AND grant_used = 0 AND expires >= ? ORDER BY expires LIMIT 1`, h[:], agent, now), &ap)
+	if errors.Is(err, sql.ErrNoRows) {
+		// An approval of this action as a reviewer edited it, which the
+		// original's caller could not take: the edited action collects it.
+		err = scanApproval(db.read.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals INDEXED BY approvals_edited
+			WHERE edit_hash = ? AND agent = ? AND outcome = 'ask' AND status = 'approved'
+			AND grant_used = 0 AND expires >= ? ORDER BY expires LIMIT 1`, h[:], agent, now), &ap)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return ap, airlock.Errorf(airlock.ENOTFOUND, "no approval to collect for sha256:%s", h)
 	}

@@ -46,7 +46,7 @@ func TestMigrationsRecorded(t *testing.T) {
 	if err := raw.QueryRow(`SELECT version, name FROM schema_migrations ORDER BY version DESC LIMIT 1`).Scan(&version, &name); err != nil {
 		t.Fatal(err)
 	}
-	if version != sqlite.SchemaVersion() || name != "0010_budgets" {
+	if version != sqlite.SchemaVersion() || name != "0011_review" {
 		t.Fatalf("recorded migration %d %s, want %d", version, name, sqlite.SchemaVersion())
 	}
 	var mode string

@@ -13,7 +13,7 @@ import (
 // the stores scan them.
 const ApprovalColumns = `id, action, action_hash, effect_hash, class, tier, capability, outcome, needs_human, summary, detail,
 	reviewers, owner, timeout, created, expires, status, resolved_by, resolved_at, reason, surface,
-	grant_ttl, grant_expires, grant_used, run_now`
+	grant_ttl, grant_expires, grant_used, run_now, ` + ReviewColumns
 
 // searchColumns are the columns ApprovalFilter.Search looks in.
 var searchColumns = []string{"id", "agent", "tool", "class", "trace_id", "summary"}

@@ -1,0 +1,17 @@
+-- Review (docs/POLICY.md, "Review"): what a request needs beyond one
+-- person's answer (airlock.Review), the answers so far (airlock.Vote), the
+-- escalation steps taken, and a reviewer's edit (airlock.Edit), each as
+-- JSON, '' for none. escalate_at is when the next escalation step is due
+-- (Unix ns; 0 when none is left), for the sweeper's index of pending
+-- requests; edit_hash is the edited action's hash, for the edited action
+-- itself to collect an approval its original's caller could not take (as
+-- approvals_approved, the index leaves grant_used out, so that a
+-- collection still updates the row in place).
+ALTER TABLE approvals ADD COLUMN review text NOT NULL DEFAULT '';
+ALTER TABLE approvals ADD COLUMN votes text NOT NULL DEFAULT '';
+ALTER TABLE approvals ADD COLUMN escalated integer NOT NULL DEFAULT 0;
+ALTER TABLE approvals ADD COLUMN escalate_at bigint NOT NULL DEFAULT 0;
+ALTER TABLE approvals ADD COLUMN edit text NOT NULL DEFAULT '';
+ALTER TABLE approvals ADD COLUMN edit_hash bytea;
+CREATE INDEX approvals_escalate ON approvals (escalate_at) WHERE status = 'pending' AND escalate_at > 0;
+CREATE INDEX approvals_edited ON approvals (edit_hash) WHERE status = 'approved' AND edit_hash IS NOT NULL;
