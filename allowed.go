@@ -136,13 +136,19 @@ func CheckExecution(ctx context.Context, st interface {
 	Approval(ctx context.Context, id string) (Approval, error)
 	Events(ctx context.Context, f EventFilter) ([]Event, error)
 }, agent string, h Hash, seq int64, approvalID string) error {
+	decided := h // the action the decision at seq was on
 	if approvalID != "" {
 		ap, err := st.Approval(ctx, approvalID)
+		edited := err == nil && ap.Edit != nil && ap.Edit.ActionHash == h
 		switch {
 		case ErrorCode(err) == ENOTFOUND || (err == nil && ap.Agent != agent):
 			return Errorf(EINVALID, "approval_id %s is not a request of agent %s", approvalID, agent)
 		case err != nil:
 			return err
+		case edited:
+			// A reviewer's edit ran: the check that collected it was on
+			// the original, or on the edited action itself.
+			decided = ap.ActionHash
 		case ap.ActionHash != h:
 			return Errorf(CodeHashMismatch, "approval %s is for another action (sha256:%s)", approvalID, ap.ActionHash)
 		case ap.Status != StatusApproved:
@@ -159,7 +165,7 @@ func CheckExecution(ctx context.Context, st interface {
 		if ok {
 			d, ok = decisionRef(evs[0])
 		}
-		if !ok || d.Hash != h {
+		if !ok || d.Hash != h && d.Hash != decided {
 			return Errorf(EINVALID, "decision_seq %d is not a decision on this action of agent %s", seq, agent)
 		}
 		if !d.LetRun() && approvalID == "" {

@@ -74,6 +74,10 @@ type Decision struct {
 	// Timeout is how long an approval request may wait before it expires
 	// (ask, suggest and needs-human).
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// Review is what the approval request needs beyond one person's answer:
+	// the deciding rule's approvals, rejections, escalation and passkey,
+	// and a passkey when a policy requires one for the action's tier.
+	Review Review `json:"review,omitzero"`
 
 	// ActionHash binds approvals to exactly this action.
 	ActionHash Hash `json:"action_hash"`
@@ -365,6 +369,9 @@ func (d Decision) Explain() string {
 	}
 	if d.Timeout > 0 && (d.Outcome == Ask || d.Outcome == Suggest) {
 		line("timeout", "%s", d.Timeout)
+	}
+	if rv := d.Review; !rv.IsZero() {
+		line("review", "%s", rv.String())
 	}
 	return b.String()
 }

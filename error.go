@@ -42,6 +42,7 @@ const (
 	CodePending      = "AIRLOCK-PENDING"       // a person has not decided yet; the request stays pending
 	CodeToolChanged  = "AIRLOCK-TOOL-CHANGED"  // an MCP tool's definition changed, or the tool is new, and no person released it
 	CodeAskLimited   = "AIRLOCK-ASK-LIMITED"   // the agent asked too often: the ask was parked as a proposal
+	CodeEdited       = "AIRLOCK-EDITED"        // approved as a reviewer edited it, which this host cannot run in place of the original
 )
 
 // RefusalCodes documents every refusal code in one place; the transports and
@@ -60,6 +61,7 @@ var RefusalCodes = []struct{ Code, Meaning string }{
 	{CodeInvalid, "the action is malformed (for example duplicate keys in args)"},
 	{CodeToolChanged, "an MCP server's tool changed its definition since it was pinned, or appeared after the server's first listing: it is withheld until a person releases it (a request of class mcp.release shows the change)"},
 	{CodeAskLimited, "the agent asked for approval more often than the server's ask limit allows (asks.limit per asks.per): this ask was not put to a person now but parked as a proposal (suggest), which a reviewer may still approve; retry the same action once it is approved"},
+	{CodeEdited, "a reviewer approved an edited version of the action, and this host cannot run an edit in place of the call it made (Codex's hooks; Gemini CLI when the edit removes an argument): the original does not run; run the edited action the message gives instead, and it runs once on that approval"},
 	{CodePending, "a person has not decided yet and the caller could wait no longer (an agent host's hook timeout): the request stays pending, and the same call retried after its approval runs once"},
 }
 

@@ -14,8 +14,10 @@ type Guard interface {
 	// while an ask request waits for a person. It never fails: a zero
 	// Enforcement is a refusal.
 	Enforce(ctx context.Context, a Action) Enforcement
-	// Run calls fn only when the action is allowed, and records how it went.
-	Run(ctx context.Context, a Action, fn func(context.Context) error) (Enforcement, error)
+	// Run calls fn only when the action is allowed, with the action to run
+	// — a, or a reviewer's edit of it (Enforcement.ToRun) — and records how
+	// it went. fn must run the action it is given, not a.
+	Run(ctx context.Context, a Action, fn func(context.Context, Action) error) (Enforcement, error)
 }
 
 // A Checker is a Guard an adapter drives step by step, to answer its host
@@ -69,6 +71,10 @@ type Enforcement struct {
 	Decision Decision `json:"decision"`
 	// Approval is the request queued, joined, waited on or used as a grant.
 	Approval *Approval `json:"approval,omitempty"`
+	// Edit, on an allowed enforcement, is a reviewer's edit of the action
+	// the caller checked: what runs is the edited action (ToRun), never
+	// the original.
+	Edit *Edit `json:"edit,omitempty"`
 	// Seq is the sequence number of the decision's audit event.
 	Seq int64 `json:"seq,omitempty"`
 	// Err is the cause of an AIRLOCK-UNAVAILABLE refusal.
@@ -78,6 +84,16 @@ type Enforcement struct {
 	// prompt, ConsentNone when nothing Airlock decided allowed it (a host
 	// ran a call its hook never cleared).
 	Consent string `json:"consent,omitempty"`
+}
+
+// ToRun returns the action the caller runs when the enforcement allows
+// it: the one it checked, or a reviewer's edit of it.
+func (e *Enforcement) ToRun() Action {
+	a := e.Decision.Action
+	if e.Edit != nil {
+		a.Args = e.Edit.Args
+	}
+	return a
 }
 
 // Consent values of an execution record.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wI2L/jsondiff"
@@ -67,6 +68,28 @@ func (r Review) Validate(timeout time.Duration) error {
 		last = after
 	}
 	return nil
+}
+
+// String says what the review needs: "2 approvals; escalate after 10m to
+// oncall; passkey".
+func (r Review) String() string {
+	var parts []string
+	if r.Approvals > 1 {
+		parts = append(parts, fmt.Sprintf("%d approvals from distinct people", r.Approvals))
+	}
+	if r.Rejections > 1 {
+		parts = append(parts, fmt.Sprintf("%d rejections to reject", r.Rejections))
+	}
+	for _, s := range r.Escalate {
+		parts = append(parts, fmt.Sprintf("after %s escalate to %s", time.Duration(s.After), strings.Join(s.To, ", ")))
+	}
+	if r.Passkey {
+		parts = append(parts, "each approval with the reviewer's passkey")
+	}
+	if len(parts) == 0 {
+		return "one person's answer"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // IsZero reports whether the review is one person's answer.

@@ -16,8 +16,9 @@ const (
 )
 
 // Enforcement labels: how the gate carried out a decision. They are stable
-// names stored in trust records (LabelApprovalRequested and LabelAskedAtHost
-// only in decision events and answers: nothing is settled yet to record).
+// names stored in trust records (LabelApprovalRequested, LabelAskedAtHost
+// and LabelApprovalEdited only in decision events and answers: nothing is
+// settled yet to record, or the resolution recorded it).
 const (
 	LabelAuto              = "auto"
 	LabelNotify            = "notify"
@@ -34,6 +35,9 @@ const (
 	LabelInvalid           = "invalid"
 	LabelExecutionFailed   = "execution_failed"
 	LabelAskedAtHost       = "asked_at_host" // an ask handed to the host's own prompt (CheckAtHost)
+	// LabelApprovalEdited: approved as a reviewer edited it, which this
+	// caller cannot run in place of its action (CodeEdited).
+	LabelApprovalEdited = "approval_edited"
 )
 
 // TrustRecord is the outcome of one enforced decision for one agent and

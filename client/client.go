@@ -171,13 +171,13 @@ func refusal(a airlock.Action, err error) airlock.Enforcement {
 // Run enforces the action and calls fn only if it is allowed, then records
 // with the server that it ran or failed. It returns a *airlock.Refusal when
 // the action was refused.
-func (c *Client) Run(ctx context.Context, a airlock.Action, fn func(context.Context) error) (airlock.Enforcement, error) {
+func (c *Client) Run(ctx context.Context, a airlock.Action, fn func(context.Context, airlock.Action) error) (airlock.Enforcement, error) {
 	enf := c.Enforce(ctx, a)
 	if !enf.Allowed {
 		return enf, &airlock.Refusal{Enforcement: enf}
 	}
 	start := time.Now()
-	runErr := fn(ctx)
+	runErr := fn(ctx, enf.ToRun())
 	if err := c.Ran(ctx, enf, time.Since(start), runErr); err != nil {
 		return enf, errors.Join(runErr, err)
 	}
@@ -194,12 +194,14 @@ func (c *Client) Ran(ctx context.Context, enf airlock.Enforcement, took time.Dur
 // RanWith is Ran with what the action returned, kept in the record for a
 // person to read (gate.Enforcer.RanWith).
 func (c *Client) RanWith(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, runErr error) error {
-	a := enf.Decision.Action
-	body := map[string]any{
-		// The action as the server checked it (it may have filled in who
-		// asked for it), so that its hash is the one decided.
-		"action": a, "action_hash": enf.Decision.ActionHash, "duration": took.String(),
+	// The action as the server checked it (it may have filled in who asked
+	// for it), so that its hash is the one decided; or a reviewer's edit
+	// of it, which is what ran.
+	a, h := enf.ToRun(), enf.Decision.ActionHash
+	if enf.Edit != nil {
+		h = enf.Edit.ActionHash
 	}
+	body := map[string]any{"action": a, "action_hash": h, "duration": took.String()}
 	if enf.Seq > 0 {
 		body["decision_seq"] = enf.Seq
 	}
@@ -344,9 +346,14 @@ func (c *Client) Resolve(ctx context.Context, id string, status airlock.Approval
 
 // ResolveWith resolves a request as the token's person, as r says (its
 // Reviewer is the token's, whatever r holds): RunNow asks an executor to
-// run an approved proposal now.
+// run an approved proposal now; an Edit's Args approve the reviewer's edit
+// of the action, which the server decides (the rest of Edit is the
+// server's to fill in).
 func (c *Client) ResolveWith(ctx context.Context, r airlock.Resolution) (airlock.Approval, error) {
 	body := map[string]any{"status": r.Status, "action_hash": r.ActionHash}
+	if r.Edit != nil {
+		body["args"] = r.Edit.Args
+	}
 	if r.Reason != "" {
 		body["reason"] = r.Reason
 	}

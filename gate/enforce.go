@@ -122,7 +122,7 @@ func (e *Enforcer) Await(ctx context.Context, id string) (airlock.Enforcement, e
 	if got.Status == airlock.StatusPending && ctx.Err() != nil {
 		return e.pending(enf, got), nil
 	}
-	enf = e.settle(enf, got, waitErr, false)
+	enf = e.settle(ctx, enf, got, waitErr, false)
 	if !enf.Allowed {
 		return enf, nil
 	}
@@ -171,13 +171,13 @@ func (e *Enforcer) collect(ctx context.Context, enf airlock.Enforcement, rec air
 // with outcome failure). It returns a *Refusal when the action was not
 // allowed, fn's error when it failed, and an EUNAVAILABLE error when fn ran
 // but its result could not be recorded.
-func (e *Enforcer) Run(ctx context.Context, a airlock.Action, fn func(context.Context) error) (airlock.Enforcement, error) {
+func (e *Enforcer) Run(ctx context.Context, a airlock.Action, fn func(context.Context, airlock.Action) error) (airlock.Enforcement, error) {
 	enf := e.Enforce(ctx, a)
 	if !enf.Allowed {
 		return enf, &airlock.Refusal{Enforcement: enf}
 	}
 	start := time.Now()
-	runErr := fn(ctx)
+	runErr := fn(ctx, enf.ToRun())
 	if err := e.Ran(context.WithoutCancel(ctx), enf, time.Since(start), runErr); err != nil {
 		return enf, errors.Join(runErr, err)
 	}
@@ -201,6 +201,9 @@ const MaxResultBytes = 64 << 10
 func (e *Enforcer) RanWith(ctx context.Context, enf airlock.Enforcement, took time.Duration, result json.RawMessage, runErr error) error {
 	d := &enf.Decision
 	p := airlock.ActionExecuted{DecisionSeq: enf.Seq, ActionHash: d.ActionHash, Status: "ok", Duration: airlock.Duration(took), Consent: enf.Consent}
+	if enf.Edit != nil {
+		p.ActionHash = enf.Edit.ActionHash // what ran: a reviewer's edit
+	}
 	if len(result) > 0 {
 		p.Result = keptResult(result)
 	}
@@ -228,13 +231,25 @@ func keptResult(result json.RawMessage) json.RawMessage {
 }
 
 // Sweep expires every pending request whose deadline passed, auditing
-// each, and returns how many it expired; it audits the standing grants
-// that passed their expiry too (grant.expired, once each).
+// each, and returns how many it expired; it takes the escalation steps
+// that are due (approval.escalated), and audits the standing grants that
+// passed their expiry too (grant.expired, once each).
 func (e *Enforcer) Sweep(ctx context.Context) (int, error) {
 	n := 0
 	for {
 		got, err := e.Store.ExpireDue(ctx, airlock.MaxPageSize)
 		n += len(got)
+		if err != nil {
+			return n, err
+		}
+		if len(got) < airlock.MaxPageSize {
+			break
+		}
+	}
+	// Requests nobody answered in time escalate: their reviewers widen,
+	// and the new ones are told.
+	for {
+		got, err := e.Store.EscalateDue(ctx, airlock.MaxPageSize)
 		if err != nil {
 			return n, err
 		}
@@ -519,7 +534,17 @@ func (e *Enforcer) collectApproved(ctx context.Context, d *airlock.Decision) (ai
 	case err != nil:
 		return e.unavailable(airlock.Enforcement{Decision: *d, Label: airlock.LabelApprovalRequested}, err), true
 	}
-	enf := e.settle(airlock.Enforcement{Decision: *d}, ap, nil, false)
+	enf := e.settle(ctx, airlock.Enforcement{Decision: *d}, ap, nil, false)
+	if enf.Code == airlock.CodeEdited {
+		// Approved as edited, which this caller cannot take: its check is
+		// recorded refused, and the approval stays for the edited action.
+		evs, err := e.Store.Append(ctx, airlock.Record{Events: []airlock.Event{decisionEvent(d, enf.Label, ap.ID)}})
+		if err != nil {
+			return e.unavailable(enf, err), true
+		}
+		enf.Seq = evs[0].Seq
+		return enf, true
+	}
 	got, err := e.collect(ctx, enf, airlock.Record{Events: []airlock.Event{decisionEvent(d, airlock.LabelApprovalGranted, "")}})
 	switch {
 	case err != nil:
@@ -575,7 +600,7 @@ func (e *Enforcer) ask(ctx context.Context, d *airlock.Decision) airlock.Enforce
 		return enf
 	}
 	ap, waitErr := e.wait(ctx, *enf.Approval, e.waiting(enf.Approval.ID))
-	enf = e.settle(enf, ap, waitErr, ctx.Err() != nil)
+	enf = e.settle(ctx, enf, ap, waitErr, ctx.Err() != nil)
 	if !enf.Allowed {
 		return enf
 	}
@@ -590,7 +615,9 @@ func (e *Enforcer) ask(ctx context.Context, d *airlock.Decision) airlock.Enforce
 // The trust record was written with the resolution (see Approval.changed);
 // gone says the caller stopped waiting, so an approval that arrived then
 // does not run.
-func (e *Enforcer) settle(enf airlock.Enforcement, ap airlock.Approval, waitErr error, gone bool) airlock.Enforcement {
+// An approval of a reviewer's edit is the edit's to run, for a caller
+// that takes it (edited).
+func (e *Enforcer) settle(ctx context.Context, enf airlock.Enforcement, ap airlock.Approval, waitErr error, gone bool) airlock.Enforcement {
 	d := &enf.Decision
 	enf.Approval, enf.Pending = &ap, false
 	_, enf.Label, enf.Code = airlock.AskResult(ap.Status)
@@ -604,6 +631,7 @@ func (e *Enforcer) settle(enf airlock.Enforcement, ap airlock.Approval, waitErr 
 	case ap.Status == airlock.StatusApproved:
 		enf.Allowed = true
 		enf.Message = fmt.Sprintf("%s approved by %s (approval %s)", actionName(d), ap.ResolvedBy, ap.ID)
+		enf = e.edited(ctx, enf, &ap)
 	case ap.Status == airlock.StatusRejected:
 		enf.Message = fmt.Sprintf("%s was rejected by %s (approval %s)%s", actionName(d), ap.ResolvedBy, ap.ID, because(ap.Reason))
 	case ap.Status == airlock.StatusExpired:
@@ -763,7 +791,7 @@ func (e *Enforcer) newApproval(d *airlock.Decision) airlock.Approval {
 		ID: id.String(), Action: d.Action, ActionHash: d.ActionHash,
 		Class: class, Tier: d.Classification.Tier, Capability: d.Classification.Capability,
 		Outcome: d.Outcome, NeedsHuman: d.NeedsHuman, Summary: summarize(&d.Action),
-		Reviewers: d.Reviewers, Owner: d.Owner, Timeout: timeout, Status: airlock.StatusPending,
+		Reviewers: d.Reviewers, Owner: d.Owner, Timeout: timeout, Status: airlock.StatusPending, Review: d.Review,
 		Detail: airlock.ApprovalDetail{
 			AutonomyClass: autonomy, RequiresHuman: d.NeedsHuman, Code: d.Code,
 			Rule: d.DecidedBy(), Decision: airlock.ClipText(d.Explain(), maxExplainText), Notify: d.Notify,

@@ -41,7 +41,7 @@ rules:
 	enforcer := &gate.Enforcer{Gate: g, Store: db}
 
 	publish := airlock.Action{Agent: "release-bot", Tool: "publish", Args: airlock.MustArgs(map[string]any{"version": "1.2.0"})}
-	_, err = enforcer.Run(ctx, publish, func(context.Context) error {
+	_, err = enforcer.Run(ctx, publish, func(context.Context, airlock.Action) error {
 		fmt.Println("publishing") // not reached: the action is only proposed
 		return nil
 	})
@@ -60,7 +60,7 @@ rules:
 
 	// The agent retries: the same action runs once, and only once.
 	for range 2 {
-		_, err = enforcer.Run(ctx, publish, func(context.Context) error {
+		_, err = enforcer.Run(ctx, publish, func(context.Context, airlock.Action) error {
 			fmt.Println("publishing 1.2.0")
 			return nil
 		})

@@ -284,14 +284,14 @@ func TestGrantRunsOnce(t *testing.T) {
 func TestRunRecordsExecution(t *testing.T) {
 	e, db := newEnforcer(t)
 	ran := 0
-	if _, err := e.Run(t.Context(), airlocktest.Action("read_file", "a"), func(context.Context) error { ran++; return nil }); err != nil {
+	if _, err := e.Run(t.Context(), airlocktest.Action("read_file", "a"), func(context.Context, airlock.Action) error { ran++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	boom := errors.New("disk full")
-	if _, err := e.Run(t.Context(), airlocktest.Action("read_file", "b"), func(context.Context) error { ran++; return boom }); !errors.Is(err, boom) {
+	if _, err := e.Run(t.Context(), airlocktest.Action("read_file", "b"), func(context.Context, airlock.Action) error { ran++; return boom }); !errors.Is(err, boom) {
 		t.Fatalf("Run returned %v, want the function's error", err)
 	}
-	enf, err := e.Run(t.Context(), airlocktest.Action("delete_file", "c"), func(context.Context) error { ran++; return nil })
+	enf, err := e.Run(t.Context(), airlocktest.Action("delete_file", "c"), func(context.Context, airlock.Action) error { ran++; return nil })
 	var refusal *airlock.Refusal
 	if !errors.As(err, &refusal) || airlock.ErrorCode(err) != airlock.CodeDenied || enf.Allowed {
 		t.Fatalf("denied Run: %v, %+v", err, enf)

@@ -289,6 +289,7 @@ func (s stack) decideSpent(ctx context.Context, sh catalog.ShellAnalyser, a *air
 	d.Reviewers = reviewers(win.rule, humanRule, ag.reviewers)
 	d.Notify = notifyChannels(win.rule, humanRule, ag.notify)
 	d.Timeout = timeoutFor(d.Outcome, win.rule, humanRule, ag, s)
+	d.Review = reviewFor(&d, win.rule, humanRule, s)
 	if len(n.errs) > 0 {
 		slices.Sort(n.errs)
 		d.ConditionErrors = slices.Compact(n.errs)
@@ -716,6 +717,29 @@ func notifyChannels(win, human *rule, agent []string) []string {
 		}
 	}
 	return slices.Clone(agent)
+}
+
+// reviewFor picks what an approval request needs beyond one person's
+// answer: the deciding rule's review, else the needs-human rule's; and a
+// passkey when a policy of the stack requires one at the action's tier.
+func reviewFor(d *airlock.Decision, win, human *rule, s stack) airlock.Review {
+	if d.Outcome != airlock.Ask && d.Outcome != airlock.Suggest {
+		return airlock.Review{}
+	}
+	var rv airlock.Review
+	for _, r := range []*rule{win, human} {
+		if r != nil && !r.review.IsZero() {
+			rv = r.review
+			break
+		}
+	}
+	rv.Escalate = slices.Clone(rv.Escalate)
+	for _, p := range s {
+		if p.passkey != 0 && d.Classification.Tier >= p.passkey {
+			rv.Passkey = true
+		}
+	}
+	return rv
 }
 
 // timeoutFor picks an approval request's deadline: the deciding rule's, the

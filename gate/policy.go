@@ -41,6 +41,7 @@ type Policy struct {
 	needsHuman     bool
 	needsHumanPos  Pos
 	timeout        time.Duration
+	passkey        airlock.RiskTier // approvals of this tier and above need a passkey; 0 for none
 
 	tierFloors  [airlock.TierPrivileged + 1]floor // by tier; a zero outcome is no floor
 	classFloors []classFloor
@@ -121,6 +122,7 @@ type rule struct {
 	timeout     time.Duration
 	needsHuman  bool
 	budget      *airlock.Budget // bounds what the rule lets run, per agent; nil for none
+	review      airlock.Review  // what its requests need beyond one person's answer
 	pos         Pos
 	order       int32 // position among the policy's outcome rules
 	ref         *airlock.RuleRef

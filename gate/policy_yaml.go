@@ -52,12 +52,12 @@ type field struct {
 // Names of the fields each part of a policy accepts. They are checked
 // against schema/policy.schema.json by a test.
 var (
-	policyFields     = []string{"version", "name", "description", "layer", "default", "preset", "needs_human", "timeout", "floors", "agents", "classifiers", "rules", "tests", "sensitive_paths", "grants"}
+	policyFields     = []string{"version", "name", "description", "layer", "default", "preset", "needs_human", "timeout", "passkey", "floors", "agents", "classifiers", "rules", "tests", "sensitive_paths", "grants"}
 	floorFields      = []string{"tiers", "classes"}
 	agentFields      = []string{"description", "preset", "owner", "reviewers", "notify", "needs_human", "timeout"}
 	classifierFields = []string{"id", "description", "tool", "command", "when", "class", "capability", "tier", "reason"}
 	defaultFields    = []string{"outcome", "max_tier"}
-	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human", "budget"}
+	ruleFields       = []string{"id", "description", "agent", "tool", "class", "command", "min_tier", "max_tier", "when", "outcome", "reviewers", "notify", "timeout", "needs_human", "budget", "approvals", "rejections", "escalate", "passkey"}
 	testFields       = []string{"name", "action", "expect"}
 	actionFields     = []string{"agent", "tool", "args", "cwd", "session_id", "trace_id", "call_id", "requested_by", "hints", "mcp_server"}
 	hintFields       = airlock.HintNames
@@ -111,6 +111,7 @@ func (d *policyDecoder) decode() *Policy {
 		{"preset", func(n ast.Node) { p.preset, p.presetPos = d.preset(n, "preset"), pos(n) }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, "needs_human", &p.needsHuman); p.needsHumanPos = pos(n) }},
 		{"timeout", func(n ast.Node) { p.timeout = d.duration(n, "timeout") }},
+		{"passkey", func(n ast.Node) { p.passkey = d.tier(n, "passkey") }},
 		{"floors", func(n ast.Node) { d.floors(n, p) }},
 		{"agents", func(n ast.Node) { d.agents(n, p) }},
 		{"classifiers", func(n ast.Node) {
@@ -298,7 +299,7 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 	where := fmt.Sprintf("rules[%d]", i)
 	r := &rule{pos: pos(n), id: fmt.Sprintf("#%d", i+1)}
 	before := len(d.problems)
-	var maxTier, budget ast.Node
+	var maxTier, budget, review ast.Node
 	d.fields(n, where, []field{
 		{"id", func(n ast.Node) { d.str(n, where+".id", &r.id) }},
 		{"description", func(n ast.Node) { d.str(n, where+".description", &r.description) }},
@@ -315,6 +316,10 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 		{"timeout", func(n ast.Node) { r.timeout = d.duration(n, where+".timeout") }},
 		{"needs_human", func(n ast.Node) { d.boolean(n, where+".needs_human", &r.needsHuman) }},
 		{"budget", func(n ast.Node) { budget = n; r.budget = d.ruleBudget(n, where+".budget") }},
+		{"approvals", func(n ast.Node) { review = n; r.review.Approvals = d.quorum(n, where+".approvals") }},
+		{"rejections", func(n ast.Node) { review = n; r.review.Rejections = d.quorum(n, where+".rejections") }},
+		{"escalate", func(n ast.Node) { review = n; r.review.Escalate = d.escalate(n, where+".escalate") }},
+		{"passkey", func(n ast.Node) { review = n; d.boolean(n, where+".passkey", &r.review.Passkey) }},
 	})
 	if len(d.problems) > before {
 		return r, false
@@ -325,6 +330,14 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 	}
 	if budget != nil && strings.HasPrefix(r.id, "#") {
 		d.errorf(budget, "%s.budget: a rule with a budget needs an id, which names its budget's account (the rule's position would change with every edit above it)", where)
+		return r, false
+	}
+	if review != nil && r.outcome != airlock.Ask && r.outcome != airlock.Suggest && !r.needsHuman {
+		d.errorf(review, "%s: approvals, rejections, escalate and passkey are for a rule that asks a person (ask, suggest or needs_human: true), and its outcome is %s", where, r.outcome)
+		return r, false
+	}
+	if err := r.review.Validate(r.timeout); err != nil {
+		d.errorf(review, "%s.%s", where, airlock.ErrorMessage(err))
 		return r, false
 	}
 	if r.outcome == 0 && !r.needsHuman {
@@ -345,6 +358,40 @@ func (d *policyDecoder) rule(n ast.Node, i int, p *Policy) (*rule, bool) {
 	}
 	r.ref = &airlock.RuleRef{ID: r.id, Policy: p.name, Layer: p.layer, File: d.file, Line: r.pos.Line, Col: r.pos.Col}
 	return r, true
+}
+
+// quorum decodes a rule's approvals or rejections: how many distinct
+// people, from 1 to airlock.MaxQuorum.
+func (d *policyDecoder) quorum(n ast.Node, where string) int {
+	s, _ := d.scalar(n, where)
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 || v > airlock.MaxQuorum {
+		d.errorf(n, "%s: %q is not a number of people from 1 to %d", where, s, airlock.MaxQuorum)
+		return 0
+	}
+	return v
+}
+
+// escalate decodes a rule's escalation steps: [{after: 10m, to: [oncall]}, …].
+func (d *policyDecoder) escalate(n ast.Node, where string) []airlock.Escalation {
+	var out []airlock.Escalation
+	for i, sn := range d.seq(n, where) {
+		at := fmt.Sprintf("%s[%d]", where, i)
+		var step airlock.Escalation
+		var hasAfter, hasTo bool
+		d.fields(sn, at, []field{
+			{"after", func(n ast.Node) { hasAfter = true; step.After = airlock.Duration(d.duration(n, at+".after")) }},
+			{"to", func(n ast.Node) { hasTo = true; step.To = d.strings(n, at+".to") }},
+		})
+		switch {
+		case !hasAfter:
+			d.errorf(sn, "%s: a step needs after (how long nobody answered: 10m)", at)
+		case !hasTo:
+			d.errorf(sn, "%s: a step needs to (the reviewers it adds: [oncall] or [group:sre])", at)
+		}
+		out = append(out, step)
+	}
+	return out
 }
 
 // ruleBudget decodes a rule's budget: {uses: N, per: hour|day} or {sum: ARG,

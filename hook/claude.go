@@ -1,6 +1,11 @@
 package hook
 
-import "github.com/airlock-dev/airlock/hook/relay"
+import (
+	"encoding/json"
+
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook/relay"
+)
 
 // Claude is Claude Code's hook protocol (code.claude.com/docs/en/hooks):
 // PreToolUse and PermissionRequest are answered with hookSpecificOutput on
@@ -42,13 +47,22 @@ type claudeSpecific struct {
 	PermissionDecision       string            `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string            `json:"permissionDecisionReason,omitempty"`
 	Decision                 *behaviourMessage `json:"decision,omitempty"`
+	// UpdatedInput replaces the tool's input before it runs: a reviewer's
+	// edit (code.claude.com/docs/en/hooks, PreToolUse decision control).
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
 }
 
 // behaviourMessage is a PermissionRequest answer (Claude Code and Codex).
 type behaviourMessage struct {
 	Behavior string `json:"behavior"`
 	Message  string `json:"message,omitempty"`
+	// UpdatedInput, with allow, replaces the tool's input (Claude Code).
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
 }
+
+// TakeEdit: Claude Code replaces the tool's input with a hook's
+// updatedInput, whole (PreToolUse and PermissionRequest alike).
+func (Claude) TakeEdit(checked, edited *airlock.Action) error { return nil }
 
 func (c Claude) Answer(ev Event, v Verdict) Reply {
 	switch {
@@ -79,15 +93,24 @@ func (Claude) Block(ev Event, v Verdict) []byte {
 		decision = "allow"
 	}
 	return []byte(marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{
-		HookEventName: "PreToolUse", PermissionDecision: decision, PermissionDecisionReason: reason,
+		HookEventName: "PreToolUse", PermissionDecision: decision, PermissionDecisionReason: reason, UpdatedInput: edited(v),
 	}}))
+}
+
+// edited is the input an allowing verdict has the host run instead of
+// the model's; nil for none.
+func edited(v Verdict) json.RawMessage {
+	if !v.Allow {
+		return nil
+	}
+	return v.Input
 }
 
 // permissionAnswer answers a PermissionRequest (Claude Code and Codex alike).
 func permissionAnswer(ev Event, v Verdict) []byte {
 	d := &behaviourMessage{Behavior: "deny", Message: relay.OneLine(v.Reason)}
 	if v.Allow {
-		d = &behaviourMessage{Behavior: "allow"}
+		d = &behaviourMessage{Behavior: "allow", UpdatedInput: v.Input}
 	}
 	return []byte(marshal(claudeAnswer{HookSpecificOutput: &claudeSpecific{HookEventName: ev.Name, Decision: d}}))
 }

@@ -1,6 +1,9 @@
 package hook
 
-import "github.com/airlock-dev/airlock/hook/relay"
+import (
+	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/hook/relay"
+)
 
 // Codex is OpenAI Codex CLI's hook protocol (developers.openai.com/codex/hooks):
 // PreToolUse may only block — with exit 2 and the reason on stderr, since
@@ -33,6 +36,12 @@ func (c Codex) Answer(ev Event, v Verdict) Reply {
 	// Exit 2 is the one answer every Codex release reads as a block; the
 	// JSON deny says the same to one that reads stdout first.
 	return Reply{Exit: 2, Stdout: string(c.Block(ev, v)), Stderr: relay.OneLine(v.Reason)}
+}
+
+// TakeEdit: Codex's hooks can allow or block a call, not change its
+// input.
+func (Codex) TakeEdit(checked, edited *airlock.Action) error {
+	return airlock.Errorf(airlock.ENOTIMPL, "Codex's hooks cannot change a tool call's input")
 }
 
 func (Codex) Block(ev Event, v Verdict) []byte {

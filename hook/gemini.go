@@ -3,6 +3,11 @@ package hook
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/airlock-dev/airlock"
 
 	"github.com/airlock-dev/airlock/hook/relay"
 )
@@ -30,8 +35,42 @@ func (g Gemini) Parse(b []byte) (Event, error) {
 }
 
 type geminiAnswer struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason,omitempty"`
+	Decision           string          `json:"decision"`
+	Reason             string          `json:"reason,omitempty"`
+	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
+}
+
+// geminiSpecific carries BeforeTool's tool_input: "an object that merges
+// with and overrides the model's arguments before execution"
+// (geminicli.com/docs/hooks/reference, BeforeTool; Gemini CLI assigns its
+// members over the model's, Object.assign).
+type geminiSpecific struct {
+	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// TakeEdit: Gemini CLI merges a hook's tool_input over the model's
+// arguments, member by member, so an edit can change or add an argument
+// but not remove one: the model's would stay.
+func (Gemini) TakeEdit(checked, edited *airlock.Action) error {
+	was, err := airlock.DecodeArgs(checked.Args)
+	if err != nil {
+		return err
+	}
+	now, err := airlock.DecodeArgs(edited.Args)
+	if err != nil {
+		return err
+	}
+	var gone []string
+	for k := range was {
+		if _, ok := now[k]; !ok {
+			gone = append(gone, strconv.Quote(k))
+		}
+	}
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		return airlock.Errorf(airlock.ENOTIMPL, "Gemini CLI merges a hook's tool_input into the model's arguments, and the edit removes %s", strings.Join(gone, ", "))
+	}
+	return nil
 }
 
 func (g Gemini) Answer(ev Event, v Verdict) Reply {
@@ -43,7 +82,11 @@ func (g Gemini) Answer(ev Event, v Verdict) Reply {
 
 func (Gemini) Block(ev Event, v Verdict) []byte {
 	if v.Allow && ev.Kind != KindPost {
-		return []byte(marshal(geminiAnswer{Decision: "allow", Reason: relay.OneLine(v.Reason)}))
+		a := geminiAnswer{Decision: "allow", Reason: relay.OneLine(v.Reason)}
+		if v.Input != nil {
+			a.HookSpecificOutput = &geminiSpecific{ToolInput: v.Input}
+		}
+		return []byte(marshal(a))
 	}
 	return []byte(marshal(geminiAnswer{Decision: "deny", Reason: relay.OneLine(v.Reason)}))
 }

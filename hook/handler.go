@@ -27,6 +27,10 @@ type Handler struct {
 	// host whose PreToolUse can answer "ask"). The execution record then
 	// says the host's user consented, never that Airlock approved.
 	AskAtHost bool
+	// Edits says whether the host runs a reviewer's edit of a call in
+	// place of the call (Host.TakeEdit); nil, it takes none: a call whose
+	// approval holds an edit is refused, never run as the model made it.
+	Edits gate.EditTaker
 }
 
 // DefaultHold is how long an ask is held when the caller says nothing: the
@@ -51,6 +55,11 @@ func (h *Handler) logger() *slog.Logger {
 // linked to the decision that let it run. The verdict never allows what
 // Airlock could not decide or record.
 func (h *Handler) Handle(ctx context.Context, agent string, ev Event, hold time.Duration) Verdict {
+	take := h.Edits
+	if take == nil {
+		take = takesNoEdit
+	}
+	ctx = gate.WithEditTaker(ctx, take)
 	a := ev.Action
 	a.Agent = agent
 	if ev.Kind == KindPost {
@@ -100,13 +109,22 @@ func (h *Handler) Handle(ctx context.Context, agent string, ev Event, hold time.
 // verdictOf is an enforcement's answer to the host.
 func verdictOf(enf airlock.Enforcement) Verdict {
 	if enf.Allowed {
-		return Verdict{Allow: true, Reason: "Airlock allowed it: " + enf.Message}
+		v := Verdict{Allow: true, Reason: "Airlock allowed it: " + enf.Message}
+		if enf.Edit != nil {
+			v.Input = enf.Edit.Args
+		}
+		return v
 	}
 	code := enf.Code
 	if code == "" {
 		code = airlock.CodeDenied
 	}
 	return Verdict{Code: code, Reason: code + ": " + enf.Message + nextStep(enf)}
+}
+
+// takesNoEdit is the edit taker of a handler that names none.
+func takesNoEdit(_, _ *airlock.Action) error {
+	return airlock.Errorf(airlock.ENOTIMPL, "this hook cannot change a tool call's input")
 }
 
 // nextStep tells the model (and the person at the terminal) how a queued

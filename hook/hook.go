@@ -78,6 +78,10 @@ type Verdict struct {
 	// Reason is one line for the model and the person at the terminal: what
 	// happened, under which rule, and what to do next.
 	Reason string
+	// Input, with Allow, is the tool input the host runs instead of the
+	// model's: a reviewer's edit of the call, which the host took
+	// (Host.TakeEdit).
+	Input json.RawMessage
 }
 
 // Reply is what the hook process prints and how it exits.
@@ -96,6 +100,12 @@ type Host interface {
 	// Block renders a verdict that blocks, for a body that cannot carry an
 	// exit code (an HTTP hook's answer), as a JSON answer the host obeys.
 	Block(ev Event, v Verdict) []byte
+	// TakeEdit says whether the host runs a reviewer's edit of a call in
+	// place of the call its model made: nil when its answer can carry the
+	// edited input (Verdict.Input), else why not, for the model. A call
+	// whose approval holds an edit the host cannot take is refused
+	// (airlock.CodeEdited), never run as the model made it.
+	TakeEdit(checked, edited *airlock.Action) error
 }
 
 // Hosts are the hosts Airlock speaks to, by name.

@@ -245,7 +245,7 @@ func TestCheckAgainCollectsTheApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := 0
-	got, err := ts.Agent.Run(ctx, a, func(context.Context) error { ran++; return nil })
+	got, err := ts.Agent.Run(ctx, a, func(context.Context, airlock.Action) error { ran++; return nil })
 	if err != nil || !got.Allowed || got.Approval.ID != enf.Approval.ID || ran != 1 {
 		t.Fatalf("the same action again: %+v %v (ran %d), want it run once on approval %s", got, err, ran, enf.Approval.ID)
 	}
@@ -419,7 +419,7 @@ func TestExecutions(t *testing.T) {
 	a := airlocktest.Action("read_file", "notes")
 
 	// Run through the client: the check, then the record of the run.
-	enf, err := ts.Agent.Run(ctx, a, func(context.Context) error { return nil })
+	enf, err := ts.Agent.Run(ctx, a, func(context.Context, airlock.Action) error { return nil })
 	if err != nil || !enf.Allowed {
 		t.Fatalf("run: %+v %v", enf, err)
 	}
@@ -449,7 +449,7 @@ func TestExecutions(t *testing.T) {
 
 	// A failure: recorded, with a trust record of outcome failure.
 	boom := errors.New("disk on fire")
-	if _, err := ts.Agent.Run(ctx, a, func(context.Context) error { return boom }); !errors.Is(err, boom) {
+	if _, err := ts.Agent.Run(ctx, a, func(context.Context, airlock.Action) error { return boom }); !errors.Is(err, boom) {
 		t.Fatalf("failed run: %v, want %v", err, boom)
 	}
 	evs = executed()

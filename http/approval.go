@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -144,11 +145,12 @@ const maxRuns = 20
 type resolveInput struct {
 	ID   string `path:"id" doc:"The approval request's ID."`
 	Body struct {
-		Status     string       `json:"status" enum:"approved,rejected" doc:"The decision."`
-		ActionHash airlock.Hash `json:"action_hash" doc:"The action hash the reviewer saw: a resolution applies only to exactly that action."`
-		Reason     string       `json:"reason,omitempty" maxLength:"2000" doc:"Why; shown to the agent and its owner."`
-		Surface    string       `json:"surface,omitempty" enum:"api,cli,web,slack,feishu,webhook" doc:"Where the reviewer decided; api by default."`
-		RunNow     bool         `json:"run_now,omitempty" doc:"With the approval of a proposal (suggest, needs-human): an executor that holds the tool — the MCP gateway — runs it now, once, and its result is recorded with the request."`
+		Status     string          `json:"status" enum:"approved,rejected" doc:"The decision."`
+		ActionHash airlock.Hash    `json:"action_hash" doc:"The action hash the reviewer saw: a resolution applies only to exactly that action."`
+		Reason     string          `json:"reason,omitempty" maxLength:"2000" doc:"Why; shown to the agent and its owner."`
+		Surface    string          `json:"surface,omitempty" enum:"api,cli,web,slack,feishu,webhook" doc:"Where the reviewer decided; api by default."`
+		RunNow     bool            `json:"run_now,omitempty" doc:"With the approval of a proposal (suggest, needs-human): an executor that holds the tool — the MCP gateway — runs it now, once, and its result is recorded with the request."`
+		Args       json.RawMessage `json:"args,omitempty" doc:"With an approval of an ask: the reviewer's edit of the action's arguments, a JSON object. The edited action gets its own hash and is decided again: an edit into what the policy refuses is refused (403), and one the policy asks other reviewers for needs them. Once approved, the edited action is what runs, never the original. action_hash still echoes the action the reviewer was shown."`
 	}
 }
 
@@ -167,7 +169,7 @@ func (s *Server) resolveApproval(ctx context.Context, in *resolveInput) (*approv
 	if b.Surface != "" {
 		r.Surface = airlock.Surface(b.Surface)
 	}
-	ap, err := s.store().ResolveApproval(ctx, r)
+	ap, err := s.Enforcer.Resolve(ctx, r, b.Args)
 	switch code := airlock.ErrorCode(err); code {
 	case "":
 		s.metrics.Resolved(&ap)

@@ -84,7 +84,7 @@ func (s *Server) hookCall(w http.ResponseWriter, r *http.Request) {
 		}
 		hold = min(d, MaxHookHold)
 	}
-	h := &hook.Handler{Enforcer: s.Enforcer, WaitContext: s.waitContext, Logger: s.logger()}
+	h := &hook.Handler{Enforcer: s.Enforcer, WaitContext: s.waitContext, Logger: s.logger(), Edits: host.TakeEdit}
 	switch ask := r.URL.Query().Get("ask"); ask {
 	case "", "airlock":
 	case "host":

@@ -106,7 +106,7 @@ func TestAdminRunRecordsTheExecution(t *testing.T) {
 	a := airlocktest.Action("read_file", "admin")
 	a.RequestedBy = ""
 	ran := false
-	if _, err := ts.Admin.Run(t.Context(), a, func(context.Context) error { ran = true; return nil }); err != nil || !ran {
+	if _, err := ts.Admin.Run(t.Context(), a, func(context.Context, airlock.Action) error { ran = true; return nil }); err != nil || !ran {
 		t.Fatalf("admin Run: ran %v, %v", ran, err)
 	}
 	page, err := ts.Bob.Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted})

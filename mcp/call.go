@@ -186,6 +186,17 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 	if !decidedAs(enf, a) {
 		return refused(airlock.CodeDenied, notDecidedAs, enf.Approval)
 	}
+	if enf.Edit != nil {
+		// A reviewer edited the call before approving it: the upstream
+		// gets the edited arguments, never the model's.
+		edited, err := airlock.CanonicalArgs(enf.Edit.Args)
+		if err == nil {
+			params, err = toolParams(name, edited, task)
+		}
+		if err != nil {
+			return refused(airlock.CodeInvalid, "the reviewer's edit of the call cannot be sent: "+err.Error(), enf.Approval)
+		}
+	}
 	return s.forwardDecided(ctx, u, enf, "tools/call", withMeta(params, token), false)
 }
 
@@ -193,10 +204,10 @@ func (s *session) callTool(ctx context.Context, req *jsonrpc.Request) (json.RawM
 // action: not this one.
 const notDecidedAs = "Airlock allowed an action other than this call (its arguments were changed when it was approved?), so the call does not run"
 
-// decidedAs reports whether what Airlock allowed is exactly a — the tool
-// and the arguments the gateway forwards — and not, say, an action a
-// reviewer edited: the gateway forwards only what was decided, never the
-// original in its place.
+// decidedAs reports whether what Airlock decided is exactly a — the tool
+// and the arguments the gateway checked —: the gateway forwards only what
+// was decided (or a reviewer's edit of exactly that, Enforcement.Edit),
+// never another call's approval in its place.
 func decidedAs(enf airlock.Enforcement, a airlock.Action) bool {
 	d := enf.Decision.Action
 	if d.Tool == "" && len(d.Args) == 0 {

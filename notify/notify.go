@@ -85,7 +85,8 @@ type Spec struct {
 // Kinds are the kinds of notice, for a channel's events.
 var Kinds = []string{
 	airlock.EventDecision, airlock.EventApprovalRequested, airlock.NoticeReminder, airlock.EventApprovalResolved,
-	airlock.EventApprovalExpired, airlock.EventApprovalCancelled, airlock.EventProposalDigest, airlock.NoticeTest,
+	airlock.EventApprovalExpired, airlock.EventApprovalCancelled, airlock.EventApprovalEscalated, airlock.EventProposalDigest,
+	airlock.NoticeTest,
 }
 
 // Types are the channel types.

@@ -120,7 +120,7 @@ func TestFailClosed(t *testing.T) {
 			for _, tool := range tools {
 				ran := false
 				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-				enf, err := e.Run(ctx, airlocktest.Action(tool, "during"), func(context.Context) error { ran = true; return nil })
+				enf, err := e.Run(ctx, airlocktest.Action(tool, "during"), func(context.Context, airlock.Action) error { ran = true; return nil })
 				cancel()
 				if ran || enf.Allowed || enf.Code != airlock.CodeUnavailable || airlock.ErrorCode(err) != airlock.CodeUnavailable {
 					t.Errorf("%s with the store failing %s: ran %v, %+v, err %v", tool, f, ran, enf, err)

@@ -459,10 +459,11 @@ func newApprovalsResolveCmd(status airlock.ApprovalStatus) *cobra.Command {
 		rememberExact   bool
 		rememberBudget  string
 		group           bool
+		editArgs        string
 	)
 	verb := "approve"
 	cmd := &cobra.Command{
-		Use:   "approve ID [--reason R] [--hash H] [--run-now] [--remember 7d]",
+		Use:   "approve ID [--reason R] [--hash H] [--args JSON] [--run-now] [--remember 7d]",
 		Short: "Approve a pending request, as the token's person",
 		Long: `Approve fetches the request, prints its summary and the action hash, and
 approves exactly that action: the resolution echoes the hash, so a request
@@ -489,6 +490,18 @@ section may keep it out. --remember-budget bounds what it lets run:
 "10/day" (uses per hour, day or grant: "10" is for the grant's life) or
 "amount<=500 USD/day" (the sum of an argument); once spent, what it covers
 asks again until the window frees some. 'airlock grants revoke' ends it.
+
+With --args, you approve your edit of the action instead of the action as
+it is: the arguments as a JSON object ('{"path":"safe.txt"}'). The edited
+action gets its own hash and is decided again: an edit into what the
+policy denies is refused, and one the policy asks other reviewers for
+needs them. The waiting agent runs the edited action, never the original;
+a host that cannot take an edit (Codex) is told to run the edited action
+instead. The audit log keeps both hashes and the diff.
+
+A rule may need more than one person ('approvals: 2'): each approval is
+recorded, and the request stays pending, saying how many more it needs,
+until the last one.
 
 Only a reviewer the rule names, the agent's owner or an admin may approve,
 never the agent, nor the person the action was requested for. A request
@@ -531,6 +544,15 @@ reject exits 1.`
 			return usageError("--group settles each request of the group with the hash listed for it: it takes neither --hash nor --run-now")
 		case (shapes == 1 || rememberBudget != "") && remember == 0:
 			return usageError("a shape or a budget to remember needs --remember DURATION (7d)")
+		case editArgs != "" && (group || runNow || remember > 0):
+			return usageError("--args approves your edit of one request: it takes neither --group, --run-now nor --remember")
+		}
+		var edited json.RawMessage
+		if editArgs != "" {
+			if err := airlock.CheckJSON([]byte(editArgs)); err != nil {
+				return usageError("--args: %s", airlock.ErrorMessage(err))
+			}
+			edited = json.RawMessage(editArgs)
 		}
 		var budget *airlock.Budget
 		if rememberBudget != "" {
@@ -569,7 +591,7 @@ reject exits 1.`
 		if ap.Status != airlock.StatusPending {
 			return checkFailed(errors.New("airlock: " + settledText(&ap)))
 		}
-		h := ap.ActionHash
+		_, h := ap.Runs() // a reviewer's edit, once one approved it
 		if hash != "" {
 			h = pinned
 		}
@@ -579,8 +601,11 @@ reject exits 1.`
 				return err
 			}
 		}
-		got, err := c.ResolveWith(ctx, airlock.Resolution{ApprovalID: id, Status: status, ActionHash: h, Reason: reason,
-			Surface: airlock.SurfaceCLI, RunNow: runNow})
+		r := airlock.Resolution{ApprovalID: id, Status: status, ActionHash: h, Reason: reason, Surface: airlock.SurfaceCLI, RunNow: runNow}
+		if edited != nil {
+			r.Edit = &airlock.Edit{Args: edited}
+		}
+		got, err := c.ResolveWith(ctx, r)
 		if err := reportChange(ctx, c, id, got, err, asJSON, out); err != nil {
 			return err
 		}
@@ -627,6 +652,7 @@ reject exits 1.`
 		f.StringVar(&rememberCommand, "remember-command", "", `with --remember: the command words to grant instead of the approved command's ("npm test"); they must start it`)
 		f.StringVar(&rememberPath, "remember-path", "", "with --remember: the directory to grant instead of the narrowest; the approved paths must lie under it")
 		f.BoolVar(&rememberExact, "remember-exact", false, "with --remember: grant only this exact action")
+		f.StringVar(&editArgs, "args", "", `approve your edit of the action: its arguments as a JSON object ('{"path":"safe.txt"}'), decided again before it counts`)
 		f.StringVar(&rememberBudget, "remember-budget", "", `with --remember: bound what the grant lets run: "10/day" (uses per hour, day or grant), "amount<=500 USD/day" (an argument's sum)`)
 	}
 	f.BoolVar(&group, "group", false, verb+" every pending request of the same shape too ('approvals groups'), each bound to its own action hash")
@@ -789,7 +815,16 @@ func approvalBrief(ap *airlock.Approval, now time.Time) string {
 	line("agent", "%s%s", visible.Escaped(ap.Agent), owner)
 	line("action", "%s, class %s, risk %s", visible.Escaped(ap.Tool), visible.Escaped(ap.Class), ap.Tier)
 	line("hash", "sha256:%s", ap.ActionHash)
+	if e := ap.Edit; e != nil {
+		line("edited", "by %s: runs sha256:%s, args %s", visible.Escaped(e.By), e.ActionHash, visible.Escaped(string(e.Args)))
+	}
+	if !ap.Review.IsZero() {
+		line("review", "%s", ap.Review.String())
+	}
 	if ap.Status == airlock.StatusPending {
+		if ap.Needed() > 1 {
+			line("approvals", "%s", standingText(ap))
+		}
 		line("expires", "%s", timeText(ap.Expires, now))
 	}
 	return b.String()
@@ -871,6 +906,17 @@ func resolvedText(ap *airlock.Approval) string {
 	s := fmt.Sprintf("%s approval %s: %s by %s at %s via %s%s", ap.Status, visible.Escaped(ap.ID),
 		visible.Escaped(ap.Summary), visible.Escaped(ap.ResolvedBy), ap.ResolvedAt.UTC().Format(time.RFC3339),
 		visible.Escaped(string(ap.Surface)), becauseText(ap.Reason))
+	if ap.Status == airlock.StatusPending {
+		// A vote that did not settle it: a request that needs more people.
+		v := ap.Votes[len(ap.Votes)-1]
+		s = fmt.Sprintf("%s approval %s: %s by %s at %s via %s%s; %s", v.Status, visible.Escaped(ap.ID), visible.Escaped(ap.Summary),
+			visible.Escaped(v.By), v.At.UTC().Format(time.RFC3339), visible.Escaped(string(v.Surface)), becauseText(v.Reason),
+			visible.Escaped(standingText(ap)))
+	}
+	if e := ap.Edit; e != nil {
+		s += fmt.Sprintf("\nedited by %s: runs sha256:%s instead of sha256:%s (decided %s, %s); diff %s",
+			visible.Escaped(e.By), e.ActionHash, ap.ActionHash, e.Decision.Outcome, e.Decision.Tier, visible.Escaped(string(e.Diff)))
+	}
 	switch {
 	case ap.Status == airlock.StatusApproved && ap.RunNow:
 		s += "\nthe MCP gateway that holds the tool runs it now, once"
@@ -878,6 +924,15 @@ func resolvedText(ap *airlock.Approval) string {
 		s += fmt.Sprintf("\nthe same action may now run once, until %s", ap.GrantExpires.UTC().Format(time.RFC3339))
 	}
 	return s
+}
+
+// standingText says where a pending request's review stands.
+func standingText(ap *airlock.Approval) string {
+	who := ap.Approvers()
+	if len(who) == 0 {
+		return fmt.Sprintf("pending: %d approval(s) needed", ap.Needed())
+	}
+	return fmt.Sprintf("pending: approved by %s, %d more needed", strings.Join(who, ", "), ap.Remaining())
 }
 
 func becauseText(reason string) string {

@@ -168,6 +168,10 @@ func resumeAlone(cmd *cobra.Command) error {
 func enforcementText(enf airlock.Enforcement) string {
 	msg := visible.Escaped(enf.Message)
 	switch {
+	case enf.Allowed && enf.Edit != nil:
+		// Run the edited action, not the one checked: say so on a line of
+		// its own, for a script to read.
+		return fmt.Sprintf("allowed: %s\nedited args: %s", msg, visible.Escaped(string(enf.Edit.Args)))
 	case enf.Allowed:
 		return "allowed: " + msg
 	case enf.Pending:

@@ -57,7 +57,7 @@ func newMigrateSource(t *testing.T) *migrateSource {
 	e := &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: db}
 
 	for _, tool := range []string{"read_file", "write_file", "delete_file"} { // auto, notify, deny
-		if _, err := e.Run(ctx, airlocktest.Action(tool, "a.txt"), func(context.Context) error { return nil }); err != nil &&
+		if _, err := e.Run(ctx, airlocktest.Action(tool, "a.txt"), func(context.Context, airlock.Action) error { return nil }); err != nil &&
 			tool != "delete_file" {
 			t.Fatalf("%s: %v", tool, err)
 		}
@@ -238,7 +238,7 @@ func TestStoreMigrate(t *testing.T) {
 	}
 	to.SetRouter(opsRouter())
 	e := &gate.Enforcer{Gate: airlocktest.NewGate(t), Store: to}
-	if _, err := e.Run(ctx, airlocktest.Action("write_file", "b.txt"), func(context.Context) error { return nil }); err != nil {
+	if _, err := e.Run(ctx, airlocktest.Action("write_file", "b.txt"), func(context.Context, airlock.Action) error { return nil }); err != nil {
 		t.Fatalf("notify on the target: %v", err)
 	}
 	before, _ := from.Notifications(ctx, airlock.NotificationFilter{})

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log"
 	"os"
 	"os/exec"
@@ -17,8 +18,16 @@ import (
 func main() {
 	guard := client.New(os.Getenv("AIRLOCK_SERVER"), os.Getenv("AIRLOCK_TOKEN"))
 	a := airlock.Action{Agent: "example", Tool: "Bash", Args: airlock.MustArgs(map[string]any{"command": "git status"})}
-	_, err := guard.Run(context.Background(), a, func(ctx context.Context) error {
-		return exec.CommandContext(ctx, "git", "status").Run()
+	_, err := guard.Run(context.Background(), a, func(ctx context.Context, run airlock.Action) error {
+		// Run the action as allowed, not as asked: a reviewer may have
+		// edited its arguments before approving it.
+		var args struct {
+			Command string `json:"command"`
+		}
+		if err := json.Unmarshal(run.Args, &args); err != nil {
+			return err
+		}
+		return exec.CommandContext(ctx, "sh", "-c", args.Command).Run()
 	})
 	if err != nil {
 		log.Fatal(err)

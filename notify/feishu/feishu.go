@@ -260,7 +260,7 @@ func New(cfg Config) (*Channel, error) {
 // errors are retried.
 func (c *Channel) Deliver(ctx context.Context, d *notify.Delivery) (string, error) {
 	switch d.Kind {
-	case airlock.EventApprovalRequested, airlock.EventDecision, airlock.NoticeTest:
+	case airlock.EventApprovalRequested, airlock.EventApprovalEscalated, airlock.EventDecision, airlock.NoticeTest:
 		return c.post(ctx, d.Key, c.targets(d), c.card(d, c.mentions(d)))
 	case airlock.EventApprovalResolved, airlock.EventApprovalExpired, airlock.EventApprovalCancelled:
 		return c.settle(ctx, d)

@@ -213,6 +213,8 @@ func (c *Channel) Close() error {
 //     if it was settled before it could be shown, its outcome);
 //   - approval.reminder: a reply in the request's thread mentioning its
 //     reviewers (a new message when the request was never shown);
+//   - approval.escalated: the request, with its buttons, for the reviewers
+//     the escalation adds;
 //   - approval.resolved, .expired, .cancelled: each message of the request
 //     is updated in place with the outcome, and the people told (the owner,
 //     the requester) are mentioned in its thread;
@@ -225,7 +227,8 @@ func (c *Channel) Deliver(ctx context.Context, d *notify.Delivery) (string, erro
 	switch {
 	case d.Approval == nil:
 		return c.tell(ctx, d)
-	case d.Kind == airlock.EventApprovalRequested:
+	case d.Kind == airlock.EventApprovalRequested, d.Kind == airlock.EventApprovalEscalated:
+		// An escalation shows the request to the reviewers it adds.
 		return c.request(ctx, d)
 	case d.Kind == airlock.NoticeReminder:
 		return c.remind(ctx, d)
