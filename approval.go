@@ -205,7 +205,7 @@ func (ap *Approval) Authorize(r Reviewer) error {
 	if err := ap.authorize(r, ap.Reviewers); err != nil {
 		return err
 	}
-	if e := ap.Edit; e != nil && e.Decision.needsPerson() && !r.Admin && !(r.Name == ap.Owner && ap.Owner != "") &&
+	if e := ap.Edit; e != nil && e.Decision.NeedsPerson() && !r.Admin && !(r.Name == ap.Owner && ap.Owner != "") &&
 		!r.namedIn(e.Decision.Reviewers) {
 		who := strings.Join(e.Decision.Reviewers, ", ")
 		if who == "" {
@@ -319,7 +319,7 @@ func (r *Resolution) Check(ap *Approval, now time.Time) error {
 			return err
 		}
 	}
-	if v := ap.voted(r.Reviewer.Name); v != nil && (r.Edit == nil || v.Status == StatusRejected) {
+	if v := ap.VoteOf(r.Reviewer.Name); v != nil && (r.Edit == nil || v.Status == StatusRejected) {
 		return Errorf(ECONFLICT, "%s already %s approval %s at %s: %s", r.Reviewer.Name, v.Status, ap.ID,
 			v.At.UTC().Format(time.RFC3339), ap.standing())
 	}
@@ -341,7 +341,7 @@ func (r *Resolution) checkEdit(ap *Approval) error {
 		return Errorf(EUNAUTHORIZED, "only a person edits an action")
 	case e.ActionHash.IsZero() || e.Decision.Outcome == 0:
 		return Errorf(EINVALID, "the edit of approval %s was not decided by the gate", ap.ID)
-	case e.Decision.Outcome == Deny || e.Decision.Outcome == Shadow:
+	case e.Decision.Refuses():
 		return Errorf(EUNAUTHORIZED, "the edited action is %s by %s: an edit cannot turn a request into what the policy refuses",
 			map[Outcome]string{Deny: "denied", Shadow: "shadowed"}[e.Decision.Outcome], cmpOr(e.Decision.Rule, "the policy"))
 	}

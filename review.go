@@ -146,9 +146,9 @@ type EditDecision struct {
 	Review     Review   `json:"review,omitzero"`
 }
 
-// needsPerson reports whether the edited action, as decided, needs a
+// NeedsPerson reports whether the edited action, as decided, needs a
 // person's approval of its own: its reviewers then must approve it.
-func (d *EditDecision) needsPerson() bool {
+func (d *EditDecision) NeedsPerson() bool {
 	return d.NeedsHuman || d.Outcome == Ask || d.Outcome == Suggest
 }
 
@@ -221,7 +221,7 @@ func (ap *Approval) Runs() (Action, Hash) {
 // review's, or its edit's when that asks for more.
 func (ap *Approval) Needed() int {
 	n := max(1, ap.Review.Approvals)
-	if ap.Edit != nil && ap.Edit.Decision.needsPerson() {
+	if ap.Edit != nil && ap.Edit.Decision.NeedsPerson() {
 		n = max(n, ap.Edit.Decision.Review.Approvals)
 	}
 	return n
@@ -233,7 +233,7 @@ func (ap *Approval) RejectionsNeeded() int { return max(1, ap.Review.Rejections)
 // NeedsPasskey reports whether each approval of the request must carry a
 // passkey assertion: its review's, or its edit's.
 func (ap *Approval) NeedsPasskey() bool {
-	return ap.Review.Passkey || ap.Edit != nil && ap.Edit.Decision.needsPerson() && ap.Edit.Decision.Review.Passkey
+	return ap.Review.Passkey || ap.Edit != nil && ap.Edit.Decision.NeedsPerson() && ap.Edit.Decision.Review.Passkey
 }
 
 // Approvers returns who has approved the action that now runs, in order.
@@ -262,9 +262,9 @@ func (ap *Approval) Rejecters() []string {
 // Remaining is how many more approvals the request needs.
 func (ap *Approval) Remaining() int { return max(0, ap.Needed()-len(ap.Approvers())) }
 
-// voted returns the vote of by that still counts: an approval of the
-// action that now runs, or any rejection.
-func (ap *Approval) voted(by string) *Vote {
+// VoteOf returns the vote of by that still counts: an approval of the
+// action that now runs, or any rejection; nil when by has none.
+func (ap *Approval) VoteOf(by string) *Vote {
 	_, h := ap.Runs()
 	for i := range ap.Votes {
 		v := &ap.Votes[i]
@@ -372,3 +372,7 @@ func (ap *Approval) editRecord() *EditRecord {
 	e := ap.Edit
 	return &EditRecord{From: ap.ActionHash, To: e.ActionHash, Diff: e.Diff, By: e.By, Decision: e.Decision}
 }
+
+// Refuses reports whether the policy refuses the edited action (deny,
+// shadow): such an edit is never approved.
+func (d *EditDecision) Refuses() bool { return d.Outcome == Deny || d.Outcome == Shadow }

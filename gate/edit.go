@@ -27,23 +27,37 @@ func (e *Enforcer) Resolve(ctx context.Context, r airlock.Resolution, args json.
 	if err != nil {
 		return ap, err
 	}
-	edit, err := airlock.NewEdit(&ap, args)
+	edit, _, err := e.DecideEdit(ctx, &ap, args)
 	if err != nil {
 		return ap, err
 	}
+	r.Edit = edit
+	return e.Store.ResolveApproval(ctx, r)
+}
+
+// DecideEdit prepares a reviewer's edit of ap's arguments to args and
+// decides the edited action as the policy in force would: the edit with
+// its decision (Edit.Decision), and the gate's whole decision, for a
+// person to review before approving it. It records nothing. Errors:
+// EINVALID (args are not one strict JSON object, are the request's own,
+// or make a malformed action).
+func (e *Enforcer) DecideEdit(ctx context.Context, ap *airlock.Approval, args json.RawMessage) (*airlock.Edit, airlock.Decision, error) {
+	edit, err := airlock.NewEdit(ap, args)
+	if err != nil {
+		return nil, airlock.Decision{}, err
+	}
 	d := e.Gate.Decide(ctx, ap.Edited(edit))
 	if d.Code == airlock.CodeInvalid {
-		return ap, airlock.Errorf(airlock.EINVALID, "the edited action is malformed: %s", d.Explain())
+		return nil, d, airlock.Errorf(airlock.EINVALID, "the edited action is malformed: %s", d.Explain())
 	}
 	if d.ActionHash != edit.ActionHash {
-		return ap, airlock.Errorf(airlock.EINTERNAL, "the edited action hashes to sha256:%s for the gate and sha256:%s for the request", d.ActionHash, edit.ActionHash)
+		return nil, d, airlock.Errorf(airlock.EINTERNAL, "the edited action hashes to sha256:%s for the gate and sha256:%s for the request", d.ActionHash, edit.ActionHash)
 	}
 	edit.Decision = airlock.EditDecision{
 		Outcome: d.Outcome, NeedsHuman: d.NeedsHuman, Tier: d.Classification.Tier, Class: string(d.Classification.Class),
 		Rule: d.DecidedBy(), Reviewers: d.Reviewers, Review: d.Review,
 	}
-	r.Edit = edit
-	return e.Store.ResolveApproval(ctx, r)
+	return edit, d, nil
 }
 
 // An EditTaker says whether a caller can run a reviewer's edit of the

@@ -84,6 +84,7 @@ func Mount(mux *http.ServeMux, host Host) {
 	mux.HandleFunc("GET /inbox/session", in.withSession(in.session))
 	mux.HandleFunc("GET /inbox/approvals/{id}", in.withSession(in.detail))
 	mux.HandleFunc("GET /inbox/approvals/{id}/decide", in.withSession(in.decide))
+	mux.Handle("POST /inbox/approvals/{id}/edit", post(in.withSession(in.edit)))
 	mux.Handle("POST /inbox/approvals/{id}/approve", post(in.withSession(in.resolve(airlock.StatusApproved))))
 	mux.Handle("POST /inbox/approvals/{id}/reject", post(in.withSession(in.resolve(airlock.StatusRejected))))
 	mux.Handle("POST /inbox/batch/approve", post(in.withSession(in.batchApprove)))
@@ -150,7 +151,7 @@ func newInbox(host Host) *inbox {
 		"className": className,
 	}
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/parts.html"))
-	for _, page := range []string{"signin", "inbox", "detail", "error", "agents", "agent", "audit", "event", "batch", "notifications", "proposals", "grants"} {
+	for _, page := range []string{"signin", "inbox", "detail", "edit", "error", "agents", "agent", "audit", "event", "batch", "notifications", "proposals", "grants"} {
 		in.pages[page] = template.Must(template.Must(base.Clone()).ParseFS(webFS, "web/"+page+".html"))
 	}
 	in.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -789,6 +790,8 @@ func (in *inbox) detailPage(r *http.Request, whole bool) (*DetailPage, error) {
 	p := &DetailPage{Base: baseFor(r, clipTitle(ap.Summary)), Approval: ap, After: head}
 	if err := ap.Authorize(rev); err != nil {
 		p.CannotResolve = airlock.ErrorMessage(err)
+	} else if v := ap.VoteOf(rev.Name); v != nil && ap.Status == airlock.StatusPending {
+		p.CannotResolve = fmt.Sprintf("You %s this request at %s; %s.", v.Status, v.At.UTC().Format(time.RFC3339), stillNeeded(&ap))
 	}
 	if p.Pending() && p.CannotResolve == "" {
 		if p.Identical, err = in.identical(ctx, &ap, rev); err != nil {
@@ -926,10 +929,16 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		t := principalFrom(ctx)
 		remember := status == airlock.StatusApproved && r.PostForm.Get("remember") == "1"
 		shapeName := r.PostForm.Get("remember_shape")
-		ap, err := in.host.Store().ResolveApproval(ctx, airlock.Resolution{
+		// An edit reviewed on its page comes with its arguments: the
+		// enforcer decides it again as it approves it.
+		var args json.RawMessage
+		if a := strings.TrimSpace(r.PostForm.Get("args")); a != "" && status == airlock.StatusApproved {
+			args, remember = json.RawMessage(a), false
+		}
+		ap, err := in.enforcer().Resolve(ctx, airlock.Resolution{
 			ApprovalID: id, Status: status, ActionHash: h, Reviewer: t.Reviewer(), Reason: reason, Surface: airlock.SurfaceWeb,
 			RunNow: status == airlock.StatusApproved && r.PostForm.Get("run_now") == "1",
-		})
+		}, args)
 		code := airlock.ErrorCode(err)
 		switch code {
 		case "":

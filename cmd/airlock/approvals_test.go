@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -294,4 +295,37 @@ func TestApprovalIDPrefix(t *testing.T) {
 	ts.want(t, "bob", []string{"approvals", "reject", ids[0][:common+1], "--reason", "no"}, exitOK, "rejected")
 	// Whole IDs are taken as they are.
 	ts.want(t, "bob", []string{"approvals", "show", ids[0]}, exitOK, "id:           "+ids[0])
+}
+
+// TestApproveWithEdit: `approve --args` releases a waiting check with the
+// edited arguments, the audit log keeps both hashes and the diff, and an
+// edit into what the policy denies is refused.
+func TestApproveWithEdit(t *testing.T) {
+	ts := newTestServer(t)
+	bash := []string{"check", "--agent", "agent-1", "--tool", "Bash", "--cwd", "/w", "--args", `{"command":"rm -rf build"}`}
+	b := ts.background(t, "agent", bash...)
+	b.waitOutput(t, "waiting for approval ")
+	m := regexp.MustCompile(`waiting for approval (\S+)`).FindStringSubmatch(b.stderr.String() + b.stdout.String())
+	if m == nil {
+		t.Fatalf("no approval ID:\n%s%s", b.stdout.String(), b.stderr.String())
+	}
+	id := m[1]
+	// A script the analyser cannot read is denied: no edit reaches it.
+	ts.want(t, "admin", []string{"approvals", "approve", id, "--args", `{"command":"echo \"unterminated"}`}, exitCheck,
+		"an edit cannot turn a request into what the policy refuses")
+	ts.want(t, "admin", []string{"approvals", "approve", id, "--args", `{"command":"a","command":"b"}`}, exitUsage, "duplicate")
+	ts.want(t, "admin", []string{"approvals", "approve", id, "--args", `{"command":"rm -rf build/tmp"}`}, exitOK,
+		"approved approval "+id, "edited by ops: runs sha256:")
+	if got := b.wait(t); got != exitOK {
+		t.Fatalf("the waiting check exited %d\nstdout:\n%s\nstderr:\n%s", got, b.stdout.String(), b.stderr.String())
+	}
+	if !strings.Contains(b.stdout.String(), `edited args: {"command":"rm -rf build/tmp"}`) {
+		t.Fatalf("the waiting check does not print the edited arguments:\n%s", b.stdout.String())
+	}
+	ap, err := ts.db.Approval(t.Context(), id)
+	if err != nil || ap.Edit == nil {
+		t.Fatalf("the request: %+v, %v", ap, err)
+	}
+	ts.want(t, "bob", []string{"audit", "tail", "--kind", "approval.resolved", "--json"}, exitOK,
+		`"from":"`+ap.ActionHash.String()+`"`, `"to":"`+ap.Edit.ActionHash.String()+`"`, `"diff":[{"value":"rm -rf build/tmp","op":"replace","path":"/command"}]`)
 }
