@@ -258,6 +258,11 @@ type Resolution struct {
 	// approves the edited action, and ActionHash still echoes the action
 	// the reviewer was shown.
 	Edit *Edit `json:"edit,omitempty"`
+	// Passkey, with an approval, is the reviewer's passkey signing it,
+	// verified by the server against the reviewer's registered key
+	// (package passkey) before it resolves: a request whose review needs
+	// a passkey is approved with one only.
+	Passkey *PasskeyAssertion `json:"passkey,omitempty"`
 }
 
 // maxReason bounds a reason so that one field cannot bloat the log.
@@ -318,6 +323,13 @@ func (r *Resolution) Check(ap *Approval, now time.Time) error {
 		if err := r.checkEdit(ap); err != nil {
 			return err
 		}
+	}
+	next := *ap
+	if r.Edit != nil {
+		next.Edit = r.Edit
+	}
+	if r.Status == StatusApproved && next.NeedsPasskey() && r.Passkey == nil {
+		return Errorf(EUNAUTHORIZED, "approval %s needs %s's passkey: approve it in the inbox, on the device that holds it", ap.ID, r.Reviewer.Name)
 	}
 	if v := ap.VoteOf(r.Reviewer.Name); v != nil && (r.Edit == nil || v.Status == StatusRejected) {
 		return Errorf(ECONFLICT, "%s already %s approval %s at %s: %s", r.Reviewer.Name, v.Status, ap.ID,
@@ -403,8 +415,11 @@ func (ap *Approval) Resolve(r *Resolution, now time.Time) Record {
 		ap.Edit = &e
 	}
 	_, h := ap.Runs()
-	ap.Votes = append(ap.Votes, Vote{By: r.Reviewer.Name, Status: r.Status, ActionHash: h, At: now, Surface: r.Surface,
-		Reason: r.Reason, Admin: r.Reviewer.Admin})
+	v := Vote{By: r.Reviewer.Name, Status: r.Status, ActionHash: h, At: now, Surface: r.Surface, Reason: r.Reason, Admin: r.Reviewer.Admin}
+	if r.Status == StatusApproved {
+		v.Passkey = r.Passkey
+	}
+	ap.Votes = append(ap.Votes, v)
 	if r.Status == StatusApproved && len(ap.Approvers()) < ap.Needed() ||
 		r.Status == StatusRejected && len(ap.Rejecters()) < ap.RejectionsNeeded() {
 		return ap.vote(r, h)
@@ -419,6 +434,9 @@ func (ap *Approval) vote(r *Resolution, h Hash) Record {
 	p := ApprovalVote{
 		ID: ap.ID, Status: r.Status, ActionHash: h, By: r.Reviewer.Name, Admin: r.Reviewer.Admin, Reason: r.Reason,
 		Surface: r.Surface, Approvals: len(ap.Approvers()), Needed: ap.Needed(), Rejections: len(ap.Rejecters()),
+	}
+	if r.Status == StatusApproved {
+		p.Passkey = r.Passkey
 	}
 	if r.Edit != nil {
 		p.Edit = ap.editRecord()
@@ -457,7 +475,7 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 		ID: ap.ID, Status: ap.Status, ActionHash: ap.ActionHash, Class: ap.Class, Tool: ap.Tool,
 		By: ap.ResolvedBy, Admin: admin, Reason: ap.Reason, Surface: ap.Surface,
 		Waited: Duration(ap.ResolvedAt.Sub(ap.Created)), GrantUntil: ap.GrantExpires, RunNow: ap.RunNow,
-		Edit: ap.editRecord(), Approvers: ap.quorumApprovers(),
+		Edit: ap.editRecord(), Approvers: ap.quorumApprovers(), Passkey: ap.lastPasskey(),
 	})
 	rec := Record{Events: []Event{ev}}
 	if ap.Outcome == Ask {
@@ -473,6 +491,15 @@ func (ap *Approval) changed(kind string, admin bool) Record {
 		Agent: ap.Agent, ApprovalID: ap.ID, Subject: "approval " + string(ap.Status) + ": " + ap.Summary,
 	}}
 	return rec
+}
+
+// lastPasskey is the passkey assertion of the vote that settled the
+// request, if it carried one.
+func (ap *Approval) lastPasskey() *PasskeyAssertion {
+	if len(ap.Votes) == 0 || ap.Status != StatusApproved {
+		return nil
+	}
+	return ap.Votes[len(ap.Votes)-1].Passkey
 }
 
 // quorumApprovers lists who approved an approved request that needed

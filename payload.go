@@ -97,6 +97,9 @@ type ApprovalChange struct {
 	// Approvers lists, for a request approved by a quorum, everyone who
 	// approved it (each also has an EventApprovalVoted, but the last).
 	Approvers []string `json:"approvers,omitempty"`
+	// Passkey is the passkey assertion of the approval that settled it,
+	// when its review needs one (`airlock audit verify` checks it).
+	Passkey *PasskeyAssertion `json:"passkey,omitempty"`
 }
 
 // CheckpointPayload is the payload of an EventCheckpoint: the signed note

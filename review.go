@@ -115,6 +115,9 @@ type Vote struct {
 	Surface    Surface   `json:"surface"`
 	Reason     string    `json:"reason,omitempty"`
 	Admin      bool      `json:"admin,omitempty"`
+	// Passkey is the reviewer's passkey signing an approval, when the
+	// request's review needs one.
+	Passkey *PasskeyAssertion `json:"passkey,omitempty"`
 }
 
 // Edit is a reviewer's change to the arguments of the action a request
@@ -342,17 +345,18 @@ type ApprovalEscalation struct {
 // ApprovalVote is the payload of an EventApprovalVoted: one person's
 // answer that did not (yet) settle the request.
 type ApprovalVote struct {
-	ID         string         `json:"id"`
-	Status     ApprovalStatus `json:"status"` // the vote: approved or rejected
-	ActionHash Hash           `json:"action_hash"`
-	By         string         `json:"by"`
-	Admin      bool           `json:"admin,omitempty"`
-	Reason     string         `json:"reason,omitempty"`
-	Surface    Surface        `json:"surface"`
-	Approvals  int            `json:"approvals"` // counted so far for the action that runs
-	Needed     int            `json:"needed"`
-	Rejections int            `json:"rejections,omitempty"`
-	Edit       *EditRecord    `json:"edit,omitempty"`
+	ID         string            `json:"id"`
+	Status     ApprovalStatus    `json:"status"` // the vote: approved or rejected
+	ActionHash Hash              `json:"action_hash"`
+	By         string            `json:"by"`
+	Admin      bool              `json:"admin,omitempty"`
+	Reason     string            `json:"reason,omitempty"`
+	Surface    Surface           `json:"surface"`
+	Approvals  int               `json:"approvals"` // counted so far for the action that runs
+	Needed     int               `json:"needed"`
+	Rejections int               `json:"rejections,omitempty"`
+	Edit       *EditRecord       `json:"edit,omitempty"`
+	Passkey    *PasskeyAssertion `json:"passkey,omitempty"`
 }
 
 // EditRecord is what the audit log keeps of an edit: both hashes and the

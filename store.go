@@ -391,6 +391,7 @@ type Store interface {
 	SessionStore
 	GrantStore
 	BudgetStore
+	PasskeyStore
 	// Now returns the store's clock: deadlines are set and checked by it.
 	Now(ctx context.Context) (time.Time, error)
 	// Ready reports whether the store can record decisions now: it answers

@@ -97,6 +97,7 @@ func TestStore(t *testing.T, open Opener) {
 		{"QuorumRace", testQuorumRace},
 		{"Escalation", testEscalation},
 		{"Edit", testEdit},
+		{"Passkeys", testPasskeys},
 		{"CollectApprovalOnce", testCollect},
 		{"CollectableApproval", testCollectable},
 		{"Tokens", testTokens},

@@ -714,6 +714,18 @@ func (c *Client) Explain(ctx context.Context, a airlock.Action) (airlock.Explana
 	return e, err
 }
 
+// EnrolPasskey lets reviewer register a passkey, once, with the code in
+// the result (admin): shown once, valid expiresIn (0: the server's 1h).
+func (c *Client) EnrolPasskey(ctx context.Context, reviewer string, expiresIn time.Duration) (airlock.NewPasskeyEnrolment, error) {
+	body := map[string]any{}
+	if expiresIn > 0 {
+		body["expires_in"] = expiresIn.String()
+	}
+	var e airlock.NewPasskeyEnrolment
+	err := c.do(ctx, "POST", "/v1/reviewers/"+url.PathEscape(reviewer)+"/passkey-enrolments", nil, body, &e)
+	return e, err
+}
+
 // CreateToken creates a token; its secret is in the result, once.
 func (c *Client) CreateToken(ctx context.Context, role airlock.Role, name, agent string, expiresIn time.Duration) (airlock.NewToken, error) {
 	body := map[string]any{"role": role}

@@ -10,6 +10,7 @@ import (
 	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/inbox"
 	"github.com/airlock-dev/airlock/metrics"
+	"github.com/airlock-dev/airlock/passkey"
 )
 
 // inboxHost is what the web inbox (package inbox) gets of the server it
@@ -23,6 +24,7 @@ func (h inboxHost) Gate() *gate.Gate                               { return h.s.
 func (h inboxHost) Logger() *slog.Logger                           { return h.s.logger() }
 func (h inboxHost) Metrics() *metrics.Metrics                      { return h.s.metrics }
 func (h inboxHost) ProposalRules() gate.ProposalRules              { return h.s.ProposalRules }
+func (h inboxHost) Passkeys() *passkey.RP                          { return h.s.Passkeys }
 func (h inboxHost) RequestContext(r *http.Request) context.Context { return withRequestInfo(r) }
 
 func (h inboxHost) LookupToken(ctx context.Context, secret airlock.Hash) (airlock.Token, error) {

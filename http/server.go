@@ -22,6 +22,7 @@ import (
 	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/inbox"
 	"github.com/airlock-dev/airlock/metrics"
+	"github.com/airlock-dev/airlock/passkey"
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 )
@@ -88,6 +89,10 @@ type Server struct {
 	// ProposalRules are what the record must show before a grant is
 	// proposed (GET /v1/grants/proposals); the zero value is the defaults.
 	ProposalRules gate.ProposalRules
+	// Passkeys is the relying party of reviewers' passkeys (the inbox's
+	// URL); nil: passkeys cannot be registered, and a request whose review
+	// needs one cannot be approved.
+	Passkeys *passkey.RP
 }
 
 // ConfigToken is a token given in the configuration: its identity and the
@@ -222,6 +227,7 @@ func (s *Server) build() {
 
 	// Tokens.
 	register(api, s, "POST /v1/tokens", "create-token", "Create a bearer token", s.createToken, maxBodyBytes)
+	register(api, s, "POST /v1/reviewers/{name}/passkey-enrolments", "enrol-passkey", "Let a person register a passkey, once", s.enrolPasskey, maxBodyBytes)
 	register(api, s, "GET /v1/tokens", "list-tokens", "List bearer tokens", s.listTokens, 0)
 	register(api, s, "DELETE /v1/tokens/{id}", "revoke-token", "Revoke a bearer token", s.revokeToken, 0)
 	register(api, s, "GET /v1/whoami", "whoami", "The token's identity", s.whoami, 0)

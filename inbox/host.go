@@ -9,6 +9,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/gate"
 	"github.com/airlock-dev/airlock/metrics"
+	"github.com/airlock-dev/airlock/passkey"
 )
 
 // Host is what the inbox needs of the API server that mounts it: the
@@ -42,6 +43,9 @@ type Host interface {
 	// ProposalRules are what the record must show before a grant is
 	// proposed.
 	ProposalRules() gate.ProposalRules
+	// Passkeys is the relying party of reviewers' passkeys; nil when the
+	// server has no inbox URL to bind them to.
+	Passkeys() *passkey.RP
 }
 
 // As the API's: the largest form body read, and how often a live event

@@ -85,6 +85,11 @@ func Mount(mux *http.ServeMux, host Host) {
 	mux.HandleFunc("GET /inbox/approvals/{id}", in.withSession(in.detail))
 	mux.HandleFunc("GET /inbox/approvals/{id}/decide", in.withSession(in.decide))
 	mux.Handle("POST /inbox/approvals/{id}/edit", post(in.withSession(in.edit)))
+	mux.Handle("POST /inbox/approvals/{id}/passkey", post(in.withSession(in.approvalPasskey)))
+	mux.HandleFunc("GET /inbox/passkeys", in.withSession(in.passkeys))
+	mux.Handle("POST /inbox/passkeys/begin", post(in.withSession(in.passkeyBegin)))
+	mux.Handle("POST /inbox/passkeys/finish", post(in.withSession(in.passkeyFinish)))
+	mux.Handle("POST /inbox/passkeys/remove", post(in.withSession(in.passkeyRemove)))
 	mux.Handle("POST /inbox/approvals/{id}/approve", post(in.withSession(in.resolve(airlock.StatusApproved))))
 	mux.Handle("POST /inbox/approvals/{id}/reject", post(in.withSession(in.resolve(airlock.StatusRejected))))
 	mux.Handle("POST /inbox/batch/approve", post(in.withSession(in.batchApprove)))
@@ -139,19 +144,20 @@ func newInbox(host Host) *inbox {
 			}
 			return "/inbox/assets/" + a.hash + "/" + name, nil
 		},
-		"show":      func(s string) template.HTML { return show(s, false) },
-		"showLines": func(s string) template.HTML { return show(s, true) },
-		"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"since":     func(t time.Time) string { return shortDur(time.Since(t)) },
-		"left":      timeLeft,
-		"inc":       func(i int) int { return i + 1 },
-		"roundDur":  roundDur,
-		"roundD":    func(d airlock.Duration) string { return roundDur(time.Duration(d)) },
-		"settledBy": settledBy,
-		"className": className,
+		"show":         func(s string) template.HTML { return show(s, false) },
+		"showLines":    func(s string) template.HTML { return show(s, true) },
+		"rfc3339":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"since":        func(t time.Time) string { return shortDur(time.Since(t)) },
+		"left":         timeLeft,
+		"inc":          func(i int) int { return i + 1 },
+		"roundDur":     roundDur,
+		"roundD":       func(d airlock.Duration) string { return roundDur(time.Duration(d)) },
+		"settledBy":    settledBy,
+		"className":    className,
+		"credentialID": CredentialID,
 	}
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(webFS, "web/layout.html", "web/parts.html"))
-	for _, page := range []string{"signin", "inbox", "detail", "edit", "error", "agents", "agent", "audit", "event", "batch", "notifications", "proposals", "grants"} {
+	for _, page := range []string{"signin", "inbox", "detail", "edit", "passkeys", "error", "agents", "agent", "audit", "event", "batch", "notifications", "proposals", "grants"} {
 		in.pages[page] = template.Must(template.Must(base.Clone()).ParseFS(webFS, "web/"+page+".html"))
 	}
 	in.csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -196,7 +202,7 @@ func baseFor(r *http.Request, title string) Base {
 
 // sectionOf names the navigation entry of an inbox path.
 func sectionOf(p string) string {
-	for _, s := range []string{"history", "audit", "agents", "grants", "proposals", "notifications"} {
+	for _, s := range []string{"history", "audit", "agents", "grants", "proposals", "notifications", "passkeys"} {
 		if p == "/inbox/"+s || strings.HasPrefix(p, "/inbox/"+s+"/") {
 			return s
 		}
@@ -935,9 +941,19 @@ func (in *inbox) resolve(status airlock.ApprovalStatus) http.HandlerFunc {
 		if a := strings.TrimSpace(r.PostForm.Get("args")); a != "" && status == airlock.StatusApproved {
 			args, remember = json.RawMessage(a), false
 		}
+		var signed *airlock.PasskeyAssertion
+		if status == airlock.StatusApproved {
+			var err error
+			if signed, err = in.passkeyAssertion(r); err != nil {
+				in.host.Refuse(ctx, t, "approval "+id, airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
+				in.render(w, http.StatusForbidden, "error", &ErrorPage{Base: baseFor(r, "Passkey not accepted"), Status: http.StatusForbidden,
+					Heading: "Your passkey did not approve it", Message: airlock.ErrorMessage(err), ApprovalID: id})
+				return
+			}
+		}
 		ap, err := in.enforcer().Resolve(ctx, airlock.Resolution{
 			ApprovalID: id, Status: status, ActionHash: h, Reviewer: t.Reviewer(), Reason: reason, Surface: airlock.SurfaceWeb,
-			RunNow: status == airlock.StatusApproved && r.PostForm.Get("run_now") == "1",
+			RunNow: status == airlock.StatusApproved && r.PostForm.Get("run_now") == "1", Passkey: signed,
 		}, args)
 		code := airlock.ErrorCode(err)
 		switch code {

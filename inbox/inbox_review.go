@@ -154,6 +154,14 @@ type EditPage struct {
 	Refused string
 }
 
+// NeedsPasskey reports whether approving the edit needs the reviewer's
+// passkey: the request's review, or the edited action's.
+func (p *EditPage) NeedsPasskey() bool {
+	next := p.Approval
+	next.Edit = p.Edit
+	return next.NeedsPasskey()
+}
+
 // Change is one operation of an edit's diff (RFC 6902).
 type Change struct {
 	Op, Path    string

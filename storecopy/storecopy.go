@@ -41,6 +41,8 @@ var nouns = []struct{ table, one, many string }{
 	{"sessions", "inbox session", "inbox sessions"},
 	{"grants", "grant", "grants"},
 	{"budget_uses", "budget use", "budget uses"},
+	{"passkeys", "passkey", "passkeys"},
+	{"passkey_enrolments", "passkey enrolment", "passkey enrolments"},
 }
 
 // SQLiteToPostgres copies the SQLite store at path, as of one moment, into

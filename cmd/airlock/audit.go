@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/checkpoint"
+	"github.com/airlock-dev/airlock/passkey"
 	"github.com/airlock-dev/airlock/client"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/airlock-dev/airlock/visible"
@@ -87,6 +88,12 @@ verifier keys given.`,
 			// verify checks the checkpoints against the log and prints
 			// everything; failed reports an error reading the log.
 			verify := func(rep airlock.ChainReport, events eventsFunc, failed func(error) error) error {
+				// Every approval a passkey signed, against the key the log
+				// registered to its reviewer.
+				keys, err := passkey.VerifyLog(ctx, events)
+				if err != nil {
+					return failed(err)
+				}
 				var results []checkpointResult
 				if len(files) > 0 {
 					keys, err := checkpoint.ParseVerifierKeys(vkeys)
@@ -97,7 +104,7 @@ verifier keys given.`,
 						return failed(err)
 					}
 				}
-				return printVerify(cmd.OutOrStdout(), asJSON, rep, results)
+				return printVerify(cmd.OutOrStdout(), asJSON, rep, keys, results)
 			}
 			if dbPath == "" {
 				c, err := newClient(cmd)
@@ -141,18 +148,23 @@ verifier keys given.`,
 
 // printVerify prints the chain report and the checkpoints' results, and
 // fails when any of them did.
-func printVerify(out io.Writer, asJSON bool, rep airlock.ChainReport, results []checkpointResult) error {
+func printVerify(out io.Writer, asJSON bool, rep airlock.ChainReport, keys passkey.LogReport, results []checkpointResult) error {
 	var err error
 	switch {
-	case asJSON && results == nil:
-		err = writeJSON(out, rep)
 	case asJSON:
 		err = writeJSON(out, struct {
 			airlock.ChainReport
-			Checkpoints []checkpointResult `json:"checkpoints"`
-		}{rep, results})
+			Passkeys    passkey.LogReport  `json:"passkeys"`
+			Checkpoints []checkpointResult `json:"checkpoints,omitempty"`
+		}{rep, keys, results})
 	default:
 		fmt.Fprintln(out, chainReportText(rep))
+		switch {
+		case !keys.OK():
+			fmt.Fprintf(out, "passkey approval at seq %d does not verify: %s\n", keys.FirstBad, keys.Problem)
+		case keys.Approvals > 0:
+			fmt.Fprintf(out, "ok: %s signed by the reviewers' registered passkeys\n", plural(keys.Approvals, "approval"))
+		}
 		for _, r := range results {
 			fmt.Fprintln(out, r)
 		}
@@ -160,7 +172,7 @@ func printVerify(out io.Writer, asJSON bool, rep airlock.ChainReport, results []
 	if err != nil {
 		return checkFailed(err)
 	}
-	ok := rep.OK()
+	ok := rep.OK() && keys.OK()
 	for _, r := range results {
 		ok = ok && r.OK
 	}

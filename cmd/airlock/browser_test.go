@@ -96,7 +96,12 @@ type browserE2E struct {
 func newBrowserE2E(t *testing.T) *browserE2E {
 	t.Helper()
 	path := chromium(t)
-	e := newE2E(t)
+	return newBrowserFor(t, path, newE2E(t))
+}
+
+// newBrowserFor starts the Chromium at path beside the server e.
+func newBrowserFor(t *testing.T, path string, e *e2e) *browserE2E {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), browserBudget)
 	t.Cleanup(cancel)
 	// The flags that the machines of this project need: no sandbox (as

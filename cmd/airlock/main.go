@@ -102,7 +102,7 @@ and records every decision.`,
 	root.AddCommand(newPolicyCmd())
 	root.AddCommand(newAuditCmd())
 	root.AddCommand(newApprovalsCmd())
-	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd(), newGrantsCmd(), newHookCmd(), newMCPCmd(), newNotificationsCmd())
+	root.AddCommand(newCheckCmd(), newTrustCmd(), newTokenCmd(), newReviewersCmd(), newGrantsCmd(), newHookCmd(), newMCPCmd(), newNotificationsCmd())
 	root.AddCommand(newStoreCmd(), newVersionCmd())
 	addServerFlags(root) // and cobra's own 'completion' command stays enabled
 	return root

@@ -20,6 +20,7 @@ import (
 	airlockhttp "github.com/airlock-dev/airlock/http"
 	"github.com/airlock-dev/airlock/metrics"
 	"github.com/airlock-dev/airlock/notify"
+	"github.com/airlock-dev/airlock/passkey"
 	"github.com/airlock-dev/airlock/policywatch"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/google/uuid"
@@ -141,6 +142,12 @@ func (m *Main) Run(ctx context.Context) error {
 		CheckWait: time.Duration(cfg.Timeouts.CheckWait), ReadHeaderTimeout: time.Duration(cfg.Timeouts.ReadHeader),
 		Logger: m.Logger.With("component", "http"), Callbacks: map[string]http.Handler{}, PolicyFiles: m.watcher.State,
 		ProposalRules: cfg.Proposals.rules(),
+	}
+	if u := cfg.Notifications.InboxURL; u != "" {
+		// Passkeys are bound to the inbox's origin (docs/INBOX.md).
+		if m.Server.Passkeys, err = passkey.New(u); err != nil {
+			return err
+		}
 	}
 	for _, spec := range notes.specs {
 		m.Server.Channels = append(m.Server.Channels, spec.Name)

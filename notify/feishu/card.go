@@ -145,9 +145,14 @@ func (c *Channel) build(d *notify.Delivery, mention []string, maxArgs int) []byt
 		els = append(els, arguments(f)...)
 	}
 	var buttons []button
-	if ap := d.Approval; ap != nil && f.Pending {
+	if ap := d.Approval; ap != nil && f.Pending && ap.NeedsPasskey() && d.Link != "" {
+		// Only the reviewer's own device approves it: in the inbox.
+		buttons = append(buttons, button{Tag: "button", Text: plain("Approve with your passkey"), Type: "primary", URL: d.Link})
+	}
+	if ap := d.Approval; ap != nil && f.Pending && !ap.NeedsPasskey() {
+		_, h := ap.Runs()
 		v := func(action string) *buttonValue {
-			return &buttonValue{Action: action, ID: ap.ID, Hash: ap.ActionHash.String()}
+			return &buttonValue{Action: action, ID: ap.ID, Hash: h.String()}
 		}
 		buttons = append(buttons, button{Tag: "button", Text: plain("Approve"), Type: "primary", Value: v(actionApprove)})
 		if ap.Rememberable() {
@@ -157,6 +162,10 @@ func (c *Channel) build(d *notify.Delivery, mention []string, maxArgs int) []byt
 		}
 		buttons = append(buttons, button{Tag: "button", Text: plain("Reject"), Type: "danger", Value: v(actionReject),
 			Confirm: &confirm{Title: plain("Reject this request?"), Text: plain(clip(f.Headline, maxValue))}})
+	}
+	if ap := d.Approval; ap != nil && f.Pending && ap.Outcome == airlock.Ask && d.Link != "" {
+		// Editing takes the inbox's editor, and its review of the edit.
+		buttons = append(buttons, button{Tag: "button", Text: plain("Edit in inbox"), Type: "default", URL: d.Link + "#edit"})
 	}
 	if d.Link != "" {
 		buttons = append(buttons, button{Tag: "button", Text: plain("View in inbox"), Type: "default", URL: d.Link})

@@ -248,7 +248,7 @@ func parseClick(cb *slackgo.InteractionCallback) (click, error) {
 			if act == nil {
 				act = a
 			}
-		case ActionInbox:
+		case ActionInbox, ActionEdit, ActionPasskey:
 			link = true
 		}
 	}

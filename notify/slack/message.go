@@ -99,14 +99,24 @@ func (c *Channel) approvalMessage(d *notify.Delivery, buttons bool, mentions str
 	text := f.Headline
 	if f.Pending {
 		text += ": approve or reject it"
-		if buttons {
-			v, _ := json.Marshal(buttonValue{ID: ap.ID, Hash: ap.ActionHash})
+		if buttons && ap.NeedsPasskey() && d.Link != "" {
+			// Only the reviewer's own device approves it: in the inbox.
+			actions = append(actions, slackgo.NewButtonBlockElement(ActionPasskey, "", plain("Approve with your passkey")).
+				WithURL(d.Link).WithStyle(slackgo.StylePrimary))
+		}
+		if buttons && !ap.NeedsPasskey() {
+			_, h := ap.Runs()
+			v, _ := json.Marshal(buttonValue{ID: ap.ID, Hash: h})
 			actions = append(actions,
 				slackgo.NewButtonBlockElement(ActionApprove, string(v), plain("Approve")).WithStyle(slackgo.StylePrimary))
 			if ap.Rememberable() {
 				actions = append(actions, slackgo.NewButtonBlockElement(ActionApproveRemember, string(v), plain("Approve & remember 7 days")))
 			}
 			actions = append(actions, slackgo.NewButtonBlockElement(ActionReject, string(v), plain("Reject")).WithStyle(slackgo.StyleDanger))
+		}
+		if buttons && ap.Outcome == airlock.Ask && d.Link != "" {
+			// Editing takes the inbox's editor, and its review of the edit.
+			actions = append(actions, slackgo.NewButtonBlockElement(ActionEdit, "", plain("Edit in inbox")).WithURL(d.Link+"#edit"))
 		}
 	} else {
 		line := outcomeLine(ap, f.Outcome)

@@ -108,6 +108,11 @@ const (
 	// ActionInbox is the "View in inbox" link button: Slack reports its
 	// clicks too; they are acknowledged and ignored.
 	ActionInbox = "airlock.inbox"
+	// ActionEdit ("Edit in inbox") and ActionPasskey ("Approve with your
+	// passkey") are link buttons to the request's page too: an edit takes
+	// the inbox's editor, a passkey the reviewer's own device.
+	ActionEdit    = "airlock.edit"
+	ActionPasskey = "airlock.passkey"
 )
 
 // Channel posts notices to Slack and answers its clicks.

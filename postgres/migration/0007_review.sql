@@ -15,3 +15,25 @@ ALTER TABLE approvals ADD COLUMN edit text NOT NULL DEFAULT '';
 ALTER TABLE approvals ADD COLUMN edit_hash bytea;
 CREATE INDEX approvals_escalate ON approvals (escalate_at) WHERE status = 'pending' AND escalate_at > 0;
 CREATE INDEX approvals_edited ON approvals (edit_hash) WHERE status = 'approved' AND edit_hash IS NOT NULL;
+
+-- Passkeys (docs/INBOX.md, "Passkeys"): each reviewer's registered
+-- WebAuthn credentials, and the one-time enrolments that let a person
+-- register one (only the code's hash is kept; session is the ceremony
+-- under way).
+CREATE TABLE passkeys (
+	id         bytea  PRIMARY KEY,
+	reviewer   text   COLLATE "C" NOT NULL,
+	name       text   NOT NULL DEFAULT '',
+	public_key bytea  NOT NULL,
+	credential text   NOT NULL,
+	created    bigint NOT NULL
+);
+CREATE INDEX passkeys_reviewer ON passkeys (reviewer, created);
+CREATE TABLE passkey_enrolments (
+	code_hash bytea  PRIMARY KEY,
+	reviewer  text   COLLATE "C" NOT NULL,
+	made_by   text   COLLATE "C" NOT NULL,
+	created   bigint NOT NULL,
+	expires   bigint NOT NULL,
+	session   text   NOT NULL DEFAULT ''
+);

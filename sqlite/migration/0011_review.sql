@@ -13,3 +13,25 @@ ALTER TABLE approvals ADD COLUMN edit TEXT NOT NULL DEFAULT '';
 ALTER TABLE approvals ADD COLUMN edit_hash BLOB;
 CREATE INDEX approvals_escalate ON approvals (escalate_at) WHERE status = 'pending' AND escalate_at > 0;
 CREATE INDEX approvals_edited ON approvals (edit_hash) WHERE status = 'approved' AND grant_used = 0 AND edit_hash IS NOT NULL;
+
+-- Passkeys (docs/INBOX.md, "Passkeys"): each reviewer's registered
+-- WebAuthn credentials, and the one-time enrolments that let a person
+-- register one (only the code's hash is kept; session is the ceremony
+-- under way).
+CREATE TABLE passkeys (
+	id         BLOB    PRIMARY KEY,
+	reviewer   TEXT    NOT NULL,
+	name       TEXT    NOT NULL DEFAULT '',
+	public_key BLOB    NOT NULL,
+	credential TEXT    NOT NULL,
+	created    INTEGER NOT NULL
+) STRICT;
+CREATE INDEX passkeys_reviewer ON passkeys (reviewer, created);
+CREATE TABLE passkey_enrolments (
+	code_hash BLOB    PRIMARY KEY,
+	reviewer  TEXT    NOT NULL,
+	made_by   TEXT    NOT NULL,
+	created   INTEGER NOT NULL,
+	expires   INTEGER NOT NULL,
+	session   TEXT    NOT NULL DEFAULT ''
+) STRICT;
