@@ -23,7 +23,9 @@ type PasskeysPage struct {
 }
 
 // CredentialID is a passkey's ID as the page writes it (base64url).
-func CredentialID(c airlock.PasskeyCredential) string { return base64.RawURLEncoding.EncodeToString(c.ID) }
+func CredentialID(c airlock.PasskeyCredential) string {
+	return base64.RawURLEncoding.EncodeToString(c.ID)
+}
 
 // passkeys lists the person's passkeys.
 func (in *inbox) passkeys(w http.ResponseWriter, r *http.Request) {

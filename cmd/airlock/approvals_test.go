@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 

@@ -19,8 +19,8 @@ import (
 
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/checkpoint"
-	"github.com/airlock-dev/airlock/passkey"
 	"github.com/airlock-dev/airlock/client"
+	"github.com/airlock-dev/airlock/passkey"
 	"github.com/airlock-dev/airlock/sqlite"
 	"github.com/airlock-dev/airlock/visible"
 )
