@@ -298,6 +298,26 @@ type Session struct {
 	// Seen is the person's last request as last written: a server writes
 	// it at most every minute or so, so it may lag by that much.
 	Seen time.Time
+	// Person is who a single sign-on session signed in, as the identity
+	// provider said (TokenID is then "sso:" and their name, and Secret
+	// zero: no token backs it); nil for a token's session.
+	Person *Person
+}
+
+// Person is someone an identity provider signed in to the inbox: their
+// name, role and groups from its claims, and who they are to it.
+type Person struct {
+	Name    string   `json:"name"`
+	Role    Role     `json:"role"`
+	Groups  []string `json:"groups,omitempty"`
+	Issuer  string   `json:"issuer"`
+	Subject string   `json:"subject"`
+}
+
+// Token is the principal the person acts as: their name and role, with
+// their groups (ID "sso:" and their name).
+func (p *Person) Token() Token {
+	return Token{ID: "sso:" + p.Name, Role: p.Role, Name: p.Name, Groups: p.Groups, CreatedBy: p.Issuer}
 }
 
 // SessionWatcher is implemented by a store that several servers share
@@ -348,7 +368,9 @@ func (s *Session) Validate() error {
 		return Errorf(EINVALID, "session has no id")
 	case s.TokenID == "":
 		return Errorf(EINVALID, "session has no token")
-	case s.Secret.IsZero():
+	case s.Person != nil && (s.Person.Name == "" || s.Person.Subject == "" || !s.Secret.IsZero()):
+		return Errorf(EINVALID, "a single sign-on session needs its person's name and subject, and no token secret")
+	case s.Person == nil && s.Secret.IsZero():
 		return Errorf(EINVALID, "session has no token secret hash")
 	}
 	return nil

@@ -62,6 +62,10 @@ type Token struct {
 	Revoked time.Time `json:"revoked,omitzero"`
 	// RevokedBy is who revoked it.
 	RevokedBy string `json:"revoked_by,omitempty"`
+	// Groups are the groups of a person signed in by single sign-on
+	// (Person.Token), which a rule's "group:NAME" reviewers name; a
+	// stored token has none.
+	Groups []string `json:"groups,omitempty"`
 }
 
 // ValidateNew reports whether t can be stored as a new token under the
@@ -104,7 +108,7 @@ func (t *Token) Live(now time.Time) bool {
 
 // Reviewer is the identity the token resolves requests as.
 func (t *Token) Reviewer() Reviewer {
-	return Reviewer{Name: t.Name, Admin: t.Role == RoleAdmin}
+	return Reviewer{Name: t.Name, Admin: t.Role == RoleAdmin, Groups: t.Groups}
 }
 
 // Subject names who holds the token, in audit records and messages:

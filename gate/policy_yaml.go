@@ -795,6 +795,17 @@ func (d *policyDecoder) scalar(n ast.Node, where string) (string, bool) {
 		return v.GetToken().Value, true
 	case nil:
 		return "", false
+	case *ast.MappingNode:
+		if len(v.Values) == 1 && !v.IsFlowStyle {
+			// [group:sre] in a flow sequence reads as a mapping: say how
+			// to write what was meant.
+			kv := v.Values[0]
+			d.errorf(n, "%s: expected a single value, got a mapping (%s: %s); a name with a colon inside [ ] is quoted: \"%s:%s\"",
+				where, kv.Key, kv.Value, kv.Key, kv.Value)
+			return "", false
+		}
+		d.errorf(n, "%s: expected a single value, got %s", where, describe(v))
+		return "", false
 	default:
 		d.errorf(n, "%s: expected a single value, got %s", where, describe(v))
 		return "", false

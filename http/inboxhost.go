@@ -25,6 +25,7 @@ func (h inboxHost) Logger() *slog.Logger                           { return h.s.
 func (h inboxHost) Metrics() *metrics.Metrics                      { return h.s.metrics }
 func (h inboxHost) ProposalRules() gate.ProposalRules              { return h.s.ProposalRules }
 func (h inboxHost) Passkeys() *passkey.RP                          { return h.s.Passkeys }
+func (h inboxHost) SSO() *inbox.SSO                                { return h.s.SSO }
 func (h inboxHost) RequestContext(r *http.Request) context.Context { return withRequestInfo(r) }
 
 func (h inboxHost) LookupToken(ctx context.Context, secret airlock.Hash) (airlock.Token, error) {

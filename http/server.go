@@ -93,6 +93,9 @@ type Server struct {
 	// URL); nil: passkeys cannot be registered, and a request whose review
 	// needs one cannot be approved.
 	Passkeys *passkey.RP
+	// SSO signs people in to the inbox with an OpenID Connect provider;
+	// nil: tokens only.
+	SSO *inbox.SSO
 }
 
 // ConfigToken is a token given in the configuration: its identity and the

@@ -46,6 +46,9 @@ type Host interface {
 	// Passkeys is the relying party of reviewers' passkeys; nil when the
 	// server has no inbox URL to bind them to.
 	Passkeys() *passkey.RP
+	// SSO is the identity provider people sign in with; nil for tokens
+	// only.
+	SSO() *SSO
 }
 
 // As the API's: the largest form body read, and how often a live event

@@ -73,6 +73,8 @@ func Mount(mux *http.ServeMux, host Host) {
 	mux.HandleFunc("GET /inbox/signin", in.signinForm)
 	mux.Handle("POST /inbox/signin", post(in.signin))
 	mux.Handle("POST /inbox/signout", post(in.signout))
+	mux.HandleFunc("GET /inbox/sso", in.ssoStart)
+	mux.HandleFunc("GET /inbox/sso/callback", in.ssoCallback)
 
 	for _, l := range []listView{inboxView, historyView} {
 		mux.HandleFunc("GET "+l.path, in.withSession(in.lister(l, false)))

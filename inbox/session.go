@@ -72,6 +72,11 @@ type session struct {
 	done    chan struct{}
 }
 
+// sso reports whether an identity provider started the session: no
+// token backs it, so none is re-checked; it ends at its own limits, or
+// when its person signs out.
+func (ss *session) sso() bool { return ss.secret.IsZero() }
+
 // expired reports whether the session ended at now.
 func (ss *session) expired(now time.Time) bool {
 	return !now.Before(ss.created.Add(sessionMaxAge)) || !now.Before(ss.seen.Add(sessionIdle))
@@ -92,13 +97,15 @@ func sessionKey(id string) airlock.Hash { return sha256.Sum256([]byte(id)) }
 // store keeps it first, and ends the token's least recently used sessions
 // past MaxPerToken, whichever replica started them; nothing is cached if
 // it cannot.
+// A person an identity provider signed in (person not nil) has no token:
+// t is person.Token(), and secret zero.
 func (sm *sessions) create(ctx context.Context, st airlock.SessionStore, log *slog.Logger,
-	t airlock.Token, secret airlock.Hash, now time.Time) (string, error) {
+	t airlock.Token, secret airlock.Hash, person *airlock.Person, now time.Time) (string, error) {
 	var b [32]byte
 	rand.Read(b[:]) // never fails (crypto/rand panics rather than return short)
 	id := base64.RawURLEncoding.EncodeToString(b[:])
 	k := sessionKey(id)
-	ended, err := st.CreateSession(ctx, airlock.Session{ID: k, TokenID: t.ID, Secret: secret, Created: now, Seen: now}, MaxPerToken)
+	ended, err := st.CreateSession(ctx, airlock.Session{ID: k, TokenID: t.ID, Secret: secret, Created: now, Seen: now, Person: person}, MaxPerToken)
 	if err != nil {
 		return "", err
 	}
@@ -185,7 +192,11 @@ func (sm *sessions) lookup(ctx context.Context, st airlock.SessionStore, log *sl
 		if len(sm.m) >= maxSessions {
 			sm.evictLRU()
 		}
-		ss = &session{token: airlock.Token{ID: stored.TokenID}, secret: stored.Secret, created: stored.Created,
+		t := airlock.Token{ID: stored.TokenID}
+		if stored.Person != nil {
+			t = stored.Person.Token()
+		}
+		ss = &session{token: t, secret: stored.Secret, created: stored.Created,
 			seen: stored.Seen, stored: stored.Seen, done: make(chan struct{})}
 		sm.m[k] = ss
 	}
@@ -396,6 +407,9 @@ func (in *inbox) recheck(ctx context.Context, ks []airlock.Hash) {
 		case sessionUnknown:
 			return
 		}
+		if ss.sso() {
+			continue // no token to re-check: it lives to its own limits
+		}
 		ts, ok := tokens[ss.secret]
 		if !ok {
 			_, ts = in.checkToken(ctx, ss.secret)
@@ -465,7 +479,7 @@ func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 		touch := r.Header.Get("HX-Request") != "true" && r.URL.Path != "/inbox/events"
 		ss, state := in.sessions.get(ctx, in.host.Store(), in.host.Logger(), id, time.Now(), touch)
 		ok := state == sessionLive
-		if ok {
+		if ok && !ss.sso() {
 			t, ts := in.checkToken(ctx, ss.secret)
 			switch ts {
 			case tokenLive:
@@ -506,11 +520,22 @@ func (in *inbox) withSession(next http.HandlerFunc) http.HandlerFunc {
 type SigninPage struct {
 	Base
 	Error string
+	// SSO names the identity provider people sign in with; "" when the
+	// server has none (tokens only).
+	SSO string
 }
 
 func (in *inbox) signinForm(w http.ResponseWriter, r *http.Request) {
 	secure(w)
-	in.render(w, http.StatusOK, "signin", &SigninPage{Base: Base{Title: "Sign in"}})
+	in.render(w, http.StatusOK, "signin", &SigninPage{Base: Base{Title: "Sign in"}, SSO: in.ssoName()})
+}
+
+// ssoName is the identity provider's name, "" without one.
+func (in *inbox) ssoName() string {
+	if s := in.host.SSO(); s != nil {
+		return s.Name()
+	}
+	return ""
 }
 
 // signin exchanges a reviewer's or admin's token for a session. Refusals
@@ -525,7 +550,7 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	refused := func(status int, msg string) {
-		in.render(w, status, "signin", &SigninPage{Base: Base{Title: "Sign in"}, Error: msg})
+		in.render(w, status, "signin", &SigninPage{Base: Base{Title: "Sign in"}, Error: msg, SSO: in.ssoName()})
 	}
 	secret := strings.TrimSpace(r.PostForm.Get("token"))
 	if secret == "" || len(secret) > maxTokenLength {
@@ -564,18 +589,23 @@ func (in *inbox) signin(w http.ResponseWriter, r *http.Request) {
 		refused(http.StatusServiceUnavailable, "The token cannot be checked now; retry in a moment.")
 		return
 	}
-	id, err := in.sessions.create(ctx, in.host.Store(), in.host.Logger(), t, hashed, time.Now())
+	id, err := in.sessions.create(ctx, in.host.Store(), in.host.Logger(), t, hashed, nil, time.Now())
 	if err != nil {
 		in.host.Logger().Error("inbox sign-in: keep the session", "err", err)
 		refused(http.StatusServiceUnavailable, "The session cannot be kept now; retry in a moment.")
 		return
 	}
+	setSessionCookie(w, r, id)
+	http.Redirect(w, r, "/inbox", http.StatusSeeOther)
+}
+
+// setSessionCookie gives the browser its session.
+func setSessionCookie(w http.ResponseWriter, r *http.Request, id string) {
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: id, Path: sessionPath,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: viaHTTPS(r),
 		MaxAge: int(sessionMaxAge / time.Second),
 	})
-	http.Redirect(w, r, "/inbox", http.StatusSeeOther)
 }
 
 // signout ends the session, if any, on every replica, and clears its

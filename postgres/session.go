@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -60,9 +61,9 @@ func (db *DB) CreateSession(ctx context.Context, s airlock.Session, perToken int
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, schema, token); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id_hash, token_id, secret_hash, created, seen)
-			VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-			text([]any{s.ID[:], s.TokenID, s.Secret[:], nanos(s.Created), nanos(s.Seen)})...)
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id_hash, token_id, secret_hash, created, seen, person)
+			VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+			text([]any{s.ID[:], s.TokenID, s.Secret[:], nanos(s.Created), nanos(s.Seen), sqlstore.PersonText(s.Person)})...)
 		if err != nil {
 			return err
 		}
@@ -102,8 +103,9 @@ func (db *DB) Session(ctx context.Context, id airlock.Hash) (airlock.Session, er
 	s := airlock.Session{ID: id}
 	var secret []byte
 	var created, seen int64
-	err := db.queryRow(ctx, `SELECT token_id, secret_hash, created, seen FROM sessions WHERE id_hash = $1`, id[:]).
-		Scan(&s.TokenID, &secret, &created, &seen)
+	var person string
+	err := db.queryRow(ctx, `SELECT token_id, secret_hash, created, seen, person FROM sessions WHERE id_hash = $1`, id[:]).
+		Scan(&s.TokenID, &secret, &created, &seen, &person)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return airlock.Session{}, airlock.Errorf(airlock.ENOTFOUND, "no such session")
 	}
@@ -112,7 +114,8 @@ func (db *DB) Session(ctx context.Context, id airlock.Hash) (airlock.Session, er
 	}
 	copy(s.Secret[:], secret)
 	s.Created, s.Seen = fromNanos(created), fromNanos(seen)
-	return s, nil
+	s.Person, err = sqlstore.ParsePerson(person)
+	return s, err
 }
 
 // TouchSession moves a session's last request forward.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/internal/sqlstore"
 )
 
 var _ airlock.SessionStore = (*DB)(nil)
@@ -52,8 +53,8 @@ func (db *DB) CreateSession(ctx context.Context, s airlock.Session, perToken int
 		if err := rows.Err(); err != nil {
 			return unavailable("read sessions", err)
 		}
-		if _, err := w.exec(`INSERT INTO sessions (id_hash, token_id, secret_hash, created, seen) VALUES (?, ?, ?, ?, ?)`,
-			s.ID[:], s.TokenID, s.Secret[:], nanos(s.Created), nanos(s.Seen)); err != nil {
+		if _, err := w.exec(`INSERT INTO sessions (id_hash, token_id, secret_hash, created, seen, person) VALUES (?, ?, ?, ?, ?, ?)`,
+			s.ID[:], s.TokenID, s.Secret[:], nanos(s.Created), nanos(s.Seen), sqlstore.PersonText(s.Person)); err != nil {
 			return err
 		}
 		for _, k := range ended {
@@ -74,8 +75,9 @@ func (db *DB) Session(ctx context.Context, id airlock.Hash) (airlock.Session, er
 	s := airlock.Session{ID: id}
 	var secret []byte
 	var created, seen int64
-	err := db.read.QueryRowContext(ctx, `SELECT token_id, secret_hash, created, seen FROM sessions WHERE id_hash = ?`, id[:]).
-		Scan(&s.TokenID, &secret, &created, &seen)
+	var person string
+	err := db.read.QueryRowContext(ctx, `SELECT token_id, secret_hash, created, seen, person FROM sessions WHERE id_hash = ?`, id[:]).
+		Scan(&s.TokenID, &secret, &created, &seen, &person)
 	if errors.Is(err, sql.ErrNoRows) {
 		return airlock.Session{}, airlock.Errorf(airlock.ENOTFOUND, "no such session")
 	}
@@ -84,7 +86,8 @@ func (db *DB) Session(ctx context.Context, id airlock.Hash) (airlock.Session, er
 	}
 	copy(s.Secret[:], secret)
 	s.Created, s.Seen = fromNanos(created), fromNanos(seen)
-	return s, nil
+	s.Person, err = sqlstore.ParsePerson(person)
+	return s, err
 }
 
 // TouchSession moves a session's last request forward.

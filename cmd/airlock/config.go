@@ -22,6 +22,7 @@ import (
 	"github.com/airlock-dev/airlock"
 	"github.com/airlock-dev/airlock/checkpoint"
 	"github.com/airlock-dev/airlock/gate"
+	"github.com/airlock-dev/airlock/inbox"
 	"github.com/airlock-dev/airlock/policywatch"
 )
 
@@ -102,7 +103,45 @@ type Config struct {
 	// let them answer from where they are (docs/NOTIFICATIONS.md).
 	Notifications NotificationsConfig `yaml:"notifications"`
 
+	// SSO signs people in to the inbox with an OpenID Connect provider
+	// (docs/INBOX.md, "Single sign-on"); tokens still sign in.
+	SSO SSOConfig `yaml:"sso"`
+
 	src *configSource // where the config was read from; nil for DefaultConfig
+}
+
+// SSOConfig is the inbox's OpenID Connect provider. Its callback is the
+// inbox's URL (notifications.inbox_url) and /inbox/sso/callback.
+type SSOConfig struct {
+	// Issuer is the provider's issuer URL; none turns single sign-on off.
+	Issuer string `yaml:"issuer"`
+	// Name is the provider's name on the sign-in page.
+	Name     string `yaml:"name"`
+	ClientID string `yaml:"client_id"`
+	// ClientSecret (or ClientSecretFile) authenticates Airlock to the
+	// provider; a public client (PKCE alone) has none.
+	ClientSecret     Secret `yaml:"client_secret"`
+	ClientSecretFile string `yaml:"client_secret_file"`
+	// Scopes asked for besides openid; default profile, email, groups.
+	Scopes []string `yaml:"scopes"`
+	// NameClaim and GroupsClaim name the claims of a person's name
+	// (default preferred_username, else email) and groups (default
+	// groups).
+	NameClaim   string `yaml:"name_claim"`
+	GroupsClaim string `yaml:"groups_claim"`
+	// AdminGroups sign in as admins; ReviewerGroups as reviewers (none:
+	// everyone the provider signs in who is not an admin).
+	AdminGroups    []string `yaml:"admin_groups"`
+	ReviewerGroups []string `yaml:"reviewer_groups"`
+}
+
+// inbox is the single sign-on as the inbox takes it.
+func (s *SSOConfig) inbox(inboxURL string) inbox.SSOConfig {
+	return inbox.SSOConfig{
+		Name: s.Name, Issuer: s.Issuer, ClientID: s.ClientID, ClientSecret: s.ClientSecret.Reveal(),
+		RedirectURL: strings.TrimRight(inboxURL, "/") + "/inbox/sso/callback", Scopes: s.Scopes,
+		NameClaim: s.NameClaim, GroupsClaim: s.GroupsClaim, AdminGroups: s.AdminGroups, ReviewerGroups: s.ReviewerGroups,
+	}
 }
 
 // ProposalsConfig is what the record must show before Airlock proposes a
@@ -400,6 +439,7 @@ func (c *Config) resolvePaths(dir string) {
 	abs(&c.Store.Path)
 	abs(&c.Store.DSNFile)
 	abs(&c.Checkpoint.KeyFile)
+	abs(&c.SSO.ClientSecretFile)
 	for i := range c.Policies {
 		abs(&c.Policies[i])
 	}
@@ -444,6 +484,16 @@ func (c *Config) readSecretFiles() error {
 			c.Store.DSN = Secret(strings.TrimSpace(string(b)))
 		}
 	}
+	if f := c.SSO.ClientSecretFile; f != "" {
+		switch b, err := os.ReadFile(f); {
+		case c.SSO.ClientSecret != "":
+			errs = append(errs, c.src.errorAt("sso.client_secret_file", "give client_secret_file or client_secret, not both", "sso", "client_secret_file"))
+		case err != nil:
+			errs = append(errs, c.src.errorAt("sso.client_secret_file", fmt.Sprintf("cannot read the secret: %v", err), "sso", "client_secret_file"))
+		default:
+			c.SSO.ClientSecret = Secret(strings.TrimSpace(string(b)))
+		}
+	}
 	errs = append(errs, c.readChannelSecrets())
 	return errors.Join(errs...)
 }
@@ -454,6 +504,14 @@ func (c Config) Validate() error {
 	var errs []error
 	bad := func(where, msg string, path ...any) { errs = append(errs, c.src.errorAt(where, msg, path...)) }
 
+	switch sso := &c.SSO; {
+	case sso.Issuer == "" && (sso.ClientID != "" || sso.ClientSecret != "" || len(sso.AdminGroups)+len(sso.ReviewerGroups) > 0):
+		bad("sso.issuer", "single sign-on needs the provider's issuer URL", "sso")
+	case sso.Issuer != "" && sso.ClientID == "":
+		bad("sso.client_id", "single sign-on needs the client ID the provider gave Airlock", "sso")
+	case sso.Issuer != "" && c.Notifications.InboxURL == "":
+		bad("sso", "single sign-on needs notifications.inbox_url: the provider sends people back to <inbox_url>/inbox/sso/callback", "sso")
+	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		bad("listen", fmt.Sprintf("%q is not a host:port address (like 127.0.0.1:8080 or :8080)", c.Listen), "listen")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-dev/airlock/checkpoint"
 	"github.com/airlock-dev/airlock/gate"
 	airlockhttp "github.com/airlock-dev/airlock/http"
+	"github.com/airlock-dev/airlock/inbox"
 	"github.com/airlock-dev/airlock/metrics"
 	"github.com/airlock-dev/airlock/notify"
 	"github.com/airlock-dev/airlock/passkey"
@@ -146,6 +147,16 @@ func (m *Main) Run(ctx context.Context) error {
 	if u := cfg.Notifications.InboxURL; u != "" {
 		// Passkeys are bound to the inbox's origin (docs/INBOX.md).
 		if m.Server.Passkeys, err = passkey.New(u); err != nil {
+			return err
+		}
+	}
+	if cfg.SSO.Issuer != "" {
+		// The provider's discovery document is read now: a provider that
+		// cannot be reached stops the start, rather than every sign-in.
+		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		m.Server.SSO, err = inbox.NewSSO(dctx, cfg.SSO.inbox(cfg.Notifications.InboxURL))
+		cancel()
+		if err != nil {
 			return err
 		}
 	}

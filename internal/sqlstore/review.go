@@ -64,3 +64,24 @@ func mustJSON(v any) []byte {
 	}
 	return b
 }
+
+// PersonText is a session's person as its column holds it: JSON, "" for
+// a token's session.
+func PersonText(p *airlock.Person) string {
+	if p == nil {
+		return ""
+	}
+	return string(mustJSON(p))
+}
+
+// ParsePerson reads a session's person column.
+func ParsePerson(text string) (*airlock.Person, error) {
+	if text == "" {
+		return nil, nil
+	}
+	var p airlock.Person
+	if err := json.Unmarshal([]byte(text), &p); err != nil {
+		return nil, airlock.Errorf(airlock.EINTERNAL, "stored session person: %v", err)
+	}
+	return &p, nil
+}

@@ -37,3 +37,8 @@ CREATE TABLE passkey_enrolments (
 	expires   bigint NOT NULL,
 	session   text   NOT NULL DEFAULT ''
 );
+
+-- Single sign-on (docs/INBOX.md): a session an identity provider started
+-- holds its person (airlock.Person as JSON: name, role, groups, issuer,
+-- subject) instead of a token; '' for a token's session.
+ALTER TABLE sessions ADD COLUMN person text NOT NULL DEFAULT '';

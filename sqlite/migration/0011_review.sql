@@ -35,3 +35,8 @@ CREATE TABLE passkey_enrolments (
 	expires   INTEGER NOT NULL,
 	session   TEXT    NOT NULL DEFAULT ''
 ) STRICT;
+
+-- Single sign-on (docs/INBOX.md): a session an identity provider started
+-- holds its person (airlock.Person as JSON: name, role, groups, issuer,
+-- subject) instead of a token; '' for a token's session.
+ALTER TABLE sessions ADD COLUMN person TEXT NOT NULL DEFAULT '';
