@@ -84,6 +84,41 @@ func FindDecision(ctx context.Context, log AuditLog, a Action) (DecisionRef, boo
 	return DecisionRef{}, false, nil
 }
 
+// FindEditedDecision finds the decision whose approval a reviewer edited
+// into exactly a, among the last 200 of its session: a host that ran the
+// edit reports the edited call, with no call ID to find it by
+// (FindDecision then finds nothing). It returns the decision and the edit.
+func FindEditedDecision(ctx context.Context, st interface {
+	AuditLog
+	Approval(ctx context.Context, id string) (Approval, error)
+}, a Action) (DecisionRef, *Edit, bool, error) {
+	hash, err := a.Hash()
+	if err != nil {
+		return DecisionRef{}, nil, false, err
+	}
+	evs, err := st.Events(ctx, EventFilter{Kind: EventDecision, Agent: a.Agent, TraceID: a.TraceID, Newest: true, Limit: maxDecisionScan})
+	if err != nil {
+		return DecisionRef{}, nil, false, err
+	}
+	for _, e := range evs {
+		if e.Agent != a.Agent || e.ApprovalID == "" {
+			continue
+		}
+		d, ok := decisionRef(e)
+		if !ok || d.Action.Tool != a.Tool || (d.Label != LabelApprovalRequested && d.Label != LabelApprovalGranted) {
+			continue
+		}
+		ap, err := st.Approval(ctx, d.ApprovalID)
+		if err != nil && ErrorCode(err) != ENOTFOUND {
+			return DecisionRef{}, nil, false, err
+		}
+		if err == nil && ap.Edit != nil && ap.Edit.ActionHash == hash {
+			return d, ap.Edit, true, nil
+		}
+	}
+	return DecisionRef{}, nil, false, nil
+}
+
 // literalJSON reports whether s is written the same by every JSON encoder:
 // no control, non-ASCII, quote, backslash or HTML-escaped character.
 func literalJSON(s string) bool {

@@ -122,6 +122,20 @@ func verdictOf(enf airlock.Enforcement) Verdict {
 	return Verdict{Code: code, Reason: code + ": " + enf.Message + nextStep(enf)}
 }
 
+// editRan returns the reviewer's edit of the approval that let a call
+// run, when what the host ran is that edit; nil when it ran the action as
+// decided.
+func (h *Handler) editRan(ctx context.Context, approvalID string, ran airlock.Action) (*airlock.Edit, error) {
+	ap, err := h.Enforcer.Store.Approval(ctx, approvalID)
+	if err != nil || ap.Edit == nil {
+		return nil, err
+	}
+	if hash, err := ran.Hash(); err == nil && hash == ap.Edit.ActionHash {
+		return ap.Edit, nil
+	}
+	return nil, nil
+}
+
 // takesNoEdit is the edit taker of a handler that names none.
 func takesNoEdit(_, _ *airlock.Action) error {
 	return airlock.Errorf(airlock.ENOTIMPL, "this hook cannot change a tool call's input")
@@ -175,7 +189,14 @@ func (h *Handler) alreadyAllowed(ctx context.Context, a airlock.Action) (Verdict
 // record writes a Post event's execution: an action.executed event linked
 // to the decision that let the call run, and a trust record when it failed.
 func (h *Handler) record(ctx context.Context, a airlock.Action, ev Event) Verdict {
+	ran := a
 	d, found, err := airlock.FindDecision(ctx, h.Enforcer.Store, a)
+	var edit *airlock.Edit
+	if err == nil && !found {
+		// A reviewer's edit that the host ran: the call it reports is the
+		// edited one.
+		d, edit, found, err = airlock.FindEditedDecision(ctx, h.Enforcer.Store, a)
+	}
 	if err != nil {
 		return Verdict{Code: airlock.CodeUnavailable, Reason: reasonOf(fmt.Errorf("find the decision of %s: %w", a.Tool, err))}
 	}
@@ -184,6 +205,12 @@ func (h *Handler) record(ctx context.Context, a airlock.Action, ev Event) Verdic
 		a = d.Action // the action as decided: its hash is the one the record names
 		enf.Seq = d.Seq
 		approvalID, ok := d.AllowedBy(ctx, h.Enforcer.Store)
+		if ok && approvalID != "" && edit == nil {
+			if edit, err = h.editRan(ctx, approvalID, ran); err != nil {
+				return Verdict{Code: airlock.CodeUnavailable, Reason: reasonOf(err)}
+			}
+		}
+		enf.Edit = edit
 		switch {
 		case ok && approvalID != "":
 			enf.Approval = &airlock.Approval{ID: approvalID}

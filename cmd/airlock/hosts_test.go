@@ -279,3 +279,56 @@ func TestRealClaudeHTTPHook(t *testing.T) {
 	}
 	assertExecuted(t, s, "cat marker.txt")
 }
+
+// TestRealHostsEdit: a reviewer approves an edit of the held call. Claude
+// Code runs the edited input (updatedInput) and Gemini CLI too (its
+// tool_input merged over the model's: the edit changes no argument's
+// name); Codex, whose hooks cannot change a call, is told AIRLOCK-EDITED
+// and the edited action to run instead — and neither host runs the
+// original.
+func TestRealHostsEdit(t *testing.T) {
+	p := hookPrograms[0]
+	for _, h := range realHosts {
+		t.Run(h.name, func(t *testing.T) {
+			hosttest.Require(t, h.host)
+			s := newHookServer(t)
+			w := installHost(t, s, h, p, s.url)
+			approved := make(chan error, 1)
+			go func() {
+				ap, err := pendingFor(t.Context(), s, "original-file")
+				if err == nil {
+					edited := strings.Replace(string(ap.Args), "touch original-file", "touch edited-file", 1)
+					_, err = client.New(s.url, s.bob).ResolveWith(t.Context(), airlock.Resolution{ApprovalID: ap.ID,
+						Status: airlock.StatusApproved, ActionHash: ap.ActionHash, Surface: airlock.SurfaceAPI,
+						Edit: &airlock.Edit{Args: json.RawMessage(edited)}})
+				}
+				approved <- err
+			}()
+			turn := w.turn(t, h.shell("touch original-file"))
+			if err := <-approved; err != nil {
+				t.Fatalf("approve the edit: %v", err)
+			}
+			if w.exists("original-file") {
+				t.Errorf("%s ran the original call after its edit was approved", h.name)
+			}
+			r := turn.Results[0]
+			if h.name == "codex" {
+				if w.exists("edited-file") || !strings.Contains(r.Output, airlock.CodeEdited) || !strings.Contains(r.Output, "touch edited-file") {
+					t.Errorf("codex: the model was told %q; want %s and the edited command, and nothing run", r.Output, airlock.CodeEdited)
+				}
+				return
+			}
+			if !w.exists("edited-file") || strings.Contains(r.Output, "AIRLOCK-") {
+				t.Errorf("%s: the edited call did not run (the model was told %q)", h.name, r.Output)
+			}
+			assertExecuted(t, s, "touch original-file")
+			// The record says what ran: the edit's hash.
+			page, perr := client.New(s.url, s.admin).Events(t.Context(), airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "host-1"})
+			aps, aerr := client.New(s.url, s.bob).Approvals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusApproved}})
+			if perr != nil || aerr != nil || len(aps.Approvals) != 1 || aps.Approvals[0].Edit == nil || len(page.Events) != 1 ||
+				!strings.Contains(string(page.Events[0].Payload), aps.Approvals[0].Edit.ActionHash.String()) {
+				t.Errorf("the execution record does not name the edit that ran: %+v %v %v", page.Events, perr, aerr)
+			}
+		})
+	}
+}
