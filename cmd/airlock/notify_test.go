@@ -421,3 +421,59 @@ notifications:
 		t.Fatalf("received %+v, want the request's notice", got)
 	}
 }
+
+// TestEscalationReachesWebhook: nobody answers a request whose rule
+// escalates after a second; the server's sweeper widens its reviewers,
+// audits it, and a webhook receives the escalation, naming who it adds.
+func TestEscalationReachesWebhook(t *testing.T) {
+	rcv := newHookReceiver(t)
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	writeFile(t, policy, `version: 1
+name: escalation
+agents:
+  coder-1: {owner: alice}
+rules:
+  - id: deploys
+    tool: deploy
+    outcome: ask
+    reviewers: [bob]
+    timeout: 1m
+    escalate: [{after: 1s, to: [oncall]}]
+`)
+	m, admin := startMainWith(t, dir, func(c *Config) {
+		c.Policies = []string{policy}
+		c.Notifications.Channels = []ChannelConfig{{Name: "ops", Type: "webhook", URL: rcv.srv.URL, Secret: Secret(testWebhookSecret)}}
+	})
+	e := &e2e{main: m, url: m.URL(), admin: admin}
+	e.agent = e.token(t, "--role", "agent", "--agent", "coder-1")
+	e.bob = e.token(t, "--role", "reviewer", "--name", "bob")
+	enf, err := e.client(e.agent).CheckWait(t.Context(), action("deploy", "prod"), 0)
+	if err != nil || !enf.Pending {
+		t.Fatalf("check: %+v, %v", enf, err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var got *webhook.Body
+		for _, b := range rcv.bodies() {
+			if b.Type == airlock.EventApprovalEscalated {
+				got = &b
+			}
+		}
+		if got != nil {
+			if got.Data.ApprovalID != enf.Approval.ID || !slices.Equal(got.Data.Recipients, []string{"oncall"}) ||
+				!strings.Contains(string(got.Data.Event), `"added":["oncall"]`) {
+				t.Fatalf("the escalation the webhook got: %+v (event %s)", got.Data, got.Data.Event)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no escalation reached the webhook; it got %+v", rcv.bodies())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ap, err := e.client(e.bob).Approval(t.Context(), enf.Approval.ID)
+	if err != nil || ap.Status != airlock.StatusPending || ap.Escalated != 1 || !slices.Contains(ap.Reviewers, "oncall") {
+		t.Fatalf("the request after its escalation: %+v, %v", ap, err)
+	}
+}

@@ -121,7 +121,8 @@ func CheckSecret(s string) error {
 type Body struct {
 	// Type is the notice's kind: decision, approval.requested,
 	// approval.reminder, approval.resolved, approval.expired,
-	// approval.cancelled, notification.test.
+	// approval.cancelled, approval.escalated, grant.proposal_digest,
+	// notification.test.
 	Type string `json:"type"`
 	// Timestamp is when the notice was queued (with its event).
 	Timestamp time.Time `json:"timestamp"`
