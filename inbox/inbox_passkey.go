@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlock-dev/airlock"
+	"github.com/airlock-dev/airlock/passkey"
 )
 
 // PasskeysPage lists the signed-in person's passkeys and registers one.
@@ -82,39 +83,47 @@ func enrolmentCode(r *http.Request) (airlock.Hash, error) {
 	return airlock.HashTokenSecret(code), nil
 }
 
-// passkeyBegin starts registering a passkey with an enrolment code: the
-// options for navigator.credentials.create.
-func (in *inbox) passkeyBegin(w http.ResponseWriter, r *http.Request) {
+// enrolment reads a registration step's form: the relying party, the
+// person signed in and their passkeys, and the live enrolment its code
+// names, which must be theirs (a refusal otherwise is audited).
+func (in *inbox) enrolment(w http.ResponseWriter, r *http.Request) (*passkey.RP, airlock.PasskeyEnrolment, []airlock.PasskeyCredential, error) {
 	ctx := r.Context()
 	rp := in.host.Passkeys()
 	if rp == nil {
-		jsonRefusal(w, airlock.Errorf(airlock.EINVALID, "this server binds no passkeys: it has no inbox URL (notifications.inbox_url)"))
-		return
+		return nil, airlock.PasskeyEnrolment{}, nil, airlock.Errorf(airlock.EINVALID, "this server binds no passkeys: it has no inbox URL (notifications.inbox_url)")
 	}
 	if err := form(w, r); err != nil {
-		jsonRefusal(w, err)
-		return
+		return nil, airlock.PasskeyEnrolment{}, nil, err
 	}
 	code, err := enrolmentCode(r)
 	if err != nil {
-		jsonRefusal(w, err)
-		return
+		return nil, airlock.PasskeyEnrolment{}, nil, err
+	}
+	e, err := in.host.Store().StartEnrolment(ctx, code, nil)
+	if err != nil {
+		return nil, e, nil, err
 	}
 	who := principalFrom(ctx).Reviewer().Name
-	existing, err := in.host.Store().Passkeys(ctx, who)
-	if err != nil {
-		jsonRefusal(w, err)
-		return
-	}
-	options, session, err := rp.BeginRegistration(who, existing)
-	if err != nil {
-		jsonRefusal(w, err)
-		return
-	}
-	e, err := in.host.Store().StartEnrolment(ctx, code, session)
-	if err == nil && e.Reviewer != who {
-		err = airlock.Errorf(airlock.EUNAUTHORIZED, "this enrolment code is for %s, and you are signed in as %s", e.Reviewer, who)
+	if e.Reviewer != who {
+		err := airlock.Errorf(airlock.EUNAUTHORIZED, "this enrolment code is for %s, and you are signed in as %s", e.Reviewer, who)
 		in.host.Refuse(ctx, principalFrom(ctx), "passkey enrolment", airlock.EUNAUTHORIZED, airlock.ErrorMessage(err))
+		return nil, e, nil, err
+	}
+	existing, err := in.host.Store().Passkeys(ctx, who)
+	return rp, e, existing, err
+}
+
+// passkeyBegin starts registering a passkey with an enrolment code: the
+// options for navigator.credentials.create.
+func (in *inbox) passkeyBegin(w http.ResponseWriter, r *http.Request) {
+	rp, e, existing, err := in.enrolment(w, r)
+	if err != nil {
+		jsonRefusal(w, err)
+		return
+	}
+	options, session, err := rp.BeginRegistration(e.Reviewer, existing)
+	if err == nil {
+		_, err = in.host.Store().StartEnrolment(r.Context(), e.Code, session)
 	}
 	if err != nil {
 		jsonRefusal(w, err)
@@ -127,36 +136,12 @@ func (in *inbox) passkeyBegin(w http.ResponseWriter, r *http.Request) {
 // enrolment code, once: audited with the passkey's public key.
 func (in *inbox) passkeyFinish(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	rp := in.host.Passkeys()
-	if rp == nil {
-		jsonRefusal(w, airlock.Errorf(airlock.EINVALID, "this server binds no passkeys"))
-		return
-	}
-	if err := form(w, r); err != nil {
-		jsonRefusal(w, err)
-		return
-	}
-	code, err := enrolmentCode(r)
+	rp, e, existing, err := in.enrolment(w, r)
 	if err != nil {
 		jsonRefusal(w, err)
 		return
 	}
-	who := principalFrom(ctx).Reviewer().Name
-	st := in.host.Store()
-	existing, err := st.Passkeys(ctx, who)
-	if err != nil {
-		jsonRefusal(w, err)
-		return
-	}
-	e, err := st.StartEnrolment(ctx, code, nil)
-	if err != nil {
-		jsonRefusal(w, err)
-		return
-	}
-	if e.Reviewer != who {
-		jsonRefusal(w, airlock.Errorf(airlock.EUNAUTHORIZED, "this enrolment code is for %s", e.Reviewer))
-		return
-	}
+	who, code, st := e.Reviewer, e.Code, in.host.Store()
 	name := strings.TrimSpace(r.PostForm.Get("name"))
 	c, err := rp.FinishRegistration(who, existing, e.Session, json.RawMessage(r.PostForm.Get("response")), name, time.Now())
 	if err != nil {
