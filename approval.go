@@ -294,7 +294,13 @@ func (r *Resolution) Check(ap *Approval, now time.Time) error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
-	if err := ap.Authorize(r.Reviewer); err != nil {
+	// Whoever may resolve the request may reject it; approving an edit
+	// also takes the reviewers its decision names (Authorize).
+	authorize := ap.Authorize
+	if r.Status == StatusRejected {
+		authorize = func(rv Reviewer) error { return ap.authorize(rv, ap.Reviewers) }
+	}
+	if err := authorize(r.Reviewer); err != nil {
 		return err
 	}
 	if ap.NeedsHuman && r.Status == StatusApproved && r.Surface == SurfaceSystem {

@@ -331,6 +331,24 @@ func testEdit(t *testing.T, s airlock.Store, _ *Clock) {
 		t.Fatalf("rev approves the edit: %s, %v", got.Status, err)
 	}
 
+	// An edit whose decision only "lead" may approve: the original's
+	// reviewers may no longer approve it, but may still reject it.
+	q2 := mustRequest(t, s, NewQuorum("a", "deploy edge", 2), airlock.Record{})
+	r = ApproveAs(q2, "owner")
+	r.Edit = EditOf(t, q2, airlock.MustArgs(map[string]any{"command": "deploy edge --all"}), airlock.Ask, airlock.TierDestructive)
+	r.Edit.Decision.Reviewers = []string{"lead"}
+	if got, err = s.ResolveApproval(ctx(t), r); err != nil || got.Status != airlock.StatusPending {
+		t.Fatalf("the owner edits into what lead approves: %s, %v", got.Status, err)
+	}
+	if _, err := s.ResolveApproval(ctx(t), ApproveAs(got, "rev")); airlock.ErrorCode(err) != airlock.EUNAUTHORIZED {
+		t.Fatalf("rev approves what only lead may: %v, want unauthorized", err)
+	}
+	no := ApproveAs(got, "rev")
+	no.Status = airlock.StatusRejected
+	if got, err = s.ResolveApproval(ctx(t), no); err != nil || got.Status != airlock.StatusRejected {
+		t.Fatalf("rev rejects the edited request: %s, %v", got.Status, err)
+	}
+
 	// A proposal is not edited: its agent is not waiting to receive it.
 	p := mustRequest(t, s, NewApproval("a", "npm publish", airlock.Suggest, time.Hour), airlock.Record{})
 	r = Approve(p)
