@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -40,6 +41,27 @@ func testSessions(t *testing.T, s airlock.Store, clock *Clock) {
 	}
 	if _, err := s.Session(ctx(t), id("none")); code(err) != airlock.ENOTFOUND {
 		t.Errorf("Session of an unknown ID: %v, want ENOTFOUND", err)
+	}
+
+	// A single sign-on session keeps its person, and no token secret.
+	sam := &airlock.Person{Name: "sam", Role: airlock.RoleReviewer, Groups: []string{"dev", "sre"}, Issuer: "https://idp.example", Subject: "u-sam"}
+	sso := airlock.Session{ID: id("sso"), TokenID: "sso:sam", Created: start, Seen: start, Person: sam}
+	if _, err := s.CreateSession(ctx(t), sso, perToken); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Session(ctx(t), sso.ID); err != nil || got.Person == nil || !reflect.DeepEqual(*got.Person, *sam) || !got.Secret.IsZero() {
+		t.Fatalf("the single sign-on session: %+v, %v", got, err)
+	}
+	if err := s.DeleteSession(ctx(t), sso.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []airlock.Session{
+		{ID: id("y"), TokenID: "sso:x", Created: start, Seen: start, Person: &airlock.Person{Name: "x"}},
+		{ID: id("y"), TokenID: "sso:x", Secret: a.Secret, Created: start, Seen: start, Person: sam},
+	} {
+		if _, err := s.CreateSession(ctx(t), bad, perToken); code(err) != airlock.EINVALID {
+			t.Errorf("CreateSession(%+v): %v, want EINVALID", bad, err)
+		}
 	}
 
 	// Seen moves forward, never back.
