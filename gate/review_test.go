@@ -216,3 +216,52 @@ func TestEditRefusedToHostThatCannotTakeIt(t *testing.T) {
 		t.Fatalf("the edited action ran twice on one approval: %+v", twice)
 	}
 }
+
+// TestQuorumHoldsTheCheck: a check of a rule with approvals: 2 waits
+// through the first approval and is released by the second person's; the
+// requester's approval is refused.
+func TestQuorumHoldsTheCheck(t *testing.T) {
+	e, db := reviewEnforcer(t)
+	a := bash("coder", "deploy prod")
+	a.RequestedBy = "rev"
+	done := make(chan airlock.Enforcement, 1)
+	go func() { done <- e.Enforce(context.Background(), a) }()
+	var ap airlock.Approval
+	for ap.ID == "" {
+		page, err := db.FindApprovals(t.Context(), airlock.ApprovalFilter{Status: []airlock.ApprovalStatus{airlock.StatusPending}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Approvals) > 0 {
+			ap = page.Approvals[0]
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	approve := func(who string) error {
+		_, err := e.Resolve(t.Context(), airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved, ActionHash: ap.ActionHash,
+			Reviewer: airlock.Reviewer{Name: who}, Surface: airlock.SurfaceCLI}, nil)
+		return err
+	}
+	if err := approve("rev"); airlock.ErrorCode(err) != airlock.EUNAUTHORIZED {
+		t.Fatalf("the requester's approval: %v, want unauthorized", err)
+	}
+	if err := approve("rev2"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case enf := <-done:
+		t.Fatalf("released after one of two approvals: %+v", enf)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := approve("olive"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case enf := <-done:
+		if !enf.Allowed || !strings.Contains(enf.Message, "approved by olive") {
+			t.Fatalf("after the second approval: %+v", enf)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second approval did not release the check")
+	}
+}

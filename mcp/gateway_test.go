@@ -293,3 +293,47 @@ func TestHeldCallCancelled(t *testing.T) {
 	}
 	<-done
 }
+
+// TestGateEditedCall: a reviewer approves an edit of a held call of the
+// real filesystem server: the server gets the edited arguments, never the
+// model's, and the execution record names the edit.
+func TestGateEditedCall(t *testing.T) {
+	bin := mcptest.Bin(t, "mcp-server-filesystem")
+	root := t.TempDir()
+	e, db := newEnforcer(t)
+	cs := connect(t, newGateway(t, e, mcp.Server{Name: "fs", Command: bin, Args: []string{root}}), nil)
+	ctx := t.Context()
+	done := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": filepath.Join(root, "draft.txt"), "content": "v1"}})
+		if err != nil {
+			t.Errorf("write_file: %v", err)
+		}
+		done <- r
+	}()
+	ap := pending(t, db, "mcp__fs__write_file")
+	got, err := e.Resolve(ctx, airlock.Resolution{ApprovalID: ap.ID, Status: airlock.StatusApproved, ActionHash: ap.ActionHash,
+		Reviewer: airlock.Reviewer{Name: "ops", Admin: true}, Surface: airlock.SurfaceCLI},
+		airlock.MustArgs(map[string]any{"path": filepath.Join(root, "final.txt"), "content": "v2"}))
+	if err != nil || got.Edit == nil {
+		t.Fatalf("approve the edit: %+v, %v", got, err)
+	}
+	select {
+	case r := <-done:
+		if r == nil || r.IsError {
+			t.Fatalf("the edited write: %v", asJSON(t, r))
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the held write did not run after the edit's approval")
+	}
+	if _, err := os.Stat(filepath.Join(root, "draft.txt")); err == nil {
+		t.Error("the model's original write ran")
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "final.txt")); string(b) != "v2" {
+		t.Errorf("final.txt holds %q, want the edit's content", b)
+	}
+	evs, err := db.Events(ctx, airlock.EventFilter{Kind: airlock.EventActionExecuted, Agent: "laptop", Newest: true, Limit: 1})
+	if err != nil || len(evs) != 1 || !strings.Contains(string(evs[0].Payload), got.Edit.ActionHash.String()) {
+		t.Errorf("the execution record: %v %v, want the edit's hash", evs, err)
+	}
+}
