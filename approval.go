@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -361,18 +362,11 @@ func (r *Resolution) checkEdit(ap *Approval) error {
 		return Errorf(EINVALID, "the edit of approval %s was not decided by the gate", ap.ID)
 	case e.Decision.Refuses():
 		return Errorf(EUNAUTHORIZED, "the edited action is %s by %s: an edit cannot turn a request into what the policy refuses",
-			map[Outcome]string{Deny: "denied", Shadow: "shadowed"}[e.Decision.Outcome], cmpOr(e.Decision.Rule, "the policy"))
+			map[Outcome]string{Deny: "denied", Shadow: "shadowed"}[e.Decision.Outcome], cmp.Or(e.Decision.Rule, "the policy"))
 	}
 	next := *ap
 	next.Edit = e
 	return next.Authorize(r.Reviewer)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // standing says where a pending request's review stands: who approved,
@@ -408,8 +402,7 @@ func (ap *Approval) apply(status ApprovalStatus, by string, reason string, s Sur
 }
 
 // Resolve applies a resolution checked with Check and returns what the
-// store must append in the same transaction.
-// A person's answer is a vote: the request settles with the vote that
+// store must append in the same transaction. A person's answer is a vote: the request settles with the vote that
 // meets its review (the N-th approval, or the rejection that rejects),
 // and the votes before it are each an EventApprovalVoted. An edit replaces
 // the action that runs: the approvals of the action before it no longer
@@ -428,15 +421,15 @@ func (ap *Approval) Resolve(r *Resolution, now time.Time) Record {
 	ap.Votes = append(ap.Votes, v)
 	if r.Status == StatusApproved && len(ap.Approvers()) < ap.Needed() ||
 		r.Status == StatusRejected && len(ap.Rejecters()) < ap.RejectionsNeeded() {
-		return ap.vote(r, h)
+		return ap.voteRecord(r, h)
 	}
 	ap.apply(r.Status, r.Reviewer.Name, r.Reason, r.Surface, now)
 	ap.RunNow = r.RunNow && r.Status == StatusApproved
 	return ap.changed(EventApprovalResolved, r.Reviewer.Admin)
 }
 
-// vote is the record of a vote that leaves the request pending.
-func (ap *Approval) vote(r *Resolution, h Hash) Record {
+// voteRecord is the record of a vote that leaves the request pending.
+func (ap *Approval) voteRecord(r *Resolution, h Hash) Record {
 	p := ApprovalVote{
 		ID: ap.ID, Status: r.Status, ActionHash: h, By: r.Reviewer.Name, Admin: r.Reviewer.Admin, Reason: r.Reason,
 		Surface: r.Surface, Approvals: len(ap.Approvers()), Needed: ap.Needed(), Rejections: len(ap.Rejecters()),
