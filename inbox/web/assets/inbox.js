@@ -143,9 +143,12 @@
   function typing(el) {
     return el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
   }
-  // A reason being written is not thrown away by a key.
+  // A reason, or an edit, being written is not thrown away by a key (the
+  // editor starts with the arguments: only a change is writing).
   function writing() {
-    return Array.prototype.some.call(document.querySelectorAll("textarea"), function (t) { return t.value.trim() !== ""; });
+    return Array.prototype.some.call(document.querySelectorAll("textarea"), function (t) {
+      return t.value.trim() !== "" && t.value !== t.defaultValue;
+    });
   }
   var keys = {
     "j": function () { move(1); },
