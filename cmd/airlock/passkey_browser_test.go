@@ -123,12 +123,7 @@ func TestBrowserPasskeyApproval(t *testing.T) {
 	b.screenshot(t, bob, "passkey-registered")
 
 	// The agent waits on a passkey-bound request.
-	check := make(chan airlock.Enforcement, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		check <- b.client(b.agent).Enforce(ctx, action("release", "v2"))
-	}()
+	check := b.enforceAsync(t, action("release", "v2"))
 	ap := b.pending(t, "release")
 	if !ap.NeedsPasskey() {
 		t.Fatalf("the request does not need a passkey: %+v", ap.Review)
@@ -151,13 +146,8 @@ func TestBrowserPasskeyApproval(t *testing.T) {
 	if got := bob.follow(t, "approve", chromedp.Click(chromedp.CSS(`form[data-passkey] button.approve`))); got != "/inbox" {
 		t.Fatalf("approving landed on %s", got)
 	}
-	select {
-	case enf := <-check:
-		if !enf.Allowed {
-			t.Fatalf("the waiting check: %+v", enf)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the waiting check was not released")
+	if enf := receive(t, check); !enf.Allowed {
+		t.Fatalf("the waiting check: %+v", enf)
 	}
 	got, err := b.client(b.bob).Approval(t.Context(), ap.ID)
 	if err != nil || got.Status != airlock.StatusApproved || len(got.Votes) != 1 || got.Votes[0].Passkey == nil {

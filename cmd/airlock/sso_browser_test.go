@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/oauth2-proxy/mockoidc"
@@ -57,24 +55,14 @@ func TestBrowserSSO(t *testing.T) {
 	sam.settle(t, "sam lands on the inbox, signed in", `location.pathname === "/inbox" && !!document.querySelector(".who") && document.querySelector(".who").textContent.includes("sam")`)
 	b.screenshot(t, sam, "sso-signed-in")
 
-	check := make(chan airlock.Enforcement, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		check <- b.client(b.agent).Enforce(ctx, action("deploy", "prod"))
-	}()
+	check := b.enforceAsync(t, action("deploy", "prod"))
 	ap := b.pending(t, "deploy")
 	sam.step(t, "open the request", chromedp.Navigate(b.url+"/inbox/approvals/"+ap.ID), chromedp.WaitVisible(chromedp.CSS(`button.approve`)))
 	if got := sam.follow(t, "approve", chromedp.Click(chromedp.CSS(`button.approve`))); got != "/inbox" {
 		t.Fatalf("approving landed on %s", got)
 	}
-	select {
-	case enf := <-check:
-		if !enf.Allowed {
-			t.Fatalf("the waiting check: %+v", enf)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the waiting check was not released")
+	if enf := receive(t, check); !enf.Allowed {
+		t.Fatalf("the waiting check: %+v", enf)
 	}
 	got, err := b.client(b.bob).Approval(t.Context(), ap.ID)
 	if err != nil || got.Status != airlock.StatusApproved || got.ResolvedBy != "sam" || got.Surface != airlock.SurfaceWeb {
